@@ -1,0 +1,3 @@
+from wfs.cli import main
+
+main()

@@ -1,0 +1,26 @@
+"""The few typed errors library code raises; the CLI turns them into exit codes."""
+
+from __future__ import annotations
+
+# Exit codes (SPEC section 4).
+OK = 0
+FAILED = 1
+BAD_INPUT = 2
+PAUSED = 3
+BUSY = 4
+
+
+class WfsError(Exception):
+    """An error the user can act on: a one-line message and an exit code."""
+
+    exit_code = BAD_INPUT
+
+    def __init__(self, message: str, *, exit_code: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        if exit_code is not None:
+            self.exit_code = exit_code
+
+
+class BusyError(WfsError):
+    exit_code = BUSY

@@ -1,0 +1,187 @@
+"""Where things live: the project root, `.workflow/`, session and task ids, paths.
+
+Every id that becomes part of a path is checked here, so nothing a user or a file
+supplies can point outside `.workflow/`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import unicodedata
+from pathlib import Path
+from typing import NamedTuple
+
+from wfs.errors import WfsError
+
+WORKFLOW_DIR = ".workflow"
+SESSION_PREFIX = "WFS-"
+MARKER_PREFIX = ".active-"
+SESSION_FILE = "workflow-session.json"
+TASK_DIR = ".task"
+SUMMARY_DIR = ".summaries"
+LOCK_DIR = ".locks"
+MAX_SESSION_ID = 50
+
+# What `wfs init` writes to `.workflow/.gitignore`: everything wfs keeps for itself
+# (locks, run records, caches) stays out of git; the plan itself is committed.
+GITIGNORE = """\
+# Written by `wfs init`: local run state, never committed.
+.locks/
+.runs/
+.cache/
+WFS-*/.runs/
+"""
+
+_SLUG_JUNK = re.compile(r"[^a-z0-9]+")
+_TASK_ID = re.compile(r"IMPL-(\d+)(?:\.(\d+))?")
+
+
+def find_root(explicit: str | None = None, start: Path | None = None) -> Path:
+    """The project root: `--root`, then `WFS_ROOT`, then the nearest ancestor of the
+    current directory holding `.workflow/`, then the current directory."""
+    chosen = explicit or os.environ.get("WFS_ROOT")
+    if chosen:
+        root = Path(chosen).expanduser()
+        if not root.is_dir():
+            raise WfsError(f"project root {chosen!r} is not a directory")
+        return root.resolve()
+    here = (start or Path.cwd()).resolve()
+    for candidate in (here, *here.parents):
+        if (candidate / WORKFLOW_DIR).is_dir():
+            return candidate
+    return here
+
+
+class Layout(NamedTuple):
+    """Paths of one project."""
+
+    root: Path
+
+    @property
+    def workflow(self) -> Path:
+        return self.root / WORKFLOW_DIR
+
+    @property
+    def locks(self) -> Path:
+        return self.workflow / LOCK_DIR
+
+    def session_dir(self, session_id: str) -> Path:
+        return self.workflow / check_session_id(session_id)
+
+    def session_file(self, session_id: str) -> Path:
+        return self.session_dir(session_id) / SESSION_FILE
+
+    def marker(self, session_id: str) -> Path:
+        return self.workflow / (MARKER_PREFIX + check_session_id(session_id))
+
+    def task_dir(self, session_id: str) -> Path:
+        return self.session_dir(session_id) / TASK_DIR
+
+    def task_file(self, session_id: str, task_id: str) -> Path:
+        return self.task_dir(session_id) / f"{check_task_id(task_id)}.json"
+
+    def session_lock(self, session_id: str) -> Path:
+        return self.locks / f"{check_session_id(session_id)}.lock"
+
+    @property
+    def root_lock(self) -> Path:
+        return self.locks / "workflow.lock"
+
+    def relative(self, path: Path) -> str:
+        """`path` as shown to users: relative to the project root when inside it."""
+        try:
+            return path.relative_to(self.root).as_posix()
+        except ValueError:
+            return str(path)
+
+
+def _check_component(value: str, what: str) -> str:
+    """Refuse anything that is not one plain file name."""
+    if not value:
+        raise WfsError(f"invalid {what}: it is empty")
+    if "\0" in value:
+        raise WfsError(f"invalid {what} {value!r}: it contains a NUL byte")
+    if "/" in value or "\\" in value or os.path.isabs(value):
+        raise WfsError(f"invalid {what} {value!r}: it must not contain a path separator")
+    if value in (".", "..") or value.startswith("."):
+        raise WfsError(f"invalid {what} {value!r}: it must not start with '.'")
+    return value
+
+
+def check_session_id(session_id: str) -> str:
+    """`session_id` if it names a session folder directly inside `.workflow/`."""
+    _check_component(session_id, "session id")
+    if not session_id.startswith(SESSION_PREFIX) or len(session_id) == len(SESSION_PREFIX):
+        raise WfsError(f"invalid session id {session_id!r}: it must look like WFS-<slug>")
+    return session_id
+
+
+def normalize_session_id(value: str) -> str:
+    """Accept `WFS-x` or `x` and return `WFS-x`."""
+    _check_component(value, "session id")
+    return check_session_id(value if value.startswith(SESSION_PREFIX) else SESSION_PREFIX + value)
+
+
+def slugify(topic: str) -> str:
+    """Lowercase ASCII with runs of anything else turned into single hyphens."""
+    ascii_text = unicodedata.normalize("NFKD", topic).encode("ascii", "ignore").decode()
+    return _SLUG_JUNK.sub("-", ascii_text.lower()).strip("-")
+
+
+def check_topic(topic: str) -> str:
+    """The slug of `topic`, refusing topics that look like a way out of `.workflow/`."""
+    if "\0" in topic:
+        raise WfsError("invalid topic: it contains a NUL byte")
+    if os.path.isabs(topic) or ".." in re.split(r"[/\\]", topic):
+        raise WfsError(f"invalid topic {topic!r}: it looks like a path outside .workflow/")
+    slug = slugify(topic)
+    if not slug:
+        raise WfsError(f"invalid topic {topic!r}: it has no letters or digits to name a session")
+    return slug
+
+
+def session_id_candidates(slug: str) -> list[str]:
+    """`WFS-<slug>`, then `-002`, `-003`, … variants; all at most 50 characters."""
+    room = MAX_SESSION_ID - len(SESSION_PREFIX)
+    base = slug[:room].rstrip("-")
+    candidates = [SESSION_PREFIX + base]
+    for n in range(2, 10000):
+        suffix = f"-{n:03d}"
+        candidates.append(SESSION_PREFIX + slug[: room - len(suffix)].rstrip("-") + suffix)
+    return candidates
+
+
+class TaskId(NamedTuple):
+    """A parsed `IMPL-N` or `IMPL-N.M`; sorts numerically."""
+
+    major: int
+    minor: int | None
+
+
+def parse_task_id(value: str) -> TaskId | None:
+    """The parts of a task id, or None when it is not `IMPL-N` / `IMPL-N.M`."""
+    match = _TASK_ID.fullmatch(value) if isinstance(value, str) else None
+    if match is None:
+        return None
+    minor = match.group(2)
+    return TaskId(int(match.group(1)), None if minor is None else int(minor))
+
+
+def parent_of(task_id: str) -> str | None:
+    """`IMPL-1` for `IMPL-1.2` (keeping its spelling, e.g. `IMPL-001`); None for a main task."""
+    return task_id.rsplit(".", 1)[0] if "." in task_id else None
+
+
+def check_task_id(value: str) -> str:
+    if parse_task_id(value) is None:
+        _check_component(value, "task id")
+        raise WfsError(f"invalid task id {value!r}: it must look like IMPL-N or IMPL-N.M")
+    return value
+
+
+def task_sort_key(task_id: str) -> tuple[int, int, str]:
+    parsed = parse_task_id(task_id)
+    if parsed is None:
+        return (1 << 62, 0, task_id)
+    return (parsed.major, -1 if parsed.minor is None else parsed.minor, task_id)

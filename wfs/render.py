@@ -1,0 +1,140 @@
+"""The generated views, TODO_LIST.md and IMPL_PLAN.md.
+
+Rendering is a pure function of the session and task JSON (no clock, no environment),
+so identical JSON always gives byte-identical views.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from wfs import store
+from wfs.layout import task_sort_key
+from wfs.tasks import Task, TaskIndex, depends_on, parent_id
+
+VIEWS = ("TODO_LIST.md", "IMPL_PLAN.md")
+
+
+def _one_line(value: Any) -> str:
+    text = value if isinstance(value, str) else ("" if value is None else str(value))
+    return " ".join(text.split())
+
+
+def _strings(value: Any) -> list[str]:
+    return [_one_line(v) for v in value if v is not None] if isinstance(value, list) else []
+
+
+def _node(tid: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]", "_", tid)
+
+
+def _label(tid: str, title: str) -> str:
+    return f"{tid}: {title}".replace('"', "#quot;")
+
+
+def _entries(tasks: list[Task]) -> tuple[TaskIndex, list[dict[str, Any]]]:
+    """Tasks in display order: each main task followed by its subtasks."""
+    index = TaskIndex(tasks)
+    ordered = sorted(index.by_id, key=task_sort_key)
+    entries: list[dict[str, Any]] = []
+    by_id: dict[str, dict[str, Any]] = {}
+    for tid in ordered:
+        task = index.by_id[tid]
+        parent = parent_id(task)
+        nested = parent is not None and parent in index.by_id and parent != tid
+        context = task.get("context") if isinstance(task.get("context"), dict) else {}
+        meta = task.get("meta") if isinstance(task.get("meta"), dict) else {}
+        entry = {
+            "id": tid,
+            "title": _one_line(task.get("title")),
+            "status": index.effective_status(tid),
+            "container": index.is_container(tid),
+            "nested": nested,
+            "parent": parent if nested else None,
+            "depends_on": depends_on(task),
+            "agent": _one_line(meta.get("agent")),
+            "acceptance": _strings(context.get("acceptance")),
+            "node": _node(tid),
+            "label": _label(tid, _one_line(task.get("title"))),
+            "children": [],
+        }
+        by_id[tid] = entry
+    for tid in ordered:
+        entry = by_id[tid]
+        if entry["nested"]:
+            by_id[entry["parent"]]["children"].append(entry)
+    # Main tasks in id order, each immediately followed by its subtasks.
+    for tid in ordered:
+        entry = by_id[tid]
+        if entry["nested"]:
+            continue
+        entry["gap"] = bool(entries)
+        entries.append(entry)
+        for child in entry["children"]:
+            child["gap"] = False
+            entries.append(child)
+    return index, entries
+
+
+def _environment() -> Any:
+    import jinja2
+
+    from wfs.resources import resource_dir
+
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(resource_dir("templates"))),
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+    )
+    env.filters["cell"] = lambda text: str(text).replace("|", "\\|")
+    return env
+
+
+_ENV: Any = None
+
+
+def render_views(session: dict[str, Any], tasks: list[Task]) -> dict[str, str]:
+    """View file name -> text."""
+    global _ENV
+    if _ENV is None:
+        _ENV = _environment()
+    index, entries = _entries(tasks)
+    leaves = [e for e in entries if not e["container"]]
+    edges = [
+        (by_node, entry["node"])
+        for entry in entries
+        for dep in entry["depends_on"]
+        if dep in index.by_id
+        for by_node in [_node(dep)]
+    ]
+    plan = session.get("plan") if isinstance(session.get("plan"), dict) else {}
+    data = {
+        "session_id": _one_line(session.get("session_id")),
+        "topic": _one_line(session.get("project")) or _one_line(session.get("session_id")),
+        "type": _one_line(session.get("type")),
+        "phase": _one_line(session.get("current_phase")),
+        "status": _one_line(session.get("status")),
+        "overview": str(plan.get("overview") or "").strip(),
+        "requirements": _strings(plan.get("requirements")),
+        "entries": entries,
+        "edges": edges,
+        "leaves": len(leaves),
+        "done": sum(1 for e in leaves if e["status"] == "completed"),
+        "has_active": any(e["status"] == "active" for e in leaves),
+        "has_blocked": any(e["status"] == "blocked" for e in leaves),
+    }
+    return {name: _ENV.get_template(f"{name}.j2").render(data) for name in VIEWS}
+
+
+def write_views(session_dir: Path, session: dict[str, Any], tasks: list[Task]) -> list[str]:
+    """Write the views that changed; return their names."""
+    written = []
+    for name, text in render_views(session, tasks).items():
+        if store.write_if_changed(session_dir / name, text.encode("utf-8")):
+            written.append(name)
+    return written

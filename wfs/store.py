@@ -1,0 +1,152 @@
+"""All JSON and file I/O of the plan: deterministic formatting, atomic writes, locks.
+
+A write goes to a temporary file in the same directory, is fsynced, then renamed over
+the target, so a reader (or a process killed mid-write) only ever sees the old or the
+new file whole. Read-modify-write cycles run under a file lock (filelock).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from wfs.errors import BusyError, WfsError
+
+DEFAULT_LOCK_TIMEOUT = 10.0
+
+
+def dumps(data: Any) -> bytes:
+    """2-space indent, UTF-8 with non-ASCII kept, key order kept, trailing newline."""
+    return orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n"
+
+
+def parse_json(raw: bytes, where: str) -> Any:
+    """Parse `raw`, naming `where`, the line and the column in any error."""
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError as err:
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as bad:
+            line = raw.count(b"\n", 0, bad.start) + 1
+            column = bad.start - (raw.rfind(b"\n", 0, bad.start) + 1) + 1
+            raise WfsError(
+                f"{where}:{line}:{column}: invalid JSON: not valid UTF-8 (byte 0x{raw[bad.start]:02x})"
+            ) from None
+        raise WfsError(f"{where}:{err.lineno}:{err.colno}: invalid JSON: {err.msg}") from None
+
+
+def read_json(path: Path, where: str | None = None) -> Any:
+    """The parsed contents of `path`; `where` is the name shown in errors."""
+    where = where or str(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise WfsError(f"{where}: file not found") from None
+    except IsADirectoryError:
+        raise WfsError(f"{where}: is a directory, expected a JSON file") from None
+    except OSError as err:
+        raise WfsError(f"{where}: cannot read: {err.strerror}") from None
+    return parse_json(raw, where)
+
+
+def write_bytes(path: Path, data: bytes) -> None:
+    """Replace `path` with `data` atomically, creating its directory on demand."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        os.fchmod(fd, _file_mode())  # mkstemp makes 0600; plan files are ordinary files
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    _fsync_dir(path.parent)
+
+
+_MODE: int | None = None
+
+
+def _file_mode() -> int:
+    global _MODE
+    if _MODE is None:
+        umask = os.umask(0o022)
+        os.umask(umask)
+        _MODE = 0o666 & ~umask
+    return _MODE
+
+
+def write_json(path: Path, data: Any) -> None:
+    write_bytes(path, dumps(data))
+
+
+def write_text(path: Path, text: str) -> None:
+    write_bytes(path, text.encode("utf-8"))
+
+
+def write_if_changed(path: Path, data: bytes) -> bool:
+    """Write only when the content differs, so unchanged files keep their mtime."""
+    try:
+        if path.read_bytes() == data:
+            return False
+    except OSError:
+        pass
+    write_bytes(path, data)
+    return True
+
+
+def _fsync_dir(directory: Path) -> None:
+    # Makes the rename itself durable; not every platform lets a directory be opened.
+    with contextlib.suppress(OSError):
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def lock_timeout() -> float:
+    raw = os.environ.get("WFS_LOCK_TIMEOUT")
+    if raw is None:
+        return DEFAULT_LOCK_TIMEOUT
+    try:
+        value = float(raw)
+    except ValueError:
+        raise WfsError(f"WFS_LOCK_TIMEOUT={raw!r}: expected a number of seconds") from None
+    if value < 0:
+        raise WfsError(f"WFS_LOCK_TIMEOUT={raw!r}: expected a number of seconds >= 0")
+    return value
+
+
+@contextlib.contextmanager
+def locked(lock_path: Path, what: str) -> Iterator[None]:
+    """Hold the lock file `lock_path`; raise BusyError (exit 4) after the timeout.
+
+    Re-entrant within one process, so a locked helper may call another.
+    """
+    from filelock import FileLock, Timeout
+
+    timeout = lock_timeout()
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(lock_path, timeout=timeout, is_singleton=True)
+    try:
+        lock.acquire()
+    except Timeout:
+        raise BusyError(
+            f"{what} is locked by another wfs process (waited {timeout:g}s); "
+            "try again, or set WFS_LOCK_TIMEOUT to wait longer"
+        ) from None
+    try:
+        yield
+    finally:
+        lock.release()

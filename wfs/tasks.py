@@ -1,0 +1,138 @@
+"""The task model: loading, hierarchy, derived container status, readiness, complexity."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from typing import Any
+
+from wfs import store
+from wfs.errors import WfsError
+from wfs.layout import Layout, parent_of, parse_task_id, task_sort_key
+
+Task = dict[str, Any]
+
+TASK_STATUSES = ("pending", "active", "completed", "blocked", "container")
+LEAF_STATUSES = ("pending", "active", "completed", "blocked")
+
+
+def task_files(layout: Layout, sid: str) -> list[str]:
+    """Names of the task JSON files of a session, sorted by task id."""
+    try:
+        names = [n for n in os.listdir(layout.task_dir(sid)) if n.endswith(".json")]
+    except FileNotFoundError:
+        return []
+    return sorted(names, key=lambda n: task_sort_key(n[: -len(".json")]))
+
+
+def load_tasks(layout: Layout, sid: str) -> list[Task]:
+    """Every task of the session, sorted by id; a malformed file is an error (exit 2)."""
+    folder = layout.task_dir(sid)
+    tasks = []
+    for name in task_files(layout, sid):
+        path = folder / name
+        data = store.read_json(path, layout.relative(path))
+        if not isinstance(data, dict):
+            raise WfsError(f"{layout.relative(path)}: expected a JSON object, got {type(data).__name__}")
+        tasks.append(data)
+    return tasks
+
+
+def children_map(tasks: Iterable[Task]) -> dict[str, list[str]]:
+    """Parent id -> ids of its subtasks, from each subtask's id (and context.parent)."""
+    kids: dict[str, list[str]] = {}
+    for task in tasks:
+        tid = task.get("id")
+        if not isinstance(tid, str):
+            continue
+        parent = parent_id(task)
+        if parent:
+            kids.setdefault(parent, []).append(tid)
+    return kids
+
+
+def parent_id(task: Task) -> str | None:
+    context = task.get("context")
+    declared = context.get("parent") if isinstance(context, dict) else None
+    if isinstance(declared, str) and declared:
+        return declared
+    tid = task.get("id")
+    return parent_of(tid) if isinstance(tid, str) and parse_task_id(tid) else None
+
+
+def depends_on(task: Task) -> list[str]:
+    context = task.get("context")
+    deps = context.get("depends_on") if isinstance(context, dict) else None
+    return [d for d in deps if isinstance(d, str)] if isinstance(deps, list) else []
+
+
+class TaskIndex:
+    """Tasks by id with derived status; built once per command."""
+
+    def __init__(self, tasks: list[Task]) -> None:
+        self.tasks = tasks
+        self.by_id: dict[str, Task] = {t["id"]: t for t in tasks if isinstance(t.get("id"), str)}
+        self.children = children_map(tasks)
+        self._effective: dict[str, str] = {}
+
+    def is_container(self, tid: str) -> bool:
+        return bool(self.children.get(tid))
+
+    def effective_status(self, tid: str) -> str:
+        """A leaf's own status; a container's status derived from its children."""
+        if tid in self._effective:
+            return self._effective[tid]
+        kids = self.children.get(tid)
+        if not kids:
+            status = self.by_id.get(tid, {}).get("status")
+            result = status if isinstance(status, str) else "pending"
+        else:
+            statuses = [self.effective_status(k) for k in kids if k != tid]
+            if statuses and all(s == "completed" for s in statuses):
+                result = "completed"
+            elif "active" in statuses:
+                result = "active"
+            elif "blocked" in statuses:
+                result = "blocked"
+            else:
+                result = "pending"
+        self._effective[tid] = result
+        return result
+
+    def is_done(self, tid: str) -> bool:
+        """A dependency is satisfied when it (or, for a container, every child) is completed."""
+        return tid in self.by_id and self.effective_status(tid) == "completed"
+
+    def unmet_dependencies(self, tid: str) -> list[str]:
+        task = self.by_id[tid]
+        wanted = list(depends_on(task))
+        parent = parent_id(task)
+        if parent in self.by_id:
+            wanted += depends_on(self.by_id[parent])
+        return [d for d in wanted if not self.is_done(d)]
+
+    def leaves(self) -> list[str]:
+        return [tid for tid in self.by_id if not self.is_container(tid)]
+
+    def ready(self) -> list[str]:
+        """Pending leaves whose dependencies (and their parent's) are completed, by id."""
+        ready = [
+            tid
+            for tid in self.leaves()
+            if self.by_id[tid].get("status") == "pending" and not self.unmet_dependencies(tid)
+        ]
+        return sorted(ready, key=task_sort_key)
+
+    def counts(self) -> dict[str, int]:
+        counts = dict.fromkeys(TASK_STATUSES, 0)
+        for tid in self.by_id:
+            status = "container" if self.is_container(tid) else self.effective_status(tid)
+            counts[status] = counts.get(status, 0) + 1
+        return counts
+
+
+def complexity(task_count: int) -> str:
+    """Seed rule: fewer than 5 tasks simple, 5-15 medium, more than 15 complex."""
+    if task_count < 5:
+        return "simple"
+    return "medium" if task_count <= 15 else "complex"
