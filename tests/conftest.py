@@ -1,0 +1,67 @@
+"""Shared fixtures: a real temporary project and a way to run the real CLI in it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import orjson
+import pytest
+from click.testing import CliRunner
+
+from wfs.cli import cli
+
+REPO = Path(__file__).resolve().parent.parent
+CORPUS = REPO.parent / "shared" / "corpus"
+
+
+class Run(NamedTuple):
+    code: int
+    out: str
+    err: str
+
+    def json(self) -> Any:
+        return orjson.loads(self.out)
+
+
+@pytest.fixture(autouse=True)
+def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("WFS_ROOT", "WFS_SESSION", "WFS_AGENT", "NO_COLOR", "WFS_LOCK_TIMEOUT"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty project directory, made the current directory."""
+    root = tmp_path / "project"
+    root.mkdir()
+    monkeypatch.chdir(root)
+    return root
+
+
+def wfs(*args: str, input: str | None = None, env: dict[str, str] | None = None) -> Run:
+    """Run the CLI in-process (fast); exceptions other than SystemExit fail the test."""
+    result = CliRunner().invoke(cli, list(args), input=input, env=env, catch_exceptions=False)
+    return Run(result.exit_code, result.stdout, result.stderr)
+
+
+def wfs_process(*args: str, cwd: Path, env: dict[str, str] | None = None,
+                timeout: float = 60) -> Run:
+    """Run the CLI as a real process."""
+    full_env = {**os.environ, **(env or {})}
+    proc = subprocess.run(
+        [sys.executable, "-m", "wfs", *args],
+        cwd=cwd, env=full_env, capture_output=True, text=True, timeout=timeout,
+    )
+    return Run(proc.returncode, proc.stdout, proc.stderr)
+
+
+def read_json(path: Path) -> Any:
+    return orjson.loads(path.read_bytes())
+
+
+def tree_listing(root: Path) -> list[str]:
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*"))
