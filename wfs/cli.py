@@ -87,13 +87,19 @@ class WfsGroup(click.Group):
     help="Project root (default: nearest ancestor holding .workflow/, else the current "
     "directory). Env: WFS_ROOT.",
 )
-@click.option("--session", "session", envvar="WFS_SESSION", metavar="ID",
-              help="Session to work on (default: the active one). Env: WFS_SESSION.")
+@click.option(
+    "--session",
+    "session",
+    envvar="WFS_SESSION",
+    metavar="ID",
+    help="Session to work on (default: the active one). Env: WFS_SESSION.",
+)
 @click.option("--json", "json_out", is_flag=True, help="Machine-readable output on stdout.")
 @click.option("--no-color", is_flag=True, help="No colors (also when NO_COLOR is set).")
 @click.pass_context
-def cli(ctx: click.Context, root: str | None, session: str | None, json_out: bool,
-        no_color: bool) -> None:
+def cli(
+    ctx: click.Context, root: str | None, session: str | None, json_out: bool, no_color: bool
+) -> None:
     """wfs: workflow sessions for people and AI coding agents.
 
     A plan lives in .workflow/WFS-*/ as task JSON files, the single source of truth;
@@ -144,7 +150,11 @@ def init(env: Env) -> None:
     layout = env.layout
     created = do_init(layout)
     env.emit(
-        {"root": str(layout.root), "workflow": layout.relative(layout.workflow), "created": created},
+        {
+            "root": str(layout.root),
+            "workflow": layout.relative(layout.workflow),
+            "created": created,
+        },
         lambda: env.echo(
             f"{'Initialized' if created else 'Already initialized'} {layout.workflow}"
         ),
@@ -154,26 +164,89 @@ def init(env: Env) -> None:
 # ---------------------------------------------------------------- plan / switch
 
 
-@cli.command()
-@click.argument("topic")
-@click.option("--type", "session_type", type=click.Choice(["simple", "medium", "complex"]),
-              help="Complexity to start from (it is only ever raised).")
-@json_flag
-@pass_env
-def plan(env: Env, topic: str, session_type: str | None) -> None:
-    """Create a session for TOPIC and make it the only active one.
+def read_input(source: str) -> tuple[bytes, str]:
+    """Bytes of FILE, or of stdin for "-", and the name to show in messages."""
+    if source == "-":
+        stdin: Any = click.get_binary_stream("stdin")
+        return stdin.read(), "<stdin>"
+    try:
+        with open(source, "rb") as handle:
+            return handle.read(), source
+    except OSError as err:
+        raise WfsError(f"{source}: cannot read: {err.strerror}") from None
 
-    Prints the new session id, e.g. WFS-user-auth-system.
+
+@cli.command()
+@click.argument("topic", required=False)
+@click.option(
+    "--from",
+    "source",
+    metavar="FILE|-",
+    help="Plan document: {overview, requirements, tasks} or a task array.",
+)
+@click.option(
+    "--type",
+    "session_type",
+    type=click.Choice(["simple", "medium", "complex"]),
+    help="Complexity to start from (it is only ever raised).",
+)
+@click.option(
+    "--session",
+    "replan_id",
+    metavar="ID",
+    help="Add or replace tasks in this existing session instead.",
+)
+@json_flag
+@click.pass_context
+def plan(
+    ctx: click.Context,
+    topic: str | None,
+    source: str | None,
+    session_type: str | None,
+    replan_id: str | None,
+) -> None:
+    """Create a session for TOPIC (the only active one), with tasks from a plan document.
+
+    The whole plan is validated first; one bad task writes nothing. Prints the session id.
+    With --session ID, the plan's tasks are added to (or replace those of) that session,
+    keeping the status of tasks that already exist.
 
     \b
     Example:
-      wfs plan "User Auth System"
+      wfs plan "User Auth System" --from plan.json
+      wfs plan --session user-auth-system --from more-tasks.json
     """
-    from wfs.sessions import create_session
+    from click.core import ParameterSource
 
-    sid = create_session(env.layout, topic, session_type)
-    path = env.layout.relative(env.layout.session_dir(sid))
-    env.emit({"session": sid, "path": path, "tasks": 0}, lambda: env.echo(sid))
+    from wfs import edit, sessions
+
+    env = ctx.find_object(Env)
+    assert env is not None
+    layout = env.layout
+    # WFS_SESSION in the environment must not turn `wfs plan TOPIC` into a replan.
+    explicit = replan_id
+    if explicit is None and env.session and ctx.parent is not None:
+        from_flag = ctx.parent.get_parameter_source("session") == ParameterSource.COMMANDLINE
+        if from_flag or topic is None:
+            explicit = env.session
+    if explicit and topic:
+        raise WfsError("give either TOPIC (a new session) or --session ID (replan it), not both")
+    if explicit:
+        if source is None:
+            raise WfsError("replanning a session needs --from FILE|-")
+        sid = sessions.require_session(layout, explicit)
+        added, replaced = edit.replan(layout, sid, *read_input(source))
+        env.emit({"session": sid, "added": added, "replaced": replaced}, lambda: env.echo(sid))
+        return
+    if topic is None:
+        raise click.UsageError("missing TOPIC (or --session ID to replan a session)")
+    if source is None:
+        sid, count = sessions.create_session(layout, topic, session_type), 0
+    else:
+        raw, where = read_input(source)
+        sid, count = edit.new_session_from_plan(layout, topic, raw, where, session_type)
+    path = layout.relative(layout.session_dir(sid))
+    env.emit({"session": sid, "path": path, "tasks": count}, lambda: env.echo(sid))
 
 
 @cli.command()
@@ -189,15 +262,17 @@ def switch(env: Env, session_id: str) -> None:
     Example:
       wfs switch user-auth-system
     """
-    from wfs.sessions import active_ids, switch as do_switch
+    from wfs.sessions import active_ids
+    from wfs.sessions import switch as do_switch
 
     before = active_ids(env.layout)
     sid = do_switch(env.layout, session_id)
     paused = [s for s in before if s != sid]
     env.emit(
         {"session": sid, "status": "active", "paused": paused},
-        lambda: env.echo(f"Active session: {sid}"
-                         + (f" (paused {', '.join(paused)})" if paused else "")),
+        lambda: env.echo(
+            f"Active session: {sid}" + (f" (paused {', '.join(paused)})" if paused else "")
+        ),
     )
 
 
@@ -206,13 +281,13 @@ def switch(env: Env, session_id: str) -> None:
 
 def _session_summary(layout: Any, sid: str) -> dict[str, Any]:
     from wfs.sessions import load_session
-    from wfs.tasks import TaskIndex, load_tasks
+    from wfs.tasks import TaskIndex, load_tasks, obj
 
     data = load_session(layout, sid)
     index = TaskIndex(load_tasks(layout, sid))
     leaves = index.leaves()
     done = sum(1 for t in leaves if index.effective_status(t) == "completed")
-    progress = data.get("progress") if isinstance(data.get("progress"), dict) else {}
+    progress = obj(data, "progress")
     return {
         "session": sid,
         "project": data.get("project"),
@@ -257,8 +332,10 @@ def status(env: Env) -> None:
         env.echo(f"Topic:    {summary['project']}")
         env.echo(f"Phase:    {summary['phase']}    Type: {summary['type']}")
         env.echo("Tasks:    " + ", ".join(f"{k} {v}" for k, v in counts.items()))
-        env.echo(f"Progress: {progress['completed']}/{progress['total']} tasks completed "
-                 f"({progress['percent']}%)")
+        env.echo(
+            f"Progress: {progress['completed']}/{progress['total']} tasks completed "
+            f"({progress['percent']}%)"
+        )
         env.echo(f"Ready:    {', '.join(summary['ready']) or '-'}")
         env.echo(f"Blocked:  {', '.join(summary['blocked']) or '-'}")
 
@@ -301,14 +378,16 @@ def session_list(env: Env) -> None:
             errors.append(err.message)
             rows.append({"id": sid, "active": sid in active, "error": err.message})
             continue
-        rows.append({
-            "id": sid,
-            "active": sid in active,
-            "status": data.get("status"),
-            "phase": data.get("current_phase"),
-            "type": data.get("type"),
-            "project": data.get("project"),
-        })
+        rows.append(
+            {
+                "id": sid,
+                "active": sid in active,
+                "status": data.get("status"),
+                "phase": data.get("current_phase"),
+                "type": data.get("type"),
+                "project": data.get("project"),
+            }
+        )
 
     def human() -> None:
         if not rows:
@@ -318,8 +397,10 @@ def session_list(env: Env) -> None:
             if "error" in row:
                 env.echo(f"{mark} {row['id']}  (unreadable)")
             else:
-                env.echo(f"{mark} {row['id']}  {row['status']}  {row['phase']}  {row['type']}"
-                         f"  {row['project']}")
+                env.echo(
+                    f"{mark} {row['id']}  {row['status']}  {row['phase']}  {row['type']}"
+                    f"  {row['project']}"
+                )
 
     env.emit({"sessions": rows}, human)
     if errors:
@@ -374,8 +455,7 @@ def _lifecycle(env: Env, action: str, session_id: str | None) -> None:
     else:
         sessions.complete(layout, sid)
         new_status = "completed"
-    env.emit({"session": sid, "status": new_status},
-             lambda: env.echo(f"{sid}: {new_status}"))
+    env.emit({"session": sid, "status": new_status}, lambda: env.echo(f"{sid}: {new_status}"))
 
 
 @session.command("pause")
@@ -418,6 +498,461 @@ def session_complete(env: Env, session_id: str | None) -> None:
       wfs session complete
     """
     _lifecycle(env, "complete", session_id)
+
+
+# ---------------------------------------------------------------- tasks
+
+
+def _task_row(index: Any, tid: str) -> dict[str, Any]:
+    from wfs.tasks import depends_on, obj, parent_id
+
+    task = index.by_id[tid]
+    meta = obj(task, "meta")
+    return {
+        "id": tid,
+        "title": task.get("title"),
+        "status": index.effective_status(tid),
+        "container": index.is_container(tid),
+        "parent": parent_id(task),
+        "depends_on": depends_on(task),
+        "agent": meta.get("agent"),
+    }
+
+
+def _load_index(env: Env) -> tuple[str, Any]:
+    from wfs.tasks import TaskIndex, load_tasks
+
+    sid = env.current_session()
+    return sid, TaskIndex(load_tasks(env.layout, sid))
+
+
+def _print_rows(env: Env, rows: list[dict[str, Any]]) -> None:
+    marks = {"completed": "[x]", "active": "[>]", "blocked": "[!]", "pending": "[ ]"}
+    for row in rows:
+        indent = "  " if row["parent"] else ""
+        mark = "▸" if row["container"] else marks.get(row["status"], "[?]")
+        deps = f"  (after {', '.join(row['depends_on'])})" if row["depends_on"] else ""
+        env.echo(f"{indent}{mark} {row['id']}  {row['title']}  {row['status']}{deps}")
+
+
+@cli.group()
+def task() -> None:
+    """Read and change the tasks of the active session.
+
+    \b
+    Example:
+      wfs task list --ready
+    """
+
+
+@task.command("list")
+@click.option(
+    "--status",
+    "status_filter",
+    type=click.Choice(["pending", "active", "completed", "blocked", "container"]),
+    help="Only tasks with this (derived) status.",
+)
+@click.option("--ready", is_flag=True, help="Only tasks ready to run.")
+@json_flag
+@pass_env
+def task_list(env: Env, status_filter: str | None, ready: bool) -> None:
+    """List tasks in id order, subtasks under their container.
+
+    \b
+    Example:
+      wfs task list --status pending --json
+    """
+    from wfs.layout import task_sort_key
+
+    sid, index = _load_index(env)
+    ids = index.ready() if ready else sorted(index.by_id, key=task_sort_key)
+    rows = [_task_row(index, tid) for tid in ids]
+    if status_filter:
+        rows = [
+            r for r in rows if ("container" if r["container"] else r["status"]) == status_filter
+        ]
+    env.emit(
+        {"session": sid, "tasks": rows},
+        lambda: _print_rows(env, rows) if rows else env.echo("No matching tasks."),
+    )
+
+
+@task.command("show")
+@click.argument("task_id", metavar="ID")
+@json_flag
+@pass_env
+def task_show(env: Env, task_id: str) -> None:
+    """Show one task: its JSON, derived status, readiness and what it waits on.
+
+    \b
+    Example:
+      wfs task show IMPL-1.2 --json
+    """
+    from wfs.edit import unknown_task
+    from wfs.layout import check_task_id
+
+    sid, index = _load_index(env)
+    if check_task_id(task_id) not in index.by_id:
+        raise unknown_task(task_id, index.by_id)
+    waiting = index.unmet_dependencies(task_id)
+    data = {
+        "session": sid,
+        "task": index.by_id[task_id],
+        "status": index.effective_status(task_id),
+        "children": index.children.get(task_id, []),
+        "ready": task_id in index.ready(),
+        "waiting_on": waiting,
+    }
+
+    def human() -> None:
+        import orjson
+
+        env.echo(orjson.dumps(data["task"], option=orjson.OPT_INDENT_2).decode())
+        env.echo(f"status: {data['status']}" + ("  (ready)" if data["ready"] else ""))
+        if waiting:
+            env.echo(f"waiting on: {', '.join(waiting)}")
+
+    env.emit(data, human)
+
+
+def _fields(
+    title: str | None,
+    task_type: str | None,
+    agent: str | None,
+    depends: tuple[str, ...],
+    requirements: tuple[str, ...],
+    acceptance: tuple[str, ...],
+    focus: tuple[str, ...],
+    source: str | None,
+) -> dict[str, Any]:
+    """Task fields from command-line options, merged over an optional JSON object."""
+    fields: dict[str, Any] = {}
+    if source:
+        from wfs.store import parse_json
+
+        data = parse_json(*read_input(source))
+        if not isinstance(data, dict):
+            raise WfsError(f"{source}: expected a JSON object with task fields")
+        fields = data
+    if title is not None:
+        fields["title"] = title
+    meta = {k: v for k, v in (("type", task_type), ("agent", agent)) if v is not None}
+    if meta:
+        fields["meta"] = {**fields.get("meta", {}), **meta}
+    context = {
+        k: list(v)
+        for k, v in (
+            ("depends_on", depends),
+            ("requirements", requirements),
+            ("acceptance", acceptance),
+            ("focus_paths", focus),
+        )
+        if v
+    }
+    if context:
+        fields["context"] = {**fields.get("context", {}), **context}
+    return fields
+
+
+def task_field_options(func: F) -> F:
+    for option in reversed(
+        [
+            click.option("--title", help="Task title."),
+            click.option(
+                "--type",
+                "task_type",
+                type=click.Choice(
+                    ["feature", "bugfix", "refactor", "test-gen", "test-fix", "docs"]
+                ),
+                help="meta.type",
+            ),
+            click.option("--agent", help="meta.agent, e.g. @code-developer."),
+            click.option(
+                "--depends-on",
+                "depends",
+                multiple=True,
+                metavar="ID",
+                help="Task this one waits for (repeatable).",
+            ),
+            click.option("--requirement", "requirements", multiple=True, help="Repeatable."),
+            click.option("--acceptance", multiple=True, help="Acceptance criterion (repeatable)."),
+            click.option(
+                "--focus-path", "focus", multiple=True, help="Concrete path (repeatable)."
+            ),
+            click.option("--from", "source", metavar="FILE|-", help="JSON object of task fields."),
+        ]
+    ):
+        func = option(func)
+    return func
+
+
+@task.command("add")
+@click.option("--id", "task_id", help="Task id (default: the next free one).")
+@click.option("--parent", metavar="ID", help="Add as the next subtask of this main task.")
+@task_field_options
+@json_flag
+@pass_env
+def task_add(env: Env, /, task_id: str | None, parent: str | None, **options: Any) -> None:
+    """Add a task (default id: the next IMPL-N, or IMPL-N.M with --parent).
+
+    \b
+    Example:
+      wfs task add --title "Write login tests" --type test-gen --depends-on IMPL-1
+    """
+    from wfs.edit import add_task
+    from wfs.layout import check_task_id
+
+    fields = _fields(**options)
+    if task_id is not None:
+        fields["id"] = check_task_id(task_id)
+    if not fields.get("title"):
+        raise click.UsageError("a task needs --title (or a title in --from)")
+    created = add_task(env.layout, env.current_session(), fields, parent=parent)
+    env.emit({"task": created}, lambda: env.echo(created["id"]))
+
+
+@task.command("update")
+@click.argument("task_id", metavar="ID")
+@task_field_options
+@json_flag
+@pass_env
+def task_update(env: Env, /, task_id: str, **options: Any) -> None:
+    """Change a task's fields; list options replace the whole list.
+
+    \b
+    Example:
+      wfs task update IMPL-2 --title "Add refresh tokens" --depends-on IMPL-1
+    """
+    from wfs.edit import update_task
+    from wfs.layout import check_task_id
+
+    changes = _fields(**options)
+    if not changes:
+        raise click.UsageError("nothing to change; give at least one option")
+    updated = update_task(env.layout, env.current_session(), check_task_id(task_id), changes)
+    env.emit({"task": updated}, lambda: env.echo(f"{task_id}: updated"))
+
+
+@task.command("status")
+@click.argument("task_id", metavar="ID")
+@click.argument(
+    "new_status", metavar="STATUS", type=click.Choice(["pending", "active", "completed", "blocked"])
+)
+@json_flag
+@pass_env
+def task_status(env: Env, task_id: str, new_status: str) -> None:
+    """Set a leaf task's status (containers derive theirs from their subtasks).
+
+    \b
+    Example:
+      wfs task status IMPL-1.1 completed
+    """
+    from wfs.edit import set_status
+    from wfs.layout import check_task_id
+
+    set_status(env.layout, env.current_session(), check_task_id(task_id), new_status)
+    env.emit({"task": task_id, "status": new_status}, lambda: env.echo(f"{task_id}: {new_status}"))
+
+
+@task.command("split")
+@click.argument("task_id", metavar="ID")
+@click.option(
+    "--from",
+    "source",
+    required=True,
+    metavar="FILE|-",
+    help='Subtasks: a JSON array (or {"tasks": [...]}) of task objects.',
+)
+@json_flag
+@pass_env
+def task_split(env: Env, task_id: str, source: str) -> None:
+    """Split a main task into subtasks IMPL-N.1, IMPL-N.2, …; it becomes their container.
+
+    Subtasks get context.parent and context.inherited from it. At most 2 levels.
+
+    \b
+    Example:
+      wfs task split IMPL-2 --from subtasks.json
+    """
+    from wfs.edit import split_task
+    from wfs.layout import check_task_id
+
+    created = split_task(
+        env.layout, env.current_session(), check_task_id(task_id), *read_input(source)
+    )
+    ids = [t["id"] for t in created]
+    env.emit({"task": task_id, "subtasks": ids}, lambda: env.echo("\n".join(ids)))
+
+
+@cli.command("next")
+@click.option("--all", "all_ready", is_flag=True, help="Every ready task, not just the first.")
+@json_flag
+@pass_env
+def next_task(env: Env, all_ready: bool) -> None:
+    """Show the next ready leaf task (lowest id whose dependencies are completed).
+
+    \b
+    Example:
+      wfs next --all --json
+    """
+    sid, index = _load_index(env)
+    ready = index.ready()
+    rows = [_task_row(index, tid) for tid in (ready if all_ready else ready[:1])]
+    env.emit(
+        {"session": sid, "tasks": rows},
+        lambda: _print_rows(env, rows) if rows else env.echo("No task is ready."),
+    )
+
+
+# ---------------------------------------------------------------- checks
+
+
+@cli.command()
+@click.option("--all", "all_sessions", is_flag=True, help="Every session, not just the active one.")
+@json_flag
+@pass_env
+def validate(env: Env, all_sessions: bool) -> None:
+    """Check task and session files against every rule; one `path: rule: message` per problem.
+
+    Exits 1 when any error is found (warnings alone exit 0).
+
+    \b
+    Example:
+      wfs validate --all
+    """
+    from wfs.sessions import session_ids
+    from wfs.validate import validate_session
+
+    layout = env.layout
+    sids = session_ids(layout) if all_sessions else [env.current_session()]
+    problems = [p for sid in sids for p in validate_session(layout, sid)]
+    errors = sum(1 for p in problems if p.severity == "error")
+    data = {
+        "sessions": sids,
+        "problems": [p._asdict() for p in problems],
+        "errors": errors,
+        "warnings": len(problems) - errors,
+    }
+
+    def human() -> None:
+        for problem in problems:
+            env.echo(str(problem))
+        if not problems:
+            env.echo(f"OK: {', '.join(sids) or 'no sessions'}")
+
+    env.emit(data, human)
+    if errors:
+        ctx = click.get_current_context()
+        ctx.exit(1)
+
+
+@cli.command()
+@click.option("--check", is_flag=True, help="Change nothing; exit 1 if a view is stale.")
+@json_flag
+@pass_env
+def render(env: Env, check: bool) -> None:
+    """Regenerate TODO_LIST.md and IMPL_PLAN.md from the JSON.
+
+    With --check, name every view that is stale or hand-edited and exit 1.
+
+    \b
+    Example:
+      wfs render --check
+    """
+    from wfs import render as views
+    from wfs.sessions import load_session
+    from wfs.tasks import load_tasks
+
+    layout = env.layout
+    sid = env.current_session()
+    session_dir = layout.session_dir(sid)
+    if check:
+        expected = views.render_views(load_session(layout, sid), load_tasks(layout, sid))
+        stale = [
+            layout.relative(session_dir / name)
+            for name, text in expected.items()
+            if views.read_view(session_dir / name) != text
+        ]
+        env.emit(
+            {"session": sid, "stale": stale},
+            lambda: env.echo(
+                "\n".join(f"{path}: stale or hand-edited; run `wfs render`" for path in stale)
+                if stale
+                else f"OK: views of {sid} are up to date"
+            ),
+        )
+        if stale:
+            click.get_current_context().exit(1)
+        return
+    from wfs import store
+
+    with store.locked(layout.session_lock(sid), sid):
+        written = views.write_views(session_dir, load_session(layout, sid), load_tasks(layout, sid))
+    paths = [layout.relative(session_dir / name) for name in written]
+    env.emit(
+        {"session": sid, "written": paths},
+        lambda: env.echo("\n".join(f"wrote {p}" for p in paths) or "Views already up to date."),
+    )
+
+
+@cli.command()
+@click.option("--fix", is_flag=True, help="Repair what can be repaired safely.")
+@json_flag
+@pass_env
+def doctor(env: Env, fix: bool) -> None:
+    """Find (and with --fix repair) inconsistent state.
+
+    Orphaned or extra active markers, corrupted session files (kept aside, recreated),
+    broken parent/child links, stale views, leftovers of interrupted writes.
+    Without --fix, exits 1 when it finds anything.
+
+    \b
+    Example:
+      wfs doctor --fix
+    """
+    from wfs.doctor import doctor as run_doctor
+
+    results = run_doctor(env.layout, fix)
+    rows = [
+        {"where": f.where, "problem": f.problem, "action": f.action, "fixed": fixed}
+        for f, fixed in results
+    ]
+
+    def human() -> None:
+        for row in rows:
+            verb = "fixed" if row["fixed"] else "found"
+            env.echo(f"{verb}: {row['where']}: {row['problem']} ({row['action']})")
+        if not rows:
+            env.echo("OK: nothing to repair")
+
+    env.emit({"findings": rows}, human)
+    if any(not row["fixed"] for row in rows):
+        click.get_current_context().exit(1)
+
+
+@cli.command()
+@click.option("--all", "all_sessions", is_flag=True, help="Every session, not just the active one.")
+@json_flag
+@pass_env
+def migrate(env: Env, all_sessions: bool) -> None:
+    """Convert legacy (v1) task formats to the current one.
+
+    \b
+    Example:
+      wfs migrate
+    """
+    from wfs.edit import migrate as do_migrate
+    from wfs.sessions import session_ids
+
+    sids = session_ids(env.layout) if all_sessions else [env.current_session()]
+    changed = {sid: do_migrate(env.layout, sid) for sid in sids}
+    env.emit(
+        {"migrated": changed},
+        lambda: env.echo(
+            "\n".join(f"{sid}: migrated {tid}" for sid, ids in changed.items() for tid in ids)
+            or "Nothing to migrate."
+        ),
+    )
 
 
 # ---------------------------------------------------------------- schema

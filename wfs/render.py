@@ -12,7 +12,7 @@ from typing import Any
 
 from wfs import store
 from wfs.layout import task_sort_key
-from wfs.tasks import Task, TaskIndex, depends_on, parent_id
+from wfs.tasks import Task, TaskIndex, depends_on, obj, parent_id
 
 VIEWS = ("TODO_LIST.md", "IMPL_PLAN.md")
 
@@ -44,9 +44,9 @@ def _entries(tasks: list[Task]) -> tuple[TaskIndex, list[dict[str, Any]]]:
         task = index.by_id[tid]
         parent = parent_id(task)
         nested = parent is not None and parent in index.by_id and parent != tid
-        context = task.get("context") if isinstance(task.get("context"), dict) else {}
-        meta = task.get("meta") if isinstance(task.get("meta"), dict) else {}
-        entry = {
+        context = obj(task, "context")
+        meta = obj(task, "meta")
+        entry: dict[str, Any] = {
             "id": tid,
             "title": _one_line(task.get("title")),
             "status": index.effective_status(tid),
@@ -106,13 +106,9 @@ def render_views(session: dict[str, Any], tasks: list[Task]) -> dict[str, str]:
     index, entries = _entries(tasks)
     leaves = [e for e in entries if not e["container"]]
     edges = [
-        (by_node, entry["node"])
-        for entry in entries
-        for dep in entry["depends_on"]
-        if dep in index.by_id
-        for by_node in [_node(dep)]
+        (_node(dep), e["node"]) for e in entries for dep in e["depends_on"] if dep in index.by_id
     ]
-    plan = session.get("plan") if isinstance(session.get("plan"), dict) else {}
+    plan = obj(session, "plan")
     data = {
         "session_id": _one_line(session.get("session_id")),
         "topic": _one_line(session.get("project")) or _one_line(session.get("session_id")),
@@ -138,3 +134,10 @@ def write_views(session_dir: Path, session: dict[str, Any], tasks: list[Task]) -
         if store.write_if_changed(session_dir / name, text.encode("utf-8")):
             written.append(name)
     return written
+
+
+def read_view(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None

@@ -114,7 +114,9 @@ def load_session(layout: Layout, sid: str) -> dict[str, Any]:
     path = layout.session_file(sid)
     data = store.read_json(path, layout.relative(path))
     if not isinstance(data, dict):
-        raise WfsError(f"{layout.relative(path)}: expected a JSON object, got {type(data).__name__}")
+        raise WfsError(
+            f"{layout.relative(path)}: expected a JSON object, got {type(data).__name__}"
+        )
     return data
 
 
@@ -133,24 +135,40 @@ def new_session_data(sid: str, topic: str, session_type: str = "simple") -> dict
     }
 
 
-def create_session(layout: Layout, topic: str, session_type: str | None = None) -> str:
-    """Make `WFS-<slug>` with only its session file, two views and `.task/`, and make it
-    the single active session."""
+def create_session(
+    layout: Layout,
+    topic: str,
+    session_type: str | None = None,
+    plan: dict[str, Any] | None = None,
+    tasks: list[dict[str, Any]] | None = None,
+) -> str:
+    """Make `WFS-<slug>` with only its session file, two views and `.task/` (holding
+    `tasks`, already validated), and make it the single active session."""
     from wfs import render
+    from wfs.edit import refresh_session
+    from wfs.tasks import TaskIndex
 
     slug = check_topic(topic)
     init(layout)
     with store.locked(layout.root_lock, ".workflow"):
-        sid = next(c for c in session_id_candidates(slug) if not os.path.lexists(layout.workflow / c))
+        sid = next(
+            c for c in session_id_candidates(slug) if not os.path.lexists(layout.workflow / c)
+        )
         session_dir = layout.session_dir(sid)
         # Built aside and renamed into place, so a session folder is never half made.
         staging = layout.workflow / f".{sid}.new"
         if staging.exists():
             _remove_tree(staging)
         (staging / ".task").mkdir(parents=True)
+        tasks = tasks or []
         data = new_session_data(sid, topic, session_type or "simple")
+        if plan:
+            data["plan"] = plan
+        data = refresh_session(data, TaskIndex(tasks))
+        for task in tasks:
+            store.write_json(staging / ".task" / f"{task['id']}.json", task)
         store.write_json(staging / SESSION_FILE, data)
-        render.write_views(staging, data, [])
+        render.write_views(staging, data, tasks)
         os.replace(staging, session_dir)
         _make_only_active(layout, sid)
     return sid

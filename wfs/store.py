@@ -36,8 +36,9 @@ def parse_json(raw: bytes, where: str) -> Any:
         except UnicodeDecodeError as bad:
             line = raw.count(b"\n", 0, bad.start) + 1
             column = bad.start - (raw.rfind(b"\n", 0, bad.start) + 1) + 1
+            byte = raw[bad.start]
             raise WfsError(
-                f"{where}:{line}:{column}: invalid JSON: not valid UTF-8 (byte 0x{raw[bad.start]:02x})"
+                f"{where}:{line}:{column}: invalid JSON: not valid UTF-8 (byte 0x{byte:02x})"
             ) from None
         raise WfsError(f"{where}:{err.lineno}:{err.colno}: invalid JSON: {err.msg}") from None
 

@@ -33,9 +33,17 @@ def load_tasks(layout: Layout, sid: str) -> list[Task]:
         path = folder / name
         data = store.read_json(path, layout.relative(path))
         if not isinstance(data, dict):
-            raise WfsError(f"{layout.relative(path)}: expected a JSON object, got {type(data).__name__}")
+            raise WfsError(
+                f"{layout.relative(path)}: expected a JSON object, got {type(data).__name__}"
+            )
         tasks.append(data)
     return tasks
+
+
+def obj(data: Any, key: str) -> dict[str, Any]:
+    """`data[key]` when it is a JSON object, else an empty one (files may be malformed)."""
+    value = data.get(key) if isinstance(data, dict) else None
+    return value if isinstance(value, dict) else {}
 
 
 def children_map(tasks: Iterable[Task]) -> dict[str, list[str]]:
@@ -52,8 +60,7 @@ def children_map(tasks: Iterable[Task]) -> dict[str, list[str]]:
 
 
 def parent_id(task: Task) -> str | None:
-    context = task.get("context")
-    declared = context.get("parent") if isinstance(context, dict) else None
+    declared = obj(task, "context").get("parent")
     if isinstance(declared, str) and declared:
         return declared
     tid = task.get("id")
@@ -61,8 +68,7 @@ def parent_id(task: Task) -> str | None:
 
 
 def depends_on(task: Task) -> list[str]:
-    context = task.get("context")
-    deps = context.get("depends_on") if isinstance(context, dict) else None
+    deps = obj(task, "context").get("depends_on")
     return [d for d in deps if isinstance(d, str)] if isinstance(deps, list) else []
 
 

@@ -1,0 +1,254 @@
+"""Consistency checks and the seed's recovery strategies.
+
+Each check yields findings; with `fix`, each finding's repair runs as it is found.
+Repairs never delete plan data: a corrupt session file is kept aside, and only wfs's
+own leftovers (temporary files, orphaned markers) are removed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable, Iterator
+from functools import partial
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from wfs import render, sessions, store
+from wfs.errors import WfsError
+from wfs.layout import MARKER_PREFIX, SESSION_FILE, Layout, parent_of, parse_task_id
+
+Repair = Callable[[], None]
+
+
+class Finding(NamedTuple):
+    where: str
+    problem: str
+    action: str  # what the repair does
+    repair: Repair | None  # None: nothing wfs can safely do
+
+
+def doctor(layout: Layout, fix: bool) -> list[tuple[Finding, bool]]:
+    """Every finding, and whether it was repaired.
+
+    With `fix`, passes repeat until one finds nothing to repair, since one repair can
+    reveal the next (a recreated parent, then its stale view).
+    """
+    results: dict[tuple[str, str], tuple[Finding, bool]] = {}
+    for _ in range(5):
+        found = _one_pass(layout, fix)
+        for f in found:
+            results.setdefault((f.where, f.problem), (f, fix and f.repair is not None))
+        if not fix or all(f.repair is None for f in found):
+            break
+    return list(results.values())
+
+
+def _one_pass(layout: Layout, fix: bool) -> list[Finding]:
+    found: list[Finding] = []
+
+    def run(findings: Iterator[Finding]) -> None:
+        for finding in findings:
+            if fix and finding.repair is not None:
+                finding.repair()
+            found.append(finding)
+
+    if not layout.workflow.is_dir():
+        return found
+    with store.locked(layout.root_lock, ".workflow") if fix else contextlib.nullcontext():
+        run(_leftovers(layout, layout.workflow))
+        run(_markers(layout))
+        for sid in sessions.session_ids(layout):
+            lock = store.locked(layout.session_lock(sid), sid) if fix else contextlib.nullcontext()
+            with lock:
+                run(_leftovers(layout, layout.session_dir(sid)))
+                run(_session_file(layout, sid))
+                run(_hierarchy(layout, sid))
+                run(_views(layout, sid))
+    return found
+
+
+def _leftovers(layout: Layout, folder: Path) -> Iterator[Finding]:
+    """Temporary files and staging folders left by a process killed mid-write."""
+    candidates = [p for p in folder.glob(".*.tmp")] + [p for p in folder.glob(".task/.*.tmp")]
+    if folder == layout.workflow:
+        candidates += [p for p in folder.glob(".WFS-*.new")]
+    for path in sorted(candidates):
+        yield Finding(
+            layout.relative(path),
+            "leftover temporary file from an interrupted write",
+            "removed it",
+            partial(_remove, path),
+        )
+
+
+def _remove(path: Path) -> None:
+    import shutil
+
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    else:
+        path.unlink(missing_ok=True)
+
+
+def _markers(layout: Layout) -> Iterator[Finding]:
+    valid = []
+    active = set(sessions.active_ids(layout))
+    for sid in sessions.marker_ids(layout):
+        marker = layout.workflow / (MARKER_PREFIX + sid)
+        if sid in active:
+            valid.append(sid)
+            continue
+        yield Finding(
+            layout.relative(marker),
+            "orphaned active marker: no session folder",
+            "removed the marker",
+            partial(marker.unlink, missing_ok=True),
+        )
+    if len(valid) > 1:
+        newest = max(valid, key=lambda s: (_mtime(layout.workflow / (MARKER_PREFIX + s)), s))
+        for sid in valid:
+            if sid == newest:
+                continue
+            yield Finding(
+                layout.relative(layout.workflow / (MARKER_PREFIX + sid)),
+                f"several active markers; the newest is {newest}",
+                f"removed it and paused {sid}",
+                partial(_unmark, layout, sid),
+            )
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def _unmark(layout: Layout, sid: str) -> None:
+    try:
+        sessions.pause(layout, sid)
+    except WfsError:
+        layout.marker(sid).unlink(missing_ok=True)
+
+
+def _session_file(layout: Layout, sid: str) -> Iterator[Finding]:
+    path = layout.session_file(sid)
+    try:
+        data = sessions.load_session(layout, sid)
+    except WfsError as err:
+        yield Finding(
+            layout.relative(path),
+            f"corrupted session file ({err.message})",
+            "kept it aside and recreated it from the template",
+            lambda: _recreate_session(layout, sid),
+        )
+        return
+    if data.get("session_id") != sid:
+        yield Finding(
+            layout.relative(path),
+            f"session_id {data.get('session_id')!r} does not match its folder {sid}",
+            f"set session_id to {sid}",
+            lambda: sessions.save_session(layout, sid, {**data, "session_id": sid}),
+        )
+
+
+def _recreate_session(layout: Layout, sid: str) -> None:
+    from wfs.edit import refresh_session
+    from wfs.tasks import TaskIndex, load_tasks
+
+    path = layout.session_file(sid)
+    if path.exists():
+        aside = path.with_name(SESSION_FILE + ".corrupt")
+        n = 1
+        while aside.exists():
+            n += 1
+            aside = path.with_name(f"{SESSION_FILE}.corrupt-{n}")
+        os.replace(path, aside)
+    topic = sid.removeprefix("WFS-").replace("-", " ")
+    data = sessions.new_session_data(sid, topic)
+    data["status"] = "active" if layout.marker(sid).exists() else "paused"
+    try:
+        tasks = load_tasks(layout, sid)
+    except WfsError:
+        tasks = []
+    sessions.save_session(layout, sid, refresh_session(data, TaskIndex(tasks)))
+
+
+def _hierarchy(layout: Layout, sid: str) -> Iterator[Finding]:
+    """Subtasks without a parent file, parents not marked container, and the reverse."""
+    from wfs.edit import normalize_task
+    from wfs.tasks import TaskIndex, load_tasks
+
+    try:
+        tasks = load_tasks(layout, sid)
+    except WfsError as err:
+        yield Finding(
+            err.message.split(":")[0],
+            f"unreadable task file ({err.message})",
+            "none: fix the file by hand (wfs doctor never discards task data)",
+            None,
+        )
+        return
+    index = TaskIndex(tasks)
+    for tid, task in index.by_id.items():
+        if parse_task_id(tid) is None:
+            continue
+        parent = parent_of(tid)
+        if parent and parent not in index.by_id:
+            stub = normalize_task({"id": parent, "title": f"{parent} (reconstructed)"}, True)
+            yield Finding(
+                layout.relative(layout.task_file(sid, parent)),
+                f"missing parent of {tid}",
+                "recreated it as a container",
+                partial(_write_task, layout, sid, stub),
+            )
+        context = task.get("context")
+        if parent and isinstance(context, dict) and context.get("parent") != parent:
+            yield Finding(
+                layout.relative(layout.task_file(sid, tid)),
+                f"context.parent is {context.get('parent')!r}, expected {parent}",
+                f"set context.parent to {parent}",
+                partial(
+                    _write_task, layout, sid, {**task, "context": {**context, "parent": parent}}
+                ),
+            )
+        status = task.get("status")
+        if index.is_container(tid) and status != "container":
+            yield Finding(
+                layout.relative(layout.task_file(sid, tid)),
+                f"has subtasks but status is {status!r}",
+                "set status to container",
+                partial(_write_task, layout, sid, {**task, "status": "container"}),
+            )
+        if not index.is_container(tid) and status == "container":
+            yield Finding(
+                layout.relative(layout.task_file(sid, tid)),
+                "status is container but it has no subtasks",
+                "set status to pending",
+                partial(_write_task, layout, sid, {**task, "status": "pending"}),
+            )
+
+
+def _write_task(layout: Layout, sid: str, task: dict[str, Any]) -> None:
+    store.write_json(layout.task_file(sid, task["id"]), task)
+
+
+def _views(layout: Layout, sid: str) -> Iterator[Finding]:
+    from wfs.tasks import load_tasks
+
+    try:
+        session = sessions.load_session(layout, sid)
+        tasks = load_tasks(layout, sid)
+    except WfsError:
+        return  # reported above; views are re-rendered once the JSON is readable
+    folder = layout.session_dir(sid)
+    expected = render.render_views(session, tasks)
+    for name, text in expected.items():
+        if render.read_view(folder / name) != text:
+            yield Finding(
+                layout.relative(folder / name),
+                "stale or hand-edited view",
+                "re-rendered it",
+                partial(store.write_text, folder / name, text),
+            )

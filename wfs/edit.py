@@ -1,0 +1,409 @@
+"""Every change to a session's tasks goes through `editing()`.
+
+Under the session lock it loads the session, lets the caller change tasks, validates the
+result, and only then writes the changed task files (atomically), the session file
+(complexity, progress, phase) and the views. A change that would add a validation error
+writes nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from wfs import render, sessions, store
+from wfs.errors import WfsError
+from wfs.layout import Layout, parent_of, parse_task_id, task_sort_key
+from wfs.tasks import Task, TaskIndex, complexity, load_tasks, obj
+
+TASK_KEY_ORDER = ("id", "title", "status", "meta", "context", "flow_control")
+CONTEXT_ARRAYS = ("requirements", "focus_paths", "acceptance", "depends_on")
+TYPE_RANK = {"simple": 0, "medium": 1, "complex": 2}
+PHASES = ("PLAN", "IMPLEMENT", "REVIEW")
+
+_PLANNING = re.compile(
+    r"\b(plan|planning|design|architecture|research|analy[sz]e|analysis|investigate|spec)\b", re.I
+)
+_TESTING = re.compile(r"\b(test|tests|testing|qa)\b", re.I)
+_REVIEW = re.compile(r"\b(review|audit)\b", re.I)
+
+
+def assign_agent(task: Task) -> str:
+    """Seed "Agent Assignment": by task type, then title keywords."""
+    meta = obj(task, "meta")
+    task_type = meta.get("type", "feature")
+    title = str(task.get("title", ""))
+    if task_type in ("test-fix", "test"):
+        return "@test-fix-agent"
+    if task_type == "test-gen":
+        return "@code-developer"  # writing tests is implementation work
+    if _REVIEW.search(title):
+        return "@universal-executor"
+    if _TESTING.search(title):
+        return "@test-fix-agent"
+    if _PLANNING.search(title):
+        return "@action-planning-agent"
+    return "@code-developer"
+
+
+def normalize_task(raw: Task, has_children: bool) -> Task:
+    """Fill the defaults of a task from a plan document, in canonical key order."""
+    task = dict(raw)
+    task.setdefault("status", "container" if has_children else "pending")
+    meta = task.get("meta")
+    if meta is None:
+        meta = task["meta"] = {}
+    if isinstance(meta, dict):
+        meta.setdefault("type", "feature")
+        meta.setdefault("agent", assign_agent(task))
+    context = task.get("context")
+    if context is None:
+        context = task["context"] = {}
+    if isinstance(context, dict):
+        tid = task.get("id")
+        parent = parent_of(tid) if isinstance(tid, str) and parse_task_id(tid) else None
+        if parent:
+            context.setdefault("parent", parent)
+        for key in CONTEXT_ARRAYS:
+            context.setdefault(key, [])
+    if task.get("flow_control") is None:
+        task["flow_control"] = {"pre_analysis": [], "implementation_approach": []}
+    ordered = {key: task[key] for key in TASK_KEY_ORDER if key in task}
+    ordered.update((k, v) for k, v in task.items() if k not in ordered)
+    return ordered
+
+
+def parse_plan(raw: bytes, where: str) -> tuple[dict[str, Any], list[Any], str]:
+    """(plan metadata, raw task list, JSON pointer of that list) from a plan document
+    or a bare task array."""
+    data = store.parse_json(raw, where)
+    if isinstance(data, list):
+        return {}, data, ""
+    if not isinstance(data, dict):
+        raise WfsError(
+            f"{where}: expected a plan object or a task array, got {type(data).__name__}"
+        )
+    tasks = data.get("tasks")
+    if not isinstance(tasks, list):
+        raise WfsError(f"{where}#/tasks: expected an array of tasks")
+    meta: dict[str, Any] = {}
+    overview = data.get("overview")
+    if overview is not None:
+        if not isinstance(overview, str):
+            raise WfsError(f"{where}#/overview: expected a string")
+        meta["overview"] = overview
+    requirements = data.get("requirements")
+    if requirements is not None:
+        if not isinstance(requirements, list) or not all(isinstance(r, str) for r in requirements):
+            raise WfsError(f"{where}#/requirements: expected an array of strings")
+        meta["requirements"] = requirements
+    return meta, tasks, "/tasks"
+
+
+def normalize_plan_tasks(raw_tasks: list[Any], existing_ids: set[str]) -> list[Any]:
+    ids = {t.get("id") for t in raw_tasks if isinstance(t, dict)} | existing_ids
+    parents = {parent_of(i) for i in ids if isinstance(i, str) and parse_task_id(i)}
+    return [
+        normalize_task(t, t.get("id") in parents) if isinstance(t, dict) else t for t in raw_tasks
+    ]
+
+
+def problems_of(items: list[tuple[str, Any, str | None]]) -> list[Any]:
+    from wfs.validate import TaskSource, validate_tasks
+
+    return list(validate_tasks([TaskSource(w, d, s) for w, d, s in items]))
+
+
+def refuse_problems(problems: list[Any], what: str) -> None:
+    errors = [p for p in problems if p.severity == "error"]
+    if errors:
+        listing = "\n".join(str(p) for p in errors)
+        count = f"{len(errors)} problem{'s' if len(errors) != 1 else ''}"
+        raise WfsError(f"{what}: {count}; nothing was written:\n{listing}")
+
+
+class Draft:
+    """The tasks of one session while they are being changed."""
+
+    def __init__(self, layout: Layout, sid: str) -> None:
+        self.layout = layout
+        self.sid = sid
+        self.session = sessions.load_session(layout, sid)
+        self.tasks: dict[str, Task] = {}
+        for task in load_tasks(layout, sid):
+            self.tasks.setdefault(str(task.get("id")), task)
+        self.changed: set[str] = set()
+        self.session_changed = False
+
+    def index(self) -> TaskIndex:
+        return TaskIndex(self.ordered())
+
+    def ordered(self) -> list[Task]:
+        return [self.tasks[k] for k in sorted(self.tasks, key=task_sort_key)]
+
+    def get(self, tid: str) -> Task:
+        if tid not in self.tasks:
+            raise unknown_task(tid, self.tasks)
+        return self.tasks[tid]
+
+    def put(self, task: Task) -> None:
+        tid = task["id"]
+        self.tasks[tid] = task
+        self.changed.add(tid)
+
+    def _sources(self) -> list[tuple[str, Any, str | None]]:
+        return [
+            (self.layout.relative(self.layout.task_file(self.sid, tid)), task, tid)
+            for tid, task in sorted(self.tasks.items(), key=lambda kv: task_sort_key(kv[0]))
+            if parse_task_id(tid)
+        ]
+
+    def commit(self, before: set[str], what: str) -> None:
+        after = problems_of(self._sources())
+        refuse_problems([p for p in after if str(p) not in before], what)
+        for tid in sorted(self.changed, key=task_sort_key):
+            store.write_json(self.layout.task_file(self.sid, tid), self.tasks[tid])
+        session = refresh_session(self.session, self.index())
+        if session != self.session or self.session_changed:
+            sessions.save_session(self.layout, self.sid, session)
+            self.session = session
+        render.write_views(self.layout.session_dir(self.sid), self.session, self.ordered())
+
+
+@contextlib.contextmanager
+def editing(layout: Layout, sid: str, what: str = "the change") -> Iterator[Draft]:
+    """Change a session's tasks under its lock; commit only if no new problem appears."""
+    with store.locked(layout.session_lock(sid), sid):
+        draft = Draft(layout, sid)
+        before = {str(p) for p in problems_of(draft._sources())}
+        yield draft
+        draft.commit(before, what)
+
+
+def refresh_session(session: dict[str, Any], index: TaskIndex) -> dict[str, Any]:
+    """Complexity (only ever raised), progress and phase, derived from the tasks."""
+    data = dict(session)
+    computed = complexity(len(index.by_id))
+    current = data.get("type") if isinstance(data.get("type"), str) else None
+    if TYPE_RANK[computed] > TYPE_RANK.get(current or "", -1):
+        data["type"] = computed
+    progress = dict(obj(data, "progress"))
+    leaves = index.leaves()
+    statuses = [index.effective_status(t) for t in leaves]
+    progress["current_tasks"] = [
+        t for t in sorted(leaves, key=task_sort_key) if index.effective_status(t) == "active"
+    ]
+    phase = data.get("current_phase")
+    all_done = bool(leaves) and all(s == "completed" for s in statuses)
+    if phase in PHASES:
+        if all_done:
+            phase = "REVIEW"
+        elif any(s != "pending" for s in statuses):
+            phase = "IMPLEMENT"
+        elif phase == "REVIEW":
+            phase = "IMPLEMENT"  # new work arrived after review began
+        completed = list(progress.get("completed_phases") or [])
+        for earlier in PHASES[: PHASES.index(phase)]:
+            if earlier not in completed:
+                completed.append(earlier)
+        progress["completed_phases"] = completed
+        data["current_phase"] = phase
+    data["progress"] = progress
+    return data
+
+
+def unknown_task(tid: str, known: Any) -> WfsError:
+    import difflib
+
+    close = difflib.get_close_matches(tid, list(known), n=3, cutoff=0.6)
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    return WfsError(f"unknown task {tid!r}{hint}")
+
+
+def _join_pointer(problem: Any) -> Any:
+    """`plan.json#/tasks/3` + `#/context/x` -> `plan.json#/tasks/3/context/x`."""
+    head, sep, rest = problem.where.rpartition("#")
+    if sep and "#" in head:
+        return problem._replace(where=head + rest)
+    return problem
+
+
+def new_session_from_plan(
+    layout: Layout, topic: str, raw: bytes, where: str, session_type: str | None
+) -> tuple[str, int]:
+    """Validate the whole plan, then create the session holding it; all or nothing."""
+    meta, raw_tasks, pointer = parse_plan(raw, where)
+    tasks = normalize_plan_tasks(raw_tasks, set())
+    items: list[tuple[str, Any, str | None]] = [
+        (f"{where}#{pointer}/{i}", task, None) for i, task in enumerate(tasks)
+    ]
+    refuse_problems([_join_pointer(p) for p in problems_of(items)], where)
+    sid = sessions.create_session(layout, topic, session_type, plan=meta, tasks=tasks)
+    return sid, len(tasks)
+
+
+def replan(layout: Layout, sid: str, raw: bytes, where: str) -> tuple[int, int]:
+    """Add or replace the plan's tasks in a session, keeping existing tasks' status.
+
+    Returns (added, replaced)."""
+    meta, raw_tasks, _ = parse_plan(raw, where)
+    added = replaced = 0
+    with editing(layout, sid, where) as draft:
+        for task in normalize_plan_tasks(raw_tasks, set(draft.tasks)):
+            if not isinstance(task, dict) or not isinstance(task.get("id"), str):
+                raise WfsError(f"{where}: every task needs a string id")
+            old = draft.tasks.get(task["id"])
+            if old is not None:
+                replaced += 1
+                if "container" not in (task["status"], old.get("status")):
+                    task["status"] = old.get("status", task["status"])
+                if "execution" in old:
+                    task["execution"] = old["execution"]
+            else:
+                added += 1
+            draft.put(task)
+        if meta:
+            draft.session = {**draft.session, "plan": {**draft.session.get("plan", {}), **meta}}
+            draft.session_changed = True
+    return added, replaced
+
+
+def _next_id(draft: Draft, parent: str | None) -> str:
+    if parent is None:
+        majors = [p.major for p in map(parse_task_id, draft.tasks) if p is not None]
+        return f"IMPL-{max(majors, default=0) + 1}"
+    minors = [
+        p.minor
+        for tid, p in ((t, parse_task_id(t)) for t in draft.tasks)
+        if p is not None and p.minor is not None and parent_of(tid) == parent
+    ]
+    return f"{parent}.{max(minors, default=0) + 1}"
+
+
+def add_task(layout: Layout, sid: str, fields: Task, parent: str | None = None) -> Task:
+    """Add one task; with `parent`, as its next subtask (the parent becomes a container)."""
+    with editing(layout, sid) as draft:
+        if parent is not None:
+            _check_can_have_subtasks(draft, parent)
+        tid = fields.get("id") or _next_id(draft, parent)
+        if tid in draft.tasks:
+            raise WfsError(f"task {tid} already exists; use `wfs task update {tid}`")
+        task = normalize_task({**fields, "id": tid}, has_children=False)
+        draft.put(task)
+        if parent is not None:
+            _make_container(draft, parent)
+    return task
+
+
+def _check_can_have_subtasks(draft: Draft, parent: str) -> None:
+    task = draft.get(parent)
+    parsed = parse_task_id(parent)
+    if parsed is None or parsed.minor is not None:
+        raise WfsError(f"{parent} is a subtask; tasks have at most 2 levels (IMPL-N.M)")
+    if draft.index().is_container(parent):
+        return
+    if task.get("status") in ("active", "completed"):
+        raise WfsError(
+            f"{parent} is {task.get('status')}; only a pending or blocked task can be split"
+        )
+
+
+def _make_container(draft: Draft, tid: str) -> None:
+    task = draft.get(tid)
+    if task.get("status") != "container":
+        draft.put({**task, "status": "container"})
+
+
+def split_task(layout: Layout, sid: str, tid: str, raw: bytes, where: str) -> list[Task]:
+    """Split a main task into subtasks `IMPL-N.1…`; it becomes their container."""
+    _, raw_tasks, _ = parse_plan(raw, where)
+    created = []
+    with editing(layout, sid, where) as draft:
+        _check_can_have_subtasks(draft, tid)
+        if draft.index().is_container(tid):
+            raise WfsError(f"{tid} is already split into {', '.join(draft.index().children[tid])}")
+        parent = draft.get(tid)
+        pcontext = obj(parent, "context")
+        for number, item in enumerate(raw_tasks, start=1):
+            if not isinstance(item, dict):
+                raise WfsError(f"{where}#/{number - 1}: expected a task object")
+            sub_id = item.get("id") or f"{tid}.{number}"
+            if parent_of(sub_id) != tid:
+                raise WfsError(f"{where}#/{number - 1}/id: {sub_id!r} is not a subtask of {tid}")
+            context = dict(item.get("context") or {})
+            context.setdefault("parent", tid)
+            context.setdefault(
+                "inherited",
+                {
+                    "from": tid,
+                    "context": list(pcontext.get("requirements") or []),
+                },
+            )
+            if "shared_context" in pcontext:
+                context.setdefault("shared_context", pcontext["shared_context"])
+            task = normalize_task({**item, "id": sub_id, "context": context}, has_children=False)
+            draft.put(task)
+            created.append(task)
+        if not created:
+            raise WfsError(f"{where}: no subtasks given")
+        _make_container(draft, tid)
+    return created
+
+
+def update_task(layout: Layout, sid: str, tid: str, changes: Task) -> Task:
+    """Merge `changes` into a task: top-level fields replace, `meta`/`context` merge."""
+    with editing(layout, sid) as draft:
+        task = dict(draft.get(tid))
+        for key, value in changes.items():
+            if key in ("id", "status"):
+                raise WfsError(
+                    f"cannot change {key!r} with `task update`"
+                    + ("; use `wfs task status`" if key == "status" else "")
+                )
+            if (
+                key in ("meta", "context")
+                and isinstance(value, dict)
+                and isinstance(task.get(key), dict)
+            ):
+                task[key] = {**task[key], **value}
+            else:
+                task[key] = value
+        draft.put(task)
+    return task
+
+
+def set_status(layout: Layout, sid: str, tid: str, status: str) -> Task:
+    """Set a leaf's status; a container's status is derived and cannot be set."""
+    from wfs.tasks import LEAF_STATUSES
+
+    if status not in LEAF_STATUSES:
+        raise WfsError(f"invalid status {status!r}: expected one of {', '.join(LEAF_STATUSES)}")
+    with editing(layout, sid) as draft:
+        task = draft.get(tid)
+        refuse_container(draft.index(), tid, f"set its status to {status}")
+        if task.get("status") != status:
+            draft.put({**task, "status": status})
+    return draft.tasks[tid]
+
+
+def refuse_container(index: TaskIndex, tid: str, action: str) -> None:
+    kids = index.children.get(tid)
+    if kids:
+        raise WfsError(
+            f"{tid} is a container; cannot {action}: its status is derived "
+            f"from its subtasks {', '.join(sorted(kids, key=task_sort_key))}"
+        )
+
+
+def migrate(layout: Layout, sid: str) -> list[str]:
+    """Convert v1 object-form `implementation_approach` to the step array; ids changed."""
+    from wfs.validate import migrate_task
+
+    with editing(layout, sid, "wfs migrate") as draft:
+        for task in draft.ordered():
+            new, changed = migrate_task(task)
+            if changed:
+                draft.put(new)
+        return sorted(draft.changed, key=task_sort_key)
