@@ -160,9 +160,10 @@ class Draft:
             if parse_task_id(tid)
         ]
 
-    def commit(self, before: set[str], what: str) -> None:
-        after = problems_of(self._sources())
-        refuse_problems([p for p in after if str(p) not in before], what)
+    def commit(self, before: set[str] | None, what: str) -> None:
+        if before is not None:
+            after = problems_of(self._sources())
+            refuse_problems([p for p in after if str(p) not in before], what)
         for tid in sorted(self.changed, key=task_sort_key):
             store.write_json(self.layout.task_file(self.sid, tid), self.tasks[tid])
         session = refresh_session(self.session, self.index())
@@ -173,11 +174,16 @@ class Draft:
 
 
 @contextlib.contextmanager
-def editing(layout: Layout, sid: str, what: str = "the change") -> Iterator[Draft]:
-    """Change a session's tasks under its lock; commit only if no new problem appears."""
+def editing(
+    layout: Layout, sid: str, what: str = "the change", check: bool = True
+) -> Iterator[Draft]:
+    """Change a session's tasks under its lock; commit only if no new problem appears.
+
+    `check=False` is for the engine's status bookkeeping, which cannot break a rule.
+    """
     with store.locked(layout.session_lock(sid), sid):
         draft = Draft(layout, sid)
-        before = {str(p) for p in problems_of(draft._sources())}
+        before = {str(p) for p in problems_of(draft._sources())} if check else None
         yield draft
         draft.commit(before, what)
 

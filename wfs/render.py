@@ -141,3 +141,30 @@ def read_view(path: Path) -> str | None:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return None
+
+
+MAX_OUTPUT_IN_SUMMARY = 4000
+
+
+def render_summary(task: Task, steps: list[dict[str, Any]], changed: list[str]) -> str:
+    """`.summaries/<ID>-summary.md` for a completed task."""
+    global _ENV
+    if _ENV is None:
+        _ENV = _environment()
+    outputs = []
+    for step in steps:
+        if step.get("bind") and step.get("status") == "done":
+            value = str(step.get("output", "")).rstrip("\n")
+            if len(value) > MAX_OUTPUT_IN_SUMMARY:
+                value = value[:MAX_OUTPUT_IN_SUMMARY] + "\n… (truncated)"
+            # A fence inside the value would end the code block early.
+            outputs.append({"name": step["bind"], "value": value.replace("```", "ʼʼʼ")})
+    data = {
+        "id": task.get("id"),
+        "title": _one_line(task.get("title")),
+        "agent": _one_line(obj(task, "meta").get("agent")),
+        "steps": steps,
+        "outputs": outputs,
+        "changed": changed,
+    }
+    return str(_ENV.get_template("summary.md.j2").render(data))

@@ -1,0 +1,217 @@
+"""Step executors: bash(), Read(), Glob(), Grep(), external CLI tools, agent steps.
+
+Every executor returns a StepResult; none raises for a failing command. Built-ins are
+confined to the project root: a path that leads outside it (by `..`, an absolute path
+or a symlink) is refused.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import signal
+import subprocess
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from wfs.errors import WfsError
+from wfs.flow.variables import substitute_prose, substitute_shell
+
+MAX_GREP_LINES = 1000
+_BUILTIN = re.compile(r"(bash|Read|Glob|Grep)\((.*)\)\s*", re.S)
+_PROGRAM = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]*")
+# A bare command whose program is missing fails the step (SPEC §3.5) when it looks like
+# a command line; plain sentences are agent steps.
+_KNOWN_CLIS = {"gemini", "qwen", "codex", "claude", "npm", "npx", "pytest", "python", "git"}
+
+
+class StepResult(NamedTuple):
+    exit_code: int
+    output: str
+    error: str = ""
+    timed_out: bool = False
+
+
+class Command(NamedTuple):
+    kind: str  # bash | read | glob | grep | cli | agent
+    text: str  # the argument (for built-ins) or the whole command line
+
+
+def classify(command: str) -> Command:
+    """What kind of step a command string is."""
+    text = command.strip()
+    match = _BUILTIN.fullmatch(text)
+    if match:
+        return Command(match.group(1).lower(), match.group(2))
+    if not text or text.startswith("mcp__"):
+        return Command("agent", text)
+    first = text.split(None, 1)[0]
+    if _PROGRAM.fullmatch(first) and (
+        shutil.which(first) or first in _KNOWN_CLIS or first.islower() and _looks_like_cli(text)
+    ):
+        return Command("cli", text)
+    return Command("agent", text)
+
+
+def _looks_like_cli(text: str) -> bool:
+    rest = text.split(None, 1)[1] if " " in text else ""
+    return bool(rest) and (rest.startswith("-") or rest[:1] in "\"'" or " -" in rest)
+
+
+def run_shell(script: str, env: Mapping[str, str], root: Path, timeout: float | None) -> StepResult:
+    """Run a bash script in the project root."""
+    return _run(script, root, {**os.environ, **env}, None, timeout)
+
+
+def run_agent(agent_command: str, brief: str, root: Path, timeout: float | None) -> StepResult:
+    """Send the brief to the configured agent command on stdin; its stdout is the output."""
+    return _run(agent_command, root, dict(os.environ), brief.encode("utf-8"), timeout)
+
+
+def _run(
+    script: str, root: Path, env: dict[str, str], stdin: bytes | None, timeout: float | None
+) -> StepResult:
+    # A process group of its own, so a timeout kills everything the step started.
+    proc = subprocess.Popen(
+        ["bash", "-c", script],
+        cwd=root,
+        env=env,
+        stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        out, err = proc.communicate(stdin, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        return StepResult(124, _text(out), _text(err) + f"timed out after {timeout:g}s", True)
+    return StepResult(proc.returncode, _text(out), _text(err))
+
+
+def _text(raw: bytes) -> str:
+    return raw.decode("utf-8", errors="replace")
+
+
+def run_command(
+    command: Command, values: Mapping[str, Any], root: Path, timeout: float | None
+) -> StepResult:
+    """Run one non-agent command with `values` substituted."""
+    if command.kind in ("bash", "cli"):
+        if command.kind == "cli":
+            program = command.text.split(None, 1)[0]
+            if shutil.which(program) is None:
+                return StepResult(127, "", f"{program}: command not found on PATH")
+        shell = substitute_shell(command.text, values)
+        return run_shell(shell.script, shell.env, root, timeout)
+    argument = substitute_prose(command.text, values)
+    try:
+        if command.kind == "read":
+            return StepResult(0, read_file(root, argument))
+        if command.kind == "glob":
+            return StepResult(0, "\n".join(glob_files(root, argument)))
+        pattern, _, where = argument.partition(",")
+        return StepResult(0, "\n".join(grep_files(root, pattern.strip(), where.strip() or ".")))
+    except WfsError as err:
+        return StepResult(1, "", err.message)
+
+
+def _unquote(text: str) -> str:
+    text = text.strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
+        return text[1:-1]
+    return text
+
+
+def confined(root: Path, relative: str) -> Path:
+    """`relative` resolved inside the project root, or an error naming why not."""
+    relative = _unquote(relative)
+    if not relative or "\0" in relative:
+        raise WfsError(f"invalid path {relative!r}")
+    candidate = Path(relative)
+    if candidate.is_absolute() or ".." in candidate.parts:
+        raise WfsError(f"path {relative!r} leads outside the project root")
+    real_root = root.resolve()
+    resolved = (real_root / candidate).resolve()
+    if resolved != real_root and real_root not in resolved.parents:
+        raise WfsError(f"path {relative!r} leads outside the project root (through a symlink)")
+    return resolved
+
+
+def read_file(root: Path, relative: str) -> str:
+    path = confined(root, relative)
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        raise WfsError(f"Read({relative}): no such file") from None
+    except IsADirectoryError:
+        raise WfsError(f"Read({relative}): is a directory") from None
+    except OSError as err:
+        raise WfsError(f"Read({relative}): {err.strerror}") from None
+
+
+def glob_files(root: Path, pattern: str) -> list[str]:
+    """Files matching `pattern` under the root, relative, sorted; none outside the root."""
+    pattern = _unquote(pattern)
+    if not pattern or Path(pattern).is_absolute() or ".." in Path(pattern).parts:
+        raise WfsError(f"Glob({pattern}): the pattern must stay inside the project root")
+    real_root = root.resolve()
+    found = []
+    for path in root.glob(pattern):
+        resolved = path.resolve()
+        if resolved == real_root or real_root in resolved.parents:
+            found.append(path.relative_to(root).as_posix())
+    return sorted(found)
+
+
+def grep_files(root: Path, pattern: str, where: str) -> list[str]:
+    """`file:line:text` for each line matching the regex, under `where` in the root."""
+    pattern = _unquote(pattern)
+    try:
+        regex = re.compile(pattern)
+    except re.error as err:
+        raise WfsError(f"Grep({pattern}): invalid regular expression: {err}") from None
+    base = confined(root, where)
+    real_root = root.resolve()
+    files = [base] if base.is_file() else sorted(p for p in base.rglob("*") if p.is_file())
+    lines: list[str] = []
+    for path in files:
+        if ".git" in path.relative_to(real_root).parts:
+            continue
+        resolved = path.resolve()
+        if real_root not in resolved.parents:
+            continue
+        try:
+            text = resolved.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError):
+            continue
+        name = path.relative_to(real_root).as_posix()
+        for number, line in enumerate(text.splitlines(), start=1):
+            if regex.search(line):
+                lines.append(f"{name}:{number}:{line}")
+                if len(lines) >= MAX_GREP_LINES:
+                    return lines
+    return lines
+
+
+def meets(criteria: str | None, result: StepResult) -> bool:
+    """success_criteria: `exit_code:N`, `contains:TEXT`, `regex:PAT`, `not_empty`."""
+    if result.timed_out:
+        return False
+    if not criteria:
+        return result.exit_code == 0
+    kind, _, arg = criteria.partition(":")
+    if kind == "exit_code":
+        return arg.strip().lstrip("-").isdigit() and result.exit_code == int(arg)
+    if kind == "contains":
+        return result.exit_code == 0 and arg in result.output
+    if kind == "regex":
+        return result.exit_code == 0 and re.search(arg, result.output) is not None
+    if kind == "not_empty":
+        return result.exit_code == 0 and bool(result.output.strip())
+    return False

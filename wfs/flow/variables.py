@@ -1,0 +1,159 @@
+"""`[name]` substitution (SPEC §3.3) and its injection-safe form for shell commands (§3.4).
+
+In prose (descriptions, agent briefs) a known `[name]` is replaced by its text. In a
+shell command the value never becomes shell text: each token is replaced by a quoted
+expansion of a shell variable, and the values travel in the environment. Whatever a
+value holds (`$(...)`, backticks, quotes, `;`, newlines) it reaches the command as data.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+import orjson
+
+from wfs.errors import WfsError
+
+TOKEN = re.compile(r"\[([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\]")
+SESSION_TOKEN = re.compile(r"(WFS-)?\{session\}")
+
+# Task fields exposed as variables, and their short aliases.
+ALIASES = {"shared": "shared_context"}
+
+
+class MissingInput(WfsError):
+    """A command needs a step output that has no value yet."""
+
+    exit_code = 1
+
+
+def lookup(name: str, values: Mapping[str, Any]) -> tuple[bool, Any]:
+    """(found, value) for `name`, following dots into objects (`shared_context.x`)."""
+    head, *rest = name.split(".")
+    head = ALIASES.get(head, head) if head not in values else head
+    if head not in values:
+        return False, None
+    value = values[head]
+    for part in rest:
+        if not isinstance(value, dict) or part not in value:
+            return False, None
+        value = value[part]
+    return True, value
+
+
+def as_text(value: Any, separator: str = ", ") -> str:
+    """How a value reads in prose or inside quotes."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return separator.join(value)
+    return orjson.dumps(value).decode()
+
+
+def substitute_session(text: str, session_id: str) -> str:
+    """`{session}` in paths: `WFS-{session}` and `{session}` both name the session."""
+    return SESSION_TOKEN.sub(session_id, text)
+
+
+def substitute_prose(text: str, values: Mapping[str, Any]) -> str:
+    """Replace every known `[name]`; leave anything else (`[0-9]`, unknown names) alone."""
+
+    def replace(match: re.Match[str]) -> str:
+        found, value = lookup(match.group(1), values)
+        return as_text(value) if found else match.group(0)
+
+    return TOKEN.sub(replace, text)
+
+
+def check_inputs(text: str, values: Mapping[str, Any], declared: set[str]) -> None:
+    """Fail when `text` uses a declared step output that has no value yet."""
+    for match in TOKEN.finditer(text):
+        name = match.group(1)
+        if name.split(".")[0] in declared and not lookup(name, values)[0]:
+            raise MissingInput(f"Missing required input: {name}")
+
+
+class ShellCommand(NamedTuple):
+    """A bash script with `[name]` tokens replaced by variable expansions (after a
+    prelude that builds list variables), and the environment that carries the values."""
+
+    script: str
+    env: dict[str, str]
+
+
+def substitute_shell(command: str, values: Mapping[str, Any]) -> ShellCommand:
+    """Make `command` safe to run with bash: values go through the environment.
+
+    Unquoted, a list becomes separate words ("${v[@]}") and anything else one word;
+    inside double quotes it is expanded as data; inside single quotes the quote is
+    closed around a double-quoted expansion.
+    """
+    env: dict[str, str] = {}
+    prelude: list[str] = []
+    slots: dict[tuple[str, bool], str] = {}
+
+    def slot(name: str, value: Any, as_list: bool) -> str:
+        key = (name, as_list)
+        if key in slots:
+            return slots[key]
+        var = f"WFS_V{len(slots)}"
+        slots[key] = var
+        if as_list:
+            items = [as_text(v) for v in value]
+            for n, item in enumerate(items):
+                env[f"{var}_{n}"] = _env_safe(name, item)
+            words = " ".join(f'"${{{var}_{n}}}"' for n in range(len(items)))
+            prelude.append(f"{var}=({words})")
+        else:
+            env[var] = _env_safe(name, as_text(value, " "))
+        return var
+
+    out: list[str] = []
+    state = "plain"  # plain | single | double
+    i = 0
+    while i < len(command):
+        ch = command[i]
+        if state != "single" and ch == "\\" and i + 1 < len(command):
+            out.append(command[i : i + 2])
+            i += 2
+            continue
+        if ch == "[":
+            match = TOKEN.match(command, i)
+            if match:
+                found, value = lookup(match.group(1), values)
+                if found:
+                    as_list = state == "plain" and isinstance(value, list)
+                    var = slot(match.group(1), value, as_list)
+                    if as_list:
+                        out.append(f'"${{{var}[@]}}"')
+                    elif state == "single":
+                        out.append(f"'\"${{{var}}}\"'")
+                    else:
+                        expansion = f"${{{var}}}"
+                        out.append(expansion if state == "double" else f'"{expansion}"')
+                    i = match.end()
+                    continue
+        if state == "plain" and ch == "'":
+            state = "single"
+        elif state == "single" and ch == "'":
+            state = "plain"
+        elif state == "plain" and ch == '"':
+            state = "double"
+        elif state == "double" and ch == '"':
+            state = "plain"
+        out.append(ch)
+        i += 1
+    script = "".join(out)
+    if prelude:
+        script = "\n".join(prelude) + "\n" + script
+    return ShellCommand(script, env)
+
+
+def _env_safe(name: str, text: str) -> str:
+    if "\0" in text:
+        raise WfsError(f"value of [{name}] contains a NUL byte and cannot be passed to a command")
+    return text
