@@ -152,7 +152,7 @@ def test_readiness_respects_dependencies_containers_and_parents(project: Path, c
         "IMPL-1.1",
         "IMPL-3",
     ]
-    assert wfs("next").out.startswith("[ ] IMPL-1.1  First")
+    assert wfs("next").out == "  [ ] IMPL-1.1  First  pending\n"
     wfs("task", "status", "IMPL-1.1", "completed")
     assert [t["id"] for t in wfs("next", "--all", "--json").json()["tasks"]] == [
         "IMPL-1.2",
@@ -188,7 +188,7 @@ def test_completing_a_container_directly_is_refused(project: Path, chain: str) -
 def test_unknown_task_suggests_close_ids(project: Path, chain: str) -> None:
     run = wfs("task", "show", "IMPL-1.3")
     assert run.code == 2
-    assert run.err.startswith("wfs: error: unknown task 'IMPL-1.3'; did you mean IMPL-1.1")
+    assert run.err == "wfs: error: unknown task 'IMPL-1.3'; did you mean IMPL-1.2, IMPL-1.1, IMPL-3?\n"
 
 
 def test_hostile_task_id_is_refused(project: Path, chain: str) -> None:

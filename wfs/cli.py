@@ -167,8 +167,7 @@ def init(env: Env) -> None:
 def read_input(source: str) -> tuple[bytes, str]:
     """Bytes of FILE, or of stdin for "-", and the name to show in messages."""
     if source == "-":
-        stdin: Any = click.get_binary_stream("stdin")
-        return stdin.read(), "<stdin>"
+        return sys.stdin.buffer.read(), "<stdin>"
     try:
         with open(source, "rb") as handle:
             return handle.read(), source
@@ -953,6 +952,193 @@ def migrate(env: Env, all_sessions: bool) -> None:
             or "Nothing to migrate."
         ),
     )
+
+
+# ---------------------------------------------------------------- execute
+
+
+def _agent_command(env: Env, option: str | None) -> str | None:
+    """--agent, then WFS_AGENT, then "agent" in .workflow/config.json."""
+    if option:
+        return option
+    if os.environ.get("WFS_AGENT"):
+        return os.environ["WFS_AGENT"]
+    config = env.layout.workflow / "config.json"
+    if config.exists():
+        from wfs.store import read_json
+
+        data = read_json(config, env.layout.relative(config))
+        agent = data.get("agent") if isinstance(data, dict) else None
+        if agent is not None and not isinstance(agent, str):
+            raise WfsError(f"{env.layout.relative(config)}#/agent: expected a command string")
+        return agent
+    return None
+
+
+def _progress(env: Env) -> Any:
+    def report(event: str, data: dict[str, Any]) -> None:
+        if event == "start":
+            click.echo(f"  {data['task']} ▶ {data['name']} …", err=True)
+        elif event == "step":
+            color = {"done": "green", "skipped": "yellow"}.get(data["outcome"], "red")
+            outcome = env.style(data["outcome"], fg=color)
+            click.echo(
+                f"  {data['task']} · {data['name']}: {outcome} ({data['elapsed']:.2f}s)",
+                err=True,
+                color=None if env.color else False,
+            )
+
+    return report
+
+
+def _show_pause(env: Env, result: dict[str, Any]) -> None:
+    brief = result["brief"]
+    step = brief["step"]
+    env.echo(f"Paused: {result['task']} · {step['name']} ({step['key']}): {result['reason']}")
+    env.echo("")
+    for field in ("title", "action", "description", "command", "error"):
+        if field in step:
+            env.echo(f"{field.capitalize()}: {step[field]}")
+    for field in ("modification_points", "logic_flow"):
+        if field in step:
+            env.echo(f"{field.replace('_', ' ').capitalize()}:")
+            for item in step[field]:
+                env.echo(f"  - {item}")
+    if step.get("output"):
+        env.echo(f"Output binds to: [{step['output']}]")
+    env.echo("")
+    env.echo(f"Resume: {brief['resume']}")
+
+
+@cli.command()
+@click.argument("task_id", metavar="[ID]", required=False)
+@click.option("--all", "run_all", is_flag=True, help="Keep going until no task is ready.")
+@click.option("--dry-run", is_flag=True, help="Show every resolved step; run nothing.")
+@click.option("--resume", "resume_id", metavar="ID", help="Resume a paused task.")
+@click.option(
+    "--output", "output_text", metavar="TEXT", help="With --resume: the paused step's output."
+)
+@click.option(
+    "--output-file",
+    type=click.Path(dir_okay=False),
+    metavar="F",
+    help="With --resume: read the paused step's output from F.",
+)
+@click.option("--skip", is_flag=True, help="With --resume: skip the paused step.")
+@click.option(
+    "--agent",
+    "agent_option",
+    metavar="CMD",
+    help="Agent command: gets each agent step's brief on stdin, answers on stdout.",
+)
+@json_flag
+@pass_env
+def execute(
+    env: Env,
+    task_id: str | None,
+    run_all: bool,
+    dry_run: bool,
+    resume_id: str | None,
+    output_text: str | None,
+    output_file: str | None,
+    skip: bool,
+    agent_option: str | None,
+) -> None:
+    """Run a task's flow control: the given ID, or the next ready task.
+
+    Exit codes: 0 done, 1 a step failed (task blocked), 3 paused for an agent or a person.
+
+    \b
+    Example:
+      wfs execute --all
+      wfs execute --resume IMPL-2 --output-file answer.md
+    """
+    from wfs.flow import engine
+
+    if sum(x is not None for x in (output_text, output_file)) + skip > 1:
+        raise click.UsageError("give at most one of --output, --output-file and --skip")
+    if (output_text is not None or output_file or skip) and not resume_id:
+        raise click.UsageError("--output, --output-file and --skip go with --resume ID")
+    sid = env.current_session()
+    runner = engine.Runner(
+        env.layout,
+        sid,
+        _agent_command(env, agent_option),
+        progress=None if dry_run else _progress(env),
+    )
+    if dry_run:
+        _dry_run(env, runner, task_id)
+        return
+    results: list[dict[str, Any]] = []
+    if resume_id:
+        resume: dict[str, Any] = {"skip": skip, "output": output_text}
+        if output_file:
+            resume["output"] = read_input(output_file)[0].decode("utf-8", "replace")
+        results.append(engine.run_task(runner, runner.reclaim(resume_id), resume))
+    elif task_id:
+        task = runner.claim(task_id)
+        assert task is not None
+        results.append(engine.run_task(runner, task))
+    while (run_all or not results) and (not results or results[-1]["status"] != "paused"):
+        task = runner.claim(None)
+        if task is None:
+            break
+        results.append(engine.run_task(runner, task))
+        if not run_all:
+            break
+    statuses = [r["status"] for r in results]
+    code = 3 if "paused" in statuses else 1 if "blocked" in statuses else 0
+
+    def human() -> None:
+        if not results:
+            env.echo("No task is ready.")
+        for result in results:
+            if result["status"] == "paused":
+                _show_pause(env, result)
+            elif result["status"] == "blocked":
+                env.echo(f"{result['task']}: blocked: {result['reason']}")
+            else:
+                env.echo(f"{result['task']}: completed → {result['summary']}")
+
+    overall = {0: "completed", 1: "failed", 3: "paused"}[code] if results else "idle"
+    env.emit({"session": sid, "status": overall, "tasks": results}, human)
+    if code:
+        click.get_current_context().exit(code)
+
+
+def _dry_run(env: Env, runner: Any, task_id: str | None) -> None:
+    from wfs.flow import engine
+    from wfs.layout import check_task_id
+
+    from wfs.tasks import TaskIndex, load_tasks
+
+    index = TaskIndex(load_tasks(env.layout, runner.sid))
+    if task_id is None:
+        ready = index.ready()
+        if not ready:
+            env.emit({"session": runner.sid, "task": None}, lambda: env.echo("No task is ready."))
+            return
+        task_id = ready[0]
+    if check_task_id(task_id) not in index.by_id:
+        from wfs.edit import unknown_task
+
+        raise unknown_task(task_id, index.by_id)
+    plan = engine.dry_run(runner, index.by_id[task_id])
+
+    def human() -> None:
+        env.echo(f"{plan['task']}: {plan['title']} (dry run, nothing is executed)")
+        for row in plan["steps"]:
+            binds = f" → [{row['output']}]" if row["output"] else ""
+            env.echo(
+                f"  {row['key']} {row['name']} [{', '.join(row['kinds'])}]{binds}"
+                f" on_error={row['on_error']}"
+            )
+            for text in row["resolved"]:
+                env.echo(f"      {text}")
+            for name, producer in row["waits_for"].items():
+                env.echo(f"      (needs [{name}] from {producer})")
+
+    env.emit(plan, human)
 
 
 # ---------------------------------------------------------------- schema

@@ -159,7 +159,7 @@ def glob_files(root: Path, pattern: str) -> list[str]:
     """Files matching `pattern` under the root, relative, sorted; none outside the root."""
     pattern = _unquote(pattern)
     if not pattern or Path(pattern).is_absolute() or ".." in Path(pattern).parts:
-        raise WfsError(f"Glob({pattern}): the pattern must stay inside the project root")
+        raise WfsError(f"Glob({pattern}): the pattern leads outside the project root")
     real_root = root.resolve()
     found = []
     for path in root.glob(pattern):

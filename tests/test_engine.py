@@ -1,0 +1,324 @@
+"""`wfs execute`: steps, variables, on_error, pause/resume, completion, concurrency."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import REPO, read_json, wfs, wfs_process
+
+DEMO = REPO / "examples" / "offline-demo"
+
+
+def plan_tasks(tasks: list[dict[str, Any]], topic: str = "Run") -> str:
+    run = wfs("plan", topic, "--from", "-", input=json.dumps(tasks))
+    assert run.code == 0, run.err
+    return run.out.strip()
+
+
+def step(n: int, command: str | None = None, output: str | None = None,
+         depends: list[int] | None = None, **extra: Any) -> dict[str, Any]:
+    spec: dict[str, Any] = {
+        "step": n, "title": f"Step {n}", "description": f"Do step {n}",
+        "modification_points": [], "logic_flow": [], "depends_on": depends or [],
+        "output": output or f"out{n}",
+    }
+    if command is not None:
+        spec["command"] = command
+    spec.update(extra)
+    return spec
+
+
+def one_task(steps: list[dict[str, Any]], pre: list[dict[str, Any]] | None = None,
+             **context: Any) -> list[dict[str, Any]]:
+    return [{"id": "IMPL-1", "title": "Solo", "context": context,
+             "flow_control": {"pre_analysis": pre or [], "implementation_approach": steps}}]
+
+
+def task_json(project: Path, sid: str, tid: str = "IMPL-1") -> dict[str, Any]:
+    return read_json(project / ".workflow" / sid / ".task" / f"{tid}.json")
+
+
+def test_offline_demo_runs_end_to_end_with_a_fake_agent(project: Path) -> None:
+    sid = plan_tasks(json.loads((DEMO / "plan.json").read_text()), "Offline demo")
+    run = wfs("execute", "--all", "--agent", str(DEMO / "agent.sh"), "--json")
+    assert run.code == 0, run.err
+    result = run.json()
+    assert [t["task"] for t in result["tasks"]] == ["IMPL-1", "IMPL-2", "IMPL-3"]
+    assert {t["status"] for t in result["tasks"]} == {"completed"}
+    assert (project / "build/review.txt").read_text() == "Friendly and short: approved.\n"
+    greeting = (project / "build/greeting.txt").read_text()
+    assert greeting.startswith("Hello, wfs users, from ")
+    todo = (project / ".workflow" / sid / "TODO_LIST.md").read_text()
+    assert todo.count("\n- [x] **IMPL-") == 3 and "- [ ] **" not in todo
+    for tid in ("IMPL-1", "IMPL-2", "IMPL-3"):
+        assert (project / ".workflow" / sid / ".summaries" / f"{tid}-summary.md").is_file()
+    session = read_json(project / ".workflow" / sid / "workflow-session.json")
+    assert session["current_phase"] == "REVIEW"
+    assert session["progress"]["completed_phases"] == ["PLAN", "IMPLEMENT"]
+    assert wfs("validate").code == 0
+    assert wfs("render", "--check").code == 0
+
+
+def test_outputs_flow_between_steps_in_dependency_order(project: Path) -> None:
+    sid = plan_tasks(one_task([
+        step(1, "bash(printf first)", "a"),
+        step(2, "bash(printf '%s+second' [a])", "b", [1]),
+    ], pre=[{"step": "seed", "action": "seed", "command": "bash(printf zero)", "output_to": "z"}]))
+    assert wfs("execute").code == 0
+    summary = (project / ".workflow" / sid / ".summaries/IMPL-1-summary.md").read_text()
+    assert "### `b`\n```text\nfirst+second\n```" in summary
+    assert task_json(project, sid)["status"] == "completed"
+
+
+def test_task_fields_dotted_paths_and_session_values(project: Path) -> None:
+    sid = plan_tasks(one_task(
+        [step(1, "bash(printf '%s|' [focus_paths] [shared_context.mode] [session_id] [id] [0-9])",
+              "seen")],
+        focus_paths=["src/a", "src/b"], shared_context={"mode": "fast"}))
+    assert wfs("execute").code == 0
+    summary = (project / ".workflow" / sid / ".summaries/IMPL-1-summary.md").read_text()
+    assert f"src/a|src/b|fast|{sid}|IMPL-1|[0-9]|" in summary
+
+
+def test_missing_required_input_fails_the_step(project: Path) -> None:
+    sid = plan_tasks(one_task([
+        step(1, "bash(printf '%s' [later])", "first"),
+        step(2, "bash(printf x)", "later", [1]),
+    ]))
+    run = wfs("execute")
+    assert run.code == 1
+    assert "Missing required input: later" in run.out
+    task = task_json(project, sid)
+    assert task["status"] == "blocked"
+    assert "Missing required input: later" in task["execution"]["blocked_reason"]
+
+
+def test_skip_optional_continues_with_an_empty_value(project: Path) -> None:
+    sid = plan_tasks(one_task([
+        step(1, "bash(exit 3)", "maybe", on_error="skip_optional"),
+        step(2, "bash(printf '<%s>' \"[maybe]\")", "after", [1]),
+    ]))
+    assert wfs("execute").code == 0
+    summary = (project / ".workflow" / sid / ".summaries/IMPL-1-summary.md").read_text()
+    assert "| implementation_approach/1 | Step 1 | skipped | " in summary
+    assert "### `after`\n```text\n<>\n```" in summary
+
+
+def test_fail_blocks_the_task_with_the_reason(project: Path) -> None:
+    sid = plan_tasks(one_task([step(1, "bash(echo boom >&2; exit 7)")]))
+    run = wfs("execute", "--json")
+    assert run.code == 1
+    assert run.json()["tasks"][0] == {
+        "task": "IMPL-1", "status": "blocked",
+        "reason": "step implementation_approach/1 (Step 1) failed: boom",
+    }
+    assert task_json(project, sid)["execution"]["blocked_reason"] == (
+        "step implementation_approach/1 (Step 1) failed: boom")
+
+
+def test_retry_once_runs_exactly_twice(project: Path) -> None:
+    sid = plan_tasks(one_task([step(1, "bash(echo x >> tries.txt; test $(wc -l < tries.txt) -ge 2)",
+                                    on_error="retry_once")]))
+    assert wfs("execute").code == 0
+    assert (project / "tries.txt").read_text() == "x\nx\n"
+    (project / "tries.txt").unlink()
+    plan_tasks(one_task([step(1, "bash(echo x >> tries.txt; exit 1)", on_error="retry_once")]), "Again")
+    assert wfs("execute").code == 1
+    assert (project / "tries.txt").read_text() == "x\nx\n"
+    del sid
+
+
+def test_manual_intervention_pauses_blocked_then_resume_retries(project: Path) -> None:
+    sid = plan_tasks(one_task([
+        step(1, "bash(echo ran >> log.txt)", "first"),
+        step(2, "bash(test -f ok.flag && echo fine)", "second", [1], on_error="manual_intervention"),
+    ]))
+    run = wfs("execute")
+    assert run.code == 3
+    assert "manual intervention needed" in run.out
+    assert task_json(project, sid)["status"] == "blocked"
+    (project / "ok.flag").touch()
+    resumed = wfs("execute", "--resume", "IMPL-1")
+    assert resumed.code == 0, resumed.out + resumed.err
+    assert task_json(project, sid)["status"] == "completed"
+    assert (project / "log.txt").read_text() == "ran\n"  # step 1 never ran twice
+
+
+def test_manual_intervention_skip_on_resume(project: Path) -> None:
+    sid = plan_tasks(one_task([step(1, "bash(exit 1)", on_error="manual_intervention")]))
+    assert wfs("execute").code == 3
+    assert wfs("execute", "--resume", "IMPL-1", "--skip").code == 0
+    assert task_json(project, sid)["status"] == "completed"
+
+
+def test_agent_step_pauses_and_resumes_without_rerunning_steps(project: Path) -> None:
+    sid = plan_tasks(one_task([
+        step(1, "bash(echo once >> appended.txt; printf ctx)", "ctx"),
+        step(2, None, "answer", [1]),
+        step(3, "bash(printf 'got:%s' [answer] > answer.txt)", "saved", [2]),
+    ]))
+    paused = wfs("execute", "--json")
+    assert paused.code == 3
+    data = paused.json()
+    assert data["status"] == "paused"
+    brief = data["tasks"][0]["brief"]
+    assert brief["step"]["key"] == "implementation_approach/2"
+    assert brief["workflow"] == {"session": sid, "phase": "IMPLEMENT"}
+    assert brief["task"]["id"] == "IMPL-1"
+    assert task_json(project, sid)["status"] == "active"
+    again = wfs("execute", "--resume", "IMPL-1", "--output", "$(rm -rf /) 42")
+    assert again.code == 0, again.out + again.err
+    assert (project / "appended.txt").read_text() == "once\n"
+    assert (project / "answer.txt").read_text() == "got:$(rm -rf /) 42"
+
+
+def test_agent_step_output_file_on_resume(project: Path) -> None:
+    sid = plan_tasks(one_task([step(1, None, "answer"),
+                               step(2, "bash(printf '%s' [answer] > a.txt)", "x", [1])]))
+    assert wfs("execute").code == 3
+    (project / "answer.md").write_text("from a file\n")
+    assert wfs("execute", "--resume", "IMPL-1", "--output-file", "answer.md").code == 0
+    assert (project / "a.txt").read_text() == "from a file\n"
+    del sid
+
+
+def test_configured_agent_gets_the_brief_on_stdin(project: Path, tmp_path: Path) -> None:
+    agent = tmp_path / "agent"
+    agent.write_text("#!/usr/bin/env bash\ncat > brief.json\necho agent-said\n")
+    agent.chmod(agent.stat().st_mode | stat.S_IEXEC)
+    plan_tasks(one_task([step(1, None, "answer")], focus_paths=["src"]))
+    run = wfs("execute", env={"WFS_AGENT": str(agent)})
+    assert run.code == 0, run.err
+    brief = json.loads((project / "brief.json").read_text())
+    assert brief["step"]["description"] == "Do step 1"
+    assert brief["task"]["context"]["focus_paths"] == ["src"]
+
+
+def test_timeout_kills_the_whole_process_group(project: Path) -> None:
+    plan_tasks(one_task([step(1, "bash((sleep 30; echo late > late.txt) & sleep 30)", timeout=1)]))
+    run = wfs("execute")
+    assert run.code == 1
+    assert "timed out after 1s" in run.out
+    import time
+    time.sleep(0.5)
+    assert not (project / "late.txt").exists()
+    leftovers = subprocess.run(["pgrep", "-f", "sleep 30; echo late"], capture_output=True)
+    assert leftovers.returncode == 1
+
+
+def test_success_criteria(project: Path) -> None:
+    plan_tasks(one_task([step(1, "bash(echo hello)", success_criteria="contains:bye")]))
+    run = wfs("execute")
+    assert run.code == 1
+    assert "success criteria 'contains:bye' not met" in run.out
+
+
+def test_fake_cli_on_path_runs_and_missing_cli_fails(project: Path, tmp_path: Path) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    gemini = bin_dir / "gemini"
+    gemini.write_text("#!/usr/bin/env bash\nprintf 'gemini saw: %s' \"$1\"\n")
+    gemini.chmod(0o755)
+    sid = plan_tasks(one_task([step(1, 'gemini "analyze [focus_paths]"', "analysis")],
+                              focus_paths=["src/auth"]))
+    env = {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    run = wfs_process("execute", cwd=project, env=env)
+    assert run.code == 0, run.err
+    summary = (project / ".workflow" / sid / ".summaries/IMPL-1-summary.md").read_text()
+    assert "gemini saw: analyze src/auth" in summary
+    plan_tasks(one_task([step(1, 'qwen "analyze"', "analysis")]), "Missing")
+    missing = wfs_process("execute", cwd=project, env={"PATH": "/usr/bin:/bin"})
+    assert missing.code == 1
+    assert "qwen: command not found on PATH" in missing.out
+
+
+def test_builtins_are_confined_to_the_project_root(project: Path, tmp_path: Path) -> None:
+    (tmp_path / "secret.txt").write_text("secret")
+    os.symlink(tmp_path / "secret.txt", project / "link.txt")
+    for command in ("Read(../secret.txt)", "Read(/etc/passwd)", "Read(link.txt)",
+                    "Glob(../*)", "Grep(secret, ..)"):
+        plan_tasks(one_task([step(1, command, "x")]), command)
+        run = wfs("execute")
+        assert run.code == 1, command
+        assert "outside the project root" in run.out, (command, run.out)
+
+
+def test_read_glob_grep_inside_the_root(project: Path) -> None:
+    (project / "src").mkdir()
+    (project / "src/a.py").write_text("import auth\nprint(1)\n")
+    (project / "src/b.py").write_text("nothing\n")
+    sid = plan_tasks(one_task([step(1, "Glob(src/*.py)", "files"),
+                               step(2, "Grep(auth, src)", "hits", [1]),
+                               step(3, "Read(src/b.py)", "body", [2])]))
+    assert wfs("execute").code == 0
+    summary = (project / ".workflow" / sid / ".summaries/IMPL-1-summary.md").read_text()
+    assert "### `files`\n```text\nsrc/a.py\nsrc/b.py\n```" in summary
+    assert "### `hits`\n```text\nsrc/a.py:1:import auth\n```" in summary
+    assert "### `body`\n```text\nnothing\n```" in summary
+
+
+def test_dry_run_resolves_and_runs_nothing(project: Path) -> None:
+    sid = plan_tasks(one_task([step(1, "bash(touch made.txt; echo [focus_paths])", "a"),
+                               step(2, "bash(echo [a])", "b", [1])], focus_paths=["src"]))
+    run = wfs("execute", "--dry-run", "--json")
+    assert run.code == 0
+    plan = run.json()
+    assert plan["steps"][0]["resolved"] == ["bash(touch made.txt; echo src)"]
+    assert plan["steps"][1]["resolved"] == ["bash(echo <output of implementation_approach/1>)"]
+    assert not (project / "made.txt").exists()
+    assert task_json(project, sid)["status"] == "pending"
+
+
+def test_containers_cannot_be_executed(project: Path) -> None:
+    plan_tasks([{"id": "IMPL-1", "title": "Group"}, {"id": "IMPL-1.1", "title": "Child"}])
+    run = wfs("execute", "IMPL-1")
+    assert run.code == 2
+    assert "IMPL-1 is a container; cannot execute it" in run.err
+
+
+def test_concurrent_executes_run_each_task_exactly_once(project: Path) -> None:
+    tasks = [{"id": f"IMPL-{n}", "title": f"T{n}", "flow_control": {"pre_analysis": [],
+              "implementation_approach": [step(1, f"bash(echo IMPL-{n} >> runs.log; sleep 0.2)")]}}
+             for n in range(1, 9)]
+    plan_tasks(tasks)
+    env = {**os.environ, "WFS_LOCK_TIMEOUT": "60"}
+    procs = [subprocess.Popen([sys.executable, "-m", "wfs", "execute", "--all"], cwd=project,
+                              env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for _ in range(4)]
+    outs = [p.communicate(timeout=120) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0, 0, 0], outs
+    lines = (project / "runs.log").read_text().split()
+    assert sorted(lines) == sorted(f"IMPL-{n}" for n in range(1, 9))
+    assert wfs("status", "--json").json()["counts"]["completed"] == 8
+
+
+def test_capture_routes_output(project: Path) -> None:
+    wfs("init")
+    run = wfs("capture", "analyze", "Security scan", "--", "echo", "hello")
+    assert run.code == 0, run.err
+    (path,) = (project / ".workflow/.scratchpad").glob("analyze-security-scan-*.md")
+    assert "hello" in path.read_text()
+    plan_tasks([{"id": "IMPL-1", "title": "x"}], "Active")
+    wfs("capture", "chat", "Build process", "--", "echo", "hi")
+    assert list((project / ".workflow/WFS-active/.chat").glob("chat-build-process-*.md"))
+
+
+def test_flow_runs_the_inline_markdown_format(project: Path) -> None:
+    (project / "notes.md").write_text("topic notes\n")
+    (project / "flow.md").write_text(
+        "[FLOW_CONTROL]\n\n### Flow Control Steps\n\n"
+        "1. **load_notes**\n   - Action: Load notes\n   - Command: Read(notes.md)\n"
+        "   - Output: notes\n\n"
+        "2. **shout**\n   - Action: Shout [notes]\n"
+        "   - Command: bash(printf '%s' [notes] | tr a-z A-Z)\n   - Output: loud\n")
+    run = wfs("flow", "flow.md", "--json")
+    assert run.code == 0, run.err
+    assert run.json()["values"]["loud"] == "TOPIC NOTES"
