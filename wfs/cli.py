@@ -1109,7 +1109,6 @@ def execute(
 def _dry_run(env: Env, runner: Any, task_id: str | None) -> None:
     from wfs.flow import engine
     from wfs.layout import check_task_id
-
     from wfs.tasks import TaskIndex, load_tasks
 
     index = TaskIndex(load_tasks(env.layout, runner.sid))
@@ -1139,6 +1138,69 @@ def _dry_run(env: Env, runner: Any, task_id: str | None) -> None:
                 env.echo(f"      (needs [{name}] from {producer})")
 
     env.emit(plan, human)
+
+
+@cli.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--agent", "agent_option", metavar="CMD", help="Agent command for agent steps.")
+@json_flag
+@pass_env
+def flow(env: Env, file: str, agent_option: str | None) -> None:
+    """Run the inline [FLOW_CONTROL] steps of a markdown file, in order.
+
+    Outputs accumulate as [variables]; there are no dependencies and no run record.
+
+    \b
+    Example:
+      wfs flow brainstorm-prompt.md --json
+    """
+    from wfs.flow import engine
+    from wfs.flow.inline import parse_inline
+    from wfs.sessions import active_ids
+
+    raw, where = read_input(file)
+    specs = parse_inline(raw.decode("utf-8", "replace"), where)
+    sid = env.session or (active_ids(env.layout) or [""])[0]
+    runner = engine.Runner(env.layout, sid, _agent_command(env, agent_option), _progress(env))
+    task = {"id": "FLOW", "title": where, "flow_control": {"pre_analysis": specs}}
+    result = engine.run_inline(runner, task)
+
+    def human() -> None:
+        if result["status"] == "paused":
+            _show_pause(env, result)
+        elif result["status"] == "failed":
+            env.echo(f"failed: {result['reason']}")
+        for name, value in result.get("values", {}).items():
+            env.echo(f"[{name}]\n{value}")
+
+    env.emit(result, human)
+    if result["status"] != "completed":
+        click.get_current_context().exit(3 if result["status"] == "paused" else 1)
+
+
+@cli.command(context_settings={"ignore_unknown_options": True})
+@click.argument("kind")
+@click.argument("description")
+@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
+@json_flag
+@pass_env
+def capture(env: Env, kind: str, description: str, command: tuple[str, ...]) -> None:
+    """Run COMMAND and save its output as KIND-<slug>-<timestamp>.md.
+
+    It goes to the active session's .chat/, or to .workflow/.scratchpad/ when no session
+    is active. Exits 1 when the command fails.
+
+    \b
+    Example:
+      wfs capture analyze "auth flow" -- rg -n login src/
+    """
+    from wfs.capture import capture as run_capture
+
+    saved, code = run_capture(env.layout, env.session, kind, description, list(command))
+    path = env.layout.relative(saved)
+    env.emit({"path": path, "exit_code": code}, lambda: env.echo(path))
+    if code != 0:
+        click.get_current_context().exit(1)
 
 
 # ---------------------------------------------------------------- schema

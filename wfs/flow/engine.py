@@ -564,3 +564,32 @@ def _tokens(text: str) -> Iterator[Any]:
     from wfs.flow.variables import TOKEN
 
     return TOKEN.finditer(text)
+
+
+def run_inline(runner: Runner, task: Task) -> dict[str, Any]:
+    """Run inline-format steps in order, accumulating variables (no run record)."""
+    values = runner.base_values(task) if runner.sid else {}
+    plan = ordered_steps(task)
+    declared = {s.output for s in plan if s.output}
+    done = []
+    for step in plan:
+        try:
+            entry = runner.run_step(task, step, values, declared)
+        except Pause as pause:
+            return {
+                "status": "paused",
+                "task": task["id"],
+                "reason": pause.reason,
+                "brief": pause.brief,
+                "values": _bound(plan, values),
+            }
+        except StepFailed as failure:
+            return {"status": "failed", "reason": failure.reason, "values": _bound(plan, values)}
+        done.append(step.key)
+        if step.output:
+            values[step.output] = entry["output"]
+    return {"status": "completed", "steps": done, "values": _bound(plan, values)}
+
+
+def _bound(plan: list[Step], values: dict[str, Any]) -> dict[str, Any]:
+    return {s.output: values[s.output] for s in plan if s.output and s.output in values}
