@@ -322,3 +322,28 @@ def test_flow_runs_the_inline_markdown_format(project: Path) -> None:
     run = wfs("flow", "flow.md", "--json")
     assert run.code == 0, run.err
     assert run.json()["values"]["loud"] == "TOPIC NOTES"
+
+
+def test_claim_of_a_killed_process_is_released_by_doctor(project: Path) -> None:
+    import signal
+    import time
+
+    sid = plan_tasks(one_task([step(1, "bash(echo start >> log.txt; sleep 30)")]))
+    proc = subprocess.Popen([sys.executable, "-m", "wfs", "execute"], cwd=project,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 30
+    while not (project / "log.txt").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    task = task_json(project, sid)
+    assert task["status"] == "active"
+    assert task["execution"]["claimed_by"].endswith(f":{proc.pid}")
+    # Another process does not run it twice while it is claimed.
+    assert wfs("execute").out == "No task is ready.\n"
+    report = wfs("doctor")
+    assert report.code == 1
+    assert f"stale claim: {task['execution']['claimed_by']} is no longer running" in report.out
+    assert wfs("doctor", "--fix").code == 0
+    assert task_json(project, sid)["status"] == "pending"
+    subprocess.run(["pkill", "-f", "echo start >> log.txt; sleep 30"], check=False)

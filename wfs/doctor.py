@@ -64,6 +64,7 @@ def _one_pass(layout: Layout, fix: bool) -> list[Finding]:
                 run(_leftovers(layout, layout.session_dir(sid)))
                 run(_session_file(layout, sid))
                 run(_hierarchy(layout, sid))
+                run(_stale_claims(layout, sid))
                 run(_views(layout, sid))
     return found
 
@@ -228,6 +229,44 @@ def _hierarchy(layout: Layout, sid: str) -> Iterator[Finding]:
                 "set status to pending",
                 partial(_write_task, layout, sid, {**task, "status": "pending"}),
             )
+
+
+def _stale_claims(layout: Layout, sid: str) -> Iterator[Finding]:
+    """Active tasks claimed by a process of this host that no longer exists."""
+    from wfs.tasks import load_tasks, obj
+
+    try:
+        tasks = load_tasks(layout, sid)
+    except WfsError:
+        return
+    for task in tasks:
+        execution = obj(task, "execution")
+        owner = execution.get("claimed_by")
+        if task.get("status") != "active" or not isinstance(owner, str) or claim_alive(owner):
+            continue
+        released = {k: v for k, v in execution.items() if k != "claimed_by"}
+        yield Finding(
+            layout.relative(layout.task_file(sid, str(task["id"]))),
+            f"stale claim: {owner} is no longer running",
+            "released it: status back to pending (finished steps are kept in the run record)",
+            partial(_write_task, layout, sid, {**task, "status": "pending", "execution": released}),
+        )
+
+
+def claim_alive(owner: str) -> bool:
+    """Whether the `host:pid` owner of a claim may still be running."""
+    import socket
+
+    host, _, pid = owner.rpartition(":")
+    if host != socket.gethostname() or not pid.isdigit():
+        return True  # another machine's process: never assume it died
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _write_task(layout: Layout, sid: str, task: dict[str, Any]) -> None:
