@@ -48,13 +48,18 @@ def wfs(*args: str, input: str | None = None, env: dict[str, str] | None = None)
     return Run(result.exit_code, result.stdout, result.stderr)
 
 
-def wfs_process(*args: str, cwd: Path, env: dict[str, str] | None = None,
-                timeout: float = 60) -> Run:
+def wfs_process(
+    *args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 60
+) -> Run:
     """Run the CLI as a real process."""
     full_env = {**os.environ, **(env or {})}
     proc = subprocess.run(
         [sys.executable, "-m", "wfs", *args],
-        cwd=cwd, env=full_env, capture_output=True, text=True, timeout=timeout,
+        cwd=cwd,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
     )
     return Run(proc.returncode, proc.stdout, proc.stderr)
 

@@ -10,8 +10,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from conftest import REPO, read_json, wfs, wfs_process
 
 DEMO = REPO / "examples" / "offline-demo"

@@ -8,8 +8,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import wfs
+
 from wfs.flow.variables import substitute_shell
 
 CANARY = "PWNED"

@@ -82,4 +82,10 @@ def test_task_ids_parse_and_sort_numerically() -> None:
     assert parse_task_id("IMPL-1.2.3") is None
     assert parse_task_id("IMPL-N") is None
     ids = ["IMPL-10", "IMPL-2.10", "IMPL-2", "IMPL-2.9", "IMPL-1"]
-    assert sorted(ids, key=task_sort_key) == ["IMPL-1", "IMPL-2", "IMPL-2.9", "IMPL-2.10", "IMPL-10"]
+    assert sorted(ids, key=task_sort_key) == [
+        "IMPL-1",
+        "IMPL-2",
+        "IMPL-2.9",
+        "IMPL-2.10",
+        "IMPL-10",
+    ]

@@ -9,15 +9,17 @@ from pathlib import Path
 
 import orjson
 import pytest
-
 from conftest import REPO
 
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("dist")
-    subprocess.run([sys.executable, "-m", "build", "--wheel", "--outdir", str(out), str(REPO)],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "build", "--wheel", "--outdir", str(out), str(REPO)],
+        check=True,
+        capture_output=True,
+    )
     (built,) = out.glob("wfs-*.whl")
     return built
 
@@ -35,21 +37,32 @@ def test_installed_wheel_finds_its_resources(wheel: Path, tmp_path: Path) -> Non
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     python = venv / "bin" / "python"
-    subprocess.run([str(python), "-m", "pip", "install", "-q", str(wheel)], check=True,
-                   capture_output=True)
+    subprocess.run(
+        [str(python), "-m", "pip", "install", "-q", str(wheel)], check=True, capture_output=True
+    )
     work = tmp_path / "elsewhere"
     work.mkdir()
     where = subprocess.run(
-        [str(python), "-c",
-         "from wfs.resources import resource_dir; print(resource_dir('schemas'))"],
-        cwd=work, check=True, capture_output=True, text=True,
+        [
+            str(python),
+            "-c",
+            "from wfs.resources import resource_dir; print(resource_dir('schemas'))",
+        ],
+        cwd=work,
+        check=True,
+        capture_output=True,
+        text=True,
     ).stdout.strip()
     assert where.startswith(str(venv)), where
     wfs = venv / "bin" / "wfs"
-    schema = subprocess.run([str(wfs), "schema", "task"], cwd=work, check=True,
-                            capture_output=True).stdout
+    schema = subprocess.run(
+        [str(wfs), "schema", "task"], cwd=work, check=True, capture_output=True
+    ).stdout
     assert orjson.loads(schema)["$id"].endswith("task.schema.json")
-    created = subprocess.run([str(wfs), "plan", "Packaged"], cwd=work, check=True,
-                             capture_output=True, text=True)
+    created = subprocess.run(
+        [str(wfs), "plan", "Packaged"], cwd=work, check=True, capture_output=True, text=True
+    )
     assert created.stdout == "WFS-packaged\n"
-    assert (work / ".workflow/WFS-packaged/TODO_LIST.md").read_text().startswith("# Tasks: Packaged")
+    assert (
+        (work / ".workflow/WFS-packaged/TODO_LIST.md").read_text().startswith("# Tasks: Packaged")
+    )

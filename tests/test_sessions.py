@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import read_json, tree_listing, wfs, wfs_process
 
 
@@ -20,7 +19,12 @@ def test_plan_creates_only_the_required_files_and_activates_the_session(project:
     run = wfs("plan", "User Auth System")
     assert (run.code, run.out, run.err) == (0, "WFS-user-auth-system\n", "")
     session = project / ".workflow" / "WFS-user-auth-system"
-    assert tree_listing(session) == [".task", "IMPL_PLAN.md", "TODO_LIST.md", "workflow-session.json"]
+    assert tree_listing(session) == [
+        ".task",
+        "IMPL_PLAN.md",
+        "TODO_LIST.md",
+        "workflow-session.json",
+    ]
     assert read_json(session / "workflow-session.json") == {
         "session_id": "WFS-user-auth-system",
         "project": "User Auth System",
@@ -55,7 +59,9 @@ def test_switch_leaves_exactly_one_marker_and_pauses_the_others(project: Path) -
     first = read_json(project / ".workflow/WFS-user-auth-system/workflow-session.json")
     assert first["status"] == "active"
     assert wfs("switch", "WFS-user-auth-system-002", "--json").json() == {
-        "session": "WFS-user-auth-system-002", "status": "active", "paused": ["WFS-user-auth-system"],
+        "session": "WFS-user-auth-system-002",
+        "status": "active",
+        "paused": ["WFS-user-auth-system"],
     }
 
 
@@ -64,8 +70,9 @@ def test_switch_to_unknown_session_suggests_close_matches(project: Path) -> None
     run = wfs("switch", "user-auth-sytem")
     assert run.code == 2
     assert run.out == ""
-    assert run.err == ("wfs: error: unknown session 'user-auth-sytem'; "
-                       "did you mean WFS-user-auth-system?\n")
+    assert run.err == (
+        "wfs: error: unknown session 'user-auth-sytem'; did you mean WFS-user-auth-system?\n"
+    )
     assert markers(project) == [".active-WFS-user-auth-system"]
 
 
@@ -83,13 +90,20 @@ def test_switch_refuses_ids_that_escape_the_workflow_folder(project: Path, bad: 
 @pytest.mark.parametrize(
     ("topic", "message"),
     [
-        ("../../etc", "wfs: error: invalid topic '../../etc': it looks like a path outside .workflow/\n"),
-        ("/abs/path", "wfs: error: invalid topic '/abs/path': it looks like a path outside .workflow/\n"),
+        (
+            "../../etc",
+            "wfs: error: invalid topic '../../etc': it looks like a path outside .workflow/\n",
+        ),
+        (
+            "/abs/path",
+            "wfs: error: invalid topic '/abs/path': it looks like a path outside .workflow/\n",
+        ),
         ("!!!", "wfs: error: invalid topic '!!!': it has no letters or digits to name a session\n"),
     ],
 )
-def test_plan_refuses_hostile_topics_and_writes_nothing(project: Path, topic: str,
-                                                        message: str) -> None:
+def test_plan_refuses_hostile_topics_and_writes_nothing(
+    project: Path, topic: str, message: str
+) -> None:
     run = wfs("plan", topic)
     assert (run.code, run.out, run.err) == (2, "", message)
     assert not (project / ".workflow").exists()
@@ -105,8 +119,13 @@ def test_status_json_names_the_active_session(project: Path) -> None:
         "phase": "PLAN",
         "type": "simple",
         "counts": {"pending": 0, "active": 0, "completed": 0, "blocked": 0, "container": 0},
-        "progress": {"completed": 0, "total": 0, "percent": 0,
-                     "completed_phases": [], "current_tasks": []},
+        "progress": {
+            "completed": 0,
+            "total": 0,
+            "percent": 0,
+            "completed_phases": [],
+            "current_tasks": [],
+        },
         "ready": [],
         "blocked": [],
     }
@@ -147,12 +166,26 @@ def test_session_list_show_pause_resume_complete(project: Path) -> None:
     wfs("plan", "Alpha")
     wfs("plan", "Beta")
     listing = wfs("session", "list", "--json").json()
-    assert listing == {"sessions": [
-        {"id": "WFS-alpha", "active": False, "status": "paused", "phase": "PLAN",
-         "type": "simple", "project": "Alpha"},
-        {"id": "WFS-beta", "active": True, "status": "active", "phase": "PLAN",
-         "type": "simple", "project": "Beta"},
-    ]}
+    assert listing == {
+        "sessions": [
+            {
+                "id": "WFS-alpha",
+                "active": False,
+                "status": "paused",
+                "phase": "PLAN",
+                "type": "simple",
+                "project": "Alpha",
+            },
+            {
+                "id": "WFS-beta",
+                "active": True,
+                "status": "active",
+                "phase": "PLAN",
+                "type": "simple",
+                "project": "Beta",
+            },
+        ]
+    }
     assert wfs("session", "list").out == (
         "  WFS-alpha  paused  PLAN  simple  Alpha\n* WFS-beta  active  PLAN  simple  Beta\n"
     )
@@ -215,8 +248,9 @@ def test_root_discovery_order(project: Path, tmp_path: Path) -> None:
     # WFS_ROOT beats discovery; --root beats WFS_ROOT.
     by_env = wfs_process("status", "--json", cwd=nested, env={"WFS_ROOT": str(other)})
     assert by_env.json()["session"] == "WFS-there"
-    by_flag = wfs_process("--root", str(project), "status", "--json", cwd=other,
-                          env={"WFS_ROOT": str(other)})
+    by_flag = wfs_process(
+        "--root", str(project), "status", "--json", cwd=other, env={"WFS_ROOT": str(other)}
+    )
     assert by_flag.json()["session"] == "WFS-here"
     # With no .workflow/ anywhere above, the current directory is the root.
     bare = tmp_path / "bare"
@@ -227,7 +261,10 @@ def test_root_discovery_order(project: Path, tmp_path: Path) -> None:
 
 def test_missing_root_directory_is_an_error(project: Path) -> None:
     run = wfs("--root", "/no/such/dir", "status")
-    assert (run.code, run.err) == (2, "wfs: error: project root '/no/such/dir' is not a directory\n")
+    assert (run.code, run.err) == (
+        2,
+        "wfs: error: project root '/no/such/dir' is not a directory\n",
+    )
 
 
 def test_lock_timeout_exits_4(project: Path) -> None:
@@ -235,10 +272,15 @@ def test_lock_timeout_exits_4(project: Path) -> None:
     lock = project / ".workflow/.locks/workflow.lock"
     lock.parent.mkdir(parents=True, exist_ok=True)
     holder = subprocess.Popen(
-        [sys.executable, "-c",
-         "import sys,time; from filelock import FileLock; l=FileLock(sys.argv[1]); l.acquire();"
-         "print('held', flush=True); time.sleep(30)", str(lock)],
-        stdout=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-c",
+            "import sys,time; from filelock import FileLock; l=FileLock(sys.argv[1]); l.acquire();"
+            "print('held', flush=True); time.sleep(30)",
+            str(lock),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
@@ -247,8 +289,10 @@ def test_lock_timeout_exits_4(project: Path) -> None:
         holder.kill()
         holder.wait()
     assert run.code == 4
-    assert run.err == ("wfs: error: .workflow is locked by another wfs process (waited 0.5s); "
-                       "try again, or set WFS_LOCK_TIMEOUT to wait longer\n")
+    assert run.err == (
+        "wfs: error: .workflow is locked by another wfs process (waited 0.5s); "
+        "try again, or set WFS_LOCK_TIMEOUT to wait longer\n"
+    )
     assert not (project / ".workflow/WFS-blocked").exists()
 
 
@@ -256,8 +300,14 @@ def test_concurrent_plans_get_distinct_ids_and_no_torn_files(project: Path) -> N
     wfs("init")
     env = {**os.environ, "WFS_LOCK_TIMEOUT": "60"}
     procs = [
-        subprocess.Popen([sys.executable, "-m", "wfs", "plan", "Same Topic"], cwd=project,
-                         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            [sys.executable, "-m", "wfs", "plan", "Same Topic"],
+            cwd=project,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         for _ in range(8)
     ]
     outs = [p.communicate(timeout=120) for p in procs]
@@ -268,9 +318,11 @@ def test_concurrent_plans_get_distinct_ids_and_no_torn_files(project: Path) -> N
         data = read_json(project / ".workflow" / sid / "workflow-session.json")
         assert data["session_id"] == sid
     assert len(markers(project)) == 1
-    active = markers(project)[0][len(".active-"):]
-    statuses = {sid: read_json(project / ".workflow" / sid / "workflow-session.json")["status"]
-                for sid in ids}
+    active = markers(project)[0][len(".active-") :]
+    statuses = {
+        sid: read_json(project / ".workflow" / sid / "workflow-session.json")["status"]
+        for sid in ids
+    }
     assert statuses[active] == "active"
     assert sorted(s for sid, s in statuses.items() if sid != active) == ["paused"] * 7
     assert not list((project / ".workflow").glob(".*.new"))

@@ -14,9 +14,12 @@ from wfs.errors import BusyError, WfsError
 def test_json_is_two_space_indented_utf8_with_trailing_newline(tmp_path: Path) -> None:
     path = tmp_path / "x.json"
     store.write_json(path, {"id": "IMPL-1", "title": "Café ✓", "list": [1, 2]})
-    assert path.read_bytes() == (
-        '{\n  "id": "IMPL-1",\n  "title": "Café ✓",\n  "list": [\n    1,\n    2\n  ]\n}\n'
-    ).encode()
+    assert (
+        path.read_bytes()
+        == (
+            '{\n  "id": "IMPL-1",\n  "title": "Café ✓",\n  "list": [\n    1,\n    2\n  ]\n}\n'
+        ).encode()
+    )
 
 
 def test_key_order_is_kept_so_rewrites_are_stable(tmp_path: Path) -> None:
@@ -43,10 +46,15 @@ def test_atomic_write_leaves_no_temporary_files(tmp_path: Path) -> None:
         (b'{\n  "a": 1,\n  x}', "bad.json:3:3: invalid JSON: unexpected character"),
         (b"", "bad.json:1:1: invalid JSON: Input is a zero-length, empty document"),
         (b'{\n"a": "\xff"}', "bad.json:2:7: invalid JSON: not valid UTF-8 (byte 0xff)"),
-        (b"\xef\xbb\xbf{}", "bad.json:1:1: invalid JSON: UTF-8 byte order mark (BOM) is not supported"),
+        (
+            b"\xef\xbb\xbf{}",
+            "bad.json:1:1: invalid JSON: UTF-8 byte order mark (BOM) is not supported",
+        ),
     ],
 )
-def test_malformed_json_names_file_line_and_column(tmp_path: Path, raw: bytes, message: str) -> None:
+def test_malformed_json_names_file_line_and_column(
+    tmp_path: Path, raw: bytes, message: str
+) -> None:
     path = tmp_path / "bad.json"
     path.write_bytes(raw)
     with pytest.raises(WfsError) as caught:
@@ -70,12 +78,14 @@ time.sleep(float(sys.argv[2]))
 """
 
 
-def test_lock_held_by_another_process_times_out_busy(tmp_path: Path,
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_lock_held_by_another_process_times_out_busy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     lock_path = tmp_path / "locks" / "x.lock"
     lock_path.parent.mkdir()
-    holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(lock_path), "30"],
-                              stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_LOCK, str(lock_path), "30"], stdout=subprocess.PIPE, text=True
+    )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
         monkeypatch.setenv("WFS_LOCK_TIMEOUT", "0.3")

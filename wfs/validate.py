@@ -12,7 +12,6 @@ problems. Problems come out by file, then in document order.
 from __future__ import annotations
 
 import copy
-import difflib
 import re
 from collections.abc import Callable, Hashable, Sequence
 from pathlib import Path, PurePosixPath
@@ -54,7 +53,7 @@ _AGENT = re.compile(r"@[\w.:/-]+")
 _DEEP_ID = re.compile(r"IMPL-\d+(?:\.\d+){2,}")
 _ID_PREFIX = re.compile(r"IMPL-\d+(?:\.\d+)?")
 _OTHER_PREFIX = re.compile(r"([A-Za-z][A-Za-z0-9_]*)-\d+(?:\.\d+)*")
-_TEMPLATE_VAR = re.compile(r"\$\{[^}]*\}|\{\{[^}]*\}\}|\{[^}]*\}|<[^>]*>")
+_TEMPLATE_VAR = re.compile(r"\$\{[^}]*\}|\{\{[^}]*\}\}|\{[^},]*\}|<[^>]*>")
 _LETTER_PLACEHOLDER = re.compile(r"(?<![A-Za-z])[NMX](?![A-Za-z])")
 _WINDOWS_ABSOLUTE = re.compile(r"[A-Za-z]:[\\/]")
 _WILDCARDS = "*?[]{"
@@ -210,6 +209,8 @@ def _enum_message(what: str, value: Any, allowed: Sequence[str]) -> str:
             f"{what} {_q(value)} is the list of allowed values copied from a template; "
             f"choose one of {choices}"
         )
+    import difflib  # only on this error path; keeps `wfs` startup fast
+
     close = difflib.get_close_matches(value, list(allowed), n=1)
     hint = f"; did you mean {_q(close[0])}?" if close else ""
     return f"{what} {_q(value)} is not one of {choices}{hint}"
@@ -935,7 +936,7 @@ def _check_set(
         _check_status_consistency(tid, task, children.get(tid, []), report)
         _check_parent_exists(tid, task, known, report)
         deps[tid] = _check_dependencies_exist(tid, task, known, children.get(tid, []), report)
-    _check_dependency_cycles(tasks, deps, children, sources, reports, first)
+    _check_dependency_cycles(tasks, deps, children, reports, first)
 
 
 def _check_status_consistency(
@@ -1006,7 +1007,6 @@ def _check_dependency_cycles(
     tasks: dict[str, dict[str, Any]],
     deps: dict[str, list[str]],
     children: dict[str, list[str]],
-    sources: list[TaskSource],
     reports: list[_Report],
     first: dict[str, int],
 ) -> None:
@@ -1182,7 +1182,9 @@ def _load(path: Path, where: str) -> tuple[Any, Problem | None]:
     try:
         return store.parse_json(raw, where), None
     except WfsError as err:
-        return None, Problem(where, "json", err.message)
+        # The store says `where:line:col: invalid JSON: reason`; the place goes in `where`.
+        location, _, reason = err.message.partition(": invalid JSON: ")
+        return None, Problem(location, "json", f"invalid JSON: {reason}")
 
 
 def validate_session(layout: Layout, sid: str) -> list[Problem]:

@@ -104,8 +104,8 @@ def ordered_steps(task: Task) -> list[Step]:
                 f"{task.get('id')}: implementation steps depend on each other in a cycle"
             )
         visiting.add(number)
-        deps = spec.get("depends_on") if isinstance(spec.get("depends_on"), list) else []
-        for dep in deps:
+        deps = spec.get("depends_on")
+        for dep in deps if isinstance(deps, list) else []:
             if dep in by_number:
                 visit(by_number[dep])
         visiting.discard(number)

@@ -1,0 +1,119 @@
+"""The shipped JSON Schemas are valid draft 2020-12 schemas that accept the seed's task."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jsonschema import Draft202012Validator  # type: ignore[import-untyped,unused-ignore]
+
+REPO = Path(__file__).resolve().parent.parent
+SCHEMAS = REPO / "schemas"
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "validate"
+
+
+def load(name: str) -> Any:
+    return json.loads((SCHEMAS / f"{name}.schema.json").read_text("utf-8"))
+
+
+def validator(name: str) -> Draft202012Validator:
+    return Draft202012Validator(load(name))
+
+
+def seed_task() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((FIXTURES / "seed-jwt-IMPL-1.2.json").read_text("utf-8"))
+    return data
+
+
+@pytest.mark.parametrize("name", ["task", "session", "plan"])
+def test_schema_is_a_valid_draft_2020_12_schema_with_an_id(name: str) -> None:
+    schema = load(name)
+    Draft202012Validator.check_schema(schema)
+    assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    assert schema["$id"].endswith(f"/{name}.schema.json")
+
+
+def test_seed_jwt_task_matches_the_task_schema() -> None:
+    assert list(validator("task").iter_errors(seed_task())) == []
+
+
+def test_v1_task_with_the_legacy_approach_matches_the_task_schema() -> None:
+    v1 = json.loads((FIXTURES / "seed-v1-IMPL-1.2.json").read_text("utf-8"))
+    assert list(validator("task").iter_errors(v1)) == []
+
+
+def change(path: list[Any], value: Any) -> dict[str, Any]:
+    data = seed_task()
+    target: Any = data
+    for part in path[:-1]:
+        target = target[part]
+    if value is DELETE:
+        del target[path[-1]]
+    else:
+        target[path[-1]] = copy.deepcopy(value)
+    return data
+
+
+DELETE = object()
+
+
+@pytest.mark.parametrize(
+    ("path", "value"),
+    [
+        (["flow_control"], DELETE),
+        (["id"], "IMPL-1.2.3"),
+        (["id"], "IMPL-N"),
+        (["status"], "pending|active|completed"),
+        (["title"], ""),
+        (["meta", "type"], "feature|bugfix"),
+        (["meta", "agent"], "general-purpose"),
+        (["context", "focus_paths", 0], "src/**/*.ts"),
+        (["context", "focus_paths", 0], "/abs/src"),
+        (["context", "focus_paths", 0], "./src"),
+        (["context", "focus_paths", 0], "src/../x"),
+        (["context", "parent"], "IMPL-1.1"),
+        (["context", "depends_on", 0], "TEST-1"),
+        (["context", "artifacts", 0, "type"], "synthesis_specification"),
+        (["context", "artifacts", 0, "priority"], "critical"),
+        (["flow_control", "pre_analysis"], {"step": "x"}),
+        (["flow_control", "pre_analysis", 0, "command"], DELETE),
+        (["flow_control", "pre_analysis", 0, "on_error"], "warn"),
+        (["flow_control", "pre_analysis", 0, "success_criteria"], "matches:x"),
+        (["flow_control", "pre_analysis", 0, "timeout"], 0),
+        (["flow_control", "implementation_approach", 0, "output"], "swagger.yaml"),
+        (["flow_control", "implementation_approach", 0, "logic_flow"], DELETE),
+        (["flow_control", "implementation_approach", 1, "depends_on"], ["1"]),
+        (["flow_control", "implementation_approach"], {"steps": []}),
+        (["flow_control", "target_files"], "src/a.ts"),
+    ],
+)
+def test_invalid_tasks_are_rejected_by_the_task_schema(path: list[Any], value: Any) -> None:
+    assert list(validator("task").iter_errors(change(path, value))) != []
+
+
+def test_session_schema_accepts_a_new_session_and_rejects_bad_enums() -> None:
+    session = {
+        "session_id": "WFS-user-auth",
+        "project": "User auth",
+        "type": "simple",
+        "current_phase": "PLAN",
+        "status": "active",
+        "progress": {"completed_phases": [], "current_tasks": []},
+    }
+    check = validator("session")
+    assert list(check.iter_errors(session)) == []
+    assert list(check.iter_errors({**session, "type": "simple|medium|complex"})) != []
+    assert list(check.iter_errors({**session, "current_phase": "BUILD"})) != []
+    assert list(check.iter_errors({**session, "progress": {"completed_phases": []}})) != []
+
+
+def test_plan_schema_accepts_the_example_plan_and_a_bare_task_array() -> None:
+    plan = json.loads((REPO / "examples" / "jwt-auth" / "plan.json").read_text("utf-8"))
+    check = validator("plan")
+    assert list(check.iter_errors(plan)) == []
+    assert list(check.iter_errors([{"id": "IMPL-1", "title": "Do it"}])) == []
+    assert list(check.iter_errors({"tasks": [{"id": "IMPL-1"}]})) != []
+    assert list(check.iter_errors([{"id": "IMPL-1.2.3", "title": "x"}])) != []
