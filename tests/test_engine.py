@@ -345,3 +345,52 @@ def test_claim_of_a_killed_process_is_released_by_doctor(project: Path) -> None:
     assert wfs("doctor", "--fix").code == 0
     assert task_json(project, sid)["status"] == "pending"
     subprocess.run(["pkill", "-f", "echo start >> log.txt; sleep 30"], check=False)
+
+
+def test_dependency_summaries_and_files_changed_in_git(project: Path) -> None:
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    tasks = [
+        {"id": "IMPL-1", "title": "Make a file", "flow_control": {"pre_analysis": [],
+         "implementation_approach": [step(1, "bash(mkdir -p src && echo x > src/new.py)")]}},
+        {"id": "IMPL-2", "title": "Use it", "context": {"depends_on": ["IMPL-1"]},
+         "flow_control": {"pre_analysis": [], "implementation_approach": [
+             step(1, "bash(printf '%s' [dependency_summaries] > deps.md)")]}},
+    ]
+    sid = plan_tasks(tasks)
+    run = wfs("execute", "--all")
+    assert run.code == 0, run.out + run.err
+    first = (project / ".workflow" / sid / ".summaries/IMPL-1-summary.md").read_text()
+    assert "## Files Changed\n- `src/new.py`\n" in first
+    assert (project / "deps.md").read_text() == first
+
+
+def test_progress_lines_name_step_outcome_and_time(project: Path) -> None:
+    plan_tasks(one_task([step(1, "bash(true)")]))
+    run = wfs("execute")
+    assert run.err.startswith("  IMPL-1 ▶ Step 1 …\n  IMPL-1 · Step 1: done (")
+    assert run.err.endswith("s)\n")
+
+
+def test_agent_from_workflow_config(project: Path, tmp_path: Path) -> None:
+    agent = tmp_path / "agent"
+    agent.write_text("#!/usr/bin/env bash\ncat > /dev/null\nprintf configured\n")
+    agent.chmod(0o755)
+    sid = plan_tasks(one_task([step(1, None, "answer"),
+                               step(2, "bash(printf '%s' [answer] > a.txt)", "x", [1])]))
+    (project / ".workflow/config.json").write_text(json.dumps({"agent": str(agent)}))
+    assert wfs("execute").code == 0
+    assert (project / "a.txt").read_text() == "configured"
+    del sid
+
+
+def test_fake_codex_on_path(project: Path, tmp_path: Path) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    codex = bin_dir / "codex"
+    codex.write_text("#!/usr/bin/env bash\nprintf '%s|' \"$@\" > codex-args.txt\n")
+    codex.chmod(0o755)
+    plan_tasks(one_task([step(1, 'codex --full-auto exec "implement [title]" --skip-git-repo-check')]))
+    env = {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    assert wfs_process("execute", cwd=project, env=env).code == 0
+    assert (project / "codex-args.txt").read_text() == (
+        "--full-auto|exec|implement Solo|--skip-git-repo-check|")

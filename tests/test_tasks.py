@@ -290,3 +290,19 @@ def test_completing_a_task_is_a_one_line_json_diff(project: Path, chain: str) ->
         "-- [ ] **IMPL-3**: Independent → [📋](./.task/IMPL-3.json)",
         "+- [x] **IMPL-3**: Independent → [📋](./.task/IMPL-3.json) | [✅](./.summaries/IMPL-3-summary.md)",
     ]
+
+
+def test_legacy_approach_warns_and_migrate_converts_it(project: Path) -> None:
+    legacy = [{"id": "IMPL-1", "title": "Old style", "flow_control": {
+        "pre_analysis": [], "implementation_approach": {
+            "task_description": "Do it", "modification_points": ["a"], "logic_flow": ["b"]}}}]
+    sid = wfs("plan", "Legacy", "--from", "-", input=json.dumps(legacy)).out.strip()
+    check = wfs("validate")
+    assert check.code == 0
+    assert "legacy-approach: warning:" in check.out
+    run = wfs("migrate")
+    assert (run.code, run.out) == (0, f"{sid}: migrated IMPL-1\n")
+    approach = read_json(task_file(project, sid, "IMPL-1"))["flow_control"]["implementation_approach"]
+    assert isinstance(approach, list) and approach[0]["description"] == "Do it"
+    assert wfs("validate").out == f"OK: {sid}\n"
+    assert wfs("migrate").out == "Nothing to migrate.\n"
