@@ -18,7 +18,7 @@ from wfs import render, sessions, store
 from wfs.errors import WfsError
 from wfs.layout import MARKER_PREFIX, SESSION_FILE, Layout, parent_of, parse_task_id
 
-Repair = Callable[[], None]
+Repair = Callable[[], object]
 
 
 class Finding(NamedTuple):
@@ -62,6 +62,7 @@ def _one_pass(layout: Layout, fix: bool) -> list[Finding]:
             lock = store.locked(layout.session_lock(sid), sid) if fix else contextlib.nullcontext()
             with lock:
                 run(_leftovers(layout, layout.session_dir(sid)))
+                run(_journal(layout, sid))
                 run(_session_file(layout, sid))
                 run(_hierarchy(layout, sid))
                 run(_stale_claims(layout, sid))
@@ -80,6 +81,17 @@ def _leftovers(layout: Layout, folder: Path) -> Iterator[Finding]:
             "leftover temporary file from an interrupted write",
             "removed it",
             partial(_remove, path),
+        )
+
+
+def _journal(layout: Layout, sid: str) -> Iterator[Finding]:
+    journal = layout.journal(sid)
+    if journal.exists():
+        yield Finding(
+            layout.relative(journal),
+            "a multi-file write was interrupted",
+            "finished it from the journal",
+            partial(store.replay, journal),
         )
 
 

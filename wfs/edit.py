@@ -164,12 +164,15 @@ class Draft:
         if before is not None:
             after = problems_of(self._sources())
             refuse_problems([p for p in after if str(p) not in before], what)
-        for tid in sorted(self.changed, key=task_sort_key):
-            store.write_json(self.layout.task_file(self.sid, tid), self.tasks[tid])
+        files = [
+            (self.layout.task_file(self.sid, tid), store.dumps(self.tasks[tid]))
+            for tid in sorted(self.changed, key=task_sort_key)
+        ]
         session = refresh_session(self.session, self.index())
         if session != self.session or self.session_changed:
-            sessions.save_session(self.layout, self.sid, session)
+            files.append((self.layout.session_file(self.sid), store.dumps(session)))
             self.session = session
+        store.write_together(files, self.layout.journal(self.sid))
         render.write_views(self.layout.session_dir(self.sid), self.session, self.ordered())
 
 
@@ -182,6 +185,7 @@ def editing(
     `check=False` is for the engine's status bookkeeping, which cannot break a rule.
     """
     with store.locked(layout.session_lock(sid), sid):
+        store.replay(layout.journal(sid))
         draft = Draft(layout, sid)
         before = {str(p) for p in problems_of(draft._sources())} if check else None
         yield draft

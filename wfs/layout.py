@@ -81,6 +81,10 @@ class Layout(NamedTuple):
     def task_file(self, session_id: str, task_id: str) -> Path:
         return self.task_dir(session_id) / f"{check_task_id(task_id)}.json"
 
+    def journal(self, session_id: str) -> Path:
+        """Pending multi-file write of a session (see store.write_together)."""
+        return self.locks / f"{check_session_id(session_id)}.journal"
+
     def session_lock(self, session_id: str) -> Path:
         return self.locks / f"{check_session_id(session_id)}.lock"
 

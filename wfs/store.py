@@ -106,6 +106,47 @@ def write_if_changed(path: Path, data: bytes) -> bool:
     return True
 
 
+def write_together(files: list[tuple[Path, bytes]], journal: Path) -> None:
+    """Write several files so that a crash leaves all of them written or none.
+
+    The new contents go to `journal` first; once it is durable each file is replaced
+    atomically and the journal removed. After a crash, `replay(journal)` (run under the
+    same lock before anything else) finishes the job.
+    """
+    if len(files) <= 1:
+        for path, data in files:
+            write_bytes(path, data)
+        return
+    base = journal.parent
+    entries = [[os.path.relpath(path, base), data.decode("utf-8")] for path, data in files]
+    write_bytes(journal, dumps({"files": entries}))
+    _apply(base, entries)
+    journal.unlink()
+    _fsync_dir(base)
+
+
+def replay(journal: Path) -> bool:
+    """Finish an interrupted `write_together`; True when there was one to finish."""
+    try:
+        raw = journal.read_bytes()
+    except FileNotFoundError:
+        return False
+    try:
+        entries = orjson.loads(raw)["files"]
+    except (orjson.JSONDecodeError, KeyError, TypeError):
+        # Torn before it was complete: none of its files were touched yet.
+        journal.unlink()
+        return True
+    _apply(journal.parent, entries)
+    journal.unlink()
+    return True
+
+
+def _apply(base: Path, entries: list[list[str]]) -> None:
+    for relative, text in entries:
+        write_bytes(base / relative, text.encode("utf-8"))
+
+
 def _fsync_dir(directory: Path) -> None:
     # Makes the rename itself durable; not every platform lets a directory be opened.
     with contextlib.suppress(OSError):
