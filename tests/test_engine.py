@@ -21,11 +21,20 @@ def plan_tasks(tasks: list[dict[str, Any]], topic: str = "Run") -> str:
     return run.out.strip()
 
 
-def step(n: int, command: str | None = None, output: str | None = None,
-         depends: list[int] | None = None, **extra: Any) -> dict[str, Any]:
+def step(
+    n: int,
+    command: str | None = None,
+    output: str | None = None,
+    depends: list[int] | None = None,
+    **extra: Any,
+) -> dict[str, Any]:
     spec: dict[str, Any] = {
-        "step": n, "title": f"Step {n}", "description": f"Do step {n}",
-        "modification_points": [], "logic_flow": [], "depends_on": depends or [],
+        "step": n,
+        "title": f"Step {n}",
+        "description": f"Do step {n}",
+        "modification_points": [],
+        "logic_flow": [],
+        "depends_on": depends or [],
         "output": output or f"out{n}",
     }
     if command is not None:
@@ -34,10 +43,17 @@ def step(n: int, command: str | None = None, output: str | None = None,
     return spec
 
 
-def one_task(steps: list[dict[str, Any]], pre: list[dict[str, Any]] | None = None,
-             **context: Any) -> list[dict[str, Any]]:
-    return [{"id": "IMPL-1", "title": "Solo", "context": context,
-             "flow_control": {"pre_analysis": pre or [], "implementation_approach": steps}}]
+def one_task(
+    steps: list[dict[str, Any]], pre: list[dict[str, Any]] | None = None, **context: Any
+) -> list[dict[str, Any]]:
+    return [
+        {
+            "id": "IMPL-1",
+            "title": "Solo",
+            "context": context,
+            "flow_control": {"pre_analysis": pre or [], "implementation_approach": steps},
+        }
+    ]
 
 
 def task_json(project: Path, sid: str, tid: str = "IMPL-1") -> dict[str, Any]:
@@ -66,10 +82,17 @@ def test_offline_demo_runs_end_to_end_with_a_fake_agent(project: Path) -> None:
 
 
 def test_outputs_flow_between_steps_in_dependency_order(project: Path) -> None:
-    sid = plan_tasks(one_task([
-        step(1, "bash(printf first)", "a"),
-        step(2, "bash(printf '%s+second' [a])", "b", [1]),
-    ], pre=[{"step": "seed", "action": "seed", "command": "bash(printf zero)", "output_to": "z"}]))
+    sid = plan_tasks(
+        one_task(
+            [
+                step(1, "bash(printf first)", "a"),
+                step(2, "bash(printf '%s+second' [a])", "b", [1]),
+            ],
+            pre=[
+                {"step": "seed", "action": "seed", "command": "bash(printf zero)", "output_to": "z"}
+            ],
+        )
+    )
     assert wfs("execute").code == 0
     summary = (project / ".workflow" / sid / ".summaries/IMPL-1-summary.md").read_text()
     assert "### `b`\n```text\nfirst+second\n```" in summary
@@ -77,20 +100,33 @@ def test_outputs_flow_between_steps_in_dependency_order(project: Path) -> None:
 
 
 def test_task_fields_dotted_paths_and_session_values(project: Path) -> None:
-    sid = plan_tasks(one_task(
-        [step(1, "bash(printf '%s|' [focus_paths] [shared_context.mode] [session_id] [id] [0-9])",
-              "seen")],
-        focus_paths=["src/a", "src/b"], shared_context={"mode": "fast"}))
+    sid = plan_tasks(
+        one_task(
+            [
+                step(
+                    1,
+                    "bash(printf '%s|' [focus_paths] [shared_context.mode] [session_id] [id] [0-9])",
+                    "seen",
+                )
+            ],
+            focus_paths=["src/a", "src/b"],
+            shared_context={"mode": "fast"},
+        )
+    )
     assert wfs("execute").code == 0
     summary = (project / ".workflow" / sid / ".summaries/IMPL-1-summary.md").read_text()
     assert f"src/a|src/b|fast|{sid}|IMPL-1|[0-9]|" in summary
 
 
 def test_missing_required_input_fails_the_step(project: Path) -> None:
-    sid = plan_tasks(one_task([
-        step(1, "bash(printf '%s' [later])", "first"),
-        step(2, "bash(printf x)", "later", [1]),
-    ]))
+    sid = plan_tasks(
+        one_task(
+            [
+                step(1, "bash(printf '%s' [later])", "first"),
+                step(2, "bash(printf x)", "later", [1]),
+            ]
+        )
+    )
     run = wfs("execute")
     assert run.code == 1
     assert "Missing required input: later" in run.out
@@ -100,10 +136,14 @@ def test_missing_required_input_fails_the_step(project: Path) -> None:
 
 
 def test_skip_optional_continues_with_an_empty_value(project: Path) -> None:
-    sid = plan_tasks(one_task([
-        step(1, "bash(exit 3)", "maybe", on_error="skip_optional"),
-        step(2, "bash(printf '<%s>' \"[maybe]\")", "after", [1]),
-    ]))
+    sid = plan_tasks(
+        one_task(
+            [
+                step(1, "bash(exit 3)", "maybe", on_error="skip_optional"),
+                step(2, "bash(printf '<%s>' \"[maybe]\")", "after", [1]),
+            ]
+        )
+    )
     assert wfs("execute").code == 0
     summary = (project / ".workflow" / sid / ".summaries/IMPL-1-summary.md").read_text()
     assert "| implementation_approach/1 | Step 1 | skipped | " in summary
@@ -115,30 +155,53 @@ def test_fail_blocks_the_task_with_the_reason(project: Path) -> None:
     run = wfs("execute", "--json")
     assert run.code == 1
     assert run.json()["tasks"][0] == {
-        "task": "IMPL-1", "status": "blocked",
+        "task": "IMPL-1",
+        "status": "blocked",
         "reason": "step implementation_approach/1 (Step 1) failed: boom",
     }
     assert task_json(project, sid)["execution"]["blocked_reason"] == (
-        "step implementation_approach/1 (Step 1) failed: boom")
+        "step implementation_approach/1 (Step 1) failed: boom"
+    )
 
 
 def test_retry_once_runs_exactly_twice(project: Path) -> None:
-    sid = plan_tasks(one_task([step(1, "bash(echo x >> tries.txt; test $(wc -l < tries.txt) -ge 2)",
-                                    on_error="retry_once")]))
+    sid = plan_tasks(
+        one_task(
+            [
+                step(
+                    1,
+                    "bash(echo x >> tries.txt; test $(wc -l < tries.txt) -ge 2)",
+                    on_error="retry_once",
+                )
+            ]
+        )
+    )
     assert wfs("execute").code == 0
     assert (project / "tries.txt").read_text() == "x\nx\n"
     (project / "tries.txt").unlink()
-    plan_tasks(one_task([step(1, "bash(echo x >> tries.txt; exit 1)", on_error="retry_once")]), "Again")
+    plan_tasks(
+        one_task([step(1, "bash(echo x >> tries.txt; exit 1)", on_error="retry_once")]), "Again"
+    )
     assert wfs("execute").code == 1
     assert (project / "tries.txt").read_text() == "x\nx\n"
     del sid
 
 
 def test_manual_intervention_pauses_blocked_then_resume_retries(project: Path) -> None:
-    sid = plan_tasks(one_task([
-        step(1, "bash(echo ran >> log.txt)", "first"),
-        step(2, "bash(test -f ok.flag && echo fine)", "second", [1], on_error="manual_intervention"),
-    ]))
+    sid = plan_tasks(
+        one_task(
+            [
+                step(1, "bash(echo ran >> log.txt)", "first"),
+                step(
+                    2,
+                    "bash(test -f ok.flag && echo fine)",
+                    "second",
+                    [1],
+                    on_error="manual_intervention",
+                ),
+            ]
+        )
+    )
     run = wfs("execute")
     assert run.code == 3
     assert "manual intervention needed" in run.out
@@ -158,11 +221,15 @@ def test_manual_intervention_skip_on_resume(project: Path) -> None:
 
 
 def test_agent_step_pauses_and_resumes_without_rerunning_steps(project: Path) -> None:
-    sid = plan_tasks(one_task([
-        step(1, "bash(echo once >> appended.txt; printf ctx)", "ctx"),
-        step(2, None, "answer", [1]),
-        step(3, "bash(printf 'got:%s' [answer] > answer.txt)", "saved", [2]),
-    ]))
+    sid = plan_tasks(
+        one_task(
+            [
+                step(1, "bash(echo once >> appended.txt; printf ctx)", "ctx"),
+                step(2, None, "answer", [1]),
+                step(3, "bash(printf 'got:%s' [answer] > answer.txt)", "saved", [2]),
+            ]
+        )
+    )
     paused = wfs("execute", "--json")
     assert paused.code == 3
     data = paused.json()
@@ -179,8 +246,9 @@ def test_agent_step_pauses_and_resumes_without_rerunning_steps(project: Path) ->
 
 
 def test_agent_step_output_file_on_resume(project: Path) -> None:
-    sid = plan_tasks(one_task([step(1, None, "answer"),
-                               step(2, "bash(printf '%s' [answer] > a.txt)", "x", [1])]))
+    sid = plan_tasks(
+        one_task([step(1, None, "answer"), step(2, "bash(printf '%s' [answer] > a.txt)", "x", [1])])
+    )
     assert wfs("execute").code == 3
     (project / "answer.md").write_text("from a file\n")
     assert wfs("execute", "--resume", "IMPL-1", "--output-file", "answer.md").code == 0
@@ -206,6 +274,7 @@ def test_timeout_kills_the_whole_process_group(project: Path) -> None:
     assert run.code == 1
     assert "timed out after 1s" in run.out
     import time
+
     time.sleep(0.5)
     assert not (project / "late.txt").exists()
     leftovers = subprocess.run(["pgrep", "-f", "sleep 30; echo late"], capture_output=True)
@@ -225,8 +294,9 @@ def test_fake_cli_on_path_runs_and_missing_cli_fails(project: Path, tmp_path: Pa
     gemini = bin_dir / "gemini"
     gemini.write_text("#!/usr/bin/env bash\nprintf 'gemini saw: %s' \"$1\"\n")
     gemini.chmod(0o755)
-    sid = plan_tasks(one_task([step(1, 'gemini "analyze [focus_paths]"', "analysis")],
-                              focus_paths=["src/auth"]))
+    sid = plan_tasks(
+        one_task([step(1, 'gemini "analyze [focus_paths]"', "analysis")], focus_paths=["src/auth"])
+    )
     env = {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
     run = wfs_process("execute", cwd=project, env=env)
     assert run.code == 0, run.err
@@ -241,21 +311,50 @@ def test_fake_cli_on_path_runs_and_missing_cli_fails(project: Path, tmp_path: Pa
 def test_builtins_are_confined_to_the_project_root(project: Path, tmp_path: Path) -> None:
     (tmp_path / "secret.txt").write_text("secret")
     os.symlink(tmp_path / "secret.txt", project / "link.txt")
-    for command in ("Read(../secret.txt)", "Read(/etc/passwd)", "Read(link.txt)",
-                    "Glob(../*)", "Grep(secret, ..)"):
-        plan_tasks(one_task([step(1, command, "x")]), command)
+    cases = {
+        "Read(../secret.txt)": "path '../secret.txt' leads outside the project root",
+        "Read(/etc/passwd)": "path '/etc/passwd' leads outside the project root",
+        "Read(link.txt)": "path 'link.txt' leads outside the project root (through a symlink)",
+        "Glob(../*)": "Glob(../*): the pattern leads outside the project root",
+        "Grep(secret, ..)": "path '..' leads outside the project root",
+    }
+    for command, why in cases.items():
+        sid = plan_tasks(one_task([step(1, command, "x")]), command)
+        before = (project / ".workflow" / sid / ".task/IMPL-1.json").read_bytes()
         run = wfs("execute")
-        assert run.code == 1, command
-        assert "outside the project root" in run.out, (command, run.out)
+        assert run.code == 2, command
+        assert run.err == (
+            f"wfs: error: IMPL-1 is unsafe to run; nothing was changed:\n"
+            f"implementation_approach/1 (Step 1): {why}\n"
+        ), command
+        assert (project / ".workflow" / sid / ".task/IMPL-1.json").read_bytes() == before
+
+
+def test_builtin_arguments_from_variables_are_confined_when_they_run(project: Path) -> None:
+    plan_tasks(
+        one_task(
+            [step(1, "Read([shared_context.file])", "x")],
+            shared_context={"file": "../../etc/passwd"},
+        )
+    )
+    run = wfs("execute")
+    assert run.code == 1
+    assert "path '../../etc/passwd' leads outside the project root" in run.out
 
 
 def test_read_glob_grep_inside_the_root(project: Path) -> None:
     (project / "src").mkdir()
     (project / "src/a.py").write_text("import auth\nprint(1)\n")
     (project / "src/b.py").write_text("nothing\n")
-    sid = plan_tasks(one_task([step(1, "Glob(src/*.py)", "files"),
-                               step(2, "Grep(auth, src)", "hits", [1]),
-                               step(3, "Read(src/b.py)", "body", [2])]))
+    sid = plan_tasks(
+        one_task(
+            [
+                step(1, "Glob(src/*.py)", "files"),
+                step(2, "Grep(auth, src)", "hits", [1]),
+                step(3, "Read(src/b.py)", "body", [2]),
+            ]
+        )
+    )
     assert wfs("execute").code == 0
     summary = (project / ".workflow" / sid / ".summaries/IMPL-1-summary.md").read_text()
     assert "### `files`\n```text\nsrc/a.py\nsrc/b.py\n```" in summary
@@ -264,8 +363,15 @@ def test_read_glob_grep_inside_the_root(project: Path) -> None:
 
 
 def test_dry_run_resolves_and_runs_nothing(project: Path) -> None:
-    sid = plan_tasks(one_task([step(1, "bash(touch made.txt; echo [focus_paths])", "a"),
-                               step(2, "bash(echo [a])", "b", [1])], focus_paths=["src"]))
+    sid = plan_tasks(
+        one_task(
+            [
+                step(1, "bash(touch made.txt; echo [focus_paths])", "a"),
+                step(2, "bash(echo [a])", "b", [1]),
+            ],
+            focus_paths=["src"],
+        )
+    )
     run = wfs("execute", "--dry-run", "--json")
     assert run.code == 0
     plan = run.json()
@@ -283,14 +389,30 @@ def test_containers_cannot_be_executed(project: Path) -> None:
 
 
 def test_concurrent_executes_run_each_task_exactly_once(project: Path) -> None:
-    tasks = [{"id": f"IMPL-{n}", "title": f"T{n}", "flow_control": {"pre_analysis": [],
-              "implementation_approach": [step(1, f"bash(echo IMPL-{n} >> runs.log; sleep 0.2)")]}}
-             for n in range(1, 9)]
+    tasks = [
+        {
+            "id": f"IMPL-{n}",
+            "title": f"T{n}",
+            "flow_control": {
+                "pre_analysis": [],
+                "implementation_approach": [step(1, f"bash(echo IMPL-{n} >> runs.log; sleep 0.2)")],
+            },
+        }
+        for n in range(1, 9)
+    ]
     plan_tasks(tasks)
     env = {**os.environ, "WFS_LOCK_TIMEOUT": "60"}
-    procs = [subprocess.Popen([sys.executable, "-m", "wfs", "execute", "--all"], cwd=project,
-                              env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for _ in range(4)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "wfs", "execute", "--all"],
+            cwd=project,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(4)
+    ]
     outs = [p.communicate(timeout=120) for p in procs]
     assert [p.returncode for p in procs] == [0, 0, 0, 0], outs
     lines = (project / "runs.log").read_text().split()
@@ -316,7 +438,8 @@ def test_flow_runs_the_inline_markdown_format(project: Path) -> None:
         "1. **load_notes**\n   - Action: Load notes\n   - Command: Read(notes.md)\n"
         "   - Output: notes\n\n"
         "2. **shout**\n   - Action: Shout [notes]\n"
-        "   - Command: bash(printf '%s' [notes] | tr a-z A-Z)\n   - Output: loud\n")
+        "   - Command: bash(printf '%s' [notes] | tr a-z A-Z)\n   - Output: loud\n"
+    )
     run = wfs("flow", "flow.md", "--json")
     assert run.code == 0, run.err
     assert run.json()["values"]["loud"] == "TOPIC NOTES"
@@ -327,8 +450,12 @@ def test_claim_of_a_killed_process_is_released_by_doctor(project: Path) -> None:
     import time
 
     sid = plan_tasks(one_task([step(1, "bash(echo start >> log.txt; sleep 30)")]))
-    proc = subprocess.Popen([sys.executable, "-m", "wfs", "execute"], cwd=project,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "wfs", "execute"],
+        cwd=project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     deadline = time.monotonic() + 30
     while not (project / "log.txt").exists() and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -350,11 +477,25 @@ def test_claim_of_a_killed_process_is_released_by_doctor(project: Path) -> None:
 def test_dependency_summaries_and_files_changed_in_git(project: Path) -> None:
     subprocess.run(["git", "init", "-q"], cwd=project, check=True)
     tasks = [
-        {"id": "IMPL-1", "title": "Make a file", "flow_control": {"pre_analysis": [],
-         "implementation_approach": [step(1, "bash(mkdir -p src && echo x > src/new.py)")]}},
-        {"id": "IMPL-2", "title": "Use it", "context": {"depends_on": ["IMPL-1"]},
-         "flow_control": {"pre_analysis": [], "implementation_approach": [
-             step(1, "bash(printf '%s' [dependency_summaries] > deps.md)")]}},
+        {
+            "id": "IMPL-1",
+            "title": "Make a file",
+            "flow_control": {
+                "pre_analysis": [],
+                "implementation_approach": [step(1, "bash(mkdir -p src && echo x > src/new.py)")],
+            },
+        },
+        {
+            "id": "IMPL-2",
+            "title": "Use it",
+            "context": {"depends_on": ["IMPL-1"]},
+            "flow_control": {
+                "pre_analysis": [],
+                "implementation_approach": [
+                    step(1, "bash(printf '%s' [dependency_summaries] > deps.md)")
+                ],
+            },
+        },
     ]
     sid = plan_tasks(tasks)
     run = wfs("execute", "--all")
@@ -375,8 +516,9 @@ def test_agent_from_workflow_config(project: Path, tmp_path: Path) -> None:
     agent = tmp_path / "agent"
     agent.write_text("#!/usr/bin/env bash\ncat > /dev/null\nprintf configured\n")
     agent.chmod(0o755)
-    sid = plan_tasks(one_task([step(1, None, "answer"),
-                               step(2, "bash(printf '%s' [answer] > a.txt)", "x", [1])]))
+    sid = plan_tasks(
+        one_task([step(1, None, "answer"), step(2, "bash(printf '%s' [answer] > a.txt)", "x", [1])])
+    )
     (project / ".workflow/config.json").write_text(json.dumps({"agent": str(agent)}))
     assert wfs("execute").code == 0
     assert (project / "a.txt").read_text() == "configured"
@@ -389,8 +531,11 @@ def test_fake_codex_on_path(project: Path, tmp_path: Path) -> None:
     codex = bin_dir / "codex"
     codex.write_text("#!/usr/bin/env bash\nprintf '%s|' \"$@\" > codex-args.txt\n")
     codex.chmod(0o755)
-    plan_tasks(one_task([step(1, 'codex --full-auto exec "implement [title]" --skip-git-repo-check')]))
+    plan_tasks(
+        one_task([step(1, 'codex --full-auto exec "implement [title]" --skip-git-repo-check')])
+    )
     env = {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
     assert wfs_process("execute", cwd=project, env=env).code == 0
     assert (project / "codex-args.txt").read_text() == (
-        "--full-auto|exec|implement Solo|--skip-git-repo-check|")
+        "--full-auto|exec|implement Solo|--skip-git-repo-check|"
+    )

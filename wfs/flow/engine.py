@@ -164,6 +164,7 @@ class Runner:
                 if waiting:
                     raise WfsError(f"{tid} is not ready: waiting on {', '.join(waiting)}")
             task = draft.get(tid)
+            self.preflight(task)
             execution = dict(obj(task, "execution"))
             execution.update(
                 claimed_by=self.owner,
@@ -175,6 +176,20 @@ class Runner:
             claimed = {**task, "status": "active", "execution": execution}
             draft.put(claimed)
             return claimed
+
+    def preflight(self, task: Task) -> None:
+        """Refuse, before any change, a task whose built-ins would leave the project root."""
+        problems = []
+        for step in ordered_steps(task):
+            for text in self.commands(step):
+                command = run_steps.classify(substitute_session(text, self.sid))
+                why = run_steps.escapes_root(command, self.layout.root)
+                if why:
+                    problems.append(f"{step.key} ({step.name}): {why}")
+        if problems:
+            raise WfsError(
+                f"{task['id']} is unsafe to run; nothing was changed:\n" + "\n".join(problems)
+            )
 
     def reclaim(self, tid: str) -> Task:
         """Take back a paused or blocked task for `--resume`."""

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from wfs.errors import WfsError
-from wfs.flow.variables import substitute_prose, substitute_shell
+from wfs.flow.variables import TOKEN, substitute_prose, substitute_shell
 
 MAX_GREP_LINES = 1000
 _BUILTIN = re.compile(r"(bash|Read|Glob|Grep)\((.*)\)\s*", re.S)
@@ -121,6 +121,27 @@ def run_command(
         return StepResult(1, "", err.message)
 
 
+def escapes_root(command: Command, root: Path) -> str | None:
+    """Why a built-in's literal argument would leave the project root, else None.
+
+    Checked before a task is claimed, so an unsafe task is refused without any change.
+    Arguments holding `[variables]` are checked when they run.
+    """
+    if command.kind not in ("read", "glob", "grep") or TOKEN.search(command.text):
+        return None
+    try:
+        if command.kind == "read":
+            confined(root, command.text)
+        elif command.kind == "glob":
+            _check_pattern(command.text)
+        else:
+            where = command.text.partition(",")[2].strip()
+            confined(root, where or ".")
+    except WfsError as err:
+        return err.message
+    return None
+
+
 def _unquote(text: str) -> str:
     text = text.strip()
     if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
@@ -157,9 +178,7 @@ def read_file(root: Path, relative: str) -> str:
 
 def glob_files(root: Path, pattern: str) -> list[str]:
     """Files matching `pattern` under the root, relative, sorted; none outside the root."""
-    pattern = _unquote(pattern)
-    if not pattern or Path(pattern).is_absolute() or ".." in Path(pattern).parts:
-        raise WfsError(f"Glob({pattern}): the pattern leads outside the project root")
+    pattern = _check_pattern(pattern)
     real_root = root.resolve()
     found = []
     for path in root.glob(pattern):
@@ -167,6 +186,13 @@ def glob_files(root: Path, pattern: str) -> list[str]:
         if resolved == real_root or real_root in resolved.parents:
             found.append(path.relative_to(root).as_posix())
     return sorted(found)
+
+
+def _check_pattern(pattern: str) -> str:
+    pattern = _unquote(pattern)
+    if not pattern or Path(pattern).is_absolute() or ".." in Path(pattern).parts:
+        raise WfsError(f"Glob({pattern}): the pattern leads outside the project root")
+    return pattern
 
 
 def grep_files(root: Path, pattern: str, where: str) -> list[str]:
