@@ -42,7 +42,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return root
 
 
-def wfs(*args: str, input: str | None = None, env: dict[str, str] | None = None) -> Run:
+def wfs(*args: str, input: str | bytes | None = None, env: dict[str, str] | None = None) -> Run:
     """Run the CLI in-process (fast); exceptions other than SystemExit fail the test."""
     result = CliRunner().invoke(cli, list(args), input=input, env=env, catch_exceptions=False)
     return Run(result.exit_code, result.stdout, result.stderr)

@@ -92,6 +92,16 @@ class Layout(NamedTuple):
     def root_lock(self) -> Path:
         return self.locks / "workflow.lock"
 
+    def check_inside(self, path: Path) -> None:
+        """Refuse a symlink that leads outside the project root."""
+        real_root = self.root.resolve()
+        resolved = path.resolve()
+        if resolved != real_root and real_root not in resolved.parents:
+            raise WfsError(
+                f"{self.relative(path)}: is a symlink leading outside the project root; "
+                "wfs does not follow it"
+            )
+
     def relative(self, path: Path) -> str:
         """`path` as shown to users: relative to the project root when inside it."""
         try:

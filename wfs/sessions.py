@@ -76,7 +76,10 @@ def _is_session_dir(layout: Layout, sid: str) -> bool:
 def require_session(layout: Layout, value: str) -> str:
     """The id of an existing session named `WFS-x` or `x`; exit 2 with close matches."""
     sid = normalize_session_id(value)
-    if layout.session_dir(sid).is_dir():
+    folder = layout.session_dir(sid)
+    if folder.is_dir():
+        if folder.is_symlink():
+            layout.check_inside(folder)
         return sid
     known = session_ids(layout)
     close = difflib.get_close_matches(sid, known, n=3, cutoff=0.5)
@@ -92,7 +95,7 @@ def current_session(layout: Layout, requested: str | None) -> str:
         return require_session(layout, requested)
     active = active_ids(layout)
     if len(active) == 1:
-        return active[0]
+        return require_session(layout, active[0])
     if not active:
         dangling = marker_ids(layout)
         if dangling:

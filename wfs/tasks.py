@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 from wfs import store
@@ -19,9 +20,15 @@ LEAF_STATUSES = ("pending", "active", "completed", "blocked")
 def task_files(layout: Layout, sid: str) -> list[str]:
     """Names of the task JSON files of a session, sorted by task id."""
     try:
-        names = [n for n in os.listdir(layout.task_dir(sid)) if n.endswith(".json")]
+        entries = list(os.scandir(layout.task_dir(sid)))
     except FileNotFoundError:
         return []
+    names = []
+    for entry in entries:
+        if entry.name.endswith(".json") and not entry.name.startswith("."):
+            if entry.is_symlink():
+                layout.check_inside(Path(entry.path))
+            names.append(entry.name)
     return sorted(names, key=lambda n: task_sort_key(n[: -len(".json")]))
 
 
