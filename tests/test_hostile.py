@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import NamedTuple
 
 import pytest
-
 from conftest import wfs
 
 S = ".workflow/WFS-h"
