@@ -1,0 +1,176 @@
+"""Time whole `wfs` processes on synthetic sessions and write benchmarks/RESULTS.md.
+
+Every figure is a median of several runs, reported as a ratio to baselines measured
+in the same run:
+  S  interpreter start-up, `python -c pass`
+  R  reading every task file once, `cat .task/*.json > /dev/null`
+  C  `python -c "import click"` (for --version and --help)
+
+    python benchmarks/run.py [--runs N] [--sizes 100,1000,10000] [--keep DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from make_sessions import make_session  # noqa: E402
+
+
+def timed(argv: list[str], cwd: Path, shell: bool = False) -> tuple[float, int]:
+    """Wall time in seconds and peak RSS in KiB of one process."""
+    started = time.perf_counter()
+    proc = subprocess.Popen(argv if not shell else ["bash", "-c", argv[0]], cwd=cwd,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - started
+    if os.waitstatus_to_exitcode(status) not in (0, 1):
+        raise SystemExit(f"benchmark command failed: {argv}")
+    return elapsed, usage.ru_maxrss
+
+
+def median(argv: list[str], cwd: Path, runs: int, shell: bool = False) -> tuple[float, int]:
+    timed(argv, cwd, shell)  # warm the page cache
+    samples = [timed(argv, cwd, shell) for _ in range(runs)]
+    return (statistics.median(s[0] for s in samples),
+            int(statistics.median(s[1] for s in samples)))
+
+
+def wfs(*args: str) -> list[str]:
+    exe = shutil.which("wfs")
+    if exe is None:
+        raise SystemExit("wfs is not on PATH: activate the project's venv first")
+    return [exe, *args]
+
+
+def engine_task(root: Path) -> None:
+    """A session with one task of 200 `bash(true)` steps (engine overhead)."""
+    import orjson
+
+    steps = [{"step": n, "title": f"s{n}", "description": "d", "modification_points": [],
+              "logic_flow": [], "depends_on": [], "output": f"o{n}", "command": "bash(true)"}
+             for n in range(1, 201)]
+    plan = root / "engine.json"
+    plan.write_bytes(orjson.dumps([{"id": "IMPL-1", "title": "Engine",
+                                    "flow_control": {"pre_analysis": [],
+                                                     "implementation_approach": steps}}]))
+    subprocess.run(wfs("--root", str(root), "plan", "Engine", "--from", str(plan)), check=True,
+                   capture_output=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--sizes", default="100,1000,10000")
+    parser.add_argument("--keep", type=Path, help="Reuse/keep the sessions in this folder.")
+    parser.add_argument("--out", type=Path, default=HERE / "RESULTS.md")
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    base = args.keep or Path(tempfile.mkdtemp(prefix="wfs-bench-"))
+    runs = args.runs
+
+    S, _ = median([sys.executable, "-c", "pass"], base, runs)
+    C, _ = median([sys.executable, "-c", "import click"], base, runs)
+    version, version_rss = median(wfs("--version"), base, runs)
+    help_time, _ = median(wfs("--help"), base, runs)
+
+    rows: dict[int, dict[str, tuple[float, int]]] = {}
+    readall: dict[int, float] = {}
+    for size in sizes:
+        root = base / f"s{size}"
+        if not (root / ".workflow").exists():
+            make_session(root, size)
+        sid = f"WFS-bench-{size}"
+        task_dir = root / ".workflow" / sid / ".task"
+        readall[size] = median([f"cat {task_dir}/*.json > /dev/null"], root, runs, shell=True)[0]
+        leaf = "IMPL-1"
+        results = {
+            "wfs next": median(wfs("next"), root, runs),
+            "wfs status": median(wfs("status"), root, runs),
+            "wfs task show": median(wfs("task", "show", "IMPL-7"), root, runs),
+            "wfs validate": median(wfs("validate"), root, max(3, runs // 2)),
+        }
+        # Alternate the status so every run really changes the file and the views.
+        flips = []
+        for n in range(runs + 1):
+            status = "completed" if n % 2 else "pending"
+            flips.append(timed(wfs("task", "status", leaf, status), root))
+        results["wfs task status ID completed"] = (
+            statistics.median(f[0] for f in flips[1:]),
+            int(statistics.median(f[1] for f in flips[1:])))
+        rows[size] = results
+
+    engine_root = base / "engine"
+    if not (engine_root / ".workflow").exists():
+        engine_root.mkdir(parents=True, exist_ok=True)
+        engine_task(engine_root)
+    bash_loop = median(["for i in $(seq 200); do bash -c true; done"], engine_root, 3,
+                       shell=True)[0]
+    engine_runs = []
+    for _ in range(3):
+        subprocess.run(wfs("task", "status", "IMPL-1", "pending"), cwd=engine_root,
+                       capture_output=True, check=True)
+        shutil.rmtree(engine_root / ".workflow/WFS-engine/.runs", ignore_errors=True)
+        engine_runs.append(timed(wfs("execute", "IMPL-1"), engine_root)[0])
+    engine = statistics.median(engine_runs)
+
+    biggest = max(sizes)
+    status_rss = rows[biggest]["wfs status"][1]
+    lines = [
+        "# Benchmark results",
+        "",
+        f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python "
+        f"{platform.python_version()}. Medians of {runs} runs (validate: "
+        f"{max(3, runs // 2)}), measured by `python benchmarks/run.py`.",
+        "",
+        "Baselines from the same run:",
+        "",
+        f"- S = `python -c pass`: {S * 1000:.1f} ms",
+        f"- C = `python -c \"import click\"`: {C * 1000:.1f} ms",
+        *[f"- R({n}) = `cat .task/*.json > /dev/null` over {n} tasks: {readall[n] * 1000:.1f} ms"
+          for n in sizes],
+        "",
+        "| command | " + " | ".join(f"{n} tasks" for n in sizes) + f" | {biggest} tasks vs S | vs R |",
+        "|---|" + "---|" * len(sizes) + "---|---|",
+    ]
+    for name in rows[sizes[0]]:
+        cells = " | ".join(f"{rows[n][name][0] * 1000:.1f} ms" for n in sizes)
+        t = rows[biggest][name][0]
+        lines.append(f"| `{name}` | {cells} | {t / S:.1f} x S | {t / readall[biggest]:.2f} x R |")
+    lines += [
+        "",
+        "| other | time | ratio | target |",
+        "|---|---|---|---|",
+        f"| `wfs --version` | {version * 1000:.1f} ms | {version / C:.2f} x C | <= 2 x C |",
+        f"| `wfs --help` | {help_time * 1000:.1f} ms | {help_time / C:.2f} x C | <= 2 x C |",
+        f"| engine: 1 task of 200 `bash(true)` steps | {engine * 1000:.0f} ms | "
+        f"{engine / bash_loop:.2f} x 200 sequential `bash -c true` ({bash_loop * 1000:.0f} ms)"
+        " | <= 1.3 x |",
+        f"| peak RSS of `wfs status`, {biggest} tasks | {status_rss / 1024:.1f} MiB | "
+        f"{status_rss / version_rss:.2f} x `wfs --version` ({version_rss / 1024:.1f} MiB) | <= 2 x |",
+    ]
+    if 1000 in rows and 10000 in rows:
+        lines += ["", "Scaling from 1,000 to 10,000 tasks (10 x the tasks):", ""]
+        for name in rows[1000]:
+            a, b = rows[1000][name][0], rows[10000][name][0]
+            lines.append(f"- `{name}`: {b / a:.2f} x the time "
+                         f"({(b - S) / max(a - S, 1e-9):.2f} x above start-up)")
+    args.out.write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    if args.keep is None:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
