@@ -41,12 +41,18 @@ def make_tasks(count: int, rng: random.Random) -> list[dict[str, Any]]:
         for tid in ids:
             is_container = container and "." not in tid
             earlier = [t["id"] for t in tasks[-40:] if "." not in t["id"] and t["id"] != tid]
-            deps = rng.sample(earlier, k=min(len(earlier), rng.randint(0, 2))) if "." not in tid else []
+            deps = (
+                rng.sample(earlier, k=min(len(earlier), rng.randint(0, 2)))
+                if "." not in tid
+                else []
+            )
             title = f"Feature {tid.removeprefix('IMPL-')}: user-facing change"
             task: dict[str, Any] = {
                 "id": tid,
                 "title": title,
-                "status": "container" if is_container else rng.choice(["completed", "pending", "pending"]),
+                "status": "container"
+                if is_container
+                else rng.choice(["completed", "pending", "pending"]),
                 "meta": {"type": "feature", "agent": "@code-developer"},
                 "context": {
                     "requirements": ["Keep the public API stable", f"Handle case {tid}"],
@@ -57,8 +63,14 @@ def make_tasks(count: int, rng: random.Random) -> list[dict[str, Any]]:
                     "shared_context": {"style": "small functions"},
                 },
                 "flow_control": {
-                    "pre_analysis": [{"step": "patterns", "action": "Find patterns",
-                                      "command": "bash(true)", "output_to": "patterns"}],
+                    "pre_analysis": [
+                        {
+                            "step": "patterns",
+                            "action": "Find patterns",
+                            "command": "bash(true)",
+                            "output_to": "patterns",
+                        }
+                    ],
                     "implementation_approach": [step(n, title) for n in (1, 2, 3)],
                 },
             }
@@ -75,9 +87,22 @@ def make_session(root: Path, count: int) -> str:
     ids = {t["id"] for t in tasks}
     tasks = [t for t in tasks if t["status"] != "container" or f"{t['id']}.1" in ids]
     plan.write_bytes(orjson.dumps({"overview": "Synthetic benchmark session", "tasks": tasks}))
-    done = subprocess.run([sys.executable, "-m", "wfs", "--root", str(root), "plan",
-                           f"Bench {count}", "--from", str(plan)],
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "wfs",
+            "--root",
+            str(root),
+            "plan",
+            f"Bench {count}",
+            "--from",
+            str(plan),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     plan.unlink()
     return done.stdout.strip()
 

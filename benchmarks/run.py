@@ -31,8 +31,12 @@ from make_sessions import make_session  # noqa: E402
 def timed(argv: list[str], cwd: Path, shell: bool = False) -> tuple[float, int]:
     """Wall time in seconds and peak RSS in KiB of one process."""
     started = time.perf_counter()
-    proc = subprocess.Popen(argv if not shell else ["bash", "-c", argv[0]], cwd=cwd,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        argv if not shell else ["bash", "-c", argv[0]],
+        cwd=cwd,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     _, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.perf_counter() - started
     if os.waitstatus_to_exitcode(status) not in (0, 1):
@@ -43,8 +47,7 @@ def timed(argv: list[str], cwd: Path, shell: bool = False) -> tuple[float, int]:
 def median(argv: list[str], cwd: Path, runs: int, shell: bool = False) -> tuple[float, int]:
     timed(argv, cwd, shell)  # warm the page cache
     samples = [timed(argv, cwd, shell) for _ in range(runs)]
-    return (statistics.median(s[0] for s in samples),
-            int(statistics.median(s[1] for s in samples)))
+    return (statistics.median(s[0] for s in samples), int(statistics.median(s[1] for s in samples)))
 
 
 def wfs(*args: str) -> list[str]:
@@ -58,15 +61,36 @@ def engine_task(root: Path) -> None:
     """A session with one task of 200 `bash(true)` steps (engine overhead)."""
     import orjson
 
-    steps = [{"step": n, "title": f"s{n}", "description": "d", "modification_points": [],
-              "logic_flow": [], "depends_on": [], "output": f"o{n}", "command": "bash(true)"}
-             for n in range(1, 201)]
+    steps = [
+        {
+            "step": n,
+            "title": f"s{n}",
+            "description": "d",
+            "modification_points": [],
+            "logic_flow": [],
+            "depends_on": [],
+            "output": f"o{n}",
+            "command": "bash(true)",
+        }
+        for n in range(1, 201)
+    ]
     plan = root / "engine.json"
-    plan.write_bytes(orjson.dumps([{"id": "IMPL-1", "title": "Engine",
-                                    "flow_control": {"pre_analysis": [],
-                                                     "implementation_approach": steps}}]))
-    subprocess.run(wfs("--root", str(root), "plan", "Engine", "--from", str(plan)), check=True,
-                   capture_output=True)
+    plan.write_bytes(
+        orjson.dumps(
+            [
+                {
+                    "id": "IMPL-1",
+                    "title": "Engine",
+                    "flow_control": {"pre_analysis": [], "implementation_approach": steps},
+                }
+            ]
+        )
+    )
+    subprocess.run(
+        wfs("--root", str(root), "plan", "Engine", "--from", str(plan)),
+        check=True,
+        capture_output=True,
+    )
 
 
 def main() -> None:
@@ -108,19 +132,25 @@ def main() -> None:
             flips.append(timed(wfs("task", "status", leaf, status), root))
         results["wfs task status ID completed"] = (
             statistics.median(f[0] for f in flips[1:]),
-            int(statistics.median(f[1] for f in flips[1:])))
+            int(statistics.median(f[1] for f in flips[1:])),
+        )
         rows[size] = results
 
     engine_root = base / "engine"
     if not (engine_root / ".workflow").exists():
         engine_root.mkdir(parents=True, exist_ok=True)
         engine_task(engine_root)
-    bash_loop = median(["for i in $(seq 200); do bash -c true; done"], engine_root, 3,
-                       shell=True)[0]
+    bash_loop = median(["for i in $(seq 200); do bash -c true; done"], engine_root, 3, shell=True)[
+        0
+    ]
     engine_runs = []
     for _ in range(3):
-        subprocess.run(wfs("task", "status", "IMPL-1", "pending"), cwd=engine_root,
-                       capture_output=True, check=True)
+        subprocess.run(
+            wfs("task", "status", "IMPL-1", "pending"),
+            cwd=engine_root,
+            capture_output=True,
+            check=True,
+        )
         shutil.rmtree(engine_root / ".workflow/WFS-engine/.runs", ignore_errors=True)
         engine_runs.append(timed(wfs("execute", "IMPL-1"), engine_root)[0])
     engine = statistics.median(engine_runs)
@@ -137,11 +167,15 @@ def main() -> None:
         "Baselines from the same run:",
         "",
         f"- S = `python -c pass`: {S * 1000:.1f} ms",
-        f"- C = `python -c \"import click\"`: {C * 1000:.1f} ms",
-        *[f"- R({n}) = `cat .task/*.json > /dev/null` over {n} tasks: {readall[n] * 1000:.1f} ms"
-          for n in sizes],
+        f'- C = `python -c "import click"`: {C * 1000:.1f} ms',
+        *[
+            f"- R({n}) = `cat .task/*.json > /dev/null` over {n} tasks: {readall[n] * 1000:.1f} ms"
+            for n in sizes
+        ],
         "",
-        "| command | " + " | ".join(f"{n} tasks" for n in sizes) + f" | {biggest} tasks vs S | vs R |",
+        "| command | "
+        + " | ".join(f"{n} tasks" for n in sizes)
+        + f" | {biggest} tasks vs S | vs R |",
         "|---|" + "---|" * len(sizes) + "---|---|",
     ]
     for name in rows[sizes[0]]:
@@ -158,14 +192,17 @@ def main() -> None:
         f"{engine / bash_loop:.2f} x 200 sequential `bash -c true` ({bash_loop * 1000:.0f} ms)"
         " | <= 1.3 x |",
         f"| peak RSS of `wfs status`, {biggest} tasks | {status_rss / 1024:.1f} MiB | "
-        f"{status_rss / version_rss:.2f} x `wfs --version` ({version_rss / 1024:.1f} MiB) | <= 2 x |",
+        f"{status_rss / version_rss:.2f} x `wfs --version` ({version_rss / 1024:.1f} MiB)"
+        " | <= 2 x |",
     ]
     if 1000 in rows and 10000 in rows:
         lines += ["", "Scaling from 1,000 to 10,000 tasks (10 x the tasks):", ""]
         for name in rows[1000]:
             a, b = rows[1000][name][0], rows[10000][name][0]
-            lines.append(f"- `{name}`: {b / a:.2f} x the time "
-                         f"({(b - S) / max(a - S, 1e-9):.2f} x above start-up)")
+            lines.append(
+                f"- `{name}`: {b / a:.2f} x the time "
+                f"({(b - S) / max(a - S, 1e-9):.2f} x above start-up)"
+            )
     args.out.write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     if args.keep is None:
