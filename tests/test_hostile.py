@@ -1,5 +1,6 @@
 """Hostile input: each case has its exact exit code and message, shows no traceback,
-and leaves the whole tree byte-for-byte unchanged (lock files aside)."""
+and leaves the whole tree byte-for-byte unchanged (lock files and the derived index
+aside)."""
 
 from __future__ import annotations
 
@@ -28,8 +29,8 @@ def tree_hash(root: Path) -> str:
     digest = hashlib.sha256()
     for path in sorted(root.rglob("*")):
         relative = path.relative_to(root).as_posix()
-        if relative.startswith(".workflow/.locks"):
-            continue  # wfs's own lock files
+        if relative.startswith((".workflow/.locks", ".workflow/.cache")):
+            continue  # wfs's own lock files and derived index (both ignored by git)
         digest.update(relative.encode() + b"\0")
         if path.is_symlink():
             digest.update(b"link:" + os.readlink(path).encode())

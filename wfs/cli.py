@@ -280,10 +280,10 @@ def switch(env: Env, session_id: str) -> None:
 
 def _session_summary(layout: Any, sid: str) -> dict[str, Any]:
     from wfs.sessions import load_session
-    from wfs.tasks import TaskIndex, load_tasks, obj
+    from wfs.tasks import TaskIndex, load_skeletons, obj
 
     data = load_session(layout, sid)
-    index = TaskIndex(load_tasks(layout, sid))
+    index = TaskIndex(load_skeletons(layout, sid))
     leaves = index.leaves()
     done = sum(1 for t in leaves if index.effective_status(t) == "completed")
     progress = obj(data, "progress")
@@ -519,10 +519,10 @@ def _task_row(index: Any, tid: str) -> dict[str, Any]:
 
 
 def _load_index(env: Env) -> tuple[str, Any]:
-    from wfs.tasks import TaskIndex, load_tasks
+    from wfs.tasks import TaskIndex, load_skeletons
 
     sid = env.current_session()
-    return sid, TaskIndex(load_tasks(env.layout, sid))
+    return sid, TaskIndex(load_skeletons(env.layout, sid))
 
 
 def _print_rows(env: Env, rows: list[dict[str, Any]]) -> None:
@@ -589,6 +589,7 @@ def task_show(env: Env, task_id: str) -> None:
     """
     from wfs.edit import unknown_task
     from wfs.layout import check_task_id
+    from wfs.tasks import read_task
 
     sid, index = _load_index(env)
     if check_task_id(task_id) not in index.by_id:
@@ -596,7 +597,7 @@ def task_show(env: Env, task_id: str) -> None:
     waiting = index.unmet_dependencies(task_id)
     data = {
         "session": sid,
-        "task": index.by_id[task_id],
+        "task": read_task(env.layout, sid, task_id),
         "status": index.effective_status(task_id),
         "children": index.children.get(task_id, []),
         "ready": task_id in index.ready(),
@@ -860,13 +861,13 @@ def render(env: Env, check: bool) -> None:
     """
     from wfs import render as views
     from wfs.sessions import load_session
-    from wfs.tasks import load_tasks
+    from wfs.tasks import load_skeletons
 
     layout = env.layout
     sid = env.current_session()
     session_dir = layout.session_dir(sid)
     if check:
-        expected = views.render_views(load_session(layout, sid), load_tasks(layout, sid))
+        expected = views.render_views(load_session(layout, sid), load_skeletons(layout, sid))
         stale = [
             layout.relative(session_dir / name)
             for name, text in expected.items()
@@ -886,7 +887,9 @@ def render(env: Env, check: bool) -> None:
     from wfs import store
 
     with store.locked(layout.session_lock(sid), sid):
-        written = views.write_views(session_dir, load_session(layout, sid), load_tasks(layout, sid))
+        written = views.write_views(
+            session_dir, load_session(layout, sid), load_skeletons(layout, sid)
+        )
     paths = [layout.relative(session_dir / name) for name in written]
     env.emit(
         {"session": sid, "written": paths},
@@ -1109,9 +1112,9 @@ def execute(
 def _dry_run(env: Env, runner: Any, task_id: str | None) -> None:
     from wfs.flow import engine
     from wfs.layout import check_task_id
-    from wfs.tasks import TaskIndex, load_tasks
+    from wfs.tasks import TaskIndex, load_skeletons, read_task
 
-    index = TaskIndex(load_tasks(env.layout, runner.sid))
+    index = TaskIndex(load_skeletons(env.layout, runner.sid))
     if task_id is None:
         ready = index.ready()
         if not ready:
@@ -1122,7 +1125,7 @@ def _dry_run(env: Env, runner: Any, task_id: str | None) -> None:
         from wfs.edit import unknown_task
 
         raise unknown_task(task_id, index.by_id)
-    plan = engine.dry_run(runner, index.by_id[task_id])
+    plan = engine.dry_run(runner, read_task(env.layout, runner.sid, task_id))
 
     def human() -> None:
         env.echo(f"{plan['task']}: {plan['title']} (dry run, nothing is executed)")

@@ -16,7 +16,7 @@ from typing import Any
 from wfs import render, sessions, store
 from wfs.errors import WfsError
 from wfs.layout import Layout, parent_of, parse_task_id, task_sort_key
-from wfs.tasks import Task, TaskIndex, complexity, load_tasks, obj
+from wfs.tasks import Task, TaskIndex, complexity, load_skeletons, obj, read_task, skeleton
 
 TASK_KEY_ORDER = ("id", "title", "status", "meta", "context", "flow_control")
 CONTEXT_ARRAYS = ("requirements", "focus_paths", "acceptance", "depends_on")
@@ -125,38 +125,51 @@ def refuse_problems(problems: list[Any], what: str) -> None:
 
 
 class Draft:
-    """The tasks of one session while they are being changed."""
+    """The tasks of one session while they are being changed.
+
+    It starts from the skeletons of the index and reads a task's whole file only when
+    it is asked for (`get`), or every file when the change must be validated.
+    """
 
     def __init__(self, layout: Layout, sid: str) -> None:
         self.layout = layout
         self.sid = sid
         self.session = sessions.load_session(layout, sid)
-        self.tasks: dict[str, Task] = {}
-        for task in load_tasks(layout, sid):
-            self.tasks.setdefault(str(task.get("id")), task)
+        self.skeletons: dict[str, Task] = {}
+        for task in load_skeletons(layout, sid):
+            self.skeletons.setdefault(str(task.get("id")), task)
+        self.full: dict[str, Task] = {}
         self.changed: set[str] = set()
         self.session_changed = False
 
-    def index(self) -> TaskIndex:
-        return TaskIndex(self.ordered())
+    @property
+    def ids(self) -> list[str]:
+        return sorted(self.skeletons, key=task_sort_key)
 
-    def ordered(self) -> list[Task]:
-        return [self.tasks[k] for k in sorted(self.tasks, key=task_sort_key)]
+    def index(self) -> TaskIndex:
+        return TaskIndex([self.skeletons[k] for k in self.ids])
 
     def get(self, tid: str) -> Task:
-        if tid not in self.tasks:
-            raise unknown_task(tid, self.tasks)
-        return self.tasks[tid]
+        if tid not in self.skeletons:
+            raise unknown_task(tid, self.skeletons)
+        if tid not in self.full:
+            self.full[tid] = read_task(self.layout, self.sid, tid)
+        return self.full[tid]
+
+    def ordered(self) -> list[Task]:
+        """Every task in full, by id."""
+        return [self.get(tid) for tid in self.ids]
 
     def put(self, task: Task) -> None:
         tid = task["id"]
-        self.tasks[tid] = task
+        self.full[tid] = task
+        self.skeletons[tid] = skeleton(task)
         self.changed.add(tid)
 
     def _sources(self) -> list[tuple[str, Any, str | None]]:
         return [
-            (self.layout.relative(self.layout.task_file(self.sid, tid)), task, tid)
-            for tid, task in sorted(self.tasks.items(), key=lambda kv: task_sort_key(kv[0]))
+            (self.layout.relative(self.layout.task_file(self.sid, tid)), self.get(tid), tid)
+            for tid in self.ids
             if parse_task_id(tid)
         ]
 
@@ -165,7 +178,7 @@ class Draft:
             after = problems_of(self._sources())
             refuse_problems([p for p in after if str(p) not in before], what)
         files = [
-            (self.layout.task_file(self.sid, tid), store.dumps(self.tasks[tid]))
+            (self.layout.task_file(self.sid, tid), store.dumps(self.full[tid]))
             for tid in sorted(self.changed, key=task_sort_key)
         ]
         session = refresh_session(self.session, self.index())
@@ -173,7 +186,8 @@ class Draft:
             files.append((self.layout.session_file(self.sid), store.dumps(session)))
             self.session = session
         store.write_together(files, self.layout.journal(self.sid))
-        render.write_views(self.layout.session_dir(self.sid), self.session, self.ordered())
+        skeletons = [self.skeletons[k] for k in self.ids]
+        render.write_views(self.layout.session_dir(self.sid), self.session, skeletons)
 
 
 @contextlib.contextmanager
@@ -261,10 +275,10 @@ def replan(layout: Layout, sid: str, raw: bytes, where: str) -> tuple[int, int]:
     meta, raw_tasks, _ = parse_plan(raw, where)
     added = replaced = 0
     with editing(layout, sid, where) as draft:
-        for task in normalize_plan_tasks(raw_tasks, set(draft.tasks)):
+        for task in normalize_plan_tasks(raw_tasks, set(draft.skeletons)):
             if not isinstance(task, dict) or not isinstance(task.get("id"), str):
                 raise WfsError(f"{where}: every task needs a string id")
-            old = draft.tasks.get(task["id"])
+            old = draft.get(task["id"]) if task["id"] in draft.skeletons else None
             if old is not None:
                 replaced += 1
                 if "container" not in (task["status"], old.get("status")):
@@ -282,11 +296,11 @@ def replan(layout: Layout, sid: str, raw: bytes, where: str) -> tuple[int, int]:
 
 def _next_id(draft: Draft, parent: str | None) -> str:
     if parent is None:
-        majors = [p.major for p in map(parse_task_id, draft.tasks) if p is not None]
+        majors = [p.major for p in map(parse_task_id, draft.skeletons) if p is not None]
         return f"IMPL-{max(majors, default=0) + 1}"
     minors = [
         p.minor
-        for tid, p in ((t, parse_task_id(t)) for t in draft.tasks)
+        for tid, p in ((t, parse_task_id(t)) for t in draft.skeletons)
         if p is not None and p.minor is not None and parent_of(tid) == parent
     ]
     return f"{parent}.{max(minors, default=0) + 1}"
@@ -298,7 +312,7 @@ def add_task(layout: Layout, sid: str, fields: Task, parent: str | None = None) 
         if parent is not None:
             _check_can_have_subtasks(draft, parent)
         tid = fields.get("id") or _next_id(draft, parent)
-        if tid in draft.tasks:
+        if tid in draft.skeletons:
             raise WfsError(f"task {tid} already exists; use `wfs task update {tid}`")
         task = normalize_task({**fields, "id": tid}, has_children=False)
         draft.put(task)
@@ -396,7 +410,7 @@ def set_status(layout: Layout, sid: str, tid: str, status: str) -> Task:
         refuse_container(draft.index(), tid, f"set its status to {status}")
         if task.get("status") != status:
             draft.put({**task, "status": status})
-    return draft.tasks[tid]
+    return draft.full[tid]
 
 
 def refuse_container(index: TaskIndex, tid: str, action: str) -> None:

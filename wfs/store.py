@@ -57,22 +57,27 @@ def read_json(path: Path, where: str | None = None) -> Any:
     return parse_json(raw, where)
 
 
-def write_bytes(path: Path, data: bytes) -> None:
-    """Replace `path` with `data` atomically, creating its directory on demand."""
+def write_bytes(path: Path, data: bytes, durable: bool = True) -> None:
+    """Replace `path` with `data` atomically, creating its directory on demand.
+
+    `durable=False` skips the fsyncs, for derived files (caches) only: a crash may lose
+    them but never tears them."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         os.fchmod(fd, _file_mode())  # mkstemp makes 0600; plan files are ordinary files
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
-    _fsync_dir(path.parent)
+    if durable:
+        _fsync_dir(path.parent)
 
 
 _MODE: int | None = None

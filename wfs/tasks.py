@@ -35,16 +35,84 @@ def task_files(layout: Layout, sid: str) -> list[str]:
 def load_tasks(layout: Layout, sid: str) -> list[Task]:
     """Every task of the session, sorted by id; a malformed file is an error (exit 2)."""
     folder = layout.task_dir(sid)
-    tasks = []
+    return [_read_object(layout, folder / name) for name in task_files(layout, sid)]
+
+
+def read_task(layout: Layout, sid: str, tid: str) -> Task:
+    return _read_object(layout, layout.task_file(sid, tid))
+
+
+def _read_object(layout: Layout, path: Path) -> Task:
+    data = store.read_json(path, layout.relative(path))
+    if not isinstance(data, dict):
+        raise WfsError(
+            f"{layout.relative(path)}: expected a JSON object, got {type(data).__name__}"
+        )
+    return data
+
+
+# --------------------------------------------------------------------------- the index
+#
+# Most commands need only each task's id, title, status, parent, dependencies, agent
+# and acceptance ("skeletons"). The index keeps them in `.workflow/.cache/<id>.json`,
+# next to each file's (mtime, size, inode), and re-reads exactly the files whose stat
+# changed: a wfs write (a new inode), a hand edit, a `git checkout`. Entries written
+# less than RACY_SECONDS after their file's mtime are not trusted (the mtime clock is
+# coarse), so an edit in the same clock tick is never missed. The task files stay the
+# only source of truth; deleting the cache changes nothing but speed.
+
+CACHE_VERSION = 1
+RACY_SECONDS = 2.0
+SKELETON_CONTEXT = ("parent", "depends_on", "acceptance")
+
+
+def skeleton(task: Task) -> Task:
+    """The part of a task that status, readiness and the views need."""
+    kept: Task = {key: task[key] for key in ("id", "title", "status") if key in task}
+    agent = obj(task, "meta").get("agent")
+    if agent is not None:
+        kept["meta"] = {"agent": agent}
+    context = obj(task, "context")
+    picked = {key: context[key] for key in SKELETON_CONTEXT if key in context}
+    if picked:
+        kept["context"] = picked
+    return kept
+
+
+def load_skeletons(layout: Layout, sid: str) -> list[Task]:
+    """Every task's skeleton, sorted by id, from the index where files are unchanged."""
+    import time
+
+    import orjson
+
+    cache_path = layout.workflow / ".cache" / f"{sid}.json"
+    try:
+        cached = orjson.loads(cache_path.read_bytes())
+        entries = cached["files"] if cached.get("version") == CACHE_VERSION else {}
+    except (OSError, orjson.JSONDecodeError, AttributeError, KeyError, TypeError):
+        entries = {}
+    folder = layout.task_dir(sid)
+    fresh: dict[str, list[Any]] = {}
+    changed = False
     for name in task_files(layout, sid):
-        path = folder / name
-        data = store.read_json(path, layout.relative(path))
-        if not isinstance(data, dict):
-            raise WfsError(
-                f"{layout.relative(path)}: expected a JSON object, got {type(data).__name__}"
+        st = os.stat(folder / name)
+        stamp = [st.st_mtime_ns, st.st_size, st.st_ino]
+        entry = entries.get(name)
+        if entry is not None and entry[0] == stamp:
+            fresh[name] = entry
+            continue
+        fresh[name] = [stamp, skeleton(_read_object(layout, folder / name))]
+        changed = True
+    if changed or len(fresh) != len(entries):
+        trusted_before = (time.time() - RACY_SECONDS) * 1e9
+        files = {n: e if e[0][0] < trusted_before else [None, e[1]] for n, e in fresh.items()}
+        try:
+            store.write_bytes(
+                cache_path, orjson.dumps({"version": CACHE_VERSION, "files": files}), durable=False
             )
-        tasks.append(data)
-    return tasks
+        except OSError:
+            pass  # a read-only checkout still works, only slower
+    return [entry[1] for entry in fresh.values()]
 
 
 def obj(data: Any, key: str) -> dict[str, Any]:

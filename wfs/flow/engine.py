@@ -28,7 +28,7 @@ from wfs.flow.variables import (
     substitute_session,
 )
 from wfs.layout import Layout, check_task_id
-from wfs.tasks import Task, TaskIndex, depends_on, load_tasks, obj
+from wfs.tasks import Task, TaskIndex, depends_on, load_skeletons, obj
 
 RUNS_DIR = ".runs"
 ON_ERROR = ("skip_optional", "fail", "retry_once", "manual_intervention")
@@ -247,7 +247,7 @@ class Runner:
         return values
 
     def dependency_summaries(self, task: Task) -> str:
-        index = TaskIndex(load_tasks(self.layout, self.sid))
+        index = TaskIndex(load_skeletons(self.layout, self.sid))
         texts = []
         for dep in depends_on(task):
             for tid in index.children.get(dep) or [dep]:
