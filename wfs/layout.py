@@ -34,7 +34,6 @@ WFS-*/.runs/
 """
 
 _SLUG_JUNK = re.compile(r"[^a-z0-9]+")
-_TASK_ID = re.compile(r"IMPL-(\d+)(?:\.(\d+))?")
 
 
 def find_root(explicit: str | None = None, start: Path | None = None) -> Path:
@@ -175,11 +174,13 @@ class TaskId(NamedTuple):
 
 def parse_task_id(value: str) -> TaskId | None:
     """The parts of a task id, or None when it is not `IMPL-N` / `IMPL-N.M`."""
-    match = _TASK_ID.fullmatch(value) if isinstance(value, str) else None
-    if match is None:
+    # Plain string operations: this runs for every task of every command.
+    if not isinstance(value, str) or not value.startswith("IMPL-") or not value.isascii():
         return None
-    minor = match.group(2)
-    return TaskId(int(match.group(1)), None if minor is None else int(minor))
+    major, dot, minor = value[5:].partition(".")
+    if not major.isdigit() or (dot and not minor.isdigit()):
+        return None
+    return TaskId(int(major), int(minor) if dot else None)
 
 
 def parent_of(task_id: str) -> str | None:

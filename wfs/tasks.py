@@ -19,17 +19,21 @@ LEAF_STATUSES = ("pending", "active", "completed", "blocked")
 
 def task_files(layout: Layout, sid: str) -> list[str]:
     """Names of the task JSON files of a session, sorted by task id."""
+    return [entry.name for entry in _task_entries(layout, sid)]
+
+
+def _task_entries(layout: Layout, sid: str) -> list[os.DirEntry[str]]:
     try:
         entries = list(os.scandir(layout.task_dir(sid)))
     except FileNotFoundError:
         return []
-    names = []
+    found = []
     for entry in entries:
         if entry.name.endswith(".json") and not entry.name.startswith("."):
             if entry.is_symlink():
                 layout.check_inside(Path(entry.path))
-            names.append(entry.name)
-    return sorted(names, key=lambda n: task_sort_key(n[: -len(".json")]))
+            found.append(entry)
+    return sorted(found, key=lambda e: task_sort_key(e.name[: -len(".json")]))
 
 
 def load_tasks(layout: Layout, sid: str) -> list[Task]:
@@ -91,17 +95,17 @@ def load_skeletons(layout: Layout, sid: str) -> list[Task]:
         entries = cached["files"] if cached.get("version") == CACHE_VERSION else {}
     except (OSError, orjson.JSONDecodeError, AttributeError, KeyError, TypeError):
         entries = {}
-    folder = layout.task_dir(sid)
     fresh: dict[str, list[Any]] = {}
     changed = False
-    for name in task_files(layout, sid):
-        st = os.stat(folder / name)
+    for dir_entry in _task_entries(layout, sid):
+        st = dir_entry.stat()
         stamp = [st.st_mtime_ns, st.st_size, st.st_ino]
+        name = dir_entry.name
         entry = entries.get(name)
         if entry is not None and entry[0] == stamp:
             fresh[name] = entry
             continue
-        fresh[name] = [stamp, skeleton(_read_object(layout, folder / name))]
+        fresh[name] = [stamp, skeleton(_read_object(layout, Path(dir_entry.path)))]
         changed = True
     if changed or len(fresh) != len(entries):
         trusted_before = (time.time() - RACY_SECONDS) * 1e9

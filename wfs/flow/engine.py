@@ -235,7 +235,10 @@ class Runner:
         return data
 
     def save_record(self, record: dict[str, Any]) -> None:
-        store.write_json(self.record_path(record["task"]), record)
+        # Atomic but not fsynced: a killed process loses nothing (the page cache
+        # survives it), and after a power cut the task's steps simply run again.
+        path = self.record_path(record["task"])
+        store.write_bytes(path, store.dumps(record), durable=False)
 
     # ------------------------------------------------------------ variables
 
