@@ -102,6 +102,7 @@ def main() -> None:
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     base = args.keep or Path(tempfile.mkdtemp(prefix="wfs-bench-"))
+    base.mkdir(parents=True, exist_ok=True)
     runs = args.runs
 
     S, _ = median([sys.executable, "-c", "pass"], base, runs)
