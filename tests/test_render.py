@@ -161,3 +161,38 @@ def test_render_check_names_stale_views_and_changes_nothing(project: Path) -> No
     assert wfs("render").code == 0
     assert wfs("render", "--check", "--json").json() == {"session": "WFS-views", "stale": []}
     assert "- [x] **IMPL-1**: One" in todo.read_text()
+
+
+def test_render_all_checks_and_rewrites_every_session_not_only_the_active_one(
+    project: Path,
+) -> None:
+    assert wfs("render", "--check", "--all").out == "OK: no sessions\n"
+    wfs("plan", "Alpha", "--from", "-", input=json.dumps([{"id": "IMPL-1", "title": "A"}]))
+    wfs("plan", "Beta", "--from", "-", input=json.dumps([{"id": "IMPL-1", "title": "B"}]))
+    paused = project / ".workflow/WFS-alpha/TODO_LIST.md"
+    paused.write_text(paused.read_text() + "hand edit\n")
+    assert wfs("render", "--check").code == 0  # the active session, WFS-beta, is fine
+    run = wfs("render", "--check", "--all")
+    assert (run.code, run.out) == (
+        1,
+        ".workflow/WFS-alpha/TODO_LIST.md: stale or hand-edited; run `wfs render --all`\n",
+    )
+    run = wfs("render", "--all", "--json")
+    assert (run.code, run.json()) == (
+        0,
+        {"sessions": ["WFS-alpha", "WFS-beta"], "written": [".workflow/WFS-alpha/TODO_LIST.md"]},
+    )
+    run = wfs("render", "--check", "--all")
+    assert (run.code, run.out) == (0, "OK: views of WFS-alpha, WFS-beta are up to date\n")
+
+
+def test_session_lifecycle_changes_leave_every_view_up_to_date(project: Path) -> None:
+    wfs("plan", "Alpha", "--from", "-", input=json.dumps([{"id": "IMPL-1", "title": "A"}]))
+    wfs("plan", "Beta")
+    for args in (["switch", "alpha"], ["session", "pause"], ["session", "resume", "beta"]):
+        assert wfs(*args).code == 0
+        assert wfs("render", "--check", "--all").code == 0, args
+    assert wfs("session", "complete").code == 0
+    assert wfs("render", "--check", "--all").code == 0
+    plan = (project / ".workflow/WFS-beta/IMPL_PLAN.md").read_text()
+    assert "**Status**: completed" in plan

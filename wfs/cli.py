@@ -848,51 +848,55 @@ def validate(env: Env, all_sessions: bool) -> None:
 
 @cli.command()
 @click.option("--check", is_flag=True, help="Change nothing; exit 1 if a view is stale.")
+@click.option("--all", "all_sessions", is_flag=True, help="Every session, not just the active one.")
 @json_flag
 @pass_env
-def render(env: Env, check: bool) -> None:
+def render(env: Env, check: bool, all_sessions: bool) -> None:
     """Regenerate TODO_LIST.md and IMPL_PLAN.md from the JSON.
 
     With --check, name every view that is stale or hand-edited and exit 1.
 
     \b
     Example:
-      wfs render --check
+      wfs render --check --all
     """
     from wfs import render as views
-    from wfs.sessions import load_session
+    from wfs import store
+    from wfs.sessions import load_session, session_ids
     from wfs.tasks import load_skeletons
 
     layout = env.layout
-    sid = env.current_session()
-    session_dir = layout.session_dir(sid)
+    sids = session_ids(layout) if all_sessions else [env.current_session()]
+    which: dict[str, Any] = {"sessions": sids} if all_sessions else {"session": sids[0]}
+    paths: list[str] = []
+    for sid in sids:
+        session_dir = layout.session_dir(sid)
+        if check:
+            expected = views.render_views(load_session(layout, sid), load_skeletons(layout, sid))
+            names = [n for n, text in expected.items() if views.read_view(session_dir / n) != text]
+        else:
+            with store.locked(layout.session_lock(sid), sid):
+                names = views.write_views(
+                    session_dir, load_session(layout, sid), load_skeletons(layout, sid)
+                )
+        paths += [layout.relative(session_dir / name) for name in names]
     if check:
-        expected = views.render_views(load_session(layout, sid), load_skeletons(layout, sid))
-        stale = [
-            layout.relative(session_dir / name)
-            for name, text in expected.items()
-            if views.read_view(session_dir / name) != text
-        ]
+        fix = "wfs render --all" if all_sessions else "wfs render"
         env.emit(
-            {"session": sid, "stale": stale},
+            {**which, "stale": paths},
             lambda: env.echo(
-                "\n".join(f"{path}: stale or hand-edited; run `wfs render`" for path in stale)
-                if stale
-                else f"OK: views of {sid} are up to date"
+                "\n".join(f"{path}: stale or hand-edited; run `{fix}`" for path in paths)
+                if paths
+                else f"OK: views of {', '.join(sids)} are up to date"
+                if sids
+                else "OK: no sessions"
             ),
         )
-        if stale:
+        if paths:
             click.get_current_context().exit(1)
         return
-    from wfs import store
-
-    with store.locked(layout.session_lock(sid), sid):
-        written = views.write_views(
-            session_dir, load_session(layout, sid), load_skeletons(layout, sid)
-        )
-    paths = [layout.relative(session_dir / name) for name in written]
     env.emit(
-        {"session": sid, "written": paths},
+        {**which, "written": paths},
         lambda: env.echo("\n".join(f"wrote {p}" for p in paths) or "Views already up to date."),
     )
 
