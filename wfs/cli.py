@@ -664,7 +664,7 @@ def task_field_options(func: F) -> F:
                 type=click.Choice(
                     ["feature", "bugfix", "refactor", "test-gen", "test-fix", "docs"]
                 ),
-                help="meta.type",
+                help="Kind of work (meta.type).",
             ),
             click.option("--agent", help="meta.agent, e.g. @code-developer."),
             click.option(
@@ -674,7 +674,9 @@ def task_field_options(func: F) -> F:
                 metavar="ID",
                 help="Task this one waits for (repeatable).",
             ),
-            click.option("--requirement", "requirements", multiple=True, help="Repeatable."),
+            click.option(
+                "--requirement", "requirements", multiple=True, help="Requirement (repeatable)."
+            ),
             click.option("--acceptance", multiple=True, help="Acceptance criterion (repeatable)."),
             click.option(
                 "--focus-path", "focus", multiple=True, help="Concrete path (repeatable)."
