@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 import click
 
 from wfs import __version__
+from wfs.completion import complete_session_id, complete_task_id
 from wfs.errors import WfsError
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -92,6 +93,7 @@ class WfsGroup(click.Group):
     "session",
     envvar="WFS_SESSION",
     metavar="ID",
+    shell_complete=complete_session_id,
     help="Session to work on (default: the active one). Env: WFS_SESSION.",
 )
 @click.option("--json", "json_out", is_flag=True, help="Machine-readable output on stdout.")
@@ -193,6 +195,7 @@ def read_input(source: str) -> tuple[bytes, str]:
     "--session",
     "replan_id",
     metavar="ID",
+    shell_complete=complete_session_id,
     help="Add or replace tasks in this existing session instead.",
 )
 @json_flag
@@ -249,7 +252,7 @@ def plan(
 
 
 @cli.command()
-@click.argument("session_id", metavar="ID")
+@click.argument("session_id", metavar="ID", shell_complete=complete_session_id)
 @json_flag
 @pass_env
 def switch(env: Env, session_id: str) -> None:
@@ -407,7 +410,7 @@ def session_list(env: Env) -> None:
 
 
 @session.command("show")
-@click.argument("session_id", metavar="[ID]", required=False)
+@click.argument("session_id", metavar="[ID]", required=False, shell_complete=complete_session_id)
 @json_flag
 @pass_env
 def session_show(env: Env, session_id: str | None) -> None:
@@ -458,7 +461,7 @@ def _lifecycle(env: Env, action: str, session_id: str | None) -> None:
 
 
 @session.command("pause")
-@click.argument("session_id", metavar="[ID]", required=False)
+@click.argument("session_id", metavar="[ID]", required=False, shell_complete=complete_session_id)
 @json_flag
 @pass_env
 def session_pause(env: Env, session_id: str | None) -> None:
@@ -472,7 +475,7 @@ def session_pause(env: Env, session_id: str | None) -> None:
 
 
 @session.command("resume")
-@click.argument("session_id", metavar="ID")
+@click.argument("session_id", metavar="ID", shell_complete=complete_session_id)
 @json_flag
 @pass_env
 def session_resume(env: Env, session_id: str) -> None:
@@ -486,7 +489,7 @@ def session_resume(env: Env, session_id: str) -> None:
 
 
 @session.command("complete")
-@click.argument("session_id", metavar="[ID]", required=False)
+@click.argument("session_id", metavar="[ID]", required=False, shell_complete=complete_session_id)
 @json_flag
 @pass_env
 def session_complete(env: Env, session_id: str | None) -> None:
@@ -577,7 +580,7 @@ def task_list(env: Env, status_filter: str | None, ready: bool) -> None:
 
 
 @task.command("show")
-@click.argument("task_id", metavar="ID")
+@click.argument("task_id", metavar="ID", shell_complete=complete_task_id)
 @json_flag
 @pass_env
 def task_show(env: Env, task_id: str) -> None:
@@ -672,6 +675,7 @@ def task_field_options(func: F) -> F:
                 "depends",
                 multiple=True,
                 metavar="ID",
+                shell_complete=complete_task_id,
                 help="Task this one waits for (repeatable).",
             ),
             click.option(
@@ -690,7 +694,12 @@ def task_field_options(func: F) -> F:
 
 @task.command("add")
 @click.option("--id", "task_id", help="Task id (default: the next free one).")
-@click.option("--parent", metavar="ID", help="Add as the next subtask of this main task.")
+@click.option(
+    "--parent",
+    metavar="ID",
+    shell_complete=complete_task_id,
+    help="Add as the next subtask of this main task.",
+)
 @task_field_options
 @json_flag
 @pass_env
@@ -714,7 +723,7 @@ def task_add(env: Env, /, task_id: str | None, parent: str | None, **options: An
 
 
 @task.command("update")
-@click.argument("task_id", metavar="ID")
+@click.argument("task_id", metavar="ID", shell_complete=complete_task_id)
 @task_field_options
 @json_flag
 @pass_env
@@ -736,7 +745,7 @@ def task_update(env: Env, /, task_id: str, **options: Any) -> None:
 
 
 @task.command("status")
-@click.argument("task_id", metavar="ID")
+@click.argument("task_id", metavar="ID", shell_complete=complete_task_id)
 @click.argument(
     "new_status", metavar="STATUS", type=click.Choice(["pending", "active", "completed", "blocked"])
 )
@@ -757,7 +766,7 @@ def task_status(env: Env, task_id: str, new_status: str) -> None:
 
 
 @task.command("split")
-@click.argument("task_id", metavar="ID")
+@click.argument("task_id", metavar="ID", shell_complete=complete_task_id)
 @click.option(
     "--from",
     "source",
@@ -1020,10 +1029,16 @@ def _show_pause(env: Env, result: dict[str, Any]) -> None:
 
 
 @cli.command()
-@click.argument("task_id", metavar="[ID]", required=False)
+@click.argument("task_id", metavar="[ID]", required=False, shell_complete=complete_task_id)
 @click.option("--all", "run_all", is_flag=True, help="Keep going until no task is ready.")
 @click.option("--dry-run", is_flag=True, help="Show every resolved step; run nothing.")
-@click.option("--resume", "resume_id", metavar="ID", help="Resume a paused task.")
+@click.option(
+    "--resume",
+    "resume_id",
+    metavar="ID",
+    shell_complete=complete_task_id,
+    help="Resume a paused task.",
+)
 @click.option(
     "--output", "output_text", metavar="TEXT", help="With --resume: the paused step's output."
 )
