@@ -15,8 +15,9 @@ from typing import Any
 
 from wfs import render, sessions, store
 from wfs.errors import WfsError
+from wfs.index import load_skeletons
 from wfs.layout import Layout, parent_of, parse_task_id, task_sort_key
-from wfs.tasks import Task, TaskIndex, complexity, load_skeletons, obj, read_task, skeleton
+from wfs.tasks import Task, TaskIndex, complexity, obj, read_task, skeleton
 
 TASK_KEY_ORDER = ("id", "title", "status", "meta", "context", "flow_control")
 CONTEXT_ARRAYS = ("requirements", "focus_paths", "acceptance", "depends_on")
