@@ -14,6 +14,7 @@ import pytest
 from conftest import wfs, wfs_process
 
 from wfs import fastpath, index
+from wfs import validate as validate_module
 from wfs.index import load_skeletons
 from wfs.layout import Layout
 
@@ -41,13 +42,14 @@ def statuses() -> dict[str, str]:
     return {t["id"]: t["status"] for t in wfs("task", "list", "--json").json()["tasks"]}
 
 
-def age_everything(project: Path) -> None:
+def age_everything(project: Path, warm: bool = True) -> None:
     """Make every file look older than any racy window, then warm the index."""
     old = time.time() - 60
     for path in (project / ".workflow").rglob("*.json"):
         os.utime(path, (old, old))
     os.utime(project / f".workflow/{SID}/.task", (old, old))
-    assert wfs("status").code == 0  # writes a fully trusted index
+    if warm:
+        assert wfs("status").code == 0  # writes a fully trusted index
 
 
 def setup(project: Path) -> Path:
@@ -254,3 +256,62 @@ def test_unwritable_cache_still_answers(project: Path) -> None:
     cache.write_text("not a folder: every cache write fails, even as root")
     result = wfs_process("--json", "next", cwd=project)
     assert (result.code, result.json()["tasks"][0]["id"], result.err) == (0, "IMPL-1", "")
+
+
+def validate_fresh(project: Path) -> tuple[int, str]:
+    """`wfs validate --json` with no cache at all."""
+    for path in (project / ".workflow/.cache").glob("*"):
+        path.unlink()
+    result = wfs("validate", "--json")
+    return result.code, result.out
+
+
+def test_validation_results_from_the_cache_equal_a_fresh_run(project: Path) -> None:
+    folder = setup(project)
+    # Problems of both kinds: single-file (title type) and across files (missing
+    # dependency, cycle), in one file and in separate files.
+    two = json.loads((folder / "IMPL-2.json").read_text())
+    two["title"] = 7
+    two["context"]["depends_on"] = ["IMPL-4", "IMPL-9"]
+    (folder / "IMPL-2.json").write_text(json.dumps(two))
+    four = json.loads((folder / "IMPL-4.json").read_text())
+    four["context"]["depends_on"] = ["IMPL-2"]
+    (folder / "IMPL-4.json").write_text(json.dumps(four))
+    (folder / "IMPL-5.json").write_text("{broken")
+    fresh = validate_fresh(project)
+    assert fresh[0] == 1
+    problems = json.loads(fresh[1])["problems"]
+    assert {p["rule"] for p in problems} >= {"json", "depends-on", "dependency-cycle"}
+    age_everything(project, warm=False)
+    first = wfs("validate", "--json")
+    cached = wfs("validate", "--json")  # every file from the cache now
+    assert (first.code, first.out) == (cached.code, cached.out) == fresh
+
+
+def test_validation_sees_a_hand_edit_behind_the_cache(project: Path) -> None:
+    folder = setup(project)
+    assert wfs("validate").code == 0
+    assert wfs("validate").out == f"OK: {SID}\n"
+    path = folder / "IMPL-3.2.json"
+    path.write_text(path.read_text().replace('"IMPL-3.1"', '"IMPL-7"'))
+    result = wfs("validate")
+    assert result.code == 1
+    assert result.out == (
+        f".workflow/{SID}/.task/IMPL-3.2.json#/context/depends_on/0: depends-on: "
+        "IMPL-3.2 depends on IMPL-7, which does not exist\n"
+    )
+
+
+def test_validation_cache_of_other_rules_is_ignored(project: Path) -> None:
+    setup(project)
+    assert wfs("validate").code == 0
+    path = Path(index.cache_path(str(project / ".workflow"), SID, "valid"))
+    import marshal
+
+    data = list(marshal.loads(path.read_bytes()))
+    assert data[1] == validate_module._rules_stamp()
+    data[1] = ("0.0.0", 0, 0)
+    data[4] = [([("x", "fake", "cached by older rules", "error")], s, r) for _, s, r in data[4]]
+    path.write_bytes(marshal.dumps(tuple(data)))
+    assert wfs("validate").out == f"OK: {SID}\n"
+

@@ -125,7 +125,7 @@ class _Stamper:
         return stamp if stamp[0] < self.started - margin else None
 
 
-def _write(path: str, payload: bytes) -> None:
+def write_cache(path: str, payload: bytes) -> None:
     from pathlib import Path
 
     from wfs import store
@@ -168,7 +168,7 @@ class Snapshot:
             self.skeletons.append(task)
         trusted = [self.stamper.trusted(s) for s in self.stamps]
         if cached is None or cached[1] != self.names or cached[2] != trusted:
-            _write(path, marshal.dumps((FORMAT, self.names, trusted, self.skeletons)))
+            write_cache(path, marshal.dumps((FORMAT, self.names, trusted, self.skeletons)))
 
 
 def load_skeletons(layout: Layout, sid: str) -> list[Task]:
@@ -206,7 +206,7 @@ def answers(layout: Layout, sid: str) -> dict[str, Any]:
         )
     )
     rest = marshal.dumps({key: result[key] for key in REST_KEYS})
-    _write(cache_path(workflow, sid, "idx"), len(head).to_bytes(4, "little") + head + rest)
+    write_cache(cache_path(workflow, sid, "idx"), len(head).to_bytes(4, "little") + head + rest)
     return result
 
 
