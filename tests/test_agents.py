@@ -418,6 +418,25 @@ def test_rendering_is_deterministic_and_differs_only_where_editors_differ() -> N
     assert a.replace("/wfs:", "/prompts:wfs-") == b
 
 
+@pytest.mark.parametrize(
+    "value",
+    ["[TOPIC]", "a: b", "yes", "#x", "@agent", "Bash(wfs:*), Read", "x #y", "ends:", "it's", "é"],
+)
+def test_frontmatter_values_read_back_unchanged(value: str) -> None:
+    from wfs.agents_install import yaml_scalar
+
+    assert yaml.safe_load(f"key: {yaml_scalar(value)}") == {"key": value}
+
+
+@pytest.mark.parametrize(
+    "text", ["plain\nlines\n", "has ''' quotes\n", "tab\there\x01\n", "crlf\r\n", "é\n"]
+)
+def test_toml_prompts_read_back_unchanged(text: str) -> None:
+    from wfs.agents_install import toml_string
+
+    assert tomllib.loads(f"prompt = {toml_string(text)}\n") == {"prompt": text}
+
+
 # ---------------------------------------------------------------- done when
 
 RELEASE_PLAN = {

@@ -13,9 +13,12 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from wfs.errors import WfsError
+
+if TYPE_CHECKING:
+    from wfs.layout import Layout
 
 
 class Target(NamedTuple):
@@ -160,7 +163,8 @@ def frontmatter(header: dict[str, str], keys: tuple[str, ...]) -> str:
 
 def toml_string(text: str) -> str:
     """A TOML string holding `text` exactly: a multi-line literal when possible."""
-    if "'''" not in text and "\r" not in text:
+    # Literal strings have no escapes: they cannot hold ''' or control characters.
+    if "'''" not in text and not re.search(r"[\x00-\x08\x0b-\x1f\x7f]", text):
         # A newline right after the opening quotes is not part of the value.
         return "'''\n" + text + "'''"
     return json.dumps(text, ensure_ascii=False)
@@ -199,7 +203,7 @@ def rendered_files(target_name: str) -> list[tuple[str, bytes]]:
     return sorted(files)
 
 
-def plan_install(layout: Any, target_name: str) -> list[Planned]:
+def plan_install(layout: Layout, target_name: str) -> list[Planned]:
     """What installing `target_name` into the project would do to each file."""
     planned = []
     for relative, data in rendered_files(target_name):
@@ -217,7 +221,7 @@ def plan_install(layout: Any, target_name: str) -> list[Planned]:
     return planned
 
 
-def install(layout: Any, target_name: str, force: bool) -> list[tuple[str, str]]:
+def install(layout: Layout, target_name: str, force: bool) -> list[tuple[str, str]]:
     """Install `target_name`; returns (path, "written" | "unchanged" | "overwritten").
 
     All or nothing: when a file differs from the shipped one and `force` is not set,
