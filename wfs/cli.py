@@ -1155,5 +1155,81 @@ def schema(env: Env, name: str) -> None:
     click.echo(read_text("schemas", f"{name}.schema.json"), nl=False)
 
 
+# ---------------------------------------------------------------- agents
+
+# The keys of wfs.agents_install.TARGETS, spelled out so that `wfs --help` stays fast.
+AGENT_TARGETS = ("claude", "gemini", "codex")
+
+
+@cli.group()
+def agents() -> None:
+    """Editor slash commands and agent definitions: list and install them.
+
+    \b
+    Example:
+      wfs agents install --target claude
+    """
+
+
+@agents.command("install")
+@click.option(
+    "--target",
+    required=True,
+    type=click.Choice(AGENT_TARGETS),
+    help="Editor: claude (.claude/), gemini (.gemini/) or codex (.codex/).",
+)
+@click.option("--force", is_flag=True, help="Replace files that differ from the shipped ones.")
+@json_flag
+@pass_env
+def agents_install(env: Env, target: str, force: bool) -> None:
+    """Install the wfs slash commands and agent definitions for an editor.
+
+    Files go under the project root. A file that exists and differs is only replaced
+    with --force; without it nothing is written and the command exits 2.
+
+    \b
+    Example:
+      wfs agents install --target claude
+      wfs agents install --target gemini --force
+    """
+    from wfs.agents_install import install
+
+    actions = install(env.layout, target, force)
+    rows = [{"path": path, "action": action} for path, action in actions]
+    env.emit(
+        {"target": target, "files": rows},
+        lambda: env.echo("\n".join(f"{row['action']}: {row['path']}" for row in rows)),
+    )
+
+
+@agents.command("list")
+@click.option("--target", type=click.Choice(AGENT_TARGETS), help="Only this editor (default: all).")
+@json_flag
+@pass_env
+def agents_list(env: Env, target: str | None) -> None:
+    """List the files each editor gets, and whether this project has them up to date.
+
+    State: installed (identical), differs (changed or outdated), missing.
+
+    \b
+    Example:
+      wfs agents list --target codex
+    """
+    from wfs.agents_install import plan_install
+
+    names = {"same": "installed", "differs": "differs", "missing": "missing"}
+    rows = [
+        {"target": name, "path": item.relative, "state": names[item.state]}
+        for name in ([target] if target else AGENT_TARGETS)
+        for item in plan_install(env.layout, name)
+    ]
+    env.emit(
+        {"files": rows},
+        lambda: env.echo(
+            "\n".join(f"{row['target']:<7} {row['state']:<10} {row['path']}" for row in rows)
+        ),
+    )
+
+
 def main() -> None:
     cli(prog_name="wfs")
