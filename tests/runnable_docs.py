@@ -25,7 +25,7 @@ import click
 from wfs.cli import cli
 
 BIN = Path(sys.executable).parent
-PENDING = {"diff", "agents"}
+PENDING = {"diff"}
 MARKER = "@@runnable-doc@@"
 
 FENCE = re.compile(r"^(?P<indent> *)(?P<ticks>`{3,})(?P<info>[^`]*)$")

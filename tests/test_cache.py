@@ -1,66 +1,174 @@
-"""The derived index (.workflow/.cache) never hides a change made behind its back."""
+"""The derived index (.workflow/.cache) never hides a change made behind its back, and
+the fast path (wfs/fastpath.py) answers exactly as the full CLI does."""
 
 from __future__ import annotations
 
 import json
 import os
 import subprocess
+import sys
 import time
 from pathlib import Path
 
-from conftest import wfs
+import pytest
+from conftest import wfs, wfs_process
 
+from wfs import fastpath, index
+from wfs import validate as validate_module
+from wfs.index import load_skeletons
 from wfs.layout import Layout
-from wfs.tasks import RACY_SECONDS, load_skeletons
 
-TASKS = [{"id": f"IMPL-{n}", "title": f"Task {n}"} for n in range(1, 6)]
+TASKS = [
+    {"id": "IMPL-1", "title": "Task 1"},
+    {"id": "IMPL-2", "title": "Task 2", "context": {"depends_on": ["IMPL-1"]}},
+    {"id": "IMPL-3", "title": "Task 3"},
+    {"id": "IMPL-3.1", "title": "Sub 3.1", "meta": {"agent": "@test-fix-agent"}},
+    {"id": "IMPL-3.2", "title": "Sub 3.2", "context": {"depends_on": ["IMPL-3.1"]}},
+    {"id": "IMPL-4", "title": "Task 4", "context": {"depends_on": ["IMPL-3"]}},
+    {"id": "IMPL-5", "title": "Task 5"},
+]
+SID = "WFS-cache"
+READ_COMMANDS = [
+    ["status"],
+    ["next"],
+    ["next", "--all"],
+    ["task", "show", "IMPL-2"],
+    ["task", "show", "IMPL-3"],
+    ["task", "show", "IMPL-4"],
+]
 
 
 def statuses() -> dict[str, str]:
     return {t["id"]: t["status"] for t in wfs("task", "list", "--json").json()["tasks"]}
 
 
-def age_everything(project: Path) -> None:
-    """Make every task file look older than the racy window, then warm the index."""
-    old = time.time() - 10 * RACY_SECONDS
-    for path in (project / ".workflow").rglob("IMPL-*.json"):
+def age_everything(project: Path, warm: bool = True) -> None:
+    """Make every file look older than any racy window, then warm the index."""
+    old = time.time() - 60
+    for path in (project / ".workflow").rglob("*.json"):
         os.utime(path, (old, old))
-    wfs("status")  # writes a fully trusted index
+    os.utime(project / f".workflow/{SID}/.task", (old, old))
+    if warm:
+        assert wfs("status").code == 0  # writes a fully trusted index
 
 
 def setup(project: Path) -> Path:
     assert wfs("plan", "Cache", "--from", "-", input=json.dumps(TASKS)).code == 0
     age_everything(project)
-    return project / ".workflow/WFS-cache/.task"
+    return project / f".workflow/{SID}/.task"
 
 
-def test_index_is_written_and_used(project: Path) -> None:
+def fast(*args: str) -> bytes | None:
+    return fastpath.answer(list(args), {})
+
+
+def test_index_is_written_and_trusted(project: Path) -> None:
     setup(project)
-    cache = json.loads((project / ".workflow/.cache/WFS-cache.json").read_text())
-    assert sorted(cache["files"]) == [f"IMPL-{n}.json" for n in range(1, 6)]
-    assert all(entry[0] is not None for entry in cache["files"].values())
+    assert index.cached_answers(str(project / ".workflow"), SID) is not None
+    names = ["IMPL-1.json", "IMPL-2.json", "IMPL-3.json", "IMPL-3.1.json", "IMPL-3.2.json",
+             "IMPL-4.json", "IMPL-5.json"]
+    skel = index._load(index.cache_path(str(project / ".workflow"), SID, "skel"))
+    assert skel is not None and skel[1] == names and None not in skel[2]
+
+
+@pytest.mark.parametrize("args", READ_COMMANDS, ids=" ".join)
+@pytest.mark.parametrize("json_out", [False, True], ids=["text", "json"])
+def test_fast_path_prints_what_the_cli_prints(project: Path, args: list[str], json_out: bool) -> None:
+    setup(project)
+    wfs("task", "status", "IMPL-1", "completed")
+    wfs("task", "status", "IMPL-3.1", "blocked")
+    age_everything(project)
+    argv = [*args, "--json"] if json_out else args
+    answer = fast(*argv)
+    assert answer is not None, "the fast path declined a plain read"
+    full = wfs(*argv)
+    assert full.code == 0
+    assert answer.decode() == full.out
+    process = wfs_process(*argv, cwd=project)
+    assert (process.code, process.out, process.err) == (0, full.out, "")
+
+
+def test_fast_path_answers_from_a_subdirectory_and_with_global_options(project: Path) -> None:
+    setup(project)
+    expected = wfs("--json", "next").out
+    (project / "src").mkdir()
+    os.chdir(project / "src")
+    assert fast("next", "--json") == expected.encode()
+    os.chdir("/")
+    assert fast("--root", str(project), "--session", SID, "--json", "next") == expected.encode()
+    assert fastpath.answer(["--json", "next"], {"WFS_ROOT": str(project)}) == expected.encode()
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["status", "--help"],
+        ["-h"],
+        ["next", "--bogus"],
+        ["task", "show"],
+        ["task", "show", "IMPL-99"],
+        ["task", "show", "../IMPL-1"],
+        ["task", "list"],
+        ["--session", "cache", "status"],  # not the exact folder name: the CLI resolves it
+        ["--session", "../x", "status"],
+        ["--root", "", "status"],
+        ["--root"],
+        ["--root=.", "status"],
+    ],
+)
+def test_fast_path_leaves_everything_else_to_the_cli(project: Path, argv: list[str]) -> None:
+    setup(project)
+    assert fastpath.answer(argv, {}) is None
+
+
+def test_fast_path_declines_with_no_or_several_active_sessions(project: Path) -> None:
+    setup(project)
+    marker = project / f".workflow/.active-{SID}"
+    marker.unlink()
+    assert fast("status") is None
+    assert wfs_process("status", cwd=project).out == "No active session.\n"
+    marker.touch()
+    (project / ".workflow/.active-WFS-other").touch()
+    assert fast("status") is None  # a dangling marker: the CLI decides
+    (project / ".workflow/WFS-other").mkdir()
+    assert fast("status") is None
+    assert wfs_process("status", cwd=project).code == 2
 
 
 def test_in_place_edit_of_the_same_size_is_seen(project: Path) -> None:
     folder = setup(project)
-    path = folder / "IMPL-3.json"
+    path = folder / "IMPL-3.1.json"
     text = path.read_text()
     with open(path, "r+") as handle:  # in place: same inode, same size
         handle.write(text.replace('"pending"', '"blocked"'))
-    assert statuses()["IMPL-3"] == "blocked"
+    assert fast("status") is None
+    out = wfs_process("--json", "status", cwd=project).json()
+    assert out["blocked"] == ["IMPL-3.1"]
+    assert statuses()["IMPL-3.1"] == "blocked"
 
 
-def test_edit_in_the_same_clock_tick_is_seen(project: Path) -> None:
+def test_edit_in_the_same_clock_tick_as_the_index_is_seen(project: Path) -> None:
     """Two same-size edits whose mtimes the file system cannot tell apart."""
     folder = setup(project)
     path = folder / "IMPL-2.json"
     text = path.read_text()
     path.write_text(text.replace('"pending"', '"blocked"'))
-    stamp = path.stat().st_mtime_ns
-    assert statuses()["IMPL-2"] == "blocked"  # the index is written now, in the same tick
+    tick = time.time_ns() + 10**9  # the clock has not moved on when the index is built
+    os.utime(path, ns=(tick, tick))
+    assert statuses()["IMPL-2"] == "blocked"
     path.write_text(text.replace('"pending"', '"active" '))  # same size, same inode
-    os.utime(path, ns=(stamp, stamp))  # a coarse clock gives the same mtime
+    os.utime(path, ns=(tick, tick))
+    assert fast("status") is None
     assert statuses()["IMPL-2"] == "active"
+
+
+def test_coarse_file_systems_get_a_wider_racy_window() -> None:
+    stamper = index._Stamper()
+    second = (stamper.started // 10**9 - 1) * 10**9  # whole seconds, one second ago
+    stamper.mtimes = [second]
+    assert stamper.trusted((second, 1, 1)) is None
+    stamper.mtimes = [second + 1]  # nanosecond timestamps: a coarse clock tick is enough
+    assert stamper.trusted((second + 1, 1, 1)) == (second + 1, 1, 1)
 
 
 def test_added_and_removed_files_are_seen(project: Path) -> None:
@@ -68,7 +176,18 @@ def test_added_and_removed_files_are_seen(project: Path) -> None:
     (folder / "IMPL-5.json").unlink()
     extra = json.loads((folder / "IMPL-1.json").read_text()) | {"id": "IMPL-9", "title": "New"}
     (folder / "IMPL-9.json").write_text(json.dumps(extra))
-    assert sorted(statuses()) == ["IMPL-1", "IMPL-2", "IMPL-3", "IMPL-4", "IMPL-9"]
+    assert fast("status") is None
+    assert sorted(statuses()) == ["IMPL-1", "IMPL-2", "IMPL-3", "IMPL-3.1", "IMPL-3.2",
+                                  "IMPL-4", "IMPL-9"]
+
+
+def test_session_file_edit_is_seen(project: Path) -> None:
+    setup(project)
+    path = project / f".workflow/{SID}/workflow-session.json"
+    data = json.loads(path.read_text())
+    path.write_text(json.dumps(data | {"current_phase": "REVIEW"}))
+    assert fast("status") is None
+    assert wfs_process("--json", "status", cwd=project).json()["phase"] == "REVIEW"
 
 
 def test_git_checkout_is_seen(project: Path) -> None:
@@ -78,29 +197,121 @@ def test_git_checkout_is_seen(project: Path) -> None:
     subprocess.run(["git", "add", "-A"], cwd=project, check=True)
     subprocess.run([*git, "commit", "-qm", "plan"], cwd=project, check=True)
     wfs("task", "status", "IMPL-1", "completed")
-    assert statuses()["IMPL-1"] == "completed"
+    age_everything(project)
+    assert wfs_process("--json", "next", cwd=project).json()["tasks"][0]["id"] == "IMPL-2"
     subprocess.run(["git", "checkout", "-q", "--", str(folder)], cwd=project, check=True)
-    assert statuses()["IMPL-1"] == "pending"
+    assert wfs_process("--json", "next", cwd=project).json()["tasks"][0]["id"] == "IMPL-1"
 
 
-def test_corrupt_or_missing_index_is_rebuilt(project: Path) -> None:
+@pytest.mark.parametrize("damage", [b"", b"garbage", b"\x00\x00\x00\xff" + b"x" * 40])
+def test_corrupt_or_missing_index_is_rebuilt(project: Path, damage: bytes) -> None:
     setup(project)
-    cache = project / ".workflow/.cache/WFS-cache.json"
-    cache.write_text("{not json")
-    assert len(statuses()) == 5
-    cache.unlink()
-    assert len(statuses()) == 5
-    assert cache.exists()
+    expected = wfs("status").out
+    for kind in ("idx", "skel"):
+        Path(index.cache_path(str(project / ".workflow"), SID, kind)).write_bytes(damage)
+    assert fast("status") is None
+    assert wfs_process("status", cwd=project).out == expected
+    for kind in ("idx", "skel"):
+        Path(index.cache_path(str(project / ".workflow"), SID, kind)).unlink()
+    assert wfs_process("status", cwd=project).out == expected
+    assert Path(index.cache_path(str(project / ".workflow"), SID, "idx")).exists()
+
+
+def test_index_from_another_python_is_ignored(project: Path) -> None:
+    setup(project)
+    path = Path(index.cache_path(str(project / ".workflow"), SID, "skel"))
+    import marshal
+
+    data = list(marshal.loads(path.read_bytes()))
+    data[0] = ("wfs-index", index.FORMAT[1], 0)
+    path.write_bytes(marshal.dumps(tuple(data)))
+    assert index._load(str(path)) is None
+    assert len(statuses()) == 7
 
 
 def test_index_matches_the_files_after_concurrent_writers(project: Path) -> None:
     setup(project)
-    procs = [subprocess.Popen(["python", "-m", "wfs", "task", "status", f"IMPL-{n}", "completed"],
-                              cwd=project) for n in range(1, 6)]
-    assert [p.wait() for p in procs] == [0] * 5
+    procs = [
+        subprocess.Popen([sys.executable, "-m", "wfs", "task", "status", tid, "completed"],
+                         cwd=project)
+        for tid in ("IMPL-1", "IMPL-2", "IMPL-3.1", "IMPL-3.2", "IMPL-4", "IMPL-5")
+    ]
+    readers = [subprocess.Popen([sys.executable, "-m", "wfs", "next"], cwd=project,
+                                stdout=subprocess.DEVNULL) for _ in range(4)]
+    assert [p.wait() for p in procs + readers] == [0] * 10
     layout = Layout(project)
     from_files = {t["id"]: t["status"] for t in
-                  (json.loads(p.read_text()) for p in
-                   (project / ".workflow/WFS-cache/.task").glob("*.json"))}
-    from_index = {t["id"]: t["status"] for t in load_skeletons(layout, "WFS-cache")}
-    assert from_index == from_files == {f"IMPL-{n}": "completed" for n in range(1, 6)}
+                  (json.loads(p.read_text()) for p in (project / f".workflow/{SID}/.task").glob("*.json"))}
+    from_index = {t["id"]: t["status"] for t in load_skeletons(layout, SID)}
+    assert from_index == from_files
+    assert wfs_process("--json", "status", cwd=project).json()["counts"]["completed"] == 6
+
+
+def test_unwritable_cache_still_answers(project: Path) -> None:
+    setup(project)
+    cache = project / ".workflow/.cache"
+    for child in cache.iterdir():
+        child.unlink()
+    cache.rmdir()
+    cache.write_text("not a folder: every cache write fails, even as root")
+    result = wfs_process("--json", "next", cwd=project)
+    assert (result.code, result.json()["tasks"][0]["id"], result.err) == (0, "IMPL-1", "")
+
+
+def validate_fresh(project: Path) -> tuple[int, str]:
+    """`wfs validate --json` with no cache at all."""
+    for path in (project / ".workflow/.cache").glob("*"):
+        path.unlink()
+    result = wfs("validate", "--json")
+    return result.code, result.out
+
+
+def test_validation_results_from_the_cache_equal_a_fresh_run(project: Path) -> None:
+    folder = setup(project)
+    # Problems of both kinds: single-file (title type) and across files (missing
+    # dependency, cycle), in one file and in separate files.
+    two = json.loads((folder / "IMPL-2.json").read_text())
+    two["title"] = 7
+    two["context"]["depends_on"] = ["IMPL-4", "IMPL-9"]
+    (folder / "IMPL-2.json").write_text(json.dumps(two))
+    four = json.loads((folder / "IMPL-4.json").read_text())
+    four["context"]["depends_on"] = ["IMPL-2"]
+    (folder / "IMPL-4.json").write_text(json.dumps(four))
+    (folder / "IMPL-5.json").write_text("{broken")
+    fresh = validate_fresh(project)
+    assert fresh[0] == 1
+    problems = json.loads(fresh[1])["problems"]
+    assert {p["rule"] for p in problems} >= {"json", "depends-on", "dependency-cycle"}
+    age_everything(project, warm=False)
+    first = wfs("validate", "--json")
+    cached = wfs("validate", "--json")  # every file from the cache now
+    assert (first.code, first.out) == (cached.code, cached.out) == fresh
+
+
+def test_validation_sees_a_hand_edit_behind_the_cache(project: Path) -> None:
+    folder = setup(project)
+    assert wfs("validate").code == 0
+    assert wfs("validate").out == f"OK: {SID}\n"
+    path = folder / "IMPL-3.2.json"
+    path.write_text(path.read_text().replace('"IMPL-3.1"', '"IMPL-7"'))
+    result = wfs("validate")
+    assert result.code == 1
+    assert result.out == (
+        f".workflow/{SID}/.task/IMPL-3.2.json#/context/depends_on/0: depends-on: "
+        "IMPL-3.2 depends on IMPL-7, which does not exist\n"
+    )
+
+
+def test_validation_cache_of_other_rules_is_ignored(project: Path) -> None:
+    setup(project)
+    assert wfs("validate").code == 0
+    path = Path(index.cache_path(str(project / ".workflow"), SID, "valid"))
+    import marshal
+
+    data = list(marshal.loads(path.read_bytes()))
+    assert data[1] == validate_module._rules_stamp()
+    data[1] = ("0.0.0", 0, 0)
+    data[4] = [([("x", "fake", "cached by older rules", "error")], s, r) for _, s, r in data[4]]
+    path.write_bytes(marshal.dumps(tuple(data)))
+    assert wfs("validate").out == f"OK: {SID}\n"
+

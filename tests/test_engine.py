@@ -539,3 +539,24 @@ def test_fake_codex_on_path(project: Path, tmp_path: Path) -> None:
     assert (project / "codex-args.txt").read_text() == (
         "--full-auto|exec|implement Solo|--skip-git-repo-check|"
     )
+
+
+def test_bash_steps_start_with_default_signals_and_in_the_step_folder(tmp_path: Path) -> None:
+    """Steps are spawned (posix_spawn), not forked: what Popen did must still hold."""
+    import signal
+
+    from wfs.flow import steps
+
+    previous = signal.signal(signal.SIGPIPE, signal.SIG_IGN)  # as the interpreter sets it
+    try:
+        result = steps.run_shell(
+            'yes | head -n 1; echo "${PIPESTATUS[*]}"; pwd; printf %s "$X" >&2; exit 3',
+            {"X": "from env"},
+            tmp_path,
+            10,
+        )
+    finally:
+        signal.signal(signal.SIGPIPE, previous)
+    # 141 = yes killed by SIGPIPE, as in a terminal (an ignored SIGPIPE would give 1).
+    assert result == steps.StepResult(3, f"y\n141 0\n{tmp_path}\n", "from env", False)
+    assert Path.cwd() != tmp_path

@@ -29,6 +29,8 @@ def test_wheel_contains_the_shipped_folders(wheel: Path) -> None:
     for schema in ("task", "session", "plan"):
         assert f"wfs/schemas/{schema}.schema.json" in names
     assert "wfs/agents/README.md" in names
+    for source in ("commands/execute.md", "definitions/code-developer.md", "partials/brief.md"):
+        assert f"wfs/agents/{source}" in names
     assert "wfs/templates/TODO_LIST.md.j2" in names
     assert "wfs/templates/IMPL_PLAN.md.j2" in names
 
@@ -66,3 +68,8 @@ def test_installed_wheel_finds_its_resources(wheel: Path, tmp_path: Path) -> Non
     assert (
         (work / ".workflow/WFS-packaged/TODO_LIST.md").read_text().startswith("# Tasks: Packaged")
     )
+    installed = subprocess.run(
+        [str(wfs), "agents", "install", "--target", "gemini"], cwd=work, capture_output=True
+    )
+    assert installed.returncode == 0, installed.stderr
+    assert (work / ".gemini/commands/wfs/execute.toml").read_text().startswith("description = ")

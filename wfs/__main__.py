@@ -1,3 +1,3 @@
-from wfs.cli import main
+from wfs.fastpath import main
 
 main()

@@ -53,12 +53,16 @@ class Env:
     def emit(self, data: Any, human: Callable[[], None]) -> None:
         """Print `data` as JSON with --json, else run the human formatter."""
         if self.json:
-            import orjson
+            from wfs.query import json_bytes
 
-            sys.stdout.buffer.write(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
+            sys.stdout.buffer.write(json_bytes(data))
             sys.stdout.flush()
         else:
             human()
+
+    def lines(self, lines: list[str]) -> None:
+        for line in lines:
+            self.echo(line)
 
 
 def _color_default() -> bool:
@@ -281,32 +285,10 @@ def switch(env: Env, session_id: str) -> None:
 # ---------------------------------------------------------------- status
 
 
-def _session_summary(layout: Any, sid: str) -> dict[str, Any]:
-    from wfs.sessions import load_session
-    from wfs.tasks import TaskIndex, load_skeletons, obj
+def _answers(layout: Any, sid: str) -> dict[str, Any]:
+    from wfs.index import answers
 
-    data = load_session(layout, sid)
-    index = TaskIndex(load_skeletons(layout, sid))
-    leaves = index.leaves()
-    done = sum(1 for t in leaves if index.effective_status(t) == "completed")
-    progress = obj(data, "progress")
-    return {
-        "session": sid,
-        "project": data.get("project"),
-        "status": data.get("status"),
-        "phase": data.get("current_phase"),
-        "type": data.get("type"),
-        "counts": index.counts(),
-        "progress": {
-            "completed": done,
-            "total": len(leaves),
-            "percent": round(100 * done / len(leaves)) if leaves else 0,
-            "completed_phases": progress.get("completed_phases", []),
-            "current_tasks": progress.get("current_tasks", []),
-        },
-        "ready": index.ready(),
-        "blocked": [t for t in leaves if index.effective_status(t) == "blocked"],
-    }
+    return answers(layout, sid)
 
 
 @cli.command()
@@ -325,23 +307,10 @@ def status(env: Env) -> None:
     if env.session is None and not active_ids(layout) and not marker_ids(layout):
         env.emit({"session": None}, lambda: env.echo("No active session."))
         return
-    summary = _session_summary(layout, env.current_session())
+    from wfs.query import status_lines
 
-    def human() -> None:
-        counts = summary["counts"]
-        progress = summary["progress"]
-        env.echo(f"Session:  {env.style(summary['session'], bold=True)} ({summary['status']})")
-        env.echo(f"Topic:    {summary['project']}")
-        env.echo(f"Phase:    {summary['phase']}    Type: {summary['type']}")
-        env.echo("Tasks:    " + ", ".join(f"{k} {v}" for k, v in counts.items()))
-        env.echo(
-            f"Progress: {progress['completed']}/{progress['total']} tasks completed "
-            f"({progress['percent']}%)"
-        )
-        env.echo(f"Ready:    {', '.join(summary['ready']) or '-'}")
-        env.echo(f"Blocked:  {', '.join(summary['blocked']) or '-'}")
-
-    env.emit(summary, human)
+    summary = _answers(layout, env.current_session())["summary"]
+    env.emit(summary, lambda: env.lines(status_lines(summary, lambda t: env.style(t, bold=True))))
 
 
 # ---------------------------------------------------------------- session
@@ -424,7 +393,7 @@ def session_show(env: Env, session_id: str | None) -> None:
 
     layout = env.layout
     sid = current_session(layout, session_id or env.session)
-    summary = _session_summary(layout, sid)
+    summary = _answers(layout, sid)["summary"]
     data = {
         "session": load_session(layout, sid),
         "active": sid in active_ids(layout),
@@ -505,36 +474,12 @@ def session_complete(env: Env, session_id: str | None) -> None:
 # ---------------------------------------------------------------- tasks
 
 
-def _task_row(index: Any, tid: str) -> dict[str, Any]:
-    from wfs.tasks import depends_on, obj, parent_id
-
-    task = index.by_id[tid]
-    meta = obj(task, "meta")
-    return {
-        "id": tid,
-        "title": task.get("title"),
-        "status": index.effective_status(tid),
-        "container": index.is_container(tid),
-        "parent": parent_id(task),
-        "depends_on": depends_on(task),
-        "agent": meta.get("agent"),
-    }
-
-
 def _load_index(env: Env) -> tuple[str, Any]:
-    from wfs.tasks import TaskIndex, load_skeletons
+    from wfs.index import load_skeletons
+    from wfs.tasks import TaskIndex
 
     sid = env.current_session()
     return sid, TaskIndex(load_skeletons(env.layout, sid))
-
-
-def _print_rows(env: Env, rows: list[dict[str, Any]]) -> None:
-    marks = {"completed": "[x]", "active": "[>]", "blocked": "[!]", "pending": "[ ]"}
-    for row in rows:
-        indent = "  " if row["parent"] else ""
-        mark = "▸" if row["container"] else marks.get(row["status"], "[?]")
-        deps = f"  (after {', '.join(row['depends_on'])})" if row["depends_on"] else ""
-        env.echo(f"{indent}{mark} {row['id']}  {row['title']}  {row['status']}{deps}")
 
 
 @cli.group()
@@ -565,17 +510,19 @@ def task_list(env: Env, status_filter: str | None, ready: bool) -> None:
       wfs task list --status pending --json
     """
     from wfs.layout import task_sort_key
+    from wfs.query import row_lines
+    from wfs.tasks import task_row
 
     sid, index = _load_index(env)
     ids = index.ready() if ready else sorted(index.by_id, key=task_sort_key)
-    rows = [_task_row(index, tid) for tid in ids]
+    rows = [task_row(index, tid) for tid in ids]
     if status_filter:
         rows = [
             r for r in rows if ("container" if r["container"] else r["status"]) == status_filter
         ]
     env.emit(
         {"session": sid, "tasks": rows},
-        lambda: _print_rows(env, rows) if rows else env.echo("No matching tasks."),
+        lambda: env.lines(row_lines(rows) or ["No matching tasks."]),
     )
 
 
@@ -592,30 +539,15 @@ def task_show(env: Env, task_id: str) -> None:
     """
     from wfs.edit import unknown_task
     from wfs.layout import check_task_id
+    from wfs.query import show_data, show_lines
     from wfs.tasks import read_task
 
-    sid, index = _load_index(env)
-    if check_task_id(task_id) not in index.by_id:
-        raise unknown_task(task_id, index.by_id)
-    waiting = index.unmet_dependencies(task_id)
-    data = {
-        "session": sid,
-        "task": read_task(env.layout, sid, task_id),
-        "status": index.effective_status(task_id),
-        "children": index.children.get(task_id, []),
-        "ready": task_id in index.ready(),
-        "waiting_on": waiting,
-    }
-
-    def human() -> None:
-        import orjson
-
-        env.echo(orjson.dumps(data["task"], option=orjson.OPT_INDENT_2).decode())
-        env.echo(f"status: {data['status']}" + ("  (ready)" if data["ready"] else ""))
-        if waiting:
-            env.echo(f"waiting on: {', '.join(waiting)}")
-
-    env.emit(data, human)
+    sid = env.current_session()
+    found = _answers(env.layout, sid)
+    if check_task_id(task_id) not in found["status"]:
+        raise unknown_task(task_id, found["status"])
+    data = show_data(sid, found, task_id, read_task(env.layout, sid, task_id))
+    env.emit(data, lambda: env.lines(show_lines(data)))
 
 
 def _fields(
@@ -806,13 +738,11 @@ def next_task(env: Env, all_ready: bool) -> None:
     Example:
       wfs next --all --json
     """
-    sid, index = _load_index(env)
-    ready = index.ready()
-    rows = [_task_row(index, tid) for tid in (ready if all_ready else ready[:1])]
-    env.emit(
-        {"session": sid, "tasks": rows},
-        lambda: _print_rows(env, rows) if rows else env.echo("No task is ready."),
-    )
+    from wfs.query import next_data, next_lines
+
+    sid = env.current_session()
+    data = next_data(sid, _answers(env.layout, sid), all_ready)
+    env.emit(data, lambda: env.lines(next_lines(data)))
 
 
 # ---------------------------------------------------------------- checks
@@ -873,8 +803,8 @@ def render(env: Env, check: bool, all_sessions: bool) -> None:
     """
     from wfs import render as views
     from wfs import store
+    from wfs.index import load_skeletons
     from wfs.sessions import load_session, session_ids
-    from wfs.tasks import load_skeletons
 
     layout = env.layout
     sids = session_ids(layout) if all_sessions else [env.current_session()]
@@ -1132,8 +1062,9 @@ def execute(
 
 def _dry_run(env: Env, runner: Any, task_id: str | None) -> None:
     from wfs.flow import engine
+    from wfs.index import load_skeletons
     from wfs.layout import check_task_id
-    from wfs.tasks import TaskIndex, load_skeletons, read_task
+    from wfs.tasks import TaskIndex, read_task
 
     index = TaskIndex(load_skeletons(env.layout, runner.sid))
     if task_id is None:
@@ -1243,6 +1174,82 @@ def schema(env: Env, name: str) -> None:
     from wfs.resources import read_text
 
     click.echo(read_text("schemas", f"{name}.schema.json"), nl=False)
+
+
+# ---------------------------------------------------------------- agents
+
+# The keys of wfs.agents_install.TARGETS, spelled out so that `wfs --help` stays fast.
+AGENT_TARGETS = ("claude", "gemini", "codex")
+
+
+@cli.group()
+def agents() -> None:
+    """Editor slash commands and agent definitions: list and install them.
+
+    \b
+    Example:
+      wfs agents install --target claude
+    """
+
+
+@agents.command("install")
+@click.option(
+    "--target",
+    required=True,
+    type=click.Choice(AGENT_TARGETS),
+    help="Editor: claude (.claude/), gemini (.gemini/) or codex (.codex/).",
+)
+@click.option("--force", is_flag=True, help="Replace files that differ from the shipped ones.")
+@json_flag
+@pass_env
+def agents_install(env: Env, target: str, force: bool) -> None:
+    """Install the wfs slash commands and agent definitions for an editor.
+
+    Files go under the project root. A file that exists and differs is only replaced
+    with --force; without it nothing is written and the command exits 2.
+
+    \b
+    Example:
+      wfs agents install --target claude
+      wfs agents install --target gemini --force
+    """
+    from wfs.agents_install import install
+
+    actions = install(env.layout, target, force)
+    rows = [{"path": path, "action": action} for path, action in actions]
+    env.emit(
+        {"target": target, "files": rows},
+        lambda: env.echo("\n".join(f"{row['action']}: {row['path']}" for row in rows)),
+    )
+
+
+@agents.command("list")
+@click.option("--target", type=click.Choice(AGENT_TARGETS), help="Only this editor (default: all).")
+@json_flag
+@pass_env
+def agents_list(env: Env, target: str | None) -> None:
+    """List the files each editor gets, and whether this project has them up to date.
+
+    State: installed (identical), differs (changed or outdated), missing.
+
+    \b
+    Example:
+      wfs agents list --target codex
+    """
+    from wfs.agents_install import plan_install
+
+    names = {"same": "installed", "differs": "differs", "missing": "missing"}
+    rows = [
+        {"target": name, "path": item.relative, "state": names[item.state]}
+        for name in ([target] if target else AGENT_TARGETS)
+        for item in plan_install(env.layout, name)
+    ]
+    env.emit(
+        {"files": rows},
+        lambda: env.echo(
+            "\n".join(f"{row['target']:<7} {row['state']:<10} {row['path']}" for row in rows)
+        ),
+    )
 
 
 def main() -> None:

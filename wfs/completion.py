@@ -55,8 +55,9 @@ def session_candidates(layout: Layout, incomplete: str) -> list[tuple[str, str]]
 def task_candidates(layout: Layout, sid: str, incomplete: str) -> list[tuple[str, str]]:
     """(value, help) for each task of session `sid` whose id starts with `incomplete`
     (ignoring case), in id order; the help is its status and title."""
+    from wfs.index import load_skeletons
     from wfs.layout import task_sort_key
-    from wfs.tasks import TaskIndex, load_skeletons
+    from wfs.tasks import TaskIndex
 
     index = TaskIndex(load_skeletons(layout, sid))
     prefix = incomplete.lower()

@@ -15,8 +15,9 @@ from typing import Any
 
 from wfs import render, sessions, store
 from wfs.errors import WfsError
+from wfs.index import load_skeletons
 from wfs.layout import Layout, parent_of, parse_task_id, task_sort_key
-from wfs.tasks import Task, TaskIndex, complexity, load_skeletons, obj, read_task, skeleton
+from wfs.tasks import Task, TaskIndex, complexity, obj, read_task, skeleton
 
 TASK_KEY_ORDER = ("id", "title", "status", "meta", "context", "flow_control")
 CONTEXT_ARRAYS = ("requirements", "focus_paths", "acceptance", "depends_on")
@@ -141,13 +142,19 @@ class Draft:
         self.full: dict[str, Task] = {}
         self.changed: set[str] = set()
         self.session_changed = False
+        self._ids: list[str] | None = None
+        self._index: TaskIndex | None = None
 
     @property
     def ids(self) -> list[str]:
-        return sorted(self.skeletons, key=task_sort_key)
+        if self._ids is None:
+            self._ids = sorted(self.skeletons, key=task_sort_key)
+        return self._ids
 
     def index(self) -> TaskIndex:
-        return TaskIndex([self.skeletons[k] for k in self.ids])
+        if self._index is None:
+            self._index = TaskIndex([self.skeletons[k] for k in self.ids])
+        return self._index
 
     def get(self, tid: str) -> Task:
         if tid not in self.skeletons:
@@ -162,9 +169,12 @@ class Draft:
 
     def put(self, task: Task) -> None:
         tid = task["id"]
+        if tid not in self.skeletons:
+            self._ids = None
         self.full[tid] = task
         self.skeletons[tid] = skeleton(task)
         self.changed.add(tid)
+        self._index = None
 
     def _sources(self) -> list[tuple[str, Any, str | None]]:
         return [
@@ -181,13 +191,13 @@ class Draft:
             (self.layout.task_file(self.sid, tid), store.dumps(self.full[tid]))
             for tid in sorted(self.changed, key=task_sort_key)
         ]
-        session = refresh_session(self.session, self.index())
+        index = self.index()
+        session = refresh_session(self.session, index)
         if session != self.session or self.session_changed:
             files.append((self.layout.session_file(self.sid), store.dumps(session)))
             self.session = session
         store.write_together(files, self.layout.journal(self.sid))
-        skeletons = [self.skeletons[k] for k in self.ids]
-        render.write_views(self.layout.session_dir(self.sid), self.session, skeletons)
+        render.write_views(self.layout.session_dir(self.sid), self.session, index.tasks, index)
 
 
 @contextlib.contextmanager

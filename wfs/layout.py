@@ -6,6 +6,7 @@ supplies can point outside `.workflow/`.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import unicodedata
@@ -174,8 +175,12 @@ class TaskId(NamedTuple):
 
 def parse_task_id(value: str) -> TaskId | None:
     """The parts of a task id, or None when it is not `IMPL-N` / `IMPL-N.M`."""
-    # Plain string operations: this runs for every task of every command.
-    if not isinstance(value, str) or not value.startswith("IMPL-") or not value.isascii():
+    return _parse_task_id(value) if isinstance(value, str) else None
+
+
+@functools.cache  # runs for every task of every command, often several times
+def _parse_task_id(value: str) -> TaskId | None:
+    if not value.startswith("IMPL-") or not value.isascii():
         return None
     major, dot, minor = value[5:].partition(".")
     if not major.isdigit() or (dot and not minor.isdigit()):
@@ -195,6 +200,7 @@ def check_task_id(value: str) -> str:
     return value
 
 
+@functools.cache
 def task_sort_key(task_id: str) -> tuple[int, int, str]:
     parsed = parse_task_id(task_id)
     if parsed is None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from wfs import store
@@ -34,48 +35,46 @@ def _label(tid: str, title: str) -> str:
     return f"{tid}: {title}".replace('"', "#quot;")
 
 
-def _entries(tasks: list[Task]) -> tuple[TaskIndex, list[dict[str, Any]]]:
+class Entry(SimpleNamespace):
+    """One task as the templates see it (attributes: Jinja reads them fastest)."""
+
+
+def _entries(index: TaskIndex) -> list[Entry]:
     """Tasks in display order: each main task followed by its subtasks."""
-    index = TaskIndex(tasks)
     ordered = sorted(index.by_id, key=task_sort_key)
-    entries: list[dict[str, Any]] = []
-    by_id: dict[str, dict[str, Any]] = {}
+    by_id: dict[str, Entry] = {}
     for tid in ordered:
         task = index.by_id[tid]
         parent = parent_id(task)
         nested = parent is not None and parent in index.by_id and parent != tid
-        context = obj(task, "context")
-        meta = obj(task, "meta")
-        entry: dict[str, Any] = {
-            "id": tid,
-            "title": _one_line(task.get("title")),
-            "status": index.effective_status(tid),
-            "container": index.is_container(tid),
-            "nested": nested,
-            "parent": parent if nested else None,
-            "depends_on": depends_on(task),
-            "agent": _one_line(meta.get("agent")),
-            "acceptance": _strings(context.get("acceptance")),
-            "node": _node(tid),
-            "label": _label(tid, _one_line(task.get("title"))),
-            "children": [],
-        }
-        by_id[tid] = entry
-    for tid in ordered:
-        entry = by_id[tid]
-        if entry["nested"]:
-            by_id[entry["parent"]]["children"].append(entry)
+        title = _one_line(task.get("title"))
+        by_id[tid] = Entry(
+            id=tid,
+            title=title,
+            status=index.effective_status(tid),
+            container=index.is_container(tid),
+            nested=nested,
+            parent=parent if nested else None,
+            depends_on=depends_on(task),
+            agent=_one_line(obj(task, "meta").get("agent")),
+            acceptance=_strings(obj(task, "context").get("acceptance")),
+            node=_node(tid),
+            label=_label(tid, title),
+            children=[],
+            gap=False,
+        )
+    for entry in by_id.values():
+        if entry.nested:
+            by_id[entry.parent].children.append(entry)
     # Main tasks in id order, each immediately followed by its subtasks.
-    for tid in ordered:
-        entry = by_id[tid]
-        if entry["nested"]:
+    entries: list[Entry] = []
+    for entry in by_id.values():
+        if entry.nested:
             continue
-        entry["gap"] = bool(entries)
+        entry.gap = bool(entries)
         entries.append(entry)
-        for child in entry["children"]:
-            child["gap"] = False
-            entries.append(child)
-    return index, entries
+        entries.extend(entry.children)
+    return entries
 
 
 def _environment() -> Any:
@@ -98,16 +97,17 @@ def _environment() -> Any:
 _ENV: Any = None
 
 
-def render_views(session: dict[str, Any], tasks: list[Task]) -> dict[str, str]:
-    """View file name -> text."""
+def render_views(
+    session: dict[str, Any], tasks: list[Task], index: TaskIndex | None = None
+) -> dict[str, str]:
+    """View file name -> text (`index`: the TaskIndex of `tasks`, when already built)."""
     global _ENV
     if _ENV is None:
         _ENV = _environment()
-    index, entries = _entries(tasks)
-    leaves = [e for e in entries if not e["container"]]
-    edges = [
-        (_node(dep), e["node"]) for e in entries for dep in e["depends_on"] if dep in index.by_id
-    ]
+    index = index or TaskIndex(tasks)
+    entries = _entries(index)
+    leaves = [e for e in entries if not e.container]
+    edges = [(_node(dep), e.node) for e in entries for dep in e.depends_on if dep in index.by_id]
     plan = obj(session, "plan")
     data = {
         "session_id": _one_line(session.get("session_id")),
@@ -120,17 +120,19 @@ def render_views(session: dict[str, Any], tasks: list[Task]) -> dict[str, str]:
         "entries": entries,
         "edges": edges,
         "leaves": len(leaves),
-        "done": sum(1 for e in leaves if e["status"] == "completed"),
-        "has_active": any(e["status"] == "active" for e in leaves),
-        "has_blocked": any(e["status"] == "blocked" for e in leaves),
+        "done": sum(1 for e in leaves if e.status == "completed"),
+        "has_active": any(e.status == "active" for e in leaves),
+        "has_blocked": any(e.status == "blocked" for e in leaves),
     }
     return {name: _ENV.get_template(f"{name}.j2").render(data) for name in VIEWS}
 
 
-def write_views(session_dir: Path, session: dict[str, Any], tasks: list[Task]) -> list[str]:
+def write_views(
+    session_dir: Path, session: dict[str, Any], tasks: list[Task], index: TaskIndex | None = None
+) -> list[str]:
     """Write the views that changed; return their names."""
     written = []
-    for name, text in render_views(session, tasks).items():
+    for name, text in render_views(session, tasks, index).items():
         if store.write_if_changed(session_dir / name, text.encode("utf-8")):
             written.append(name)
     return written

@@ -220,7 +220,7 @@ def _set_status(layout: Layout, sid: str, status: str, only_if: str | None = Non
             save_session(layout, sid, data)
             # IMPL_PLAN.md shows the status; a stale view would fail `wfs render --check`.
             from wfs import render
-            from wfs.tasks import load_skeletons
+            from wfs.index import load_skeletons
 
             render.write_views(layout.session_dir(sid), data, load_skeletons(layout, sid))
 

@@ -19,10 +19,10 @@ LEAF_STATUSES = ("pending", "active", "completed", "blocked")
 
 def task_files(layout: Layout, sid: str) -> list[str]:
     """Names of the task JSON files of a session, sorted by task id."""
-    return [entry.name for entry in _task_entries(layout, sid)]
+    return [entry.name for entry in task_entries(layout, sid)]
 
 
-def _task_entries(layout: Layout, sid: str) -> list[os.DirEntry[str]]:
+def task_entries(layout: Layout, sid: str) -> list[os.DirEntry[str]]:
     try:
         entries = list(os.scandir(layout.task_dir(sid)))
     except FileNotFoundError:
@@ -39,14 +39,15 @@ def _task_entries(layout: Layout, sid: str) -> list[os.DirEntry[str]]:
 def load_tasks(layout: Layout, sid: str) -> list[Task]:
     """Every task of the session, sorted by id; a malformed file is an error (exit 2)."""
     folder = layout.task_dir(sid)
-    return [_read_object(layout, folder / name) for name in task_files(layout, sid)]
+    return [read_object(layout, folder / name) for name in task_files(layout, sid)]
 
 
 def read_task(layout: Layout, sid: str, tid: str) -> Task:
-    return _read_object(layout, layout.task_file(sid, tid))
+    return read_object(layout, layout.task_file(sid, tid))
 
 
-def _read_object(layout: Layout, path: Path) -> Task:
+def read_object(layout: Layout, path: Path | str) -> Task:
+    path = Path(path)
     data = store.read_json(path, layout.relative(path))
     if not isinstance(data, dict):
         raise WfsError(
@@ -55,18 +56,6 @@ def _read_object(layout: Layout, path: Path) -> Task:
     return data
 
 
-# --------------------------------------------------------------------------- the index
-#
-# Most commands need only each task's id, title, status, parent, dependencies, agent
-# and acceptance ("skeletons"). The index keeps them in `.workflow/.cache/<id>.json`,
-# next to each file's (mtime, size, inode), and re-reads exactly the files whose stat
-# changed: a wfs write (a new inode), a hand edit, a `git checkout`. Entries written
-# less than RACY_SECONDS after their file's mtime are not trusted (the mtime clock is
-# coarse), so an edit in the same clock tick is never missed. The task files stay the
-# only source of truth; deleting the cache changes nothing but speed.
-
-CACHE_VERSION = 1
-RACY_SECONDS = 2.0
 SKELETON_CONTEXT = ("parent", "depends_on", "acceptance")
 
 
@@ -81,42 +70,6 @@ def skeleton(task: Task) -> Task:
     if picked:
         kept["context"] = picked
     return kept
-
-
-def load_skeletons(layout: Layout, sid: str) -> list[Task]:
-    """Every task's skeleton, sorted by id, from the index where files are unchanged."""
-    import time
-
-    import orjson
-
-    cache_path = layout.workflow / ".cache" / f"{sid}.json"
-    try:
-        cached = orjson.loads(cache_path.read_bytes())
-        entries = cached["files"] if cached.get("version") == CACHE_VERSION else {}
-    except (OSError, orjson.JSONDecodeError, AttributeError, KeyError, TypeError):
-        entries = {}
-    fresh: dict[str, list[Any]] = {}
-    changed = False
-    for dir_entry in _task_entries(layout, sid):
-        st = dir_entry.stat()
-        stamp = [st.st_mtime_ns, st.st_size, st.st_ino]
-        name = dir_entry.name
-        entry = entries.get(name)
-        if entry is not None and entry[0] == stamp:
-            fresh[name] = entry
-            continue
-        fresh[name] = [stamp, skeleton(_read_object(layout, Path(dir_entry.path)))]
-        changed = True
-    if changed or len(fresh) != len(entries):
-        trusted_before = (time.time() - RACY_SECONDS) * 1e9
-        files = {n: e if e[0][0] < trusted_before else [None, e[1]] for n, e in fresh.items()}
-        try:
-            store.write_bytes(
-                cache_path, orjson.dumps({"version": CACHE_VERSION, "files": files}), durable=False
-            )
-        except OSError:
-            pass  # a read-only checkout still works, only slower
-    return [entry[1] for entry in fresh.values()]
 
 
 def obj(data: Any, key: str) -> dict[str, Any]:
@@ -214,6 +167,20 @@ class TaskIndex:
             status = "container" if self.is_container(tid) else self.effective_status(tid)
             counts[status] = counts.get(status, 0) + 1
         return counts
+
+
+def task_row(index: TaskIndex, tid: str) -> dict[str, Any]:
+    """One line of `task list` / `next`."""
+    task = index.by_id[tid]
+    return {
+        "id": tid,
+        "title": task.get("title"),
+        "status": index.effective_status(tid),
+        "container": index.is_container(tid),
+        "parent": parent_id(task),
+        "depends_on": depends_on(task),
+        "agent": obj(task, "meta").get("agent"),
+    }
 
 
 def complexity(task_count: int) -> str:

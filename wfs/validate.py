@@ -24,7 +24,7 @@ from wfs.errors import WfsError
 from wfs.layout import SESSION_FILE, SESSION_PREFIX, Layout, parent_of, parse_task_id, task_sort_key
 from wfs.sessions import PHASES, SESSION_STATUSES
 from wfs.sessions import TYPES as SESSION_TYPES
-from wfs.tasks import TASK_STATUSES, task_files
+from wfs.tasks import TASK_STATUSES
 
 REQUIRED_FIELDS = ("id", "title", "status", "meta", "context", "flow_control")
 # "test" is the v1 spelling of what v2 splits into test-gen / test-fix; v1 files stay valid.
@@ -114,8 +114,10 @@ class _Report:
         self.found.append(_Found(pointer, rule, message, "warning"))
 
     def problems(self) -> list[Problem]:
-        order = _document_order(self.data)
-        ordered = sorted(self.found, key=lambda f: _position(order, f.pointer))
+        ordered = self.found
+        if len(ordered) > 1:  # numbering every pointer of a file is costly: only to sort
+            order = _document_order(self.data)
+            ordered = sorted(ordered, key=lambda f: _position(order, f.pointer))
         return [
             Problem(_where(self.where, f.pointer), f.rule, f.message, f.severity) for f in ordered
         ]
@@ -1187,32 +1189,110 @@ def _load(path: Path, where: str) -> tuple[Any, Problem | None]:
         return None, Problem(location, "json", f"invalid JSON: {reason}")
 
 
+class _Checked(NamedTuple):
+    """One task file after its single-file rules: cached by wfs.index between runs."""
+
+    name: str
+    problems: list[Problem]
+    skeleton: dict[str, Any] | None  # None: not a JSON object
+    readable: bool
+
+
+def _check_file(layout: Layout, path: Path, name: str) -> _Checked:
+    from wfs.tasks import skeleton
+
+    where = layout.relative(path)
+    data, problem = _load(path, where)
+    if problem:
+        return _Checked(name, [problem], None, False)
+    report = _Report(where, data)
+    _check_task(TaskSource(where, data, name[: -len(".json")]), report)
+    return _Checked(
+        name, report.problems(), skeleton(data) if isinstance(data, dict) else None, True
+    )
+
+
+def _rules_stamp() -> tuple[Any, ...]:
+    """Cached results are only as good as the rules that produced them."""
+    from wfs import __version__
+
+    st = Path(__file__).stat()
+    return (__version__, st.st_mtime_ns, st.st_size)
+
+
+def _checked_files(layout: Layout, sid: str) -> list[_Checked]:
+    """Every task file of the session checked alone, re-checking only changed files."""
+    import marshal
+
+    from wfs import index
+    from wfs.tasks import task_entries
+
+    path = index.cache_path(str(layout.workflow), sid, "valid")
+    cached = index._load(path)
+    rules = _rules_stamp()
+    known: dict[str, tuple[Any, Any]] = {}
+    if cached is not None and len(cached) == 5 and cached[1] == rules:
+        known = dict(zip(cached[2], zip(cached[3], cached[4], strict=True), strict=True))
+    stamper = index._Stamper()
+    checked: list[_Checked] = []
+    stamps: list[index.Stamp] = []
+    for entry in task_entries(layout, sid):
+        stamp = stamper.take(entry.stat())
+        hit = known.get(entry.name)
+        if hit is not None and hit[0] == stamp:
+            problems, skel, readable = hit[1]
+            checked.append(_Checked(entry.name, [Problem(*p) for p in problems], skel, readable))
+        else:
+            checked.append(_check_file(layout, Path(entry.path), entry.name))
+        stamps.append(stamp)
+    names = [c.name for c in checked]
+    trusted = [stamper.trusted(s) for s in stamps]
+    if cached is None or cached[1] != rules or cached[2] != names or cached[3] != trusted:
+        results = [([tuple(p) for p in c.problems], c.skeleton, c.readable) for c in checked]
+        payload = marshal.dumps((index.FORMAT, rules, names, trusted, results))
+        index.write_cache(path, payload)
+    return checked
+
+
 def validate_session(layout: Layout, sid: str) -> list[Problem]:
-    """Every rule for one session: its session file, then each task file by id."""
+    """Every rule for one session: its session file, then each task file by id.
+
+    Single-file results are cached per file stamp (see wfs/index.py); the rules across
+    files run every time, on the tasks' skeletons.
+    """
     session_path = layout.session_file(sid)
     session_where = layout.relative(session_path)
     data, problem = _load(session_path, session_where)
     problems = [problem] if problem else validate_session_data(data, session_where, folder=sid)
 
     task_dir = layout.task_dir(sid)
-    sources: list[TaskSource] = []
-    loaded: list[TaskSource | Problem] = []  # per file, in id order
-    unreadable: set[str] = set()
-    for name in task_files(layout, sid):
-        stem = name[: -len(".json")]
-        where = layout.relative(task_dir / name)
-        data, problem = _load(task_dir / name, where)
-        if problem:
-            loaded.append(problem)
-            if parse_task_id(stem):
-                unreadable.add(stem)  # it exists; don't also report it as missing elsewhere
-        else:
-            source = TaskSource(where, data, stem)
-            sources.append(source)
-            loaded.append(source)
-    per_source = iter(_task_problems(sources, frozenset(unreadable)))
-    for item in loaded:
-        problems.extend([item] if isinstance(item, Problem) else next(per_source))
+    checked = _checked_files(layout, sid)
+    readable = [c for c in checked if c.readable]
+    unreadable = frozenset(
+        c.name[: -len(".json")]
+        for c in checked
+        if not c.readable and parse_task_id(c.name[: -len(".json")])
+    )
+    folder = layout.relative(task_dir)
+    sources = [
+        TaskSource(f"{folder}/{c.name}", c.skeleton, c.name[: -len(".json")]) for c in readable
+    ]
+    reports = [_Report(source.where, source.data) for source in sources]
+    _check_set(sources, reports, unreadable)
+    across = {c.name: report.found for c, report in zip(readable, reports, strict=True)}
+    for item in checked:
+        found = across.get(item.name)
+        if not found:
+            problems.extend(item.problems)
+        elif not item.problems and len(found) == 1:
+            problems.extend(reports[readable.index(item)].problems())
+        else:  # problems of both kinds are put in file order, which needs the whole file
+            path = task_dir / item.name
+            where = layout.relative(path)
+            report = _Report(where, _load(path, where)[0])
+            _check_task(TaskSource(where, report.data, item.name[: -len(".json")]), report)
+            report.found.extend(found)
+            problems.extend(report.problems())
     return problems
 
 

@@ -27,8 +27,9 @@ from wfs.flow.variables import (
     substitute_prose,
     substitute_session,
 )
+from wfs.index import load_skeletons
 from wfs.layout import Layout, check_task_id
-from wfs.tasks import Task, TaskIndex, depends_on, load_skeletons, obj
+from wfs.tasks import Task, TaskIndex, depends_on, obj
 
 RUNS_DIR = ".runs"
 ON_ERROR = ("skip_optional", "fail", "retry_once", "manual_intervention")

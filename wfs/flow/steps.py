@@ -63,7 +63,11 @@ def _looks_like_cli(text: str) -> bool:
 
 def run_shell(script: str, env: Mapping[str, str], root: Path, timeout: float | None) -> StepResult:
     """Run a bash script in the project root."""
-    return _run(script, root, {**os.environ, **env}, None, timeout)
+    bash = shutil.which("bash")
+    full_env = {**os.environ, **env}
+    if bash is None or not hasattr(os, "posix_spawn"):
+        return _run(script, root, full_env, None, timeout)
+    return _spawn(bash, script, root, full_env, timeout)
 
 
 def run_agent(agent_command: str, brief: str, root: Path, timeout: float | None) -> StepResult:
@@ -92,6 +96,63 @@ def _run(
         out, err = proc.communicate()
         return StepResult(124, _text(out), _text(err) + f"timed out after {timeout:g}s", True)
     return StepResult(proc.returncode, _text(out), _text(err))
+
+
+def _spawn(
+    bash: str, script: str, root: Path, env: dict[str, str], timeout: float | None
+) -> StepResult:
+    """`_run` without stdin, through posix_spawn: no copy of this process's memory per
+    step (a fork copies its page tables), which is most of the engine's overhead."""
+    import selectors
+    import time
+
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    here = os.getcwd()
+    try:
+        os.chdir(root)  # posix_spawn has no cwd; this process is single-threaded
+        pid = os.posix_spawn(
+            bash,
+            ["bash", "-c", script],
+            env,
+            file_actions=[
+                (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+                (os.POSIX_SPAWN_DUP2, out_w, 1),
+                (os.POSIX_SPAWN_DUP2, err_w, 2),
+            ],
+            setsid=True,  # a process group of its own, as in _run
+            setsigdef=(signal.SIGPIPE, signal.SIGXFSZ),  # what Popen's restore_signals does
+        )
+    finally:
+        os.chdir(here)
+        os.close(out_w)
+        os.close(err_w)
+    chunks: dict[int, list[bytes]] = {out_r: [], err_r: []}
+    deadline = None if timeout is None else time.monotonic() + timeout
+    timed_out = False
+    with selectors.DefaultSelector() as selector:
+        for fd in chunks:
+            selector.register(fd, selectors.EVENT_READ)
+        while selector.get_map():
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                timed_out = True
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(pid, signal.SIGKILL)
+                deadline = None  # now read what is left until the pipes close
+                continue
+            for key, _ in selector.select(left):
+                data = os.read(key.fd, 65536)
+                if data:
+                    chunks[key.fd].append(data)
+                else:
+                    selector.unregister(key.fd)
+                    os.close(key.fd)
+    _, status = os.waitpid(pid, 0)
+    out, err = b"".join(chunks[out_r]), b"".join(chunks[err_r])
+    if timed_out:
+        return StepResult(124, _text(out), _text(err) + f"timed out after {timeout:g}s", True)
+    return StepResult(os.waitstatus_to_exitcode(status), _text(out), _text(err))
 
 
 def _text(raw: bytes) -> str:

@@ -1,0 +1,145 @@
+"""The `wfs` entry point: answer the hottest read commands without importing click.
+
+Agents call `wfs status`, `wfs next` and `wfs task show ID` hundreds of times per
+session. When the call is one of those plain forms and the index cache
+(wfs/index.py) is current, the answer is printed from it directly. Anything else
+(another command, an unusual option, a stale cache, any doubt at all) goes to the
+full click CLI, which is authoritative and refreshes the cache. Both print through
+wfs/query.py, so the output is the same bytes.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+TYPE_CHECKING = False  # typing itself costs more to import than a fast answer
+if TYPE_CHECKING:
+    from typing import Any
+
+WORKFLOW_DIR = ".workflow"
+
+
+def main() -> None:
+    output = None
+    try:
+        output = answer(sys.argv[1:], os.environ)
+    except Exception:  # an optimization only: the full CLI decides and reports
+        output = None
+    if output is not None:
+        sys.stdout.buffer.write(output)
+        sys.stdout.flush()
+        return
+    from wfs.cli import main as full_cli
+
+    full_cli()
+
+
+def answer(argv: list[str], environ: Any) -> bytes | None:
+    """The bytes to print for argv, or None to leave the call to the full CLI."""
+    root = environ.get("WFS_ROOT")
+    session = environ.get("WFS_SESSION")
+    json_out = False
+    color = "NO_COLOR" not in environ
+    args = iter(argv)
+    command: list[str] = []
+    for arg in args:
+        if command:
+            command.append(arg)
+        elif arg == "--json":
+            json_out = True
+        elif arg == "--no-color":
+            color = False
+        elif arg in ("--root", "--session"):
+            value = next(args, None)
+            if value is None:
+                return None
+            root, session = (value, session) if arg == "--root" else (root, value)
+        elif arg.startswith("-"):
+            return None
+        else:
+            command.append(arg)
+    if "--json" in command:
+        json_out = True
+        command = [a for a in command if a != "--json"]
+    if command not in (["status"], ["next"], ["next", "--all"]) and command[:2] != ["task", "show"]:
+        return None
+    if command[:2] == ["task", "show"] and len(command) != 3:
+        return None
+
+    workflow = _workflow(root)
+    sid = _session(workflow, session) if workflow else None
+    if workflow is None or sid is None:
+        return None
+    from wfs import index, query
+
+    found = index.cached_answers(workflow, sid, full=command[0] != "status" and command != ["next"])
+    if found is None:
+        return None
+    if command == ["status"]:
+        data = found["summary"]
+        lines = query.status_lines(data, _bold if color and sys.stdout.isatty() else str)
+    elif command[0] == "next":
+        data = query.next_data(sid, found, all_ready=len(command) == 2)
+        lines = query.next_lines(data)
+    else:
+        tid = command[2]
+        if tid not in found["status"]:
+            return None
+        data = query.show_data(sid, found, tid, _read_task(workflow, sid, tid))
+        if data["task"] is None:
+            return None
+        lines = query.show_lines(data)
+    if json_out:
+        return query.json_bytes(data)
+    return "".join(line + "\n" for line in lines).encode()
+
+
+def _bold(text: str) -> str:
+    return f"\x1b[1m{text}\x1b[0m"
+
+
+def _workflow(root: str | None) -> str | None:
+    """The `.workflow` folder, found as wfs.layout.find_root finds it, else None."""
+    if root is not None:
+        if not root or not os.path.isdir(root):
+            return None
+        start = os.path.realpath(os.path.expanduser(root))
+        folder = os.path.join(start, WORKFLOW_DIR)
+        return folder if os.path.isdir(folder) else None
+    here = os.path.realpath(os.getcwd())
+    while True:
+        folder = os.path.join(here, WORKFLOW_DIR)
+        if os.path.isdir(folder):
+            return folder
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
+
+
+def _session(workflow: str, requested: str | None) -> str | None:
+    """The session id when it is plain and unambiguous, else None."""
+    names = os.listdir(workflow)
+    if requested is not None:
+        sid = requested
+    else:
+        markers = [n for n in names if n.startswith(".active-")]
+        if len(markers) != 1:
+            return None
+        sid = markers[0][len(".active-") :]
+    folder = os.path.join(workflow, sid)
+    if sid not in names or not sid.startswith("WFS-") or os.path.islink(folder):
+        return None
+    return sid if os.path.isdir(folder) else None
+
+
+def _read_task(workflow: str, sid: str, tid: str) -> Any:
+    """The task as the index saw it (its stamp matched just now), or None."""
+    import orjson
+
+    from wfs import index
+
+    with open(os.path.join(workflow, sid, index.TASK_DIR, tid + ".json"), "rb") as handle:
+        task = orjson.loads(handle.read())
+    return task if isinstance(task, dict) and task.get("id") == tid else None

@@ -1,0 +1,247 @@
+"""The derived task index in `.workflow/.cache/`: fast reads without a second truth.
+
+Two files per session, written with marshal (stdlib, so reading needs no import):
+
+- `<sid>.skel`: every task's skeleton (id, title, status, parent, dependencies, agent,
+  acceptance). Commands that need all tasks re-read only the files whose stamp changed.
+- `<sid>.idx`: the answers of `status`, `next` and `task show` (counts, readiness,
+  derived statuses), with the stamps they were derived from. When every stamp still
+  matches, those commands read nothing else.
+
+A stamp is (mtime_ns, size, inode) of a task file, of the `.task` folder (adding,
+removing or renaming a file changes its mtime) and of the session file. Each is taken
+before its file is read, so a later change always shows. A stamp is trusted only when
+its mtime is older than the stat by more than the file system's timestamp
+granularity; an untrusted one is stored as None and re-read next time, so an edit in
+the same clock tick is never missed. The task files stay the only source of truth:
+deleting the cache changes nothing but speed, and a damaged cache is ignored.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import sys
+
+TYPE_CHECKING = False  # typing itself costs more to import than a fast answer
+if TYPE_CHECKING:
+    from typing import Any
+
+    from wfs.layout import Layout
+    from wfs.tasks import Task
+
+# marshal's format belongs to the interpreter that wrote it.
+FORMAT = ("wfs-index", 3, sys.hexversion)
+SESSION_FILE = "workflow-session.json"
+TASK_DIR = ".task"
+
+Stamp = tuple[int, int, int]
+
+# How much older than the stat an mtime must be to be trusted: file systems with
+# nanosecond timestamps still tick with a coarse kernel clock (a few ms); others
+# (FAT, some network file systems) keep whole seconds or worse.
+FINE_MARGIN_NS = 50_000_000
+COARSE_MARGIN_NS = 2_000_000_000
+
+# The answers are split in two parts: what `status` and `next` need, loaded always,
+# and the per-task maps that only `next --all` and `task show` need.
+HEAD_KEYS = ("summary", "next")
+REST_KEYS = ("ready_rows", "status", "children", "waiting")
+
+
+def _stamp(st: os.stat_result) -> Stamp:
+    return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+
+def _load(path: str) -> tuple[Any, ...] | None:
+    try:
+        with open(path, "rb") as handle:
+            data = marshal.loads(handle.read())
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
+    return data if isinstance(data, tuple) and data and data[0] == FORMAT else None
+
+
+def cache_path(workflow: str, sid: str, kind: str) -> str:
+    return os.path.join(workflow, ".cache", f"{sid}.{kind}")
+
+
+def cached_answers(workflow: str, sid: str, full: bool = True) -> dict[str, Any] | None:
+    """The `.idx` answers when every stamp still matches, else None. Stdlib only.
+
+    Without `full`, only the keys in HEAD_KEYS are loaded.
+    """
+    try:
+        with open(cache_path(workflow, sid, "idx"), "rb") as handle:
+            raw = handle.read()
+        size = int.from_bytes(raw[:4], "little")
+        head = marshal.loads(memoryview(raw)[4 : 4 + size])
+        if not isinstance(head, tuple) or len(head) != 6 or head[0] != FORMAT:
+            return None
+        _, session_stamp, dir_stamp, names, stamps, answers = head
+        session_dir = os.path.join(workflow, sid)
+        if _stamp(os.stat(os.path.join(session_dir, SESSION_FILE))) != session_stamp:
+            return None
+        fd = os.open(os.path.join(session_dir, TASK_DIR), os.O_RDONLY)
+        try:
+            if _stamp(os.fstat(fd)) != dir_stamp:
+                return None
+            stat = os.stat
+            current = [_stamp(stat(name, dir_fd=fd)) for name in names]
+        finally:
+            os.close(fd)
+        if current != stamps:
+            return None
+        if full:
+            answers.update(marshal.loads(memoryview(raw)[4 + size :]))
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
+    return answers  # type: ignore[no-any-return]
+
+
+# --------------------------------------------------------------------------- building
+# Everything below runs only when something changed; it may import freely.
+
+
+class _Stamper:
+    """Takes stamps and decides which ones can be trusted."""
+
+    def __init__(self) -> None:
+        import time
+
+        self.started = time.time_ns()
+        self.mtimes: list[int] = []
+
+    def take(self, st: os.stat_result) -> Stamp:
+        self.mtimes.append(st.st_mtime_ns)
+        return _stamp(st)
+
+    def trusted(self, stamp: Stamp | None) -> Stamp | None:
+        if stamp is None:
+            return None
+        # Whole-millisecond mtimes everywhere: a coarse file system.
+        coarse = all(m % 1_000_000 == 0 for m in self.mtimes)
+        margin = COARSE_MARGIN_NS if coarse else FINE_MARGIN_NS
+        return stamp if stamp[0] < self.started - margin else None
+
+
+def write_cache(path: str, payload: bytes) -> None:
+    from pathlib import Path
+
+    from wfs import store
+
+    try:
+        store.write_bytes(Path(path), payload, durable=False)
+    except OSError:
+        pass  # a read-only checkout still works, only slower
+
+
+class Snapshot:
+    """Every task skeleton of a session with the stamps of the files they came from."""
+
+    def __init__(self, layout: Layout, sid: str) -> None:
+        from wfs.tasks import read_object, skeleton, task_entries
+
+        workflow = str(layout.workflow)
+        self.stamper = _Stamper()
+        try:
+            self.dir_stamp: Stamp | None = self.stamper.take(os.stat(layout.task_dir(sid)))
+        except FileNotFoundError:
+            self.dir_stamp = None
+        path = cache_path(workflow, sid, "skel")
+        cached = _load(path)
+        known: dict[str, tuple[Any, Task]] = {}
+        if cached is not None and len(cached) == 4:
+            known = dict(zip(cached[1], zip(cached[2], cached[3], strict=True), strict=True))
+        self.names: list[str] = []
+        self.stamps: list[Stamp | None] = []
+        self.skeletons: list[Task] = []
+        for entry in task_entries(layout, sid):
+            stamp = self.stamper.take(entry.stat())
+            previous = known.get(entry.name)
+            if previous is not None and previous[0] == stamp:
+                task = previous[1]
+            else:
+                task = skeleton(read_object(layout, entry.path))
+            self.names.append(entry.name)
+            self.stamps.append(stamp)
+            self.skeletons.append(task)
+        trusted = [self.stamper.trusted(s) for s in self.stamps]
+        if cached is None or cached[1] != self.names or cached[2] != trusted:
+            write_cache(path, marshal.dumps((FORMAT, self.names, trusted, self.skeletons)))
+
+
+def load_skeletons(layout: Layout, sid: str) -> list[Task]:
+    """Every task's skeleton, sorted by id, re-reading only files that changed."""
+    return Snapshot(layout, sid).skeletons
+
+
+def answers(layout: Layout, sid: str) -> dict[str, Any]:
+    """What `status`, `next` and `task show` need, from the cache or rebuilt."""
+    workflow = str(layout.workflow)
+    found = cached_answers(workflow, sid)
+    if found is not None:
+        return found
+    from wfs.sessions import load_session
+
+    session_file = layout.session_file(sid)
+    try:
+        session_stamp: Stamp | None = _stamp(os.stat(session_file))
+    except FileNotFoundError:
+        session_stamp = None
+    data = load_session(layout, sid)
+    snapshot = Snapshot(layout, sid)
+    stamper = snapshot.stamper
+    if session_stamp is not None:
+        stamper.mtimes.append(session_stamp[0])
+    result = compute_answers(sid, data, snapshot.skeletons)
+    head = marshal.dumps(
+        (
+            FORMAT,
+            stamper.trusted(session_stamp),
+            stamper.trusted(snapshot.dir_stamp),
+            [os.fsencode(name) for name in snapshot.names],  # bytes: a faster stat
+            [stamper.trusted(s) for s in snapshot.stamps],
+            {key: result[key] for key in HEAD_KEYS},
+        )
+    )
+    rest = marshal.dumps({key: result[key] for key in REST_KEYS})
+    write_cache(cache_path(workflow, sid, "idx"), len(head).to_bytes(4, "little") + head + rest)
+    return result
+
+
+def compute_answers(sid: str, data: dict[str, Any], skeletons: list[Task]) -> dict[str, Any]:
+    from wfs.tasks import TaskIndex, obj, task_row
+
+    index = TaskIndex(skeletons)
+    leaves = index.leaves()
+    status = {tid: index.effective_status(tid) for tid in index.by_id}
+    done = sum(1 for t in leaves if status[t] == "completed")
+    ready = index.ready()
+    progress = obj(data, "progress")
+
+    waiting = {tid: index.unmet_dependencies(tid) for tid in index.by_id}
+    return {
+        "summary": {
+            "session": sid,
+            "project": data.get("project"),
+            "status": data.get("status"),
+            "phase": data.get("current_phase"),
+            "type": data.get("type"),
+            "counts": index.counts(),
+            "progress": {
+                "completed": done,
+                "total": len(leaves),
+                "percent": round(100 * done / len(leaves)) if leaves else 0,
+                "completed_phases": progress.get("completed_phases", []),
+                "current_tasks": progress.get("current_tasks", []),
+            },
+            "ready": ready,
+            "blocked": [t for t in leaves if status[t] == "blocked"],
+        },
+        "next": [task_row(index, tid) for tid in ready[:1]],
+        "ready_rows": [task_row(index, tid) for tid in ready],
+        "status": status,
+        "children": index.children,
+        "waiting": {tid: w for tid, w in waiting.items() if w},
+    }
