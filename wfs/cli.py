@@ -1224,5 +1224,125 @@ def schema(env: Env, name: str) -> None:
     click.echo(read_text("schemas", f"{name}.schema.json"), nl=False)
 
 
+# ---------------------------------------------------------------- diff
+
+
+@cli.command("diff")
+@click.argument("revision", metavar="[REV|A..B|A...B]", required=False)
+@click.option("--exit-code", is_flag=True, help="Exit 1 when the plans differ.")
+@json_flag
+@pass_env
+def diff(env: Env, revision: str | None, exit_code: bool) -> None:
+    """Show plan changes task by task: git revision REV (default HEAD) vs the working tree.
+
+    Per session: tasks added, removed and changed (status, title, dependencies,
+    pre_analysis and implementation_approach steps, other fields by JSON path).
+    A..B compares two revisions; A...B shows what branch B changed since it left A.
+    Exits 0 whether or not the plans differ, unless --exit-code is given.
+
+    \b
+    Example:
+      wfs diff
+      wfs diff main...my-branch --json
+    """
+    from wfs.review import diff_plans, sides
+
+    report = diff_plans(*sides(env.layout, revision))
+    env.emit(report, lambda: _print_diff(env, report))
+    if exit_code and report["changed"]:
+        click.get_current_context().exit(1)
+
+
+def _side_name(side: dict[str, Any]) -> str:
+    return str(side["rev"]) if side["rev"] is not None else "the working tree"
+
+
+def _short(value: Any) -> str | None:
+    """A scalar as JSON when it fits on a line; None for lists, objects, long text."""
+    import json
+
+    if isinstance(value, dict | list):
+        return None
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 60 else None
+
+
+def _print_diff(env: Env, report: dict[str, Any]) -> None:
+    old, new = _side_name(report["from"]), _side_name(report["to"])
+    if not report["changed"]:
+        env.echo(f"No plan changes between {old} and {new}.")
+        return
+    marks = {
+        "added": env.style("+", fg="green"),
+        "removed": env.style("-", fg="red"),
+        "changed": env.style("~", fg="yellow"),
+    }
+    env.echo(f"Plan changes from {old} to {new}:")
+    for session in report["sessions"]:
+        note = {"added": " (new session)", "removed": " (session removed)"}.get(
+            session["status"], ""
+        )
+        env.echo("")
+        env.echo(env.style(session["session"], bold=True) + note)
+        fields = [_field_text(f) for f in session["fields"]]
+        if fields:
+            env.echo(f"  session: {'; '.join(fields)}")
+        tasks = session["tasks"]
+        for kind in ("added", "removed"):
+            for task in tasks[kind]:
+                env.echo(f"  {marks[kind]} {task['id']}  {task['title']}  [{task['status']}]")
+        for task in tasks["changed"]:
+            env.echo(f"  {marks['changed']} {task['id']}  {task['title']}")
+            for line in _task_change_lines(task["changes"], marks):
+                env.echo(f"      {line}")
+    env.echo("")
+    env.echo(_diff_totals(report["summary"]))
+
+
+def _field_text(field: dict[str, Any]) -> str:
+    if field["change"] == "changed":
+        old, new = _short(field["old"]), _short(field["new"])
+        if old is not None and new is not None:
+            return f"{field['path']} {old} → {new}"
+    return f"{field['path']} {field['change']}"
+
+
+def _task_change_lines(changes: dict[str, Any], marks: dict[str, str]) -> list[str]:
+    lines = []
+    if "status" in changes:
+        lines.append(f"status: {changes['status']['old']} → {changes['status']['new']}")
+    if "title" in changes:
+        title = changes["title"]
+        lines.append(f"title: {_short(title['old'])} → {_short(title['new'])}")
+    if "depends_on" in changes:
+        deps = changes["depends_on"]
+        moved = [f"+{d}" for d in deps["added"]] + [f"-{d}" for d in deps["removed"]]
+        lines.append(f"depends_on: {' '.join(moved) or 'reordered'}")
+    for step in changes.get("steps", []):
+        where = step["list"]
+        if step["change"] == "reordered":
+            lines.append(f"{marks['changed']} {where} reordered: {', '.join(step['order'])}")
+            continue
+        text = f"{marks[step['change']]} {where}[{step['index']}] {step['name']}"
+        if step["change"] == "changed":
+            text += f": {', '.join(step['fields'])}"
+        lines.append(text)
+    for field in changes.get("fields", []):
+        lines.append(f"{marks[field['change']]} {_field_text(field)}")
+    return lines
+
+
+def _diff_totals(summary: dict[str, Any]) -> str:
+    def count(number: int, noun: str) -> str:
+        return f"{number} {noun}{'' if number == 1 else 's'}"
+
+    sessions = [f"{count(n, 'session')} {kind}" for kind, n in summary["sessions"].items() if n]
+    tasks = summary["tasks"]
+    return (
+        f"{', '.join(sessions)}; tasks: {tasks['added']} added, {tasks['removed']} removed, "
+        f"{tasks['changed']} changed"
+    )
+
+
 def main() -> None:
     cli(prog_name="wfs")
