@@ -136,10 +136,18 @@ def json_flag(func: F) -> F:
 
 
 @cli.command()
+@click.option(
+    "--no-git", is_flag=True, help="Skip .gitattributes, the merge drivers and the hooks."
+)
 @json_flag
 @pass_env
-def init(env: Env) -> None:
-    """Create .workflow/ and its .gitignore here; safe to run again.
+def init(env: Env, no_git: bool) -> None:
+    """Create .workflow/ and its .gitignore here, and set up git merging; safe to run again.
+
+    Adds merge rules for the plan files to .gitattributes (keeping existing lines) and,
+    in a git work tree, configures the wfs merge drivers and the pre-merge-commit and
+    post-merge hooks that put freshly rendered views into merge commits (an existing
+    hook that is not wfs's is left alone). Run it once in every fresh clone.
 
     \b
     Example:
@@ -149,16 +157,45 @@ def init(env: Env) -> None:
 
     layout = env.layout
     created = do_init(layout)
+    setup = None
+    if not no_git:
+        from wfs.merge import setup_git
+
+        setup = setup_git(layout)
+
+    def human() -> None:
+        env.echo(f"{'Initialized' if created else 'Already initialized'} {layout.workflow}")
+        if setup is not None:
+            _print_git_setup(env, setup)
+
     env.emit(
         {
             "root": str(layout.root),
             "workflow": layout.relative(layout.workflow),
             "created": created,
+            "git": None if setup is None else setup._asdict(),
         },
-        lambda: env.echo(
-            f"{'Initialized' if created else 'Already initialized'} {layout.workflow}"
-        ),
+        human,
     )
+    if setup is not None:
+        for name, line in setup.manual.items():
+            env.echo(
+                f"wfs: warning: {setup.hooks_path}/{name} is not wfs's; to keep plan views "
+                f"fresh in merge commits, add this line to it:\n  {line}",
+                err=True,
+            )
+
+
+def _print_git_setup(env: Env, setup: Any) -> None:
+    if setup.gitattributes != "unchanged":
+        env.echo(f".gitattributes: {setup.gitattributes} (merge rules for the plan files)")
+    if setup.drivers == "configured":
+        env.echo("git: merge drivers wfs-views and wfs-json configured")
+    for name, state in setup.hooks.items():
+        if state in ("installed", "updated"):
+            env.echo(f"git: {setup.hooks_path}/{name} {state}")
+    if not setup.repository and setup.changed():
+        env.echo("git: not a git work tree; run `wfs init` again after `git init`")
 
 
 # ---------------------------------------------------------------- plan / switch
@@ -1342,6 +1379,119 @@ def _diff_totals(summary: dict[str, Any]) -> str:
         f"{', '.join(sessions)}; tasks: {tasks['added']} added, {tasks['removed']} removed, "
         f"{tasks['changed']} changed"
     )
+
+
+# ---------------------------------------------------------------- git merge support
+
+_DRIVER_FILE = click.Path(exists=True, dir_okay=False)
+
+
+@cli.command("merge-views", hidden=True)
+@click.argument("base", type=_DRIVER_FILE)
+@click.argument("ours", type=_DRIVER_FILE)
+@click.argument("theirs", type=_DRIVER_FILE)
+@click.argument("path", required=False, default="")
+def merge_views(base: str, ours: str, theirs: str, path: str) -> None:
+    """Git merge driver for the generated views: leave a conflict-free file in OURS.
+
+    The views are re-rendered from the merged JSON by the post-merge hook (or by
+    `wfs render`); `wfs init` sets up both.
+
+    \b
+    Example:
+      git config merge.wfs-views.driver "wfs merge-views %O %A %B %P"
+    """
+    from pathlib import Path
+
+    from wfs.merge import merge_views as run_driver
+
+    run_driver(Path(base), Path(ours), Path(theirs))
+
+
+@cli.command("merge-json", hidden=True)
+@click.argument("base", type=_DRIVER_FILE)
+@click.argument("ours", type=_DRIVER_FILE)
+@click.argument("theirs", type=_DRIVER_FILE)
+@click.argument("path", required=False, default="")
+def merge_json(base: str, ours: str, theirs: str, path: str) -> None:
+    """Git merge driver for task and session JSON: merge field by field into OURS.
+
+    Exits 1, leaving git's usual conflict markers, when both sides changed one value.
+
+    \b
+    Example:
+      git config merge.wfs-json.driver "wfs merge-json %O %A %B %P"
+    """
+    from pathlib import Path
+
+    from wfs.merge import merge_json as run_driver
+
+    if run_driver(Path(base), Path(ours), Path(theirs), path or Path(ours).name):
+        click.get_current_context().exit(1)
+
+
+@cli.group(hidden=True)
+def hook() -> None:
+    """Git hooks installed by `wfs init`.
+
+    \b
+    Example:
+      wfs hook pre-merge-commit
+    """
+
+
+@hook.command("pre-merge-commit")
+@pass_env
+def hook_pre_merge_commit(env: Env) -> None:
+    """Note that git is about to make a merge commit (post-merge then finishes it).
+
+    \b
+    Example:
+      wfs hook pre-merge-commit
+    """
+    from wfs.merge import note_merge_commit
+
+    note_merge_commit(env.layout)
+
+
+@hook.command("post-merge")
+@click.argument("squash", required=False, default="0")
+@json_flag
+@pass_env
+def hook_post_merge(env: Env, squash: str) -> None:
+    """Put fresh views of every session a merge touched into the merge commit.
+
+    After `git merge --squash` (SQUASH is 1), re-render and stage them instead.
+
+    \b
+    Example:
+      wfs hook post-merge 0
+    """
+    from wfs.merge import after_merge
+
+    result = after_merge(env.layout, squash == "1")
+    data = {
+        "sessions": [r._asdict() for r in result.sessions],
+        "commit": result.commit,
+        "staged": result.staged,
+        "note": result.note,
+    }
+
+    def human() -> None:
+        written = [p for r in result.sessions for p in r.written]
+        if result.commit:
+            env.echo(f"wfs: merge commit {result.commit[:12]} now holds fresh plan views")
+        elif result.staged:
+            env.echo(f"wfs: re-rendered and staged {', '.join(result.staged)}")
+        elif written:
+            env.echo(f"wfs: re-rendered {', '.join(written)}")
+
+    env.emit(data, human)
+    for row in result.sessions:
+        if row.error:
+            env.echo(f"wfs: warning: {row.session}: views not re-rendered: {row.error}", err=True)
+    if result.note:
+        env.echo(f"wfs: {result.note}", err=True)
 
 
 def main() -> None:
