@@ -60,13 +60,16 @@ def hook_command(name: str, root_in_repo: str) -> str:
 
 
 def hook_script(name: str, root_in_repo: str) -> str:
+    # A hook of ours never stops git: at worst the views are left to `wfs render`.
     return f"""#!/bin/sh
 {HOOK_MARK}: written by `wfs init`, which may rewrite it; delete it to opt out.
 # Keeps the generated plan views in merge commits fresh (see `wfs init --help`).
 if command -v wfs >/dev/null 2>&1; then
-  exec {hook_command(name, root_in_repo)}
+  {hook_command(name, root_in_repo)} ||
+    echo "wfs: the {name} hook failed; check the plan views with 'wfs render --check'" >&2
+else
+  echo "wfs is not on PATH: plan views were not re-rendered; run 'wfs render' and commit" >&2
 fi
-echo "wfs is not on PATH: plan views were not re-rendered; run 'wfs render' and commit" >&2
 exit 0
 """
 
@@ -289,10 +292,19 @@ def _merge_sets(base: list[Any], ours: list[Any], theirs: list[Any]) -> list[Any
 
 
 def note_merge_commit(layout: Layout) -> None:
-    """pre-merge-commit: remember the HEAD the merge commit is being made on."""
+    """pre-merge-commit: remember the parents the merge commit is being made with."""
     head = git.rev_parse(layout.root, "HEAD")
-    if head is not None:
-        store.write_text(git.git_path(layout.root, PENDING), head + "\n")
+    if head is None:
+        return
+    # `git merge` names each commit being merged in a GITHEAD_<id> variable.
+    merged = sorted(k[len("GITHEAD_") :] for k in os.environ if k.startswith("GITHEAD_"))
+    store.write_text(git.git_path(layout.root, PENDING), "\n".join([head, *merged]) + "\n")
+
+
+def _is_noted_merge(noted: list[str], parents: list[str]) -> bool:
+    if len(parents) < 2 or not noted or parents[0] != noted[0]:
+        return False
+    return len(noted) == 1 or sorted(parents[1:]) == noted[1:]
 
 
 class Refreshed(NamedTuple):
@@ -312,10 +324,10 @@ def after_merge(layout: Layout, squash: bool) -> AfterMerge:
     """post-merge: put fresh views (and progress fields) into the merge just made."""
     pending = git.git_path(layout.root, PENDING)
     try:
-        noted: str | None = pending.read_text().strip()
+        noted = pending.read_text().split()
         pending.unlink()
     except FileNotFoundError:
-        noted = None
+        noted = []
     if squash:
         touched = _sessions_of(git.changed_in_index(layout.root, WORKFLOW_DIR))
         results = refresh_sessions(layout, touched)
@@ -323,8 +335,8 @@ def after_merge(layout: Layout, squash: bool) -> AfterMerge:
         git.add(layout.root, written)
         return AfterMerge(results, None, written, None)
     parents = git.parents(layout.root, "HEAD")
-    if noted is None or len(parents) < 2 or parents[0] != noted:
-        return AfterMerge([], None, [], None)  # a fast-forward, or not our merge
+    if not _is_noted_merge(noted, parents):
+        return AfterMerge([], None, [], None)  # a fast-forward, or not this merge
     changed = git.changed_between(layout.root, parents[0], "HEAD", WORKFLOW_DIR)
     results = refresh_sessions(layout, _sessions_of(changed))
     written = [p for r in results for p in r.written]
