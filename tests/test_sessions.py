@@ -228,8 +228,8 @@ def test_switch_to_a_session_with_a_broken_file_changes_nothing(project: Path) -
 
 
 def test_init_is_idempotent_and_ignores_run_records(project: Path) -> None:
-    first = wfs("init", "--json").json()
-    assert first == {"root": str(project), "workflow": ".workflow", "created": True}
+    first = wfs("init", "--no-git", "--json").json()
+    assert first == {"root": str(project), "workflow": ".workflow", "created": True, "git": None}
     gitignore = (project / ".workflow/.gitignore").read_text()
     assert ".runs/" in gitignore and ".locks/" in gitignore
     assert wfs("init", "--json").json()["created"] is False

@@ -142,10 +142,18 @@ def json_flag(func: F) -> F:
 
 
 @cli.command()
+@click.option(
+    "--no-git", is_flag=True, help="Skip .gitattributes, the merge drivers and the hooks."
+)
 @json_flag
 @pass_env
-def init(env: Env) -> None:
-    """Create .workflow/ and its .gitignore here; safe to run again.
+def init(env: Env, no_git: bool) -> None:
+    """Create .workflow/ and its .gitignore here, and set up git merging; safe to run again.
+
+    Adds merge rules for the plan files to .gitattributes (keeping existing lines) and,
+    in a git work tree, configures the wfs merge drivers and the pre-merge-commit and
+    post-merge hooks that put freshly rendered views into merge commits (an existing
+    hook that is not wfs's is left alone). Run it once in every fresh clone.
 
     \b
     Example:
@@ -155,16 +163,45 @@ def init(env: Env) -> None:
 
     layout = env.layout
     created = do_init(layout)
+    setup = None
+    if not no_git:
+        from wfs.merge import setup_git
+
+        setup = setup_git(layout)
+
+    def human() -> None:
+        env.echo(f"{'Initialized' if created else 'Already initialized'} {layout.workflow}")
+        if setup is not None:
+            _print_git_setup(env, setup)
+
     env.emit(
         {
             "root": str(layout.root),
             "workflow": layout.relative(layout.workflow),
             "created": created,
+            "git": None if setup is None else setup._asdict(),
         },
-        lambda: env.echo(
-            f"{'Initialized' if created else 'Already initialized'} {layout.workflow}"
-        ),
+        human,
     )
+    if setup is not None:
+        for name, line in setup.manual.items():
+            env.echo(
+                f"wfs: warning: {setup.hooks_path}/{name} is not wfs's; to keep plan views "
+                f"fresh in merge commits, add this line to it:\n  {line}",
+                err=True,
+            )
+
+
+def _print_git_setup(env: Env, setup: Any) -> None:
+    if setup.gitattributes != "unchanged":
+        env.echo(f".gitattributes: {setup.gitattributes} (merge rules for the plan files)")
+    if setup.drivers == "configured":
+        env.echo("git: merge drivers wfs-views and wfs-json configured")
+    for name, state in setup.hooks.items():
+        if state in ("installed", "updated"):
+            env.echo(f"git: {setup.hooks_path}/{name} {state}")
+    if not setup.repository and setup.changed():
+        env.echo("git: not a git work tree; run `wfs init` again after `git init`")
 
 
 # ---------------------------------------------------------------- plan / switch
@@ -1250,6 +1287,239 @@ def agents_list(env: Env, target: str | None) -> None:
             "\n".join(f"{row['target']:<7} {row['state']:<10} {row['path']}" for row in rows)
         ),
     )
+
+
+# ---------------------------------------------------------------- diff
+
+
+@cli.command("diff")
+@click.argument("revision", metavar="[REV|A..B|A...B]", required=False)
+@click.option("--exit-code", is_flag=True, help="Exit 1 when the plans differ.")
+@json_flag
+@pass_env
+def diff(env: Env, revision: str | None, exit_code: bool) -> None:
+    """Show plan changes task by task: git revision REV (default HEAD) vs the working tree.
+
+    Per session: tasks added, removed and changed (status, title, dependencies,
+    pre_analysis and implementation_approach steps, other fields by JSON path).
+    A..B compares two revisions; A...B shows what branch B changed since it left A.
+    Exits 0 whether or not the plans differ, unless --exit-code is given.
+
+    \b
+    Example:
+      wfs diff
+      wfs diff main...my-branch --json
+    """
+    from wfs.review import diff_plans, sides
+
+    report = diff_plans(*sides(env.layout, revision))
+    env.emit(report, lambda: _print_diff(env, report))
+    if exit_code and report["changed"]:
+        click.get_current_context().exit(1)
+
+
+def _side_name(side: dict[str, Any]) -> str:
+    return str(side["rev"]) if side["rev"] is not None else "the working tree"
+
+
+def _short(value: Any) -> str | None:
+    """A scalar as JSON when it fits on a line; None for lists, objects, long text."""
+    import json
+
+    if isinstance(value, dict | list):
+        return None
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 60 else None
+
+
+def _print_diff(env: Env, report: dict[str, Any]) -> None:
+    old, new = _side_name(report["from"]), _side_name(report["to"])
+    if not report["changed"]:
+        env.echo(f"No plan changes between {old} and {new}.")
+        return
+    marks = {
+        "added": env.style("+", fg="green"),
+        "removed": env.style("-", fg="red"),
+        "changed": env.style("~", fg="yellow"),
+    }
+    env.echo(f"Plan changes from {old} to {new}:")
+    for session in report["sessions"]:
+        note = {"added": " (new session)", "removed": " (session removed)"}.get(
+            session["status"], ""
+        )
+        env.echo("")
+        env.echo(env.style(session["session"], bold=True) + note)
+        fields = [_field_text(f) for f in session["fields"]]
+        if fields:
+            env.echo(f"  session: {'; '.join(fields)}")
+        tasks = session["tasks"]
+        for kind in ("added", "removed"):
+            for task in tasks[kind]:
+                env.echo(f"  {marks[kind]} {task['id']}  {task['title']}  [{task['status']}]")
+        for task in tasks["changed"]:
+            env.echo(f"  {marks['changed']} {task['id']}  {task['title']}")
+            for line in _task_change_lines(task["changes"], marks):
+                env.echo(f"      {line}")
+    env.echo("")
+    env.echo(_diff_totals(report["summary"]))
+
+
+def _field_text(field: dict[str, Any]) -> str:
+    if field["change"] == "changed":
+        old, new = _short(field["old"]), _short(field["new"])
+        if old is not None and new is not None:
+            return f"{field['path']} {old} → {new}"
+    return f"{field['path']} {field['change']}"
+
+
+def _task_change_lines(changes: dict[str, Any], marks: dict[str, str]) -> list[str]:
+    lines = []
+    if "status" in changes:
+        lines.append(f"status: {changes['status']['old']} → {changes['status']['new']}")
+    if "title" in changes:
+        title = changes["title"]
+        lines.append(f"title: {_short(title['old'])} → {_short(title['new'])}")
+    if "depends_on" in changes:
+        deps = changes["depends_on"]
+        moved = [f"+{d}" for d in deps["added"]] + [f"-{d}" for d in deps["removed"]]
+        lines.append(f"depends_on: {' '.join(moved) or 'reordered'}")
+    for step in changes.get("steps", []):
+        where = step["list"]
+        if step["change"] == "reordered":
+            lines.append(f"{marks['changed']} {where} reordered: {', '.join(step['order'])}")
+            continue
+        text = f"{marks[step['change']]} {where}[{step['index']}] {step['name']}"
+        if step["change"] == "changed":
+            text += f": {', '.join(step['fields'])}"
+        lines.append(text)
+    for field in changes.get("fields", []):
+        lines.append(f"{marks[field['change']]} {_field_text(field)}")
+    return lines
+
+
+def _diff_totals(summary: dict[str, Any]) -> str:
+    def count(number: int, noun: str) -> str:
+        return f"{number} {noun}{'' if number == 1 else 's'}"
+
+    sessions = [f"{count(n, 'session')} {kind}" for kind, n in summary["sessions"].items() if n]
+    tasks = summary["tasks"]
+    return (
+        f"{', '.join(sessions)}; tasks: {tasks['added']} added, {tasks['removed']} removed, "
+        f"{tasks['changed']} changed"
+    )
+
+
+# ---------------------------------------------------------------- git merge support
+
+_DRIVER_FILE = click.Path(exists=True, dir_okay=False)
+
+
+@cli.command("merge-views", hidden=True)
+@click.argument("base", type=_DRIVER_FILE)
+@click.argument("ours", type=_DRIVER_FILE)
+@click.argument("theirs", type=_DRIVER_FILE)
+@click.argument("path", required=False, default="")
+def merge_views(base: str, ours: str, theirs: str, path: str) -> None:
+    """Git merge driver for the generated views: leave a conflict-free file in OURS.
+
+    The views are re-rendered from the merged JSON by the post-merge hook (or by
+    `wfs render`); `wfs init` sets up both.
+
+    \b
+    Example:
+      git config merge.wfs-views.driver "wfs merge-views %O %A %B %P"
+    """
+    from pathlib import Path
+
+    from wfs.merge import merge_views as run_driver
+
+    run_driver(Path(base), Path(ours), Path(theirs))
+
+
+@cli.command("merge-json", hidden=True)
+@click.argument("base", type=_DRIVER_FILE)
+@click.argument("ours", type=_DRIVER_FILE)
+@click.argument("theirs", type=_DRIVER_FILE)
+@click.argument("path", required=False, default="")
+def merge_json(base: str, ours: str, theirs: str, path: str) -> None:
+    """Git merge driver for task and session JSON: merge field by field into OURS.
+
+    Exits 1, leaving git's usual conflict markers, when both sides changed one value.
+
+    \b
+    Example:
+      git config merge.wfs-json.driver "wfs merge-json %O %A %B %P"
+    """
+    from pathlib import Path
+
+    from wfs.merge import merge_json as run_driver
+
+    if run_driver(Path(base), Path(ours), Path(theirs), path or Path(ours).name):
+        click.get_current_context().exit(1)
+
+
+@cli.group(hidden=True)
+def hook() -> None:
+    """Git hooks installed by `wfs init`.
+
+    \b
+    Example:
+      wfs hook pre-merge-commit
+    """
+
+
+@hook.command("pre-merge-commit")
+@pass_env
+def hook_pre_merge_commit(env: Env) -> None:
+    """Note that git is about to make a merge commit (post-merge then finishes it).
+
+    \b
+    Example:
+      wfs hook pre-merge-commit
+    """
+    from wfs.merge import note_merge_commit
+
+    note_merge_commit(env.layout)
+
+
+@hook.command("post-merge")
+@click.argument("squash", required=False, default="0")
+@json_flag
+@pass_env
+def hook_post_merge(env: Env, squash: str) -> None:
+    """Put fresh views of every session a merge touched into the merge commit.
+
+    After `git merge --squash` (SQUASH is 1), re-render and stage them instead.
+
+    \b
+    Example:
+      wfs hook post-merge 0
+    """
+    from wfs.merge import after_merge
+
+    result = after_merge(env.layout, squash == "1")
+    data = {
+        "sessions": [r._asdict() for r in result.sessions],
+        "commit": result.commit,
+        "staged": result.staged,
+        "note": result.note,
+    }
+
+    def human() -> None:
+        written = [p for r in result.sessions for p in r.written]
+        if result.commit:
+            env.echo(f"wfs: merge commit {result.commit[:12]} now holds fresh plan views")
+        elif result.staged:
+            env.echo(f"wfs: re-rendered and staged {', '.join(result.staged)}")
+        elif written:
+            env.echo(f"wfs: re-rendered {', '.join(written)}")
+
+    env.emit(data, human)
+    for row in result.sessions:
+        if row.error:
+            env.echo(f"wfs: warning: {row.session}: views not re-rendered: {row.error}", err=True)
+    if result.note:
+        env.echo(f"wfs: {result.note}", err=True)
 
 
 def main() -> None:

@@ -1,0 +1,266 @@
+"""Every call wfs makes to git: the real `git` program, run without a shell.
+
+Errors a user can act on (no git, not a repository, a bad revision) become WfsError
+(exit 2) with git's own one-line reason.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import NamedTuple
+
+from wfs.errors import WfsError
+
+# Git hands these to hooks and drivers as paths relative to the directory it runs them
+# in; `git -C <root>` would otherwise resolve them against the wrong directory.
+_PATH_VARIABLES = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY")
+
+
+def _environment(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    env = {**os.environ, **(extra or {})}
+    here = os.getcwd()
+    for name in _PATH_VARIABLES:
+        value = env.get(name)
+        if value and not os.path.isabs(value):
+            env[name] = os.path.join(here, value)
+    return env
+
+
+class Result(NamedTuple):
+    code: int
+    out: bytes
+    err: str
+
+
+def run(
+    root: Path | None, *args: str, input: bytes | None = None, env: Mapping[str, str] | None = None
+) -> Result:
+    """Run `git -C root ARGS…`; raise WfsError only when git itself cannot be started."""
+    command = ["git", *(("-C", str(root)) if root is not None else ()), *args]
+    try:
+        proc = subprocess.run(
+            command,
+            input=input,
+            capture_output=True,
+            env=_environment(env),
+            stdin=None if input is not None else subprocess.DEVNULL,
+        )
+    except FileNotFoundError:
+        raise WfsError("git is not installed (or not on PATH)") from None
+    except OSError as err:
+        raise WfsError(f"cannot run git: {err.strerror}") from None
+    return Result(proc.returncode, proc.stdout, proc.stderr.decode("utf-8", "replace").strip())
+
+
+def check(
+    root: Path | None, *args: str, input: bytes | None = None, env: Mapping[str, str] | None = None
+) -> bytes:
+    """Stdout of a git command that must succeed; its first error line otherwise."""
+    result = run(root, *args, input=input, env=env)
+    if result.code != 0:
+        reason = result.err.splitlines()[0] if result.err else f"exit code {result.code}"
+        raise WfsError(f"git {args[0]}: {reason.removeprefix('fatal: ')}")
+    return result.out
+
+
+def is_work_tree(root: Path) -> bool:
+    """True when `root` is inside a git work tree (False also when git is missing)."""
+    try:
+        result = run(root, "rev-parse", "--is-inside-work-tree")
+    except WfsError:
+        return False
+    return result.code == 0 and result.out.strip() == b"true"
+
+
+def require_repository(root: Path) -> None:
+    result = run(root, "rev-parse", "--git-dir")
+    if result.code != 0:
+        raise WfsError(f"not a git repository: {root} (wfs diff compares git revisions)")
+
+
+def resolve_commit(root: Path, rev: str) -> str:
+    """The full commit id REV names; exit 2 for anything else."""
+    if not rev or rev.startswith("-"):
+        raise WfsError(f"bad revision {rev!r}")
+    result = run(root, "rev-parse", "--verify", "--quiet", rev + "^{commit}")
+    if result.code != 0:
+        if rev == "HEAD":
+            raise WfsError("bad revision 'HEAD': the repository has no commits yet")
+        raise WfsError(f"bad revision {rev!r}: no such commit in this repository")
+    return result.out.decode().strip()
+
+
+def merge_base(root: Path, first: str, second: str) -> str:
+    result = run(root, "merge-base", first, second)
+    if result.code != 0:
+        raise WfsError(f"no merge base between {first[:12]} and {second[:12]}")
+    return result.out.decode().strip()
+
+
+class TreeEntry(NamedTuple):
+    path: str  # relative to the root given to ls_tree
+    oid: str
+
+
+def ls_tree(root: Path, commit: str, folder: str) -> list[TreeEntry]:
+    """The files (blobs, no symlinks or submodules) under `folder` at `commit`."""
+    out = check(root, "ls-tree", "-r", "-z", commit, "--", folder)
+    entries = []
+    for record in out.split(b"\0"):
+        if not record:
+            continue
+        info, _, path = record.partition(b"\t")
+        mode, kind, oid = info.decode().split(" ")
+        if kind == "blob" and mode in ("100644", "100755"):
+            entries.append(TreeEntry(path.decode("utf-8", "surrogateescape"), oid))
+    return entries
+
+
+def read_blobs(root: Path, oids: Iterable[str]) -> dict[str, bytes]:
+    """Contents of many blobs from one `git cat-file --batch` process."""
+    wanted = list(dict.fromkeys(oids))
+    if not wanted:
+        return {}
+    out = check(root, "cat-file", "--batch", input="".join(f"{o}\n" for o in wanted).encode())
+    blobs: dict[str, bytes] = {}
+    pos = 0
+    for oid in wanted:
+        end = out.index(b"\n", pos)
+        header = out[pos:end].decode().split(" ")
+        if len(header) != 3:
+            raise WfsError(f"git cat-file: cannot read object {oid}")
+        size = int(header[2])
+        blobs[oid] = out[end + 1 : end + 1 + size]
+        pos = end + 1 + size + 1
+    return blobs
+
+
+def show_prefix(root: Path) -> str:
+    """Path of `root` inside its work tree ("" at the top, else ending in "/")."""
+    return check(root, "rev-parse", "--show-prefix").decode().strip()
+
+
+def git_path(root: Path, name: str) -> Path:
+    """Where git keeps `name` (e.g. "hooks", which follows core.hooksPath)."""
+    raw = check(root, "rev-parse", "--git-path", name).decode().strip()
+    return (root / raw).resolve() if not os.path.isabs(raw) else Path(raw)
+
+
+def get_config(root: Path, key: str) -> str | None:
+    result = run(root, "config", "--local", "--get", key)
+    return result.out.decode().rstrip("\n") if result.code == 0 else None
+
+
+def set_config(root: Path, key: str, value: str) -> None:
+    check(root, "config", "--local", key, value)
+
+
+def rev_parse(root: Path, rev: str) -> str | None:
+    result = run(root, "rev-parse", "--verify", "--quiet", rev)
+    return result.out.decode().strip() if result.code == 0 else None
+
+
+def parents(root: Path, rev: str) -> list[str]:
+    out = check(root, "rev-parse", rev + "^@")
+    return out.decode().split()
+
+
+def _names(out: bytes) -> list[str]:
+    return [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p]
+
+
+def changed_in_index(root: Path, folder: str) -> list[str]:
+    """Paths under `folder` (relative to root) whose staged content differs from HEAD."""
+    return _names(
+        check(root, "diff", "--cached", "--name-only", "-z", "--relative", "HEAD", "--", folder)
+    )
+
+
+def changed_between(root: Path, old: str, new: str, folder: str) -> list[str]:
+    """Paths under `folder` (relative to root) that differ between two commits."""
+    return _names(check(root, "diff", "--name-only", "-z", "--relative", old, new, "--", folder))
+
+
+def differing_from(root: Path, rev: str | None, paths: list[str]) -> list[str]:
+    """Which of `paths` differ in the working tree from `rev` (None: from the index)."""
+    if not paths:
+        return []
+    since = (rev,) if rev is not None else ()
+    return _names(check(root, "diff", "--name-only", "-z", "--relative", *since, "--", *paths))
+
+
+def replace_in_head(root: Path, paths: list[str], reason: str) -> str | None:
+    """Rewrite HEAD with `paths` taken from the working tree, all else kept as it is.
+
+    Parents, message, author and committer stay; a signed commit is left alone (None),
+    since its signature would no longer match.
+    """
+    import tempfile
+
+    head = check(root, "rev-parse", "--verify", "HEAD").decode().strip()
+    raw = check(root, "cat-file", "commit", head)
+    headers, _, message = raw.partition(b"\n\n")
+    lines = headers.split(b"\n")
+    if any(line.startswith(b"gpgsig") for line in lines):
+        return None
+    with tempfile.TemporaryDirectory(prefix="wfs-index-") as scratch:
+        index = {"GIT_INDEX_FILE": os.path.join(scratch, "index")}
+        check(root, "read-tree", head, env=index)
+        check(root, "update-index", "--add", "--", *paths, env=index)
+        tree = check(root, "write-tree", env=index).strip()
+    lines = [b"tree " + tree if line.startswith(b"tree ") else line for line in lines]
+    commit = b"\n".join(lines) + b"\n\n" + message
+    new = check(root, "hash-object", "-t", "commit", "-w", "--stdin", input=commit)
+    oid = new.decode().strip()
+    check(root, "update-ref", "-m", reason, "HEAD", oid, head)
+    return oid
+
+
+def add(root: Path, paths: Iterable[str]) -> None:
+    listed = list(paths)
+    if listed:
+        check(root, "add", "--", *listed)
+
+
+def merge_file(
+    ours: Path, base: Path, theirs: Path, labels: Mapping[str, str], marker_size: int | None
+) -> int:
+    """`git merge-file`: merge into `ours` in place; the number of conflicts (0: clean)."""
+    size = ("--marker-size", str(marker_size)) if marker_size else ()
+    result = run(
+        None,
+        "merge-file",
+        *size,
+        "-L",
+        labels["ours"],
+        "-L",
+        labels["base"],
+        "-L",
+        labels["theirs"],
+        str(ours),
+        str(base),
+        str(theirs),
+    )
+    if result.code < 0 or result.code > 127:
+        raise WfsError(f"git merge-file: {result.err or 'failed'}")
+    return result.code
+
+
+def merge_text(ours: bytes, base: bytes, theirs: bytes) -> bytes | None:
+    """The clean 3-way merge of three texts, or None when it has conflicts."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="wfs-merge-") as scratch:
+        folder = Path(scratch)
+        paths = []
+        for name, data in (("ours", ours), ("base", base), ("theirs", theirs)):
+            path = folder / name
+            path.write_bytes(data)
+            paths.append(path)
+        labels = {"ours": "ours", "base": "base", "theirs": "theirs"}
+        if merge_file(paths[0], paths[1], paths[2], labels, None) != 0:
+            return None
+        return paths[0].read_bytes()

@@ -1,0 +1,404 @@
+"""Merging plans with git: attributes, merge drivers and two hooks.
+
+Two branches that change different tasks touch different JSON files, but the views
+rendered from them (TODO_LIST.md, IMPL_PLAN.md) and the session's progress fields
+change on both sides. Git's default `ort` merge runs merge drivers in memory, before
+the working tree holds the merged JSON, so a driver cannot render the views. And
+although git re-reads the index after the pre-merge-commit hook, `git merge` builds the
+commit from the tree it computed before that hook (git 2.39), so staging fresh views
+there does not put them in the merge commit. Hence:
+
+- the `wfs-views` driver leaves a conflict-free view (the clean text merge when there
+  is one, else ours); it may be stale at that point,
+- the `wfs-json` driver merges task and session JSON key by key, so edits to different
+  fields of one file combine; a real conflict falls back to git's text merge,
+- the pre-merge-commit hook notes that a merge commit is being made on top of HEAD,
+- the post-merge hook, once that merge commit exists and the working tree holds the
+  merged JSON, re-derives the progress fields and views of every session the merge
+  touched and rewrites the merge commit (same parents, message and author) to hold
+  them. After `git merge --squash` it re-renders and stages them instead.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import stat
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from wfs import git, store
+from wfs.errors import WfsError
+from wfs.layout import SESSION_FILE, SESSION_PREFIX, WORKFLOW_DIR, Layout, task_sort_key
+from wfs.review import same_json
+
+ATTRIBUTES_HEADER = (
+    "# Written by `wfs init`: plan views are generated, plan JSON merges field by field\n"
+    "# (merge drivers set up by `wfs init` in each clone; without them git merges as text)."
+)
+ATTRIBUTE_LINES = (
+    ".workflow/**/TODO_LIST.md merge=wfs-views linguist-generated=true",
+    ".workflow/**/IMPL_PLAN.md merge=wfs-views linguist-generated=true",
+    ".workflow/**/.task/*.json merge=wfs-json",
+    ".workflow/**/workflow-session.json merge=wfs-json",
+)
+DRIVERS = {
+    "merge.wfs-views.name": "wfs: keep generated plan views conflict-free",
+    "merge.wfs-views.driver": "wfs merge-views %O %A %B %P",
+    "merge.wfs-json.name": "wfs: merge plan JSON field by field",
+    "merge.wfs-json.driver": "wfs merge-json %O %A %B %P",
+}
+HOOKS = ("pre-merge-commit", "post-merge")
+HOOK_MARK = "# wfs-managed hook"
+PENDING = "wfs-merge-pending"  # in the git dir: HEAD as the merge commit was being made
+
+
+def hook_command(name: str, root_in_repo: str) -> str:
+    """What hook `name` runs; git runs hooks at the top of the work tree."""
+    return f'wfs --root {shlex.quote(root_in_repo)} hook {name} "$@"'
+
+
+def hook_script(name: str, root_in_repo: str) -> str:
+    # A hook of ours never stops git: at worst the views are left to `wfs render`.
+    return f"""#!/bin/sh
+{HOOK_MARK}: written by `wfs init`, which may rewrite it; delete it to opt out.
+# Keeps the generated plan views in merge commits fresh (see `wfs init --help`).
+if command -v wfs >/dev/null 2>&1; then
+  {hook_command(name, root_in_repo)} ||
+    echo "wfs: the {name} hook failed; check the plan views with 'wfs render --check'" >&2
+else
+  echo "wfs is not on PATH: plan views were not re-rendered; run 'wfs render' and commit" >&2
+fi
+exit 0
+"""
+
+
+# --------------------------------------------------------------------------- wfs init
+
+
+class GitSetup(NamedTuple):
+    gitattributes: str  # created | updated | unchanged
+    repository: bool  # the root is inside a git work tree
+    drivers: str | None  # configured | unchanged (None outside a work tree)
+    hooks: dict[str, str]  # name -> installed | updated | unchanged | present | foreign
+    hooks_path: str | None  # the hooks folder, relative to the root
+    manual: dict[str, str]  # foreign hook name -> the line to add to it by hand
+
+    def changed(self) -> bool:
+        return (
+            self.gitattributes != "unchanged"
+            or self.drivers == "configured"
+            or any(v in ("installed", "updated") for v in self.hooks.values())
+        )
+
+
+def setup_git(layout: Layout) -> GitSetup:
+    """Idempotently write `.gitattributes` rules, the merge drivers and the hooks."""
+    attributes = write_attributes(layout.root / ".gitattributes")
+    if not git.is_work_tree(layout.root):
+        return GitSetup(attributes, False, None, {}, None, {})
+    drivers = "unchanged"
+    for key, value in DRIVERS.items():
+        if git.get_config(layout.root, key) != value:
+            git.set_config(layout.root, key, value)
+            drivers = "configured"
+    prefix = git.show_prefix(layout.root).rstrip("/") or "."
+    folder = git.git_path(layout.root, "hooks")
+    hooks, manual = {}, {}
+    for name in HOOKS:
+        hooks[name] = install_hook(folder / name, hook_script(name, prefix), name)
+        if hooks[name] == "foreign":
+            manual[name] = hook_command(name, prefix)
+    shown = os.path.relpath(folder, layout.root)
+    return GitSetup(attributes, True, drivers, hooks, shown, manual)
+
+
+def write_attributes(path: Path) -> str:
+    """Add the missing wfs lines to `.gitattributes`, keeping every existing line."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        text = None
+    except (OSError, UnicodeDecodeError) as err:
+        raise WfsError(f"{path.name}: cannot read: {err}") from None
+    existing = {" ".join(line.split()) for line in (text or "").splitlines()}
+    missing = [line for line in ATTRIBUTE_LINES if line not in existing]
+    if not missing:
+        return "unchanged"
+    block = "\n".join(missing) + "\n"
+    if ATTRIBUTES_HEADER.splitlines()[0] not in existing:
+        block = ATTRIBUTES_HEADER + "\n" + block
+        if text and text.strip():
+            block = "\n" + block  # set apart from the user's own lines
+    if text:
+        block = text + ("" if text.endswith("\n") else "\n") + block
+    store.write_text(path, block)
+    return "created" if text is None else "updated"
+
+
+def install_hook(path: Path, script: str, name: str) -> str:
+    """Write our hook; never touch someone else's (report whether it runs wfs already)."""
+    try:
+        current = path.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        current = None
+    if current is not None and HOOK_MARK not in current:
+        return "present" if f"hook {name}" in current else "foreign"
+    if current == script and os.access(path, os.X_OK):
+        return "unchanged"
+    store.write_text(path, script)
+    mode = path.stat().st_mode
+    path.chmod(mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    return "installed" if current is None else "updated"
+
+
+# --------------------------------------------------------------------------- drivers
+
+
+def merge_views(base: Path, ours: Path, theirs: Path) -> str:
+    """The `wfs-views` driver: leave a conflict-free view in `ours`.
+
+    The clean text merge when there is one (often right already), else ours unchanged;
+    the hook (or `wfs render`) then writes the real view from the merged JSON.
+    """
+    merged = git.merge_text(ours.read_bytes(), base.read_bytes(), theirs.read_bytes())
+    if merged is None:
+        return "ours"
+    store.write_bytes(ours, merged, durable=False)
+    return "merged"
+
+
+_CONFLICT: Any = object()
+_MISSING: Any = object()
+Resolver = Callable[[tuple[str, ...], Any, Any, Any], Any]
+
+
+def merge_json(base: Path, ours: Path, theirs: Path, path: str) -> int:
+    """The `wfs-json` driver: merge into `ours`; the number of conflicts left (0: clean).
+
+    Objects merge key by key; any other value (lists included) is taken from the side
+    that changed it. When both sides changed one value differently, or a file is not a
+    JSON object, git's own line merge runs instead, conflict markers and all.
+    """
+    raws = [p.read_bytes() for p in (base, ours, theirs)]
+    try:
+        docs = [_load_object(raw, allow_empty=i == 0) for i, raw in enumerate(raws)]
+    except ValueError:
+        docs = []
+    if docs:
+        resolver = _resolve_session if Path(path).name == SESSION_FILE else None
+        conflicts: list[tuple[str, ...]] = []
+        merged = merge_values(docs[0], docs[1], docs[2], (), conflicts, resolver)
+        if not conflicts:
+            if same_json(merged, docs[1]):
+                return 0
+            data = raws[2] if same_json(merged, docs[2]) else store.dumps(merged)
+            store.write_bytes(ours, data, durable=False)
+            return 0
+    # Git's line merge: it may still combine what the JSON merge could not (two
+    # lists edited at different ends); its result must parse to count as clean.
+    labels = {"ours": f"ours:{path}", "base": f"base:{path}", "theirs": f"theirs:{path}"}
+    left = git.merge_file(ours, base, theirs, labels, None)
+    if left == 0:
+        try:
+            _load_object(ours.read_bytes(), allow_empty=False)
+        except ValueError:
+            return 1
+    return left
+
+
+def _load_object(raw: bytes, allow_empty: bool) -> dict[str, Any]:
+    import orjson
+
+    if allow_empty and not raw.strip():
+        return {}  # both sides added the file
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        raise ValueError("not JSON") from None
+    if not isinstance(data, dict):
+        raise ValueError("not an object")
+    return data
+
+
+def merge_values(
+    base: Any,
+    ours: Any,
+    theirs: Any,
+    path: tuple[str, ...],
+    conflicts: list[tuple[str, ...]],
+    resolve: Resolver | None = None,
+) -> Any:
+    """Three-way merge of two JSON values; conflicting paths are appended to `conflicts`."""
+    if same_json(ours, theirs):
+        return ours
+    if same_json(base, ours):
+        return theirs
+    if same_json(base, theirs):
+        return ours
+    if isinstance(ours, dict) and isinstance(theirs, dict):
+        base_obj = base if isinstance(base, dict) else {}
+        merged = {}
+        for key in [*ours, *(k for k in theirs if k not in ours)]:
+            value = merge_values(
+                base_obj.get(key, _MISSING),
+                ours.get(key, _MISSING),
+                theirs.get(key, _MISSING),
+                (*path, key),
+                conflicts,
+                resolve,
+            )
+            if value is not _MISSING:
+                merged[key] = value
+        return merged
+    resolved = resolve(path, base, ours, theirs) if resolve is not None else _CONFLICT
+    if resolved is _CONFLICT:
+        conflicts.append(path)
+        return ours
+    return resolved
+
+
+def _resolve_session(path: tuple[str, ...], base: Any, ours: Any, theirs: Any) -> Any:
+    """Session fields derived from the tasks: combine both sides (the hook recomputes)."""
+    from wfs.edit import PHASES, TYPE_RANK
+
+    if path == ("type",) and isinstance(ours, str) and isinstance(theirs, str):
+        if ours not in TYPE_RANK or theirs not in TYPE_RANK:
+            return _CONFLICT
+        return max(ours, theirs, key=TYPE_RANK.__getitem__)  # only ever raised
+    if path == ("current_phase",) and ours in PHASES and theirs in PHASES:
+        return max(ours, theirs, key=PHASES.index)
+    if path in (("progress", "completed_phases"), ("progress", "current_tasks")):
+        if isinstance(ours, list) and isinstance(theirs, list):
+            merged = _merge_sets(base if isinstance(base, list) else [], ours, theirs)
+            if path[1] == "completed_phases":
+                return sorted(merged, key=lambda p: PHASES.index(p) if p in PHASES else 99)
+            return sorted(merged, key=lambda t: task_sort_key(t) if isinstance(t, str) else ())
+    return _CONFLICT
+
+
+def _merge_sets(base: list[Any], ours: list[Any], theirs: list[Any]) -> list[Any]:
+    """Items either side added, minus items either side removed."""
+    kept = []
+    for item in [*ours, *(i for i in theirs if i not in ours)]:
+        in_both = item in ours and item in theirs
+        if in_both or item not in base:
+            kept.append(item)
+    return kept
+
+
+# --------------------------------------------------------------------------- the hooks
+
+
+def note_merge_commit(layout: Layout) -> None:
+    """pre-merge-commit: remember the parents the merge commit is being made with."""
+    head = git.rev_parse(layout.root, "HEAD")
+    if head is None:
+        return
+    # `git merge` names each commit being merged in a GITHEAD_<id> variable.
+    merged = sorted(k[len("GITHEAD_") :] for k in os.environ if k.startswith("GITHEAD_"))
+    store.write_text(git.git_path(layout.root, PENDING), "\n".join([head, *merged]) + "\n")
+
+
+def _is_noted_merge(noted: list[str], parents: list[str]) -> bool:
+    if len(parents) < 2 or not noted or parents[0] != noted[0]:
+        return False
+    return len(noted) == 1 or sorted(parents[1:]) == noted[1:]
+
+
+class Refreshed(NamedTuple):
+    session: str
+    written: list[str]  # paths relative to the root
+    error: str | None
+
+
+class AfterMerge(NamedTuple):
+    sessions: list[Refreshed]
+    commit: str | None  # the rewritten merge commit
+    staged: list[str]  # paths re-rendered but left for the user to commit
+    note: str | None
+
+
+def after_merge(layout: Layout, squash: bool) -> AfterMerge:
+    """post-merge: put fresh views (and progress fields) into the merge just made."""
+    pending = git.git_path(layout.root, PENDING)
+    try:
+        noted = pending.read_text().split()
+        pending.unlink()
+    except FileNotFoundError:
+        noted = []
+    if squash:
+        touched = _sessions_of(git.changed_in_index(layout.root, WORKFLOW_DIR))
+        results = refresh_sessions(layout, touched)
+        written = [p for r in results for p in r.written]
+        git.add(layout.root, written)
+        return AfterMerge(results, None, written, None)
+    parents = git.parents(layout.root, "HEAD")
+    if not _is_noted_merge(noted, parents):
+        return AfterMerge([], None, [], None)  # a fast-forward, or not this merge
+    changed = git.changed_between(layout.root, parents[0], "HEAD", WORKFLOW_DIR)
+    results = refresh_sessions(layout, _sessions_of(changed))
+    written = [p for r in results for p in r.written]
+    stale = git.differing_from(layout.root, "HEAD", written)
+    if not stale:
+        return AfterMerge(results, None, [], None)
+    commit = git.replace_in_head(layout.root, stale, "wfs: re-rendered plan views")
+    if commit is None:
+        git.add(layout.root, stale)
+        note = "the merge commit is signed, so wfs left it alone; commit the staged views"
+        return AfterMerge(results, None, stale, note)
+    git.add(layout.root, stale)
+    return AfterMerge(results, commit, [], None)
+
+
+def _sessions_of(paths: list[str]) -> list[str]:
+    found = set()
+    for path in paths:
+        parts = path.split("/")
+        if len(parts) > 2 and parts[0] == WORKFLOW_DIR and parts[1].startswith(SESSION_PREFIX):
+            found.add(parts[1])
+    return sorted(found)
+
+
+def refresh_sessions(layout: Layout, sids: list[str]) -> list[Refreshed]:
+    """Re-derive each session's progress fields and re-render its views from its JSON.
+
+    A session whose files have uncommitted changes of their own is left alone, so that
+    nothing unrelated to the merge ends up in the merge commit.
+    """
+    from wfs import render
+    from wfs.edit import refresh_session
+    from wfs.render import VIEWS
+    from wfs.sessions import load_session
+    from wfs.tasks import TaskIndex, load_skeletons
+
+    candidates = {
+        sid: [layout.relative(layout.session_dir(sid) / n) for n in (SESSION_FILE, *VIEWS)]
+        for sid in sids
+        if layout.session_file(sid).is_file()  # else the merge removed the session
+    }
+    # After a merge the index holds the merge result: a difference is the user's own.
+    dirty = set(git.differing_from(layout.root, None, [p for v in candidates.values() for p in v]))
+    results = []
+    for sid, paths in candidates.items():
+        if dirty.intersection(paths):
+            listed = ", ".join(p for p in paths if p in dirty)
+            results.append(Refreshed(sid, [], f"uncommitted changes in {listed}"))
+            continue
+        folder = layout.session_dir(sid)
+        try:
+            written = []
+            with store.locked(layout.session_lock(sid), sid):
+                session = load_session(layout, sid)
+                skeletons = load_skeletons(layout, sid)
+                fresh = refresh_session(session, TaskIndex(skeletons))
+                if fresh != session:
+                    store.write_json(layout.session_file(sid), fresh)
+                    written.append(SESSION_FILE)
+                written += render.write_views(folder, fresh, skeletons)
+        except WfsError as err:
+            results.append(Refreshed(sid, [], err.message))
+            continue
+        results.append(Refreshed(sid, [layout.relative(folder / n) for n in written], None))
+    return results
