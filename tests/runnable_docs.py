@@ -6,8 +6,7 @@ entirely, where a line `...` stands for any lines and `...` in a line for any te
 A fenced block whose info string holds `file=NAME` (GitHub shows only the language)
 is saved as NAME at that point.
 
-Commands using a wfs command this CLI does not have yet (from branches not merged
-yet, listed in PENDING) are left out; any other unknown wfs command is an error.
+A command using a wfs command that the CLI does not have is an error.
 """
 
 from __future__ import annotations
@@ -25,7 +24,6 @@ import click
 from wfs.cli import cli
 
 BIN = Path(sys.executable).parent
-PENDING = {"diff"}
 MARKER = "@@runnable-doc@@"
 
 FENCE = re.compile(r"^(?P<indent> *)(?P<ticks>`{3,})(?P<info>[^`]*)$")
@@ -135,10 +133,7 @@ def bash_script(doc: str, steps: list[Command | File]) -> tuple[str, list[Comman
             lines.append(f"cat > {shlex.quote(step.name)} <<'{end}'\n{step.content}{end}")
             continue
         missing = missing_commands(step.text)
-        unknown = missing - PENDING
-        assert not unknown, f"{doc}:{step.line}: no such wfs command: {', '.join(unknown)}"
-        if missing:
-            continue
+        assert not missing, f"{doc}:{step.line}: no such wfs command: {', '.join(missing)}"
         lines.append(step.text)
         lines.append(f"printf '\\n{MARKER} {len(run)} %d\\n' \"$?\"")
         run.append(step)

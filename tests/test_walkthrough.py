@@ -3,13 +3,11 @@ READMEs are run as real bash sessions (rules in runnable_docs.py)."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
 from conftest import REPO
 from runnable_docs import (
-    PENDING,
     Command,
     File,
     missing_commands,
@@ -71,13 +69,6 @@ def test_unknown_commands_are_found_in_the_click_tree() -> None:
     assert missing_commands("wfs task shw IMPL-1") == {"shw"}
     assert missing_commands("git add -A && wfs --root d nope x") == {"nope"}
     assert missing_commands("echo wfs-not-a-command") == set()
-
-
-@pytest.mark.parametrize("name", sorted(PENDING))
-def test_commands_from_unmerged_branches_are_in_the_walkthrough(name: str) -> None:
-    # Left out while this CLI lacks them; they run as soon as it has them.
-    steps = parse(WALKTHROUGH.read_text(encoding="utf-8"))
-    assert any(isinstance(s, Command) and re.search(rf"\bwfs {name}\b", s.text) for s in steps)
 
 
 def test_every_command_of_the_walkthrough_works(tmp_path: Path) -> None:
