@@ -217,6 +217,11 @@ def main() -> None:
                 f"- `{name}`: {b / a:.2f} x the time "
                 f"({(b - S) / max(a - S, 1e-9):.2f} x above start-up)"
             )
+    lines += [
+        "",
+        "Why each target marked no is not met, and what would meet it: "
+        "[README.md, Targets not met](README.md#targets-not-met-and-why).",
+    ]
     args.out.write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     if args.keep is None:
