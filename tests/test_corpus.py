@@ -1,5 +1,8 @@
-"""Real-world task files (the shared corpus, outside this repository) validate without
-crashing, and their real problems are named precisely."""
+"""Task files from the design's origin documentation (the shared corpus, outside this
+repository, `ccw/`) validate without crashing, and their real problems are named precisely.
+
+The committed sessions of `realworld/` are whole `.workflow/` trees, with broken files
+kept on purpose; they are read as sessions, not one file at a time."""
 
 from __future__ import annotations
 
@@ -28,7 +31,7 @@ RULES = {
 def corpus_names() -> list[Any]:
     if not CORPUS.is_dir():
         return [pytest.param(None, marks=pytest.mark.skip(reason=MISSING))]
-    return [p.relative_to(CORPUS).as_posix() for p in sorted(CORPUS.rglob("*.json"))]
+    return [p.relative_to(CORPUS).as_posix() for p in sorted((CORPUS / "ccw").rglob("*.json"))]
 
 
 def problems_of(name: str) -> list[Problem]:
