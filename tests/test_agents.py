@@ -546,15 +546,16 @@ class ExecuteInstructions:
         self.start = shlex.split(loop[0].replace("$ARGUMENTS", arguments))
         self.actions = {
             int(code): action
-            for code, action in re.findall(r"^\s*\|\s*(\d)\s*\|.*\|\s*\*\*(\w+)\*\*", body, re.M)
+            for codes, action in re.findall(
+                r"^\s*\|\s*(\d+(?:, \d+)*)\s*\|.*\|\s*\*\*(\w+)\*\*", body, re.M
+            )
+            for code in codes.split(", ")
         }
         # How a resume command is built, exactly as the command words it.
         for phrase in (
-            "Build the resume command from `brief.resume`",
-            "take it up to the `(or …)` note",
-            "replace `FILE` with the output file's path",
-            "add `--json`",
-            "add `--all` when the\n   arguments above contain `--all`",
+            "Build the resume command from `brief.resume` (a list of arguments)",
+            "append\n   `--output-file` and the output file's path, then `--json`",
+            "`--all` when the\n   arguments above contain `--all`",
             "Take the entry of `tasks` whose `status` is `paused`",
         ):
             assert phrase in body, phrase
@@ -562,9 +563,7 @@ class ExecuteInstructions:
         self.finish = shlex.split(wfs_command_lines(finish)[0])
 
     def resume_command(self, brief: dict[str, Any], output_file: Path) -> list[str]:
-        tokens = shlex.split(brief["resume"].split("(or", 1)[0])
-        tokens[tokens.index("FILE")] = str(output_file)
-        tokens.append("--json")
+        tokens = [*brief["resume"], "--output-file", str(output_file), "--json"]
         if "--all" in self.arguments.split():
             tokens.append("--all")
         return tokens
@@ -588,7 +587,9 @@ def test_execute_loop_as_installed_takes_a_session_from_plan_to_completed(
     body = prompt_text(project / ".claude/commands/wfs/execute.md")
     loop = ExecuteInstructions(body, arguments="--all")
     assert loop.start == ["wfs", "execute", "--json", "--all"]
-    assert loop.actions == {0: "stop", 1: "stop", 2: "stop", 3: "resume", 4: "retry"}
+    assert loop.actions == {
+        0: "stop", 1: "stop", 2: "stop", 3: "resume", 4: "retry", 130: "stop", 143: "stop"
+    }
     assert loop.finish == ["wfs", "session", "complete"]
 
     plan_file = tmp_path / "plan.json"
