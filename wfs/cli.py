@@ -1032,7 +1032,7 @@ def _show_result(env: Env, result: dict[str, Any]) -> None:
     elif status == "paused":
         _show_pause(env, result)
     elif status == "refused":
-        env.echo(f"{tid}: refused: {one_line(result['reason'])}")
+        env.echo(f"{tid}: refused: {one_line(result['reason'], 1000)}")
         env.echo(f"  The step stays paused. Resume: {resume}")
         env.echo("  (with --output-file F or --output TEXT to answer, or --skip to skip it)")
     elif status == "interrupted":

@@ -114,7 +114,7 @@ def _part(
         row["shell"] = preview_shell(command.text, values)
         if command.kind == "cli":
             program = command.text.split(None, 1)[0]
-            if not _SHELL_OPERATORS.search(row["shell"]):
+            if not _SHELL_OPERATORS.search(command.text):  # a plain command line
                 row["argv"] = shlex.split(row["shell"])
             if shutil.which(program) is None:
                 problems.append(f"{program} is not on PATH: this step will fail")
