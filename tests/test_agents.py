@@ -280,7 +280,8 @@ def test_agent_definitions_say_what_they_get_and_how_to_report_through_wfs(
             "--output-file",
             "--output TEXT",
             "--skip",
-            "wfs task status IMPL-2 blocked",
+            "## TASK BLOCKED: <what blocks you>",
+            "## CHECKPOINT REACHED",
             "wfs capture",
             "Never create, edit or delete its JSON files",
         ):

@@ -226,6 +226,23 @@ def test_the_flat_implementation_array_runs(project: Path, tmp_path: Path) -> No
     assert briefs(helper)[0]["step"]["key"] == "implementation/2"
 
 
+def test_a_flat_implementation_step_that_says_nothing_is_refused(project: Path) -> None:
+    plan([{"id": "IMPL-1", "title": "Flat"}])
+    flat = task_json(project)
+    flat["flow_control"] = {"pre_analysis": []}
+    flat["implementation"] = ["Write it", 42]
+    task_file(project).write_text(json.dumps(flat))
+    run = wfs("execute", "IMPL-1")
+    assert run.code == 2
+    assert run.err.splitlines()[1:] == [
+        f".workflow/{SID}/.task/IMPL-1.json#/implementation/1: implementation: an "
+        "implementation step must be a non-empty string or an object with one of title, "
+        "description, action, modification_points, logic_flow, command, commands; got "
+        "integer 42"
+    ]
+    assert wfs("next").out.startswith("No task is ready.\nInvalid:  IMPL-1")
+
+
 def test_a_task_wfs_cannot_interpret_is_refused_before_the_claim(project: Path) -> None:
     plan([task("IMPL-1", [step(1, "bash(true)")])])
     broken = task_json(project)
@@ -647,20 +664,26 @@ def _wait_for(path: Path, proc: subprocess.Popen[str]) -> None:
         time.sleep(0.02)
 
 
-SLOW_STEPS = [
-    step(1, "bash(echo s1 >> count.txt)"),
-    # Slow until go.flag exists; `s2-done` marks a finished run of the step.
-    step(
-        2,
-        "bash(echo s2 >> count.txt; if [ ! -f go.flag ]; then touch started.flag; "
-        "sleep 300; fi; echo s2-done >> count.txt)",
-    ),
-    step(3, "bash(echo s3 >> count.txt)"),
-]
+def slow_steps(project: Path) -> list[dict[str, Any]]:
+    return [
+        step(1, "bash(echo s1 >> count.txt)"),
+        # Slow until go.flag exists; `s2-done` marks a finished run of the step.
+        step(
+            2,
+            "bash(echo s2 >> count.txt; if [ ! -f go.flag ]; then touch started.flag; "
+            f"sleep {_sleep(project)}; fi; echo s2-done >> count.txt)",
+        ),
+        step(3, "bash(echo s3 >> count.txt)"),
+    ]
+
+
+def _sleep(project: Path) -> str:
+    """A sleep long enough never to end by itself, spelled uniquely for this test."""
+    return f"300.{abs(hash(str(project))) % 10**9:09d}"
 
 
 def _no_step_left(project: Path) -> bool:
-    found = subprocess.run(["pgrep", "-f", "sleep 300; fi; echo s2-done"], capture_output=True)
+    found = subprocess.run(["pgrep", "-f", f"sleep {_sleep(project)}"], capture_output=True)
     return found.returncode == 1
 
 
@@ -668,7 +691,7 @@ def _no_step_left(project: Path) -> bool:
 def test_an_interrupted_run_pauses_and_resumes_without_repeating_steps(
     project: Path, signum: int, code: int
 ) -> None:
-    plan([task("IMPL-1", SLOW_STEPS)])
+    plan([task("IMPL-1", slow_steps(project))])
     proc = _start(project, "execute")
     _wait_for(project / "started.flag", proc)
     proc.send_signal(signum)
@@ -695,7 +718,7 @@ def test_an_interrupted_run_pauses_and_resumes_without_repeating_steps(
 
 @pytest.mark.parametrize("recover", ["resume", "doctor"])
 def test_a_killed_run_resumes_from_its_last_finished_step(project: Path, recover: str) -> None:
-    plan([task("IMPL-1", SLOW_STEPS)])
+    plan([task("IMPL-1", slow_steps(project))])
     proc = _start(project, "execute")
     _wait_for(project / "started.flag", proc)
     proc.kill()
@@ -718,7 +741,7 @@ def test_a_killed_run_resumes_from_its_last_finished_step(project: Path, recover
 
 
 def test_ctrl_c_between_tasks_stops_execute_all(project: Path) -> None:
-    plan([task("IMPL-1", SLOW_STEPS), task("IMPL-2", [step(1, "bash(touch second.flag)")])])
+    plan([task("IMPL-1", slow_steps(project)), task("IMPL-2", [step(1, "bash(touch second.flag)")])])
     proc = _start(project, "execute", "--all", "--json")
     _wait_for(project / "started.flag", proc)
     proc.send_signal(signal.SIGINT)

@@ -356,6 +356,7 @@ def _check_task(source: TaskSource, report: _Report) -> None:
     _check_meta(data, report)
     _check_context(data, report)
     _check_flow_control(data, report)
+    _check_flat_steps(data, report)
     if "depends_on" in data:
         # Seen in the wild; wfs only reads context.depends_on, so say so rather than ignore it.
         report.warning(
@@ -640,12 +641,45 @@ def _check_flow_control(data: dict[str, Any], report: _Report) -> None:
         )
 
 
-def _check_pre_analysis(steps: Any, report: _Report, outputs: dict[str, Pointer]) -> None:
-    base: Pointer = ("flow_control", "pre_analysis")
+def _check_flat_steps(data: dict[str, Any], report: _Report) -> None:
+    """The flat format's top-level `pre_analysis` and `implementation` arrays, which run
+    when flow_control has no steps of that kind."""
+    flow = data.get("flow_control")
+    flow = flow if isinstance(flow, dict) else {}
+    outputs: dict[str, Pointer] = {}
+    if isinstance(data.get("pre_analysis"), list) and "pre_analysis" not in flow:
+        _check_pre_analysis(data["pre_analysis"], report, outputs, ("pre_analysis",))
+    steps = data.get("implementation")
+    if not isinstance(steps, list) or flow.get("implementation_approach") not in (None, []):
+        return
+    for i, step in enumerate(steps):
+        where: Pointer = ("implementation", i)
+        if isinstance(step, str) and step.strip():
+            continue  # an agent step with this text
+        if not isinstance(step, dict) or not any(
+            isinstance(step.get(key), (str, list)) and step.get(key) for key in STEP_WORK
+        ):
+            report.error(
+                where,
+                "implementation",
+                "an implementation step must be a non-empty string or an object with one of "
+                f"{', '.join(STEP_WORK)}; got {_got(step)}",
+            )
+            continue
+        _check_commands(step, where, "implementation", report, required=False)
+        _check_run_options(step, where, "implementation", report)
+
+
+def _check_pre_analysis(
+    steps: Any,
+    report: _Report,
+    outputs: dict[str, Pointer],
+    base: Pointer = ("flow_control", "pre_analysis"),
+) -> None:
     rule = "pre-analysis"
     if not isinstance(steps, list):
         report.error(
-            base, rule, f"flow_control.pre_analysis must be an array of steps, got {_got(steps)}"
+            base, rule, f"{'.'.join(map(str, base))} must be an array of steps, got {_got(steps)}"
         )
         return
     for i, step in enumerate(steps):
