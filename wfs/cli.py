@@ -1004,13 +1004,35 @@ def _progress(env: Env) -> Any:
     return report
 
 
+def answer_options(func: F) -> F:
+    """--output, --output-file and --skip: how a resumed run goes on where it stopped."""
+    for option in (
+        click.option("--skip", is_flag=True, help="With --resume: skip the step where it stopped."),
+        click.option(
+            "--output-file",
+            type=click.Path(dir_okay=False, allow_dash=True),
+            metavar="F",
+            help="With --resume: read the stopped step's answer from F (`-`: stdin).",
+        ),
+        click.option(
+            "--output", "output_text", metavar="TEXT", help="With --resume: the step's answer."
+        ),
+    ):
+        func = option(func)
+    return func
+
+
 def _resume_answer(
-    output_text: str | None, output_file: str | None
+    output_text: str | None, output_file: str | None, skip: bool, resuming: bool
 ) -> str | None:
     """The answer given with --output or --output-file (`-`: stdin), checked before any
     change: an empty one is refused (exit 2)."""
     from wfs.flow.answer import read_answer
 
+    if sum(x is not None for x in (output_text, output_file)) + skip > 1:
+        raise click.UsageError("give at most one of --output, --output-file and --skip")
+    if (output_text is not None or output_file or skip) and not resuming:
+        raise click.UsageError("--output, --output-file and --skip go with --resume")
     if output_file is not None:
         raw, where = read_input(output_file)
         text, source = raw.decode("utf-8", "replace"), f"--output-file {where}"
@@ -1095,16 +1117,7 @@ def _show_pause(env: Env, result: dict[str, Any]) -> None:
     shell_complete=complete_task_id,
     help="Continue a stopped task (paused, blocked, or left by a killed run).",
 )
-@click.option(
-    "--output", "output_text", metavar="TEXT", help="With --resume: the paused step's answer."
-)
-@click.option(
-    "--output-file",
-    type=click.Path(dir_okay=False, allow_dash=True),
-    metavar="F",
-    help="With --resume: read the paused step's answer from F (`-`: stdin).",
-)
-@click.option("--skip", is_flag=True, help="With --resume: skip the step where the task stopped.")
+@answer_options
 @click.option(
     "--agent",
     "agent_option",
@@ -1142,13 +1155,9 @@ def execute(
     """
     from wfs.flow import engine, signals
 
-    if sum(x is not None for x in (output_text, output_file)) + skip > 1:
-        raise click.UsageError("give at most one of --output, --output-file and --skip")
-    if (output_text is not None or output_file or skip) and not resume_id:
-        raise click.UsageError("--output, --output-file and --skip go with --resume ID")
     if resume_id and task_id:
         raise click.UsageError("give either a task ID or --resume ID, not both")
-    answer = _resume_answer(output_text, output_file)
+    answer = _resume_answer(output_text, output_file, skip, resume_id is not None)
     sid = env.current_session()
     runner = engine.Runner(
         env.layout,
@@ -1249,14 +1258,7 @@ def _dry_run(env: Env, runner: Any, task_id: str | None) -> None:
 @click.option(
     "--resume", "resume", is_flag=True, help="Continue the paused run of FILE where it stopped."
 )
-@click.option("--output", "output_text", metavar="TEXT", help="With --resume: the step's answer.")
-@click.option(
-    "--output-file",
-    type=click.Path(dir_okay=False, allow_dash=True),
-    metavar="F",
-    help="With --resume: read the step's answer from F (`-`: stdin).",
-)
-@click.option("--skip", is_flag=True, help="With --resume: skip the step where it stopped.")
+@answer_options
 @json_flag
 @pass_env
 def flow(
@@ -1282,11 +1284,7 @@ def flow(
     from wfs.flow.inline import FlowRunner, parse_inline, run_flow
     from wfs.sessions import active_ids
 
-    if sum(x is not None for x in (output_text, output_file)) + skip > 1:
-        raise click.UsageError("give at most one of --output, --output-file and --skip")
-    if (output_text is not None or output_file or skip) and not resume:
-        raise click.UsageError("--output, --output-file and --skip go with --resume")
-    answer = _resume_answer(output_text, output_file)
+    answer = _resume_answer(output_text, output_file, skip, resume)
     raw, where = read_input(file)
     specs = parse_inline(raw.decode("utf-8", "replace"), where)
     sid = env.session or (active_ids(env.layout) or [""])[0]

@@ -686,40 +686,28 @@ def run_until_stop(
     resume_argv = runner.resume_argv(tid)
     try:
         return runner.execute(task, resume, plan), None
-    except Pause as pause:
-        outcome = {
-            "task": tid,
-            "status": "paused",
-            "step": pause.step.key,
-            "reason": pause.reason,
-            "brief": pause.brief,
-            "resume": resume_argv,
-        }
-        return outcome, ("blocked" if pause.manual else "active", pause.reason, pause.step.key)
-    except Refused as refused:
-        outcome = {
-            "task": tid,
-            "status": "refused",
-            "step": refused.step.key,
-            "reason": refused.reason,
-            "resume": resume_argv,
-        }
-        return outcome, ("active", refused.reason, refused.step.key)
-    except StepFailed as failed:
-        last = next((t for t in reversed(failed.tries) if "stdout" in t), None)
-        outcome = {
+    except Stop as stop:
+        outcome: dict[str, Any] = {
             "task": tid,
             "status": "blocked",
-            "step": failed.step.key,
-            "reason": failed.reason,
-            "tries": [_shown_try(t) for t in failed.tries],
-            "tail": {
-                "stdout": tail_lines(last["stdout"]) if last else [],
-                "stderr": tail_lines(last["stderr"]) if last else [],
-            },
+            "step": stop.step.key,
+            "reason": stop.reason,
             "resume": resume_argv,
         }
-        return outcome, ("blocked", failed.reason, failed.step.key)
+        release = "active"
+        if isinstance(stop, Pause):
+            outcome.update(status="paused", brief=stop.brief)
+            release = "blocked" if stop.manual else "active"
+        elif isinstance(stop, Refused):
+            outcome["status"] = "refused"
+        elif isinstance(stop, StepFailed):
+            last = next((t for t in reversed(stop.tries) if "stdout" in t), None)
+            outcome["tries"] = [_shown_try(t) for t in stop.tries]
+            outcome["tail"] = {
+                stream: tail_lines(last[stream]) if last else [] for stream in ("stdout", "stderr")
+            }
+            release = "blocked"
+        return outcome, (release, stop.reason, stop.step.key)
     except WfsError as error:
         outcome = {"task": tid, "status": "blocked", "reason": error.message, "resume": resume_argv}
         return outcome, ("blocked", error.message, None)
