@@ -572,7 +572,7 @@ class ExecuteInstructions:
 
 def fake_agent(brief: dict[str, Any]) -> str:
     """Stands in for the agent named by the brief: answers from the step alone."""
-    step = brief["step"]
+    step = brief["steps"][0]
     if step["output"] == "notes":
         assert "fix: login" in step["description"]  # [changes] was resolved for the agent
         return "Login is fixed.\nTokens are new."
@@ -614,7 +614,7 @@ def test_execute_loop_as_installed_takes_a_session_from_plan_to_completed(
         assert brief["workflow"] == {"session": sid, "phase": "IMPLEMENT"}
         assert brief["task"]["id"] == paused["task"] == "IMPL-2"
         assert brief["task"]["meta"]["agent"] == "@code-developer"
-        briefs.append(brief["step"]["key"])
+        briefs.append(brief["steps"][0]["key"])
         output_file = tmp_path / f"step-{turn}.md"
         output_file.write_text(fake_agent(brief))
         command = loop.resume_command(brief, output_file)

@@ -114,7 +114,7 @@ def test_a_task_added_with_only_a_title_is_done_by_the_agent(project: Path, tmp_
     run = wfs("execute", "IMPL-2", "--agent", str(helper))
     assert run.code == 0, run.out + run.err
     (brief,) = briefs(helper)
-    assert brief["step"] == {
+    assert brief["steps"][0] == {
         "key": "task",
         "name": "Write login tests",
         "title": "Write login tests",
@@ -129,7 +129,7 @@ def test_a_task_added_with_only_a_title_is_done_by_the_agent(project: Path, tmp_
     assert wfs("task", "add", "--title", "Write signup tests").out == "IMPL-3\n"
     paused = wfs("execute", "IMPL-3", "--json")
     assert paused.code == 3
-    assert paused.json()["tasks"][0]["brief"]["step"]["key"] == "task"
+    assert paused.json()["tasks"][0]["brief"]["steps"][0]["key"] == "task"
     assert task_json(project, "IMPL-3")["status"] == "active"
 
 
@@ -150,7 +150,7 @@ def test_whole_task_step_carries_the_task_description(project: Path, tmp_path: P
     )
     helper = agent(tmp_path, "Done.")
     assert wfs("execute", "--agent", str(helper)).code == 0
-    assert briefs(helper)[0]["step"] == {
+    assert briefs(helper)[0]["steps"][0] == {
         "key": "task",
         "name": "Harden login",
         "title": "Harden login",
@@ -175,9 +175,9 @@ def test_v1_object_approach_is_one_agent_step_after_pre_analysis(
     assert run.code == 3, run.out + run.err
     result = run.json()["tasks"][0]
     assert (result["status"], result["step"]) == ("paused", "implementation_approach/1")
-    assert result["brief"]["step"]["description"] == "Add JWT validation to the middleware"
-    assert result["brief"]["step"]["modification_points"] == v1["modification_points"]
-    assert result["brief"]["step"]["logic_flow"] == v1["logic_flow"]
+    assert result["brief"]["steps"][0]["description"] == "Add JWT validation to the middleware"
+    assert result["brief"]["steps"][0]["modification_points"] == v1["modification_points"]
+    assert result["brief"]["steps"][0]["logic_flow"] == v1["logic_flow"]
     assert task_json(project)["status"] == "active"
     done = wfs("execute", "--resume", "IMPL-1", "--output", "Middleware verifies tokens.")
     assert done.code == 0, done.out + done.err
@@ -199,8 +199,8 @@ def test_unnumbered_and_string_steps_all_run_in_array_order(project: Path, tmp_p
     assert run.code == 0, run.out + run.err
     assert lines_of(project / "order.txt") == ["a", "b", "c"]
     brief = json.loads((project / "brief.json").read_text())
-    assert brief["step"]["key"] == "implementation_approach/2"
-    assert brief["step"]["description"] == "Explain the change in CHANGES.md"
+    assert brief["steps"][0]["key"] == "implementation_approach/2"
+    assert brief["steps"][0]["description"] == "Explain the change in CHANGES.md"
     table = summary(project).split("## Steps\n", 1)[1].split("\n\n", 1)[0]
     assert [row.split(" | ")[0] for row in table.splitlines()[2:]] == [
         "| implementation_approach/1",
@@ -222,8 +222,8 @@ def test_the_flat_implementation_array_runs(project: Path, tmp_path: Path) -> No
     run = wfs("execute", "--agent", str(helper))
     assert run.code == 0, run.out + run.err
     assert lines_of(project / "flat.txt") == ["made"]
-    assert briefs(helper)[0]["step"]["description"] == "Document it in README.md"
-    assert briefs(helper)[0]["step"]["key"] == "implementation/2"
+    assert briefs(helper)[0]["steps"][0]["description"] == "Document it in README.md"
+    assert briefs(helper)[0]["steps"][0]["key"] == "implementation/2"
 
 
 def test_a_flat_implementation_step_that_says_nothing_is_refused(project: Path) -> None:
@@ -372,12 +372,12 @@ def test_checkpoint_keeps_the_partial_answer_and_pauses(project: Path, tmp_path:
     assert run.code == 3
     result = run.json()["tasks"][0]
     assert result["reason"] == "checkpoint reached; the agent continues from its partial answer"
-    assert result["brief"]["step"]["checkpoints"] == [
+    assert result["brief"]["checkpoints"] == [
         "## CHECKPOINT REACHED\nHalf of the handlers moved."
     ]
     done = wfs(*result["resume"][1:], "--agent", str(helper))
     assert done.code == 0, done.out + done.err
-    assert briefs(helper)[1]["step"]["checkpoints"] == [
+    assert briefs(helper)[1]["checkpoints"] == [
         "## CHECKPOINT REACHED\nHalf of the handlers moved."
     ]
     assert "## CHECKPOINT REACHED\nHalf of the handlers moved.\n\nAll moved.\n" in summary(project)
@@ -451,7 +451,7 @@ def test_a_mixed_step_resumed_with_an_answer_keeps_its_commands_outputs(project:
     paused = wfs("execute", "--json")
     assert paused.code == 3
     brief = paused.json()["tasks"][0]["brief"]
-    assert brief["step"]["command"] == "Summarize the diff for the reviewer"
+    assert brief["steps"][0]["command"] == "Summarize the diff for the reviewer"
     done = wfs(*brief["resume"][1:], "--output", "two")
     assert done.code == 0, done.out + done.err
     assert (project / "report.txt").read_text() == "one\ntwo\nthree"

@@ -968,28 +968,23 @@ def migrate(env: Env, all_sessions: bool) -> None:
 # ---------------------------------------------------------------- execute
 
 
-def _agent_command(env: Env, option: str | None) -> str | None:
-    """--agent, then WFS_AGENT, then "agent" in .workflow/config.json."""
-    if option:
-        return option
-    if os.environ.get("WFS_AGENT"):
-        return os.environ["WFS_AGENT"]
-    config = env.layout.workflow / "config.json"
-    if config.exists():
-        from wfs.store import read_json
+def _agent_routes(env: Env, option: str | None) -> Any:
+    """--agent, then WFS_AGENT, then the routes of .workflow/config.json."""
+    from wfs.flow.routing import load_routes
 
-        data = read_json(config, env.layout.relative(config))
-        agent = data.get("agent") if isinstance(data, dict) else None
-        if agent is not None and not isinstance(agent, str):
-            raise WfsError(f"{env.layout.relative(config)}#/agent: expected a command string")
-        return agent
-    return None
+    return load_routes(env.layout, option or os.environ.get("WFS_AGENT") or None)
 
 
 def _progress(env: Env) -> Any:
     def report(event: str, data: dict[str, Any]) -> None:
         if event == "start":
             click.echo(f"  {data['task']} ▶ {data['name']} …", err=True)
+        elif event == "fix":
+            click.echo(
+                f"  {data['task']} · {data['name']}: failed ({data['error']}); "
+                f"fix {data['iteration']} of {data['of']} goes to the agent",
+                err=True,
+            )
         elif event == "step":
             color = {"done": "green", "skipped": "yellow", "paused": "yellow"}.get(
                 data["outcome"], "red"
@@ -1079,28 +1074,14 @@ def _show_result(env: Env, result: dict[str, Any]) -> None:
 
 
 def _show_pause(env: Env, result: dict[str, Any]) -> None:
-    from wfs.query import one_line, shell_join
+    from wfs.flow.brief import as_text
+    from wfs.query import shell_join
 
     brief = result["brief"]
-    step = brief["step"]
-    env.echo(f"Paused: {result['task']} · {step['name']} ({step['key']}): {result['reason']}")
+    names = ", ".join(f"{s['name']} ({s['key']})" for s in brief["steps"])
+    env.echo(f"Paused: {result['task']} · {names}: {result['reason']}")
     env.echo("")
-    for field in ("title", "action", "description", "command", "error"):
-        if field in step:
-            env.echo(f"{field.capitalize()}: {step[field]}")
-    for field in ("modification_points", "logic_flow", "requirements", "acceptance", "focus_paths"):
-        if field in step:
-            env.echo(f"{field.replace('_', ' ').capitalize()}:")
-            for item in step[field]:
-                env.echo(f"  - {item}")
-    for n, checkpoint in enumerate(step.get("checkpoints", []), start=1):
-        env.echo(f"Checkpoint {n}: {one_line(checkpoint, 500)}")
-    if step.get("output"):
-        env.echo(f"Output binds to: [{step['output']}]")
-    env.echo("")
-    import textwrap
-
-    env.lines(textwrap.wrap(f"Answer: {brief['contract']}", 88, subsequent_indent="  "))
+    env.echo(as_text(brief, full=False).rstrip("\n"))
     env.echo("")
     env.echo(f"Resume: {shell_join(result['resume'])} --output-file F")
     env.echo("  (F holds the answer; `-` reads it from stdin. Or --output TEXT, or --skip.)")
@@ -1124,6 +1105,13 @@ def _show_pause(env: Env, result: dict[str, Any]) -> None:
     metavar="CMD",
     help="Agent command: gets each agent step's brief on stdin, answers on stdout.",
 )
+@click.option(
+    "--agent-scope",
+    type=click.Choice(["task", "step"]),
+    default="task",
+    show_default=True,
+    help="task: consecutive agent steps go to the agent in one brief; step: one brief each.",
+)
 @json_flag
 @pass_env
 def execute(
@@ -1136,6 +1124,7 @@ def execute(
     output_file: str | None,
     skip: bool,
     agent_option: str | None,
+    agent_scope: str,
 ) -> None:
     """Run a task's flow control: the given ID, or the next ready task.
 
@@ -1162,9 +1151,10 @@ def execute(
     runner = engine.Runner(
         env.layout,
         sid,
-        _agent_command(env, agent_option),
+        _agent_routes(env, agent_option),
         progress=None if dry_run else _progress(env),
         command_prefix=_command_prefix(env, sid),
+        scope=agent_scope,
     )
     if dry_run:
         _dry_run(env, runner, task_id or resume_id)
@@ -1290,7 +1280,7 @@ def flow(
     sid = env.session or (active_ids(env.layout) or [""])[0]
     prefix = _command_prefix(env, sid) if sid else ["wfs"]
     runner = FlowRunner(
-        env.layout, sid, _agent_command(env, agent_option), _progress(env), prefix, file
+        env.layout, sid, _agent_routes(env, agent_option), _progress(env), prefix, file
     )
     with signals.handled():
         result = run_flow(runner, specs, where, {"skip": skip, "output": answer} if resume else None)

@@ -16,6 +16,7 @@ from typing import Any
 
 from wfs.flow import steps as run_steps
 from wfs.flow.engine import Runner
+from wfs.flow.routing import Handoff
 from wfs.flow.variables import TOKEN, lookup, preview_shell, substitute_prose, substitute_session
 from wfs.flow.work import Step, Uninterpretable, task_steps
 from wfs.tasks import Task
@@ -40,12 +41,15 @@ def dry_run(runner: Runner, task: Task) -> dict[str, Any]:
         refused.append(f"{where}{err.message}")
         plan = []
     values = runner.base_values(task)
+    handoff = runner.routes.for_task(task)
     position = {s.key: n for n, s in enumerate(plan)}
     producers = {s.output: s for s in plan if s.output}
     rows = []
     for n, step in enumerate(plan):
         problems: list[str] = []
-        parts = [_part(runner, step, text, values, problems) for text in step.parts or ("",)]
+        parts = [
+            _part(runner, handoff, step, text, values, problems) for text in step.parts or ("",)
+        ]
         for text in _texts(step):
             for match in TOKEN.finditer(text):
                 name = match.group(1)
@@ -105,7 +109,12 @@ def _is_shell_variable(step: Step, placeholder: str) -> bool:
 
 
 def _part(
-    runner: Runner, step: Step, text: str, values: dict[str, Any], problems: list[str]
+    runner: Runner,
+    handoff: Handoff | None,
+    step: Step,
+    text: str,
+    values: dict[str, Any],
+    problems: list[str],
 ) -> dict[str, Any]:
     text = substitute_session(text, runner.sid)
     command = run_steps.classify(text) if text.strip() else run_steps.Command("agent", "")
@@ -129,7 +138,7 @@ def _part(
         if why:
             problems.append(why)
     else:
-        row["agent"] = runner.agent
+        row["agent"] = handoff.command if handoff else None
         description = step.spec.get("description") or step.spec.get("action") or step.name
         row["brief"] = substitute_prose(command.text or str(description), values)
     return row

@@ -8,7 +8,10 @@ it ran:
   `depends_on` order, ties kept in array order; a step's number is its position;
   a string step is an agent step with that text;
 - the v1 object approach: the one step `wfs migrate` makes of it;
-- no implementation steps at all: one agent step for the whole task.
+- no implementation steps at all: one agent step for the whole task;
+- then the acceptance checks that are commands (the flat format's
+  `convergence.verification` and `test.commands`), which run before the task is
+  completed and go back to the agent when they fail (`max_iterations`, default 1).
 
 A step with `commands`/`command` runs them in order as its parts; a part that is natural
 language or an MCP tool is done by an agent. A step with no command is one agent part.
@@ -61,11 +64,36 @@ def task_steps(task: Task) -> list[Step]:
     elif isinstance(task.get("implementation"), list) and task["implementation"]:
         base, items, prefix = "/implementation", task["implementation"], "implementation"
     else:
-        return steps + [_whole_task(task, taken)]
+        return steps + [_whole_task(task, taken)] + acceptance_steps(task)
     implementation = [
         _implementation_step(prefix, i, spec, f"{base}/{i}") for i, spec in enumerate(items)
     ]
-    return steps + _in_dependency_order(implementation, items, base)
+    return steps + _in_dependency_order(implementation, items, base) + acceptance_steps(task)
+
+
+def acceptance_steps(task: Task) -> list[Step]:
+    """The task's acceptance checks that are commands, as steps that run last."""
+    from wfs.flow.steps import classify
+
+    convergence = obj(task, "convergence")
+    checks: list[tuple[str, Any]] = []
+    verification = convergence.get("verification")
+    if isinstance(verification, str):
+        checks.append(("/convergence/verification", verification))
+    elif isinstance(verification, list):
+        checks += [(f"/convergence/verification/{i}", v) for i, v in enumerate(verification)]
+    commands = obj(task, "test").get("commands")
+    if isinstance(commands, list):
+        checks += [(f"/test/commands/{i}", c) for i, c in enumerate(commands)]
+    budget = convergence.get("max_iterations", 1)
+    found = []
+    for pointer, command in checks:
+        if not isinstance(command, str) or classify(command).kind not in ("bash", "cli"):
+            continue  # words for the agent (they are in its brief), not a check to run
+        n = len(found) + 1
+        spec = {"title": f"Acceptance check {n}", "command": command, "max_iterations": budget}
+        found.append(Step(f"acceptance/{n}", f"acceptance check {n}", spec, None, pointer, (command,)))
+    return found
 
 
 class Uninterpretable(WfsError):
