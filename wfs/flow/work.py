@@ -169,7 +169,7 @@ def _implementation_step(prefix: str, index: int, spec: Any, pointer: str) -> St
 
 def _short(spec: dict[str, Any]) -> str:
     """A one-line name from the step's own words."""
-    for field in ("title", "step", "action", "description", "task_description"):
+    for field in ("title", "step", "action", "phase", "description", "task_description"):
         value = spec.get(field)
         if isinstance(value, str) and value.strip():
             line = " ".join(value.split())
