@@ -275,7 +275,8 @@ def test_agent_definitions_say_what_they_get_and_how_to_report_through_wfs(
         text = prompt_text(project / AGENT_PATHS["claude"].format(name))
         for needle in (
             '"workflow": {"session": "WFS-user-auth", "phase": "IMPLEMENT"}',
-            '"step": {"key"',
+            '"steps": [{"key"',
+            '"fix"',
             "wfs execute --resume",
             "--output-file",
             "--output TEXT",
