@@ -276,7 +276,7 @@ def test_agent_definitions_say_what_they_get_and_how_to_report_through_wfs(
         for needle in (
             '"workflow": {"session": "WFS-user-auth", "phase": "IMPLEMENT"}',
             '"steps": [{"key"',
-            '"fix"',
+            '`fix`',
             "wfs execute --resume",
             "--output-file",
             "--output TEXT",
