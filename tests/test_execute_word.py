@@ -257,7 +257,7 @@ def test_a_task_wfs_cannot_interpret_is_refused_before_the_claim(project: Path) 
         "wfs: error: IMPL-1 cannot run as written; nothing was changed "
         "(`wfs validate` reports the same):\n" + problems.out
     )
-    assert f".task/IMPL-1.json#/flow_control/implementation_approach:" in run.err
+    assert ".task/IMPL-1.json#/flow_control/implementation_approach:" in run.err
     assert task_file(project).read_bytes() == before
     # status and next never call it ready; they say why it waits.
     assert wfs("next").out == (

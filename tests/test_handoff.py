@@ -197,6 +197,10 @@ def test_consecutive_agent_steps_go_to_the_agent_in_one_brief(
         "in one hand-off with implementation_approach/1"
     )
     assert "Step 1 (+1 more in one hand-off)" in run.err
+    preview = wfs("execute", "IMPL-2", "--dry-run", "--json").json()
+    assert [row.get("handoff_with") for row in preview["steps"]] == [
+        None, "implementation_approach/1", None, None
+    ]
     # One brief per step on request.
     apart = fake_agent(tmp_path, "apart")
     assert wfs("execute", "IMPL-2", "--agent", str(apart), "--agent-scope", "step").code == 0

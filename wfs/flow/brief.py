@@ -41,7 +41,9 @@ LIST_FIELDS = (
 )
 
 
-def resolved_step(runner: Runner, step: Step, values: dict[str, Any], command: str | None) -> dict:
+def resolved_step(
+    runner: Runner, step: Step, values: dict[str, Any], command: str | None
+) -> dict[str, Any]:
     """One step as the agent reads it: every known `[variable]` resolved."""
     resolved: dict[str, Any] = {"key": step.key, "name": step.name}
     for field in PROSE_FIELDS:

@@ -86,13 +86,14 @@ def acceptance_steps(task: Task) -> list[Step]:
     if isinstance(commands, list):
         checks += [(f"/test/commands/{i}", c) for i, c in enumerate(commands)]
     budget = convergence.get("max_iterations", 1)
-    found = []
+    found: list[Step] = []
     for pointer, command in checks:
         if not isinstance(command, str) or classify(command).kind not in ("bash", "cli"):
             continue  # words for the agent (they are in its brief), not a check to run
         n = len(found) + 1
         spec = {"title": f"Acceptance check {n}", "command": command, "max_iterations": budget}
-        found.append(Step(f"acceptance/{n}", f"acceptance check {n}", spec, None, pointer, (command,)))
+        name = f"acceptance check {n}"
+        found.append(Step(f"acceptance/{n}", name, spec, None, pointer, (command,)))
     return found
 
 
