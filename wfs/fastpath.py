@@ -66,6 +66,8 @@ def answer(argv: list[str], environ: Any) -> bytes | None:
     if "--json" in command:
         json_out = True
         command = [a for a in command if a != "--json"]
+    if command[:1] == ["prime"]:
+        return _prime(command[1:], root, session, json_out)
     if command not in (["status"], ["next"], ["next", "--all"]) and command[:2] != ["task", "show"]:
         return None
     if command[:2] == ["task", "show"] and len(command) != 3:
@@ -98,6 +100,46 @@ def answer(argv: list[str], environ: Any) -> bytes | None:
     if json_out:
         return query.json_bytes(data)
     return "".join(line + "\n" for line in lines).encode()
+
+
+def _prime(
+    options: list[str], root: str | None, session: str | None, json_out: bool
+) -> bytes | None:
+    """`wfs prime [--hook-json [--editor E]]` from the index, as wfs.commands.prime says it."""
+    from wfs import prime
+
+    hook = False
+    editor = None
+    given = iter(options)
+    for option in given:
+        if option == "--hook-json":
+            hook = True
+        elif option == "--editor":
+            editor = next(given, None)
+            if editor is None:
+                return None
+        elif option.startswith("--editor="):
+            editor = option[len("--editor=") :]
+        else:
+            return None
+    if editor is not None and (not hook or editor not in prime.EDITORS):
+        return None
+    workflow = _workflow(root)
+    sid = _session(workflow, session) if workflow else None
+    if workflow is None or sid is None:
+        return None
+    from wfs import index, query
+
+    found = index.cached_answers(workflow, sid, full=False)
+    if found is None:
+        return None
+    prefix = query.command_prefix(sid)
+    text = prime.digest(query.status_data(found["summary"], prefix), found["next"], prefix)
+    if hook:
+        return prime.hook_json(text, editor or "claude")
+    if json_out:
+        return query.json_bytes(prime.json_data(sid, text))
+    return text.encode()
 
 
 def _bold(text: str) -> str:
