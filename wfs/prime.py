@@ -112,10 +112,9 @@ def _more(count: int) -> str:
 
 
 def _counts(stopped: list[dict[str, Any]]) -> str:
-    counts: dict[str, int] = {}
-    for entry in stopped:
-        counts[entry["state"]] = counts.get(entry["state"], 0) + 1
-    return ", ".join(f"{n} {state}" for state, n in counts.items())
+    states = [entry["state"] for entry in stopped]
+    order = [*STATE_LABELS, *sorted(set(states) - set(STATE_LABELS))]
+    return ", ".join(f"{states.count(s)} {s}" for s in order if s in states)
 
 
 def _some(ids: list[str], shown: int = 5) -> str:
@@ -137,12 +136,41 @@ def hook_json(text: str, editor: str) -> bytes:
     Claude Code, Gemini CLI and Codex CLI document the same envelope today; Codex
     refuses any key it does not know, so there is nothing else in it.
     """
-    import json
-
     if editor not in EDITORS:
         raise ValueError(editor)
-    envelope = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
-    return json.dumps(envelope, ensure_ascii=False).encode() + b"\n"
+    return (
+        '{"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": '
+        f"{json_string(text)}}}}}\n"
+    ).encode()
+
+
+_ESCAPES = {
+    '"': '\\"',
+    "\\": "\\\\",
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+    "\b": "\\b",
+    "\f": "\\f",
+}
+
+
+def json_string(text: str) -> str:
+    """`text` as a JSON string, as json.dumps(text, ensure_ascii=False) writes it (but
+    with lone surrogates escaped, so that it always encodes to UTF-8).
+
+    Importing json (and the re, enum and collections it pulls in) would cost more than
+    everything else a hook answer does.
+    """
+    out = []
+    for char in text:
+        if char in _ESCAPES:
+            out.append(_ESCAPES[char])
+        elif char < " " or "\ud800" <= char <= "\udfff":
+            out.append(f"\\u{ord(char):04x}")
+        else:
+            out.append(char)
+    return '"' + "".join(out) + '"'
 
 
 def json_data(sid: str | None, text: str) -> dict[str, Any]:
