@@ -125,7 +125,7 @@ def test_mcp_drives_a_plan_to_a_completed_session(project: Path) -> None:
         empty = await call(client, "resume", task_id="IMPL-2", answer="  \n")
         assert empty == {
             "exit_code": 2,
-            "error": "the answer from answer is empty; a step is only done with an answer "
+            "error": "the answer from `answer` is empty; a step is only done with an answer "
             "(give one, or skip the step with --skip)",
         }
         done = await call(client, "resume", task_id="IMPL-2", answer="Wrote docs/login.md.")

@@ -986,10 +986,9 @@ def migrate(env: Env, all_sessions: bool) -> None:
 
 
 def _agent_routes(env: Env, option: str | None) -> Any:
-    """--agent, then WFS_AGENT, then the routes of .workflow/config.json."""
-    from wfs.flow.routing import load_routes
+    from wfs.commands import agent_routes
 
-    return load_routes(env.layout, option or os.environ.get("WFS_AGENT") or None)
+    return agent_routes(env.layout, option)
 
 
 def _progress(env: Env) -> Any:
@@ -1160,18 +1159,16 @@ def execute(
       wfs execute --resume IMPL-2 --output-file answer.md
     """
     from wfs import commands
-    from wfs.flow import engine
 
     if resume_id and task_id:
         raise click.UsageError("give either a task ID or --resume ID, not both")
     answer = _resume_answer(output_text, output_file, skip, resume_id is not None)
-    sid = env.current_session()
-    runner = engine.Runner(
+    runner = commands.runner(
         env.layout,
-        sid,
-        _agent_routes(env, agent_option),
+        env.current_session(),
+        agent_option,
+        _root_option(env),
         progress=None if dry_run else _progress(env),
-        command_prefix=_command_prefix(env, sid),
         scope=agent_scope,
     )
     if dry_run:
@@ -1335,9 +1332,11 @@ def mcp_server(env: Env) -> None:
     try:
         from wfs.mcp_server import serve
     except ImportError as err:
+        if (err.name or "").startswith("wfs"):
+            raise
         raise WfsError(
-            f"wfs mcp needs the MCP Python SDK (mcp>=2.3,<3), which is not installed "
-            f"({err}); install it with: pip install 'wfs[mcp]'"
+            "wfs mcp needs the MCP Python SDK 2.x (mcp>=2.3,<3), which is not installed; "
+            "install it with: pip install 'wfs[mcp]'"
         ) from None
     serve(env.layout, env.session, _root_option(env))
 

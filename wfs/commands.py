@@ -155,6 +155,38 @@ def dry_run(layout: Layout, runner: Any, task_id: str | None) -> dict[str, Any]:
     return preview(runner, read_task(layout, runner.sid, task_id))
 
 
+def agent_routes(layout: Layout, option: str | None) -> Any:
+    """Where agent steps go: `option` (--agent), then WFS_AGENT, then the routes of
+    .workflow/config.json."""
+    import os
+
+    from wfs.flow.routing import load_routes
+
+    return load_routes(layout, option or os.environ.get("WFS_AGENT") or None)
+
+
+def runner(
+    layout: Layout,
+    sid: str,
+    agent_option: str | None = None,
+    root_option: str | None = None,
+    progress: Any = None,
+    scope: str = "task",
+) -> Any:
+    """The engine's runner for a session, as `wfs execute` sets it up."""
+    from wfs.flow.engine import Runner
+    from wfs.query import command_prefix
+
+    return Runner(
+        layout,
+        sid,
+        agent_routes(layout, agent_option),
+        progress=progress,
+        command_prefix=command_prefix(sid, root_option),
+        scope=scope,
+    )
+
+
 class Execution(NamedTuple):
     data: dict[str, Any]
     exit_code: int

@@ -14,7 +14,6 @@ while it starts a step's process.
 
 from __future__ import annotations
 
-import os
 import signal
 from collections.abc import Callable
 from typing import Annotated, Any
@@ -229,18 +228,10 @@ def build_server(layout: Layout, session: str | None, root_option: str | None) -
         run_all: bool = False,
         dry_run: bool = False,
     ) -> tuple[dict[str, Any], int]:
-        from wfs.flow.engine import Runner
-        from wfs.flow.routing import load_routes
-        from wfs.query import command_prefix
         from wfs.sessions import current_session
 
         sid = current_session(layout, chosen(requested))
-        runner = Runner(
-            layout,
-            sid,
-            load_routes(layout, os.environ.get("WFS_AGENT") or None),
-            command_prefix=command_prefix(sid, root_option),
-        )
+        runner = commands.runner(layout, sid, root_option=root_option)
         if dry_run:
             return commands.dry_run(layout, runner, task_id), 0
         outcome = commands.execute(runner, task_id, resume_id, answer, skip, run_all)
@@ -298,7 +289,7 @@ def build_server(layout: Layout, session: str | None, root_option: str | None) -
             if answer is not None:
                 from wfs.flow.answer import read_answer
 
-                read_answer(answer, "answer")  # an empty one is refused before any change
+                read_answer(answer, "`answer`")  # an empty one is refused before any change
             return run(session, resume_id=task_id, answer=answer, skip=skip)
 
         return _answer(work)
