@@ -234,7 +234,13 @@ def test_prime_without_a_session_says_how_to_start_one(project: Path) -> None:
     hook = wfs("prime", "--hook-json")
     assert json.loads(hook.out)["hookSpecificOutput"]["additionalContext"] == expected
     assert wfs("prime", "--json").json() == {"session": None, "text": expected}
+    # With no .workflow/ at all, the fast path says it, as fast as `wfs status` answers.
+    assert fastpath.answer(["prime"], {}) == expected.encode()
+    assert fastpath.answer(["prime", "--hook-json"], {}) == hook.out.encode()
+    assert fastpath.answer(["prime", "--json"], {}) == wfs("prime", "--json").out.encode()
+    assert fastpath.answer(["--session", "x", "prime"], {}) is None  # unknown: the CLI says so
     assert wfs("init").code == 0
+    assert fastpath.answer(["prime"], {}) is None  # markers may come in other layouts
     assert wfs_process("prime", cwd=project).out == expected
 
 

@@ -125,16 +125,25 @@ def _prime(
     if editor is not None and (not hook or editor not in prime.EDITORS):
         return None
     workflow = _workflow(root)
-    sid = _session(workflow, session) if workflow else None
-    if workflow is None or sid is None:
-        return None
-    from wfs import index, query
+    from wfs import query
 
-    found = index.cached_answers(workflow, sid, full=False)
-    if found is None:
-        return None
-    prefix = query.command_prefix(sid)
-    text = prime.digest(query.status_data(found["summary"], prefix), found["next"], prefix)
+    if workflow is None:
+        # No .workflow/ anywhere: no session, in any layout. (An editor's hook may run
+        # in projects that have none yet.)
+        if session is not None or (root is not None and not os.path.isdir(root)):
+            return None
+        sid, text = None, prime.no_session_text()
+    else:
+        sid = _session(workflow, session)
+        if sid is None:
+            return None
+        from wfs import index
+
+        found = index.cached_answers(workflow, sid, full=False)
+        if found is None:
+            return None
+        prefix = query.command_prefix(sid)
+        text = prime.digest(query.status_data(found["summary"], prefix), found["next"], prefix)
     if hook:
         return prime.hook_json(text, editor or "claude")
     if json_out:
