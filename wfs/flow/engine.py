@@ -292,7 +292,8 @@ class Runner:
             plan = task_steps(task)
         except Uninterpretable:
             return None
-        return next((s.key for s in plan if steps.get(s.key, {}).get("status") not in FINISHED), None)
+        unfinished = (s.key for s in plan if steps.get(s.key, {}).get("status") not in FINISHED)
+        return next(unfinished, None)
 
     def finish(
         self, tid: str, status: str, reason: str | None = None, step: str | None = None

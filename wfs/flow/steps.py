@@ -18,7 +18,8 @@ from typing import Any, NamedTuple
 
 from wfs.errors import WfsError
 from wfs.flow import signals
-from wfs.flow.variables import TOKEN, substitute_prose, substitute_shell
+from wfs.flow.shell import TOKEN
+from wfs.flow.variables import substitute_prose, substitute_shell
 
 MAX_GREP_LINES = 1000
 _BUILTIN = re.compile(r"(bash|Read|Glob|Grep)\((.*)\)\s*", re.S)
@@ -277,7 +278,10 @@ def run_command(
             program = command.text.split(None, 1)[0]
             if shutil.which(program) is None:
                 return StepResult(127, "", f"{program}: command not found on PATH")
-        shell = substitute_shell(command.text, values)
+        try:
+            shell = substitute_shell(command.text, values)
+        except WfsError as refused:  # a value bash would read as code, or a NUL byte
+            return StepResult(2, "", refused.message)
         return run_shell(shell.script, {**shell.env, **(env or {})}, root, timeout)
     argument = substitute_prose(command.text, values)
     try:
