@@ -354,9 +354,7 @@ def yaml_scalar(value: str) -> str:
 
 
 def frontmatter(fields: list[tuple[str, str]]) -> str:
-    lines = [
-        f"{key}: {value if value.isdigit() else yaml_scalar(value)}" for key, value in fields
-    ]
+    lines = [f"{key}: {value if value.isdigit() else yaml_scalar(value)}" for key, value in fields]
     return "---\n" + "\n".join(lines) + "\n---\n"
 
 
@@ -503,7 +501,7 @@ def _plan_block(path: Path, relative: str, block: bytes) -> Planned:
     state = "same" if found.encode("utf-8") == block else "differs"
     installed = (before + block.decode("utf-8") + after).encode("utf-8")
     # Removing takes the blank line the install put before the block with it.
-    if before.endswith("\n\n") and not after:
+    if before.endswith("\n\n"):
         before = before[:-1]
     return Planned(path, relative, installed, state, "block", (before + after).encode("utf-8"))
 
@@ -629,4 +627,3 @@ def _remove_empty_folders(folder: Path, root: Path) -> None:
         except OSError:  # not empty, or gone already
             return
         folder = folder.parent
-
