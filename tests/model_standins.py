@@ -59,7 +59,7 @@ class Conversation:
 
     request: Request
     system: str  # system or developer instructions, joined
-    user_texts: list[str]  # the user's messages, in order
+    user_texts: list[str]  # the text parts of the user's messages, in order
     tool_names: list[str]  # the tools offered to the model
     tool_results: list[str]  # results of earlier tool calls, in order
 
@@ -155,9 +155,7 @@ def anthropic_conversation(request: Request) -> Conversation:
         if isinstance(content, str):
             users.append(content)
             continue
-        texts = [b.get("text", "") for b in content if b.get("type") == "text"]
-        if texts:
-            users.append("\n".join(texts))
+        users.extend(b.get("text", "") for b in content if b.get("type") == "text")
         results.extend(_anthropic_text(b) for b in content if b.get("type") == "tool_result")
     return Conversation(
         request,
@@ -181,7 +179,9 @@ def gemini_conversation(request: Request) -> Conversation:
             if "text" in part:
                 users.append(part["text"])
             elif "functionResponse" in part:
-                results.append(json.dumps(part["functionResponse"].get("response")))
+                response = part["functionResponse"].get("response")
+                output = response.get("output") if isinstance(response, dict) else None
+                results.append(output if isinstance(output, str) else json.dumps(response))
     tools = [
         declaration.get("name", "")
         for tool in body.get("tools", []) or []
