@@ -82,52 +82,6 @@ class StandIn:
     moves: list[Move] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
-    def tool_results_for(self, command: str) -> list[str]:
-        """The result text of every recorded shell call whose command is `command`."""
-        found = []
-        for conversation in self.conversations:
-            found.extend(
-                result for call, result in _calls_with_results(self.vendor, conversation)
-                if command in json.dumps(call)
-            )
-        return found
-
-
-def _calls_with_results(vendor: str, conversation: Conversation) -> list[tuple[Any, str]]:
-    body = conversation.request.body
-    pairs: list[tuple[Any, str]] = []
-    if vendor == "anthropic":
-        calls: dict[str, Any] = {}
-        for message in body.get("messages", []):
-            content = message.get("content")
-            if not isinstance(content, list):
-                continue
-            for block in content:
-                if block.get("type") == "tool_use":
-                    calls[block["id"]] = block.get("input")
-                elif block.get("type") == "tool_result" and block.get("tool_use_id") in calls:
-                    pairs.append((calls[block["tool_use_id"]], _anthropic_text(block)))
-    elif vendor == "gemini":
-        pending: list[Any] = []
-        for content in body.get("contents", []):
-            for part in content.get("parts", []):
-                if "functionCall" in part:
-                    pending.append(part["functionCall"])
-                elif "functionResponse" in part and pending:
-                    pairs.append((pending.pop(0), json.dumps(part["functionResponse"])))
-    else:
-        openai_calls: dict[str, Any] = {}
-        for item in body.get("input", []):
-            kind = item.get("type")
-            if kind in ("function_call", "local_shell_call", "custom_tool_call"):
-                openai_calls[item.get("call_id", "")] = item
-            elif kind in ("function_call_output", "custom_tool_call_output"):
-                call = openai_calls.get(item.get("call_id", ""))
-                if call is not None:
-                    output = item.get("output")
-                    pairs.append((call, output if isinstance(output, str) else json.dumps(output)))
-    return pairs
-
 
 # ---------------------------------------------------------------- reading requests
 
@@ -198,7 +152,8 @@ def openai_conversation(request: Request) -> Conversation:
         kind = item.get("type", "message")
         if kind == "message":
             text = "\n".join(
-                str(part.get("text", "")) for part in item.get("content", [])
+                str(part.get("text", ""))
+                for part in item.get("content", [])
                 if isinstance(part, dict)
             )
             if item.get("role") == "user":
@@ -248,18 +203,22 @@ def anthropic_events(move: Move, model: str) -> Iterator[bytes]:
         delta: dict[str, Any] = {"type": "text_delta", "text": move.text}
         stop = "end_turn"
     else:
-        block = {"type": "tool_use", "id": f"toolu_standin{number}", "name": move.tool,
-                 "input": {}}
+        block = {"type": "tool_use", "id": f"toolu_standin{number}", "name": move.tool, "input": {}}
         delta = {"type": "input_json_delta", "partial_json": json.dumps(move.arguments)}
         stop = "tool_use"
-    yield _sse("content_block_start", {"type": "content_block_start", "index": 0,
-                                        "content_block": block})
-    yield _sse("content_block_delta", {"type": "content_block_delta", "index": 0,
-                                        "delta": delta})
+    yield _sse(
+        "content_block_start", {"type": "content_block_start", "index": 0, "content_block": block}
+    )
+    yield _sse("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta})
     yield _sse("content_block_stop", {"type": "content_block_stop", "index": 0})
-    yield _sse("message_delta", {"type": "message_delta",
-                                  "delta": {"stop_reason": stop, "stop_sequence": None},
-                                  "usage": {"output_tokens": 5}})
+    yield _sse(
+        "message_delta",
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": stop, "stop_sequence": None},
+            "usage": {"output_tokens": 5},
+        },
+    )
     yield _sse("message_stop", {"type": "message_stop"})
 
 
@@ -272,8 +231,7 @@ def gemini_response(move: Move) -> dict[str, Any]:
         "candidates": [
             {"content": {"role": "model", "parts": [part]}, "finishReason": "STOP", "index": 0}
         ],
-        "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5,
-                          "totalTokenCount": 15},
+        "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15},
         "modelVersion": "gemini-standin",
     }
 
@@ -281,44 +239,68 @@ def gemini_response(move: Move) -> dict[str, Any]:
 def openai_events(move: Move, model: str) -> Iterator[bytes]:
     number = next(_ids)
     response_id = f"resp_standin{number}"
-    yield _sse("response.created", {"type": "response.created",
-                                     "response": {"id": response_id, "model": model}})
+    yield _sse(
+        "response.created",
+        {"type": "response.created", "response": {"id": response_id, "model": model}},
+    )
     if isinstance(move, Say):
         item: dict[str, Any] = {
-            "type": "message", "role": "assistant", "id": f"msg_standin{number}",
+            "type": "message",
+            "role": "assistant",
+            "id": f"msg_standin{number}",
             "status": "completed",
             "content": [{"type": "output_text", "text": move.text, "annotations": []}],
         }
     elif move.tool == "tool_search":
         # Codex runs its deferred-tool search itself ("client" execution).
         item = {
-            "type": "tool_search_call", "id": f"tsc_standin{number}", "status": "completed",
-            "call_id": f"call_standin{number}", "execution": "client",
+            "type": "tool_search_call",
+            "id": f"tsc_standin{number}",
+            "status": "completed",
+            "call_id": f"call_standin{number}",
+            "execution": "client",
             "arguments": move.arguments,
         }
     else:
         # "namespace.name" calls a tool that a tool search loaded into a namespace.
         namespace, _, name = move.tool.rpartition(".")
         item = {
-            "type": "function_call", "id": f"fc_standin{number}", "status": "completed",
-            "call_id": f"call_standin{number}", "name": name,
+            "type": "function_call",
+            "id": f"fc_standin{number}",
+            "status": "completed",
+            "call_id": f"call_standin{number}",
+            "name": name,
             "arguments": json.dumps(move.arguments),
         }
         if namespace:
             item["namespace"] = namespace
-    yield _sse("response.output_item.added", {"type": "response.output_item.added",
-                                               "output_index": 0, "item": item})
-    yield _sse("response.output_item.done", {"type": "response.output_item.done",
-                                              "output_index": 0, "item": item})
-    yield _sse("response.completed", {
-        "type": "response.completed",
-        "response": {
-            "id": response_id, "model": model, "status": "completed", "output": [item],
-            "usage": {"input_tokens": 10, "input_tokens_details": {"cached_tokens": 0},
-                      "output_tokens": 5, "output_tokens_details": {"reasoning_tokens": 0},
-                      "total_tokens": 15},
+    yield _sse(
+        "response.output_item.added",
+        {"type": "response.output_item.added", "output_index": 0, "item": item},
+    )
+    yield _sse(
+        "response.output_item.done",
+        {"type": "response.output_item.done", "output_index": 0, "item": item},
+    )
+    yield _sse(
+        "response.completed",
+        {
+            "type": "response.completed",
+            "response": {
+                "id": response_id,
+                "model": model,
+                "status": "completed",
+                "output": [item],
+                "usage": {
+                    "input_tokens": 10,
+                    "input_tokens_details": {"cached_tokens": 0},
+                    "output_tokens": 5,
+                    "output_tokens_details": {"reasoning_tokens": 0},
+                    "total_tokens": 15,
+                },
+            },
         },
-    })
+    )
 
 
 # ---------------------------------------------------------------- the server
@@ -387,8 +369,11 @@ class _Handler(BaseHTTPRequestHandler):
         if not known:
             self._send_json(404, {"error": {"message": f"not served by the stand-in: {path}"}})
             return
-        reader = {"anthropic": anthropic_conversation, "gemini": gemini_conversation,
-                  "openai": openai_conversation}[vendor]
+        reader = {
+            "anthropic": anthropic_conversation,
+            "gemini": gemini_conversation,
+            "openai": openai_conversation,
+        }[vendor]
         conversation = reader(request)
         try:
             move = self.script(conversation)
@@ -420,20 +405,36 @@ def _anthropic_message(move: Move, model: str) -> dict[str, Any]:
         content: list[dict[str, Any]] = [{"type": "text", "text": move.text}]
         stop = "end_turn"
     else:
-        content = [{"type": "tool_use", "id": f"toolu_standin{next(_ids)}", "name": move.tool,
-                    "input": move.arguments}]
+        content = [
+            {
+                "type": "tool_use",
+                "id": f"toolu_standin{next(_ids)}",
+                "name": move.tool,
+                "input": move.arguments,
+            }
+        ]
         stop = "tool_use"
-    return {"id": f"msg_standin{next(_ids)}", "type": "message", "role": "assistant",
-            "model": model, "content": content, "stop_reason": stop, "stop_sequence": None,
-            "usage": {"input_tokens": 10, "output_tokens": 5}}
+    return {
+        "id": f"msg_standin{next(_ids)}",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": content,
+        "stop_reason": stop,
+        "stop_sequence": None,
+        "usage": {"input_tokens": 10, "output_tokens": 5},
+    }
 
 
 class running:  # noqa: N801 - used as a context manager, like open()
     """`with running("anthropic", script) as standin:` serves until the block ends."""
 
     def __init__(self, vendor: str, script: Script) -> None:
-        handler = type("Handler", (_Handler,), {
-            "standin": None, "script": staticmethod(script), "lock": threading.Lock()})
+        handler = type(
+            "Handler",
+            (_Handler,),
+            {"standin": None, "script": staticmethod(script), "lock": threading.Lock()},
+        )
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.server.daemon_threads = True
         host, port = self.server.server_address[:2]

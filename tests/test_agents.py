@@ -344,6 +344,8 @@ def test_execute_waits_for_the_agent_and_resumes_from_stdin_with_no_file(
     if target == "claude":
         assert "**Agent** tool" in body and "`run_in_background` is `false`" in body
         assert "wait for the subagent to finish before anything else" in body
+        # Claude Code frames a subagent's report; test_real_editors.py reads it so.
+        assert 'the lines after "The report follows:"' in body
     if target == "codex":
         assert "`spawn_agent`" in body and "`wait_agent`" in body
 
