@@ -1010,3 +1010,16 @@ def test_execute_loop_as_installed_takes_a_session_from_plan_to_completed(
     assert "Approved: `date` and $HOME stay as written." in notes_summary
     assert "given on resume" in notes_summary
     assert "- [x]" in (session_dir / "TODO_LIST.md").read_text()
+
+
+def test_the_docs_name_the_editor_versions_pinned_for_the_tests() -> None:
+    pins = json.loads((REPO / "tests" / "editors" / "package.json").read_text())
+    versions = pins["dependencies"]
+    for doc in (REPO / "README.md", REPO / "agents" / "README.md"):
+        text = doc.read_text()
+        for package, editor in (
+            ("@anthropic-ai/claude-code", "Claude Code"),
+            ("@google/gemini-cli", "Gemini CLI"),
+            ("@openai/codex", "Codex CLI"),
+        ):
+            assert f"{editor} {versions[package]}" in " ".join(text.split()), (doc, editor)
