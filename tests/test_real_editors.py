@@ -289,11 +289,16 @@ def test_claude_code_plugin_validates_strictly_and_loads_as_wfs(
     def script(conversation: Conversation) -> Move:
         return Say("Done.")
 
+    plugin = REPO / "editors" / "claude"
     with running("anthropic", script) as standin:
-        plugin = str(REPO / "editors" / "claude")
-        claude(editors, standin, project, home, "/wfs:status", "--plugin-dir", plugin)
+        argv = ["--plugin-dir", str(plugin)]
+        claude(editors, standin, project, home, "/wfs:plan add a greeting", *argv)
     first = standin.conversations[0]
-    assert any(t.startswith("# wfs session status") for t in first.user_texts)
+    (body,) = [t for t in first.user_texts if t.startswith("# Plan a wfs session")]
+    assert "> add a greeting\n" in body
+    # The plugin's own files are found through ${CLAUDE_PLUGIN_ROOT}.
+    definition = plugin / "agents" / "action-planning-agent.md"
+    assert f"`{definition}`" in body and definition.is_file()
     listing = "\n".join(texts(first.request.body))
     for name in AGENTS:
         assert f"- wfs:{name}: " in listing  # plugin agents are named wfs:<agent>

@@ -58,6 +58,7 @@ class Target(NamedTuple):
     blocks: tuple[Extra, ...] = ()  # managed blocks in files the user also writes
     shell_policy: tuple[Extra, ...] = ()  # user-level files, only with allow_shell
     agent_prefix: str = ""  # how the editor names an agent of this install
+    agents_shown: str = ""  # where the model finds an agent file, when not agents.path
 
 
 _MARKDOWN_AGENT = (("name", "@name"), ("description", "@description"))
@@ -210,6 +211,8 @@ BUNDLES: dict[str, tuple[Target, tuple[Extra, ...]]] = {
             commands=TARGETS["claude"].commands._replace(path="editors/claude/commands/{name}.md"),
             agents=TARGETS["claude"].agents._replace(path="editors/claude/agents/{name}.md"),
             agent_prefix="wfs:",
+            # Claude Code replaces the variable in a plugin's commands.
+            agents_shown="${{CLAUDE_PLUGIN_ROOT}}/agents/{name}.md",
         ),
         (
             Extra("editors/claude/.claude-plugin/plugin.json", "claude-plugin.json"),
@@ -223,6 +226,7 @@ BUNDLES: dict[str, tuple[Target, tuple[Extra, ...]]] = {
                 path="editors/gemini/commands/wfs/{name}.toml"
             ),
             agents=TARGETS["gemini"].agents._replace(path="editors/gemini/agents/{name}.md"),
+            agents_shown="~/.gemini/extensions/wfs/agents/{name}.md",
         ),
         (Extra("editors/gemini/gemini-extension.json", "gemini-extension.json"),),
     ),
@@ -314,7 +318,7 @@ def _context(target: Target) -> dict[str, Any]:
         return target.slash + name
 
     def agent_file(name: str) -> str:
-        return target.agents.path.format(name=name)
+        return (target.agents_shown or target.agents.path).format(name=name)
 
     def command_file(name: str) -> str:
         return target.commands.path.format(name=name)
