@@ -1243,7 +1243,7 @@ def agents() -> None:
 @click.option(
     "--target",
     type=click.Choice(AGENT_TARGETS),
-    help="Editor: " + ", ".join(AGENT_TARGETS) + ". Required but with --check.",
+    help="The editor. Needed, except with --check (which then checks only this one).",
 )
 @click.option("--force", is_flag=True, help="Replace (or remove) files that differ from wfs's.")
 @click.option(
