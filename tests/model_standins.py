@@ -380,7 +380,9 @@ class _Handler(BaseHTTPRequestHandler):
         except Exception as err:  # the editor gets an error; the test sees why
             with self.lock:
                 self.standin.errors.append(f"{type(err).__name__}: {err}")
-            self._send_json(500, {"error": {"message": f"stand-in script failed: {err}"}})
+            # 400: the editors retry a 5xx for minutes, but give up on a bad request.
+            error = {"type": "invalid_request_error", "message": f"stand-in script failed: {err}"}
+            self._send_json(400, {"type": "error", "error": error})
             return
         with self.lock:
             self.standin.conversations.append(conversation)

@@ -15,12 +15,12 @@ import subprocess
 import sys
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import click
 import pytest
 import yaml
-from conftest import REPO, Run, read_json, tree_listing, wfs, wfs_process
+from conftest import REPO, read_json, tree_listing, wfs, wfs_process
 
 from wfs.cli import AGENT_TARGETS, cli
 
@@ -338,7 +338,7 @@ def test_execute_waits_for_the_agent_and_resumes_from_stdin_with_no_file(
     install(project, target)
     body = prompt_text(project / command_path(target, "execute"))
     assert "mktemp" not in body and "output file" not in body
-    assert "append `--output-file -` and `--json`" in body
+    assert "replace its final `F` with\n   `-`: `--output-file -` reads the answer" in body
     assert "<<'WFS_ANSWER'" in body and "\n   WFS_ANSWER\n" in body
     assert "## TASK BLOCKED" in body and "## CHECKPOINT REACHED" in body
     if target == "claude":
@@ -409,13 +409,13 @@ def test_agent_definitions_say_what_they_get_and_how_to_report_through_wfs(
         text = prompt_text(project / agent_path("claude", name))
         for needle in (
             '"workflow": {"session": "WFS-user-auth", "phase": "IMPLEMENT"}',
-            '"step": {"key"',
+            '"steps": [{"key"',
             '"resume": ["wfs", "--session", "WFS-user-auth", "execute", "--resume", "IMPL-2"]',
             "your final message is the\n  answer",
             "--output-file - --json <<'WFS_ANSWER'",
             "--output TEXT",
             "--skip",
-            "## TASK BLOCKED",
+            "## TASK BLOCKED: <what blocks you>",
             "## CHECKPOINT REACHED",
             "## TASK COMPLETE",
             "wfs capture",
@@ -433,7 +433,7 @@ def test_commands_drive_the_documented_wfs_commands(project: Path) -> None:
     plan = lines("plan")
     assert "wfs plan \"TOPIC\" --from - --json <<'WFS_PLAN'" in plan
     assert {"wfs schema plan", "wfs schema task", "wfs validate --json"} <= set(plan)
-    assert "wfs execute --json $ARGUMENTS" in lines("execute")
+    assert "wfs execute $ARGUMENTS" in lines("execute")
     assert {"wfs switch $ARGUMENTS --json", "wfs session list --json"} <= set(lines("switch"))
     assert {"wfs status --json", "wfs next --all --json"} <= set(lines("status"))
 
@@ -867,40 +867,68 @@ RELEASE_PLAN = {
 }
 
 
+class Pause(NamedTuple):
+    """A pause of `wfs execute`, read from its text output as the command describes it."""
+
+    task: str
+    keys: list[str]  # the steps to do
+    brief: str  # from the `# IMPL-N: title` heading to the end of `## How to answer`
+    agent: str  # the name under `## Your role:`
+    resume: str  # the command on the `Resume:` line
+
+
+def read_pause(output: str) -> Pause:
+    lines = output.splitlines()
+    (first,) = [i for i, line in enumerate(lines) if line.startswith("Paused: ")]
+    (last,) = [i for i, line in enumerate(lines) if line.startswith("Resume: ")]
+    head = re.match(r"Paused: (\S+) · (.*): ", lines[first])
+    assert head, lines[first]
+    keys = re.findall(r"\(([a-z_]+/\d+|task)\)", head.group(2))
+    brief = "\n".join(lines[first + 1 : last]).strip("\n")
+    assert brief.startswith(f"# {head.group(1)}: "), brief[:80]
+    role = re.search(r"^## Your role: @(\S+)$", brief, re.M)
+    assert role, brief
+    return Pause(head.group(1), keys, brief, role.group(1), lines[last].removeprefix("Resume: "))
+
+
 class ExecuteInstructions:
     """The `/wfs:execute` loop, read from the installed command itself."""
 
     def __init__(self, body: str, arguments: str) -> None:
         self.arguments = arguments
-        loop = [line for line in wfs_command_lines(body) if line.startswith("wfs execute --json")]
-        assert loop, "the execute command shows no `wfs execute --json` line"
+        loop = [line for line in wfs_command_lines(body) if line.startswith("wfs execute ")]
+        assert loop, "the execute command shows no `wfs execute` line"
         self.start = shlex.split(loop[0].replace("$ARGUMENTS", arguments))
         self.actions = {
             int(code): action
-            for code, action in re.findall(r"^\s*\|\s*(\d)\s*\|.*\|\s*\*\*(\w+)\*\*", body, re.M)
+            for codes, action in re.findall(
+                r"^\s*\|\s*(\d+(?:, \d+)*)\s*\|.*\|\s*\*\*(\w+)\*\*", body, re.M
+            )
+            for code in codes.split(", ")
         }
-        # How a resume command is built, exactly as the command words it.
+        # How a paused step is read and resumed, exactly as the command words it.
+        words = " ".join(body.split())
         for phrase in (
-            "Take the entry of `tasks` whose `status` is `paused`",
-            "Build the command from `brief.resume`, the argument list",
-            "quote each\n   argument for the shell, append `--output-file -` and `--json`",
-            "and also `--all` when\n   the arguments above contain `--all`",
-            "give it in a quoted\n   here-document",
+            "A pause prints the line `Paused: IMPL-2 · <step> (<key>): <why>`",
+            "from its `# IMPL-2: <title>` heading to the end of its `## How to answer` section",
+            "the agent (`## Your role: @code-developer`)",
+            "on the line `Resume: wfs --session … execute --resume IMPL-2\n   --output-file F`",
+            "Take the command on the `Resume:` line and replace its final `F` with\n   `-`",
+            "Add `--all` when the\n   arguments above contain `--all`",
+            "Give the answer in a quoted here-document",
             "the closing `WFS_ANSWER` stands\n   alone on its line",
         ):
-            assert phrase in body, phrase
+            assert " ".join(phrase.split()) in words, phrase
         finish = body.split("**Every task completed**", 1)[1]
         self.finish = shlex.split(wfs_command_lines(finish)[0])
 
-    def resume_script(self, brief: dict[str, Any], answer: str) -> str:
+    def resume_script(self, pause: Pause, answer: str) -> str:
         """The shell command that resumes with `answer`, built as the command says."""
-        resume = brief["resume"]
-        if isinstance(resume, str):  # the brief of wfs before its resume became a list
-            resume = shlex.split(resume.split("(or", 1)[0].replace("--output-file FILE", ""))
-        argv = [*resume, "--output-file", "-", "--json"]
+        assert pause.resume.endswith(" --output-file F"), pause.resume
+        command = pause.resume.removesuffix(" F") + " -"
         if "--all" in self.arguments.split():
-            argv.append("--all")
-        return f"{shlex.join(argv)} <<'WFS_ANSWER'\n{answer}\nWFS_ANSWER\n"
+            command += " --all"
+        return f"{command} <<'WFS_ANSWER'\n{answer}\nWFS_ANSWER\n"
 
 
 def run_shell(script: str, cwd: Path) -> Any:
@@ -917,14 +945,14 @@ def run_shell(script: str, cwd: Path) -> Any:
     return proc
 
 
-def fake_agent(brief: dict[str, Any]) -> str:
-    """Stands in for the agent named by the brief: answers from the step alone."""
-    step = brief["step"]
-    if step["output"] == "notes":
-        assert "fix: login" in step["description"]  # [changes] was resolved for the agent
+def fake_agent(brief: str) -> str:
+    """Stands in for the agent the brief names: answers from the brief alone."""
+    if "Output binds to: [notes]" in brief:
+        # [changes] was resolved for the agent.
+        assert "Description: Summarise these changes for users: fix: login" in brief
         return "Login is fixed.\nTokens are new."
-    assert step["output"] == "verdict"
-    assert "Login is fixed." in step["description"]  # the resumed output reached step 2
+    assert "Output binds to: [verdict]" in brief
+    assert "Description: Proofread: Login is fixed." in brief  # the answer reached step 2
     # Text a shell would expand if the here-document were not quoted.
     return "Approved: `date` and $HOME stay as written."
 
@@ -935,8 +963,16 @@ def test_execute_loop_as_installed_takes_a_session_from_plan_to_completed(
     assert wfs_process("agents", "install", "--target", "claude", cwd=project).code == 0
     body = prompt_text(project / command_path("claude", "execute"))
     loop = ExecuteInstructions(body, arguments="--all")
-    assert loop.start == ["wfs", "execute", "--json", "--all"]
-    assert loop.actions == {0: "stop", 1: "stop", 2: "stop", 3: "resume", 4: "retry"}
+    assert loop.start == ["wfs", "execute", "--all"]
+    assert loop.actions == {
+        0: "stop",
+        1: "stop",
+        2: "stop",
+        3: "resume",
+        4: "retry",
+        130: "stop",
+        143: "stop",
+    }
     assert loop.finish == ["wfs", "session", "complete"]
 
     plan_file = tmp_path / "plan.json"
@@ -945,7 +981,7 @@ def test_execute_loop_as_installed_takes_a_session_from_plan_to_completed(
     assert planned.code == 0, planned.err
     sid = planned.out.strip()
 
-    script, codes, briefs = shlex.join(loop.start), [], []
+    script, codes, steps = shlex.join(loop.start), [], []
     for _turn in range(10):
         run = run_shell(script, project)
         codes.append(run.returncode)
@@ -953,18 +989,18 @@ def test_execute_loop_as_installed_takes_a_session_from_plan_to_completed(
         if action == "stop":
             break
         assert action == "resume", run.stderr  # no other process holds the lock here
-        (paused,) = [t for t in json.loads(run.stdout)["tasks"] if t["status"] == "paused"]
-        brief = paused["brief"]
-        assert brief["workflow"] == {"session": sid, "phase": "IMPLEMENT"}
-        assert brief["task"]["id"] == paused["task"] == "IMPL-2"
-        assert brief["task"]["meta"]["agent"] == "@code-developer"
-        briefs.append(brief["step"]["key"])
-        script = loop.resume_script(brief, fake_agent(brief))
+        pause = read_pause(run.stdout)
+        assert (pause.task, pause.agent) == ("IMPL-2", "code-developer")
+        assert f"Session {sid}, phase IMPLEMENT." in pause.brief
+        assert pause.brief.rstrip().endswith("An empty answer is refused.")  # the contract
+        steps += pause.keys
+        script = loop.resume_script(pause, fake_agent(pause.brief))
     assert codes == [3, 3, 0], run.stderr
-    run = Run(run.returncode, run.stdout, run.stderr)
-    assert briefs == ["implementation_approach/1", "implementation_approach/3"]
-    assert run.json()["status"] == "completed"
-    assert [t["task"] for t in run.json()["tasks"]] == ["IMPL-2", "IMPL-3"]
+    assert steps == ["implementation_approach/1", "implementation_approach/3"]
+    assert run.stdout.splitlines() == [
+        f"IMPL-2: completed → .workflow/{sid}/.summaries/IMPL-2-summary.md",
+        f"IMPL-3: completed → .workflow/{sid}/.summaries/IMPL-3-summary.md",
+    ]
 
     status = wfs_process("status", "--json", cwd=project)
     assert status.code == 0

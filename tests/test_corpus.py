@@ -24,7 +24,7 @@ RULES = {
     "status-consistency", "parent", "meta", "context-type", "focus-paths", "depends-on",
     "dependency-cycle", "artifacts", "pre-analysis", "implementation-approach",
     "legacy-approach", "step-sequence", "duplicate-step", "step-depends-on", "step-cycle",
-    "duplicate-output", "target-files",
+    "duplicate-output", "target-files", "implementation",
 }  # fmt: skip
 
 

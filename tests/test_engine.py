@@ -154,14 +154,31 @@ def test_fail_blocks_the_task_with_the_reason(project: Path) -> None:
     sid = plan_tasks(one_task([step(1, "bash(echo boom >&2; exit 7)")]))
     run = wfs("execute", "--json")
     assert run.code == 1
-    assert run.json()["tasks"][0] == {
+    result = run.json()["tasks"][0]
+    elapsed = result["tries"][0].pop("elapsed")
+    assert isinstance(elapsed, float)
+    assert result == {
         "task": "IMPL-1",
         "status": "blocked",
-        "reason": "step implementation_approach/1 (Step 1) failed: boom",
+        "step": "implementation_approach/1",
+        "reason": "step implementation_approach/1 (Step 1) failed: exit code 7: boom",
+        "tries": [
+            {
+                "part": 0,
+                "exit_code": 7,
+                "error": "exit code 7: boom",
+                "stdout": [],
+                "stderr": ["boom"],
+            }
+        ],
+        "tail": {"stdout": [], "stderr": ["boom"]},
+        "resume": ["wfs", "--session", sid, "execute", "--resume", "IMPL-1"],
     }
-    assert task_json(project, sid)["execution"]["blocked_reason"] == (
-        "step implementation_approach/1 (Step 1) failed: boom"
+    execution = task_json(project, sid)["execution"]
+    assert execution["blocked_reason"] == (
+        "step implementation_approach/1 (Step 1) failed: exit code 7: boom"
     )
+    assert execution["step"] == "implementation_approach/1"
 
 
 def test_retry_once_runs_exactly_twice(project: Path) -> None:
@@ -235,7 +252,7 @@ def test_agent_step_pauses_and_resumes_without_rerunning_steps(project: Path) ->
     data = paused.json()
     assert data["status"] == "paused"
     brief = data["tasks"][0]["brief"]
-    assert brief["step"]["key"] == "implementation_approach/2"
+    assert brief["steps"][0]["key"] == "implementation_approach/2"
     assert brief["workflow"] == {"session": sid, "phase": "IMPLEMENT"}
     assert brief["task"]["id"] == "IMPL-1"
     assert task_json(project, sid)["status"] == "active"
@@ -252,7 +269,7 @@ def test_agent_step_output_file_on_resume(project: Path) -> None:
     assert wfs("execute").code == 3
     (project / "answer.md").write_text("from a file\n")
     assert wfs("execute", "--resume", "IMPL-1", "--output-file", "answer.md").code == 0
-    assert (project / "a.txt").read_text() == "from a file\n"
+    assert (project / "a.txt").read_text() == "from a file"  # outputs lose trailing newlines
     del sid
 
 
@@ -264,7 +281,7 @@ def test_configured_agent_gets_the_brief_on_stdin(project: Path, tmp_path: Path)
     run = wfs("execute", env={"WFS_AGENT": str(agent)})
     assert run.code == 0, run.err
     brief = json.loads((project / "brief.json").read_text())
-    assert brief["step"]["description"] == "Do step 1"
+    assert brief["steps"][0]["description"] == "Do step 1"
     assert brief["task"]["context"]["focus_paths"] == ["src"]
 
 
@@ -375,8 +392,10 @@ def test_dry_run_resolves_and_runs_nothing(project: Path) -> None:
     run = wfs("execute", "--dry-run", "--json")
     assert run.code == 0
     plan = run.json()
-    assert plan["steps"][0]["resolved"] == ["bash(touch made.txt; echo src)"]
-    assert plan["steps"][1]["resolved"] == ["bash(echo <output of implementation_approach/1>)"]
+    assert plan["steps"][0]["parts"] == [{"kind": "bash", "shell": "touch made.txt; echo src"}]
+    assert plan["steps"][1]["parts"] == [
+        {"kind": "bash", "shell": "echo '<output of implementation_approach/1>'"}
+    ]
     assert not (project / "made.txt").exists()
     assert task_json(project, sid)["status"] == "pending"
 
@@ -464,14 +483,30 @@ def test_claim_of_a_killed_process_is_released_by_doctor(project: Path) -> None:
     task = task_json(project, sid)
     assert task["status"] == "active"
     assert task["execution"]["claimed_by"].endswith(f":{proc.pid}")
-    # Another process does not run it twice while it is claimed.
-    assert wfs("execute").out == "No task is ready.\n"
+    # Another process does not run it twice while it is claimed; the claim is shown.
+    owner = task["execution"]["claimed_by"]
+    assert wfs("execute").out == (
+        "No task is ready.\n"
+        f"Stale:    IMPL-1: claimed by {owner}, which is no longer running\n"
+        f"          resume: wfs --session {sid} execute --resume IMPL-1\n"
+    )
     report = wfs("doctor")
     assert report.code == 1
     assert f"stale claim: {task['execution']['claimed_by']} is no longer running" in report.out
-    assert wfs("doctor", "--fix").code == 0
-    assert task_json(project, sid)["status"] == "pending"
-    subprocess.run(["pkill", "-f", "echo start >> log.txt; sleep 30"], check=False)
+    fixed = wfs("doctor", "--fix")
+    assert fixed.code == 0
+    resume = f"wfs --session {sid} execute --resume IMPL-1"
+    assert fixed.out == (
+        f"fixed: .workflow/{sid}/.task/IMPL-1.json: stale claim: "
+        f"{task['execution']['claimed_by']} is no longer running (released it: IMPL-1 is "
+        f"paused where its run stopped, with its finished steps kept; `{resume}` continues it)\n"
+    )
+    # The orphaned step was stopped with the claim, and nothing else changed.
+    assert subprocess.run(["pgrep", "-f", "echo start >> log.txt; sleep 30"]).returncode == 1
+    released = task_json(project, sid)
+    assert released["status"] == "active"
+    assert "claimed_by" not in released["execution"]
+    assert released["execution"]["step"] == "implementation_approach/1"
 
 
 def test_dependency_summaries_and_files_changed_in_git(project: Path) -> None:

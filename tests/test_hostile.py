@@ -461,11 +461,12 @@ CASES = [
         "wfs: error: .workflow/config.json#/agent: expected a command string\n",
     ),
     Case(
-        "resume of a task that is not paused",
+        "resume of a task that has not started",
         nothing,
         ("execute", "--resume", "IMPL-2"),
         2,
-        "wfs: error: IMPL-2 is not paused; nothing to resume\n",
+        "wfs: error: IMPL-2 has not started; run it with "
+        "`wfs --session WFS-h execute IMPL-2`\n",
     ),
     Case("--output without --resume", nothing, ("execute", "--output", "x"), 2, "Usage: …"),
     Case(

@@ -34,9 +34,11 @@ from test_agents import (
     AGENTS,
     RELEASE_PLAN,
     ExecuteInstructions,
+    Pause,
     agent_path,
     fake_agent,
     parse,
+    read_pause,
 )
 
 SMALL_PLAN = [
@@ -195,6 +197,7 @@ class ClaudeExecuteModel:
 
     def __init__(self) -> None:
         self.instructions: ExecuteInstructions | None = None
+        self.pauses: dict[str, Pause] = {}  # by the brief handed to the subagent
         self.agent_calls: list[dict[str, Any]] = []
         self.subagent_systems: list[str] = []
         self.subagent_tools: list[list[str]] = []
@@ -204,9 +207,8 @@ class ClaudeExecuteModel:
         if "# @code-developer" in conversation.system:
             self.subagent_systems.append(conversation.system)
             self.subagent_tools.append(conversation.tool_names)
-            (prompt,) = [t for t in conversation.user_texts if '"workflow"' in t]
-            brief = first_json(prompt)
-            return Say(fake_agent(brief))
+            (prompt,) = [t for t in conversation.user_texts if "## How to answer" in t]
+            return Say(fake_agent(prompt))
         if self.instructions is None:
             (body,) = [t for t in conversation.user_texts if t.startswith("# Execute wfs tasks")]
             self.instructions = ExecuteInstructions(body, arguments="--all")
@@ -217,8 +219,8 @@ class ClaudeExecuteModel:
         result = conversation.tool_results[-1]
         if call["name"] == "Agent":
             answer = subagent_report(result)
-            brief = json.loads(call["input"]["prompt"].split("\n", 1)[1])
-            command = loop.resume_script(brief, answer).rstrip("\n")
+            pause = self.pauses[call["input"]["prompt"]]
+            command = loop.resume_script(pause, answer).rstrip("\n")
             return Call("Bash", {"command": command, "description": "Resume the task"})
         command = call["input"]["command"]
         code, output = bash_result(result)
@@ -233,16 +235,15 @@ class ClaudeExecuteModel:
         if loop.actions[code] == "stop":
             return Call("Bash", {"command": "wfs status --json", "description": "Report"})
         assert loop.actions[code] == "resume", output
-        (paused,) = [t for t in first_json(output)["tasks"] if t["status"] == "paused"]
-        brief = paused["brief"]
+        pause = read_pause(output)
         arguments = {
-            "description": f"Do {brief['step']['key']}",
-            "prompt": "Do this wfs step; answer with your report as your final message, "
-            "and do not run wfs execute.\n" + json.dumps(brief),
-            "subagent_type": brief["task"]["meta"]["agent"].removeprefix("@"),
+            "description": f"Do {pause.task} {' '.join(pause.keys)}",
+            "prompt": pause.brief,
+            "subagent_type": pause.agent,
             "run_in_background": False,
         }
         self.agent_calls.append(arguments)
+        self.pauses[pause.brief] = pause
         return Call("Agent", arguments)
 
 

@@ -128,6 +128,7 @@ def test_status_json_names_the_active_session(project: Path) -> None:
         },
         "ready": [],
         "blocked": [],
+        "stopped": [],
     }
     assert wfs("--json", "status").json() == data
 

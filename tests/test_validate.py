@@ -674,14 +674,22 @@ def test_legacy_object_approach_is_a_warning_not_an_error() -> None:
     assert [p.severity for p in problems] == ["warning", "error"]
 
 
-def test_implementation_step_lists_every_missing_field() -> None:
-    steps = [{"phase": "L0.1", "validation": "tsc"}, {"step": 2, "title": "t", "output": "o"}]
+def test_implementation_step_without_work_is_an_error_and_missing_fields_are_warnings() -> None:
+    steps = [
+        {"phase": "L0.1", "validation": "tsc"},
+        {"step": 2, "title": "t", "output": "o"},
+        {"description": "unnumbered"},
+    ]
     assert lines(with_flow(implementation_approach=steps)) == [
-        f"{I1}#/flow_control/implementation_approach/0: implementation-approach: step is "
-        "missing required fields: step, title, description, modification_points, logic_flow, "
-        "depends_on, output",
-        f"{I1}#/flow_control/implementation_approach/1: implementation-approach: step is "
-        "missing required fields: description, modification_points, logic_flow, depends_on",
+        f"{I1}#/flow_control/implementation_approach/0: implementation-approach: step has "
+        "nothing to do: it has none of title, description, action, modification_points, "
+        "logic_flow, command, commands",
+        f"{I1}#/flow_control/implementation_approach/1: implementation-approach: warning: step "
+        "lacks the seed's fields description, modification_points, logic_flow, depends_on; "
+        "it runs as written",
+        f"{I1}#/flow_control/implementation_approach/2: implementation-approach: warning: step "
+        "lacks the seed's fields step, title, modification_points, logic_flow, depends_on, "
+        "output; it runs as written (an unnumbered step runs at its position)",
     ]
 
 
@@ -704,8 +712,8 @@ def test_implementation_step_field_types() -> None:
         f"{I1}#/flow_control/implementation_approach/0/output: implementation-approach: output "
         "must be a variable name (letters, digits and _, not starting with a digit) that later "
         'steps use as [name]; got string "swagger.yaml"',
-        f"{I1}#/flow_control/implementation_approach/1: implementation-approach: an "
-        'implementation step must be an object, got string "step 2"',
+        f"{I1}#/flow_control/implementation_approach/1: implementation-approach: warning: "
+        "step is a string, not a step object; it runs as an agent step with this text",
     ]
 
 

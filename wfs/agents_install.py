@@ -337,8 +337,9 @@ def _context(target: Target) -> dict[str, Any]:
     }
 
 
-def render_text(text: str, context: dict[str, Any], env: Any) -> str:
+def render_text(text: str, target: Target, env: Any, command_name: str = "") -> str:
     """`text` (a body or a header value) with the target's spelling filled in."""
+    context = {**_context(target), "command_name": command_name}
     return str(env.from_string(text).render(**context))
 
 
@@ -384,9 +385,10 @@ def _fields(form: Form, name: str, header: dict[str, str]) -> list[tuple[str, st
 
 def render_file(source: Source, target: Target, env: Any) -> tuple[str, bytes]:
     """The relative path and the content of `source` installed for `target`."""
-    context = {**_context(target), "command_name": source.name}
-    body = render_text(source.body, context, env).rstrip("\n") + "\n"
-    header = {key: render_text(value, context, env) for key, value in source.header.items()}
+    body = render_text(source.body, target, env, source.name).rstrip("\n") + "\n"
+    header = {
+        key: render_text(value, target, env, source.name) for key, value in source.header.items()
+    }
     form = target.commands if source.kind == "commands" else target.agents
     relative = form.path.format(name=source.name)
     if form.format == "gemini-command":

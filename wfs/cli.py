@@ -344,10 +344,26 @@ def status(env: Env) -> None:
     if env.session is None and not active_ids(layout) and not marker_ids(layout):
         env.emit({"session": None}, lambda: env.echo("No active session."))
         return
-    from wfs.query import status_lines
+    from wfs.query import status_data, status_lines
 
-    summary = _answers(layout, env.current_session())["summary"]
+    sid = env.current_session()
+    summary = status_data(_answers(layout, sid)["summary"], _command_prefix(env, sid))
     env.emit(summary, lambda: env.lines(status_lines(summary, lambda t: env.style(t, bold=True))))
+
+
+def _command_prefix(env: Env, sid: str) -> list[str]:
+    """`wfs [--root DIR] --session SID`: how the next commands we print call wfs again.
+
+    `--root` is kept when it was given on the command line, so the commands work from
+    wherever this one was run.
+    """
+    from click.core import ParameterSource
+
+    from wfs.query import command_prefix
+
+    root_ctx = click.get_current_context().find_root()
+    given = root_ctx.get_parameter_source("root") == ParameterSource.COMMANDLINE
+    return command_prefix(sid, str(env.layout.root) if given else None)
 
 
 # ---------------------------------------------------------------- session
@@ -778,7 +794,7 @@ def next_task(env: Env, all_ready: bool) -> None:
     from wfs.query import next_data, next_lines
 
     sid = env.current_session()
-    data = next_data(sid, _answers(env.layout, sid), all_ready)
+    data = next_data(sid, _answers(env.layout, sid), all_ready, _command_prefix(env, sid))
     env.emit(data, lambda: env.lines(next_lines(data)))
 
 
@@ -898,14 +914,24 @@ def doctor(env: Env, fix: bool) -> None:
 
     results = run_doctor(env.layout, fix)
     rows = [
-        {"where": f.where, "problem": f.problem, "action": f.action, "fixed": fixed}
+        {
+            "where": f.where,
+            "problem": f.problem,
+            "action": f.action,
+            "fixable": f.repair is not None,
+            "fixed": fixed,
+        }
         for f, fixed in results
     ]
 
     def human() -> None:
         for row in rows:
-            verb = "fixed" if row["fixed"] else "found"
-            env.echo(f"{verb}: {row['where']}: {row['problem']} ({row['action']})")
+            if row["fixed"]:
+                env.echo(f"fixed: {row['where']}: {row['problem']} ({row['action']})")
+            elif row["fixable"]:
+                env.echo(f"found: {row['where']}: {row['problem']} (`wfs doctor --fix` repairs it)")
+            else:
+                env.echo(f"found: {row['where']}: {row['problem']} ({row['action']})")
         if not rows:
             env.echo("OK: nothing to repair")
 
@@ -942,30 +968,27 @@ def migrate(env: Env, all_sessions: bool) -> None:
 # ---------------------------------------------------------------- execute
 
 
-def _agent_command(env: Env, option: str | None) -> str | None:
-    """--agent, then WFS_AGENT, then "agent" in .workflow/config.json."""
-    if option:
-        return option
-    if os.environ.get("WFS_AGENT"):
-        return os.environ["WFS_AGENT"]
-    config = env.layout.workflow / "config.json"
-    if config.exists():
-        from wfs.store import read_json
+def _agent_routes(env: Env, option: str | None) -> Any:
+    """--agent, then WFS_AGENT, then the routes of .workflow/config.json."""
+    from wfs.flow.routing import load_routes
 
-        data = read_json(config, env.layout.relative(config))
-        agent = data.get("agent") if isinstance(data, dict) else None
-        if agent is not None and not isinstance(agent, str):
-            raise WfsError(f"{env.layout.relative(config)}#/agent: expected a command string")
-        return agent
-    return None
+    return load_routes(env.layout, option or os.environ.get("WFS_AGENT") or None)
 
 
 def _progress(env: Env) -> Any:
     def report(event: str, data: dict[str, Any]) -> None:
         if event == "start":
             click.echo(f"  {data['task']} ▶ {data['name']} …", err=True)
+        elif event == "fix":
+            click.echo(
+                f"  {data['task']} · {data['name']}: failed ({data['error']}); "
+                f"fix {data['iteration']} of {data['of']} goes to the agent",
+                err=True,
+            )
         elif event == "step":
-            color = {"done": "green", "skipped": "yellow"}.get(data["outcome"], "red")
+            color = {"done": "green", "skipped": "yellow", "paused": "yellow"}.get(
+                data["outcome"], "red"
+            )
             outcome = env.style(data["outcome"], fg=color)
             click.echo(
                 f"  {data['task']} · {data['name']}: {outcome} ({data['elapsed']:.2f}s)",
@@ -976,23 +999,92 @@ def _progress(env: Env) -> Any:
     return report
 
 
+def answer_options(func: F) -> F:
+    """--output, --output-file and --skip: how a resumed run goes on where it stopped."""
+    for option in (
+        click.option("--skip", is_flag=True, help="With --resume: skip the step where it stopped."),
+        click.option(
+            "--output-file",
+            type=click.Path(dir_okay=False, allow_dash=True),
+            metavar="F",
+            help="With --resume: read the stopped step's answer from F (`-`: stdin).",
+        ),
+        click.option(
+            "--output", "output_text", metavar="TEXT", help="With --resume: the step's answer."
+        ),
+    ):
+        func = option(func)
+    return func
+
+
+def _resume_answer(
+    output_text: str | None, output_file: str | None, skip: bool, resuming: bool
+) -> str | None:
+    """The answer given with --output or --output-file (`-`: stdin), checked before any
+    change: an empty one is refused (exit 2)."""
+    from wfs.flow.answer import read_answer
+
+    if sum(x is not None for x in (output_text, output_file)) + skip > 1:
+        raise click.UsageError("give at most one of --output, --output-file and --skip")
+    if (output_text is not None or output_file or skip) and not resuming:
+        raise click.UsageError("--output, --output-file and --skip go with --resume")
+    if output_file is not None:
+        raw, where = read_input(output_file)
+        text, source = raw.decode("utf-8", "replace"), f"--output-file {where}"
+    elif output_text is not None:
+        text, source = output_text, "--output"
+    else:
+        return None
+    read_answer(text, source)
+    return text
+
+
+def _show_result(env: Env, result: dict[str, Any]) -> None:
+    from wfs.query import one_line, shell_join
+
+    tid, status = result["task"], result["status"]
+    resume = shell_join(result.get("resume", []))
+    if status == "completed":
+        env.echo(f"{tid}: completed → {result['summary']}")
+    elif status == "paused":
+        _show_pause(env, result)
+    elif status == "refused":
+        env.echo(f"{tid}: refused: {one_line(result['reason'], 1000)}")
+        env.echo(f"  The step stays paused. Resume: {resume}")
+        env.echo("  (with --output-file F or --output TEXT to answer, or --skip to skip it)")
+    elif status == "interrupted":
+        where = f" at {result['step']}" if result.get("step") else ""
+        env.echo(f"{tid}: interrupted by {result['signal']}{where}; the task is paused.")
+        env.echo(f"  Resume: {resume}")
+    else:
+        env.echo(f"{tid}: blocked: {one_line(result['reason'], 500)}")
+        tries = result.get("tries", [])
+        failed = [t for t in tries if "error" in t]
+        if len(failed) > 1:
+            for n, attempt in enumerate(failed, start=1):
+                env.echo(f"  attempt {n} of {len(failed)}: {one_line(attempt['error'])}")
+        for stream in ("stdout", "stderr"):
+            lines = result.get("tail", {}).get(stream) or []
+            if lines:
+                env.echo(f"  {stream} (last {len(lines)} lines):")
+                for line in lines:
+                    env.echo(f"    {one_line(line, 400)}")
+        env.echo(f"  Resume: {resume}")
+        env.echo("  (runs the stopped step again; add --skip to skip it instead)")
+
+
 def _show_pause(env: Env, result: dict[str, Any]) -> None:
+    from wfs.flow.brief import as_text
+    from wfs.query import shell_join
+
     brief = result["brief"]
-    step = brief["step"]
-    env.echo(f"Paused: {result['task']} · {step['name']} ({step['key']}): {result['reason']}")
+    names = ", ".join(f"{s['name']} ({s['key']})" for s in brief["steps"])
+    env.echo(f"Paused: {result['task']} · {names}: {result['reason']}")
     env.echo("")
-    for field in ("title", "action", "description", "command", "error"):
-        if field in step:
-            env.echo(f"{field.capitalize()}: {step[field]}")
-    for field in ("modification_points", "logic_flow"):
-        if field in step:
-            env.echo(f"{field.replace('_', ' ').capitalize()}:")
-            for item in step[field]:
-                env.echo(f"  - {item}")
-    if step.get("output"):
-        env.echo(f"Output binds to: [{step['output']}]")
+    env.echo(as_text(brief, full=False).rstrip("\n"))
     env.echo("")
-    env.echo(f"Resume: {brief['resume']}")
+    env.echo(f"Resume: {shell_join(result['resume'])} --output-file F")
+    env.echo("  (F holds the answer; `-` reads it from stdin. Or --output TEXT, or --skip.)")
 
 
 @cli.command()
@@ -1004,23 +1096,21 @@ def _show_pause(env: Env, result: dict[str, Any]) -> None:
     "resume_id",
     metavar="ID",
     shell_complete=complete_task_id,
-    help="Resume a paused task.",
+    help="Continue a stopped task (paused, blocked, or left by a killed run).",
 )
-@click.option(
-    "--output", "output_text", metavar="TEXT", help="With --resume: the paused step's output."
-)
-@click.option(
-    "--output-file",
-    type=click.Path(dir_okay=False),
-    metavar="F",
-    help="With --resume: read the paused step's output from F.",
-)
-@click.option("--skip", is_flag=True, help="With --resume: skip the paused step.")
+@answer_options
 @click.option(
     "--agent",
     "agent_option",
     metavar="CMD",
     help="Agent command: gets each agent step's brief on stdin, answers on stdout.",
+)
+@click.option(
+    "--agent-scope",
+    type=click.Choice(["task", "step"]),
+    default="task",
+    show_default=True,
+    help="task: consecutive agent steps go to the agent in one brief; step: one brief each.",
 )
 @json_flag
 @pass_env
@@ -1034,71 +1124,105 @@ def execute(
     output_file: str | None,
     skip: bool,
     agent_option: str | None,
+    agent_scope: str,
 ) -> None:
     """Run a task's flow control: the given ID, or the next ready task.
 
-    Exit codes: 0 done, 1 a step failed (task blocked), 3 paused for an agent or a person.
+    A task is completed only when every step in it ran and succeeded. Every stop prints
+    the command that continues it: `--resume ID` runs the stopped step again (or takes
+    the answer an agent step waits for), `--skip` skips it; finished steps never run
+    again. Ctrl-C stops the running step and leaves the task paused.
+
+    Exit codes: 0 done (or nothing ready), 1 a step failed (task blocked), 2 bad input
+    (an invalid task, an empty answer), 3 paused for an agent or a person,
+    130/143 interrupted.
 
     \b
     Example:
       wfs execute --all
       wfs execute --resume IMPL-2 --output-file answer.md
     """
-    from wfs.flow import engine
+    from wfs.flow import engine, signals
 
-    if sum(x is not None for x in (output_text, output_file)) + skip > 1:
-        raise click.UsageError("give at most one of --output, --output-file and --skip")
-    if (output_text is not None or output_file or skip) and not resume_id:
-        raise click.UsageError("--output, --output-file and --skip go with --resume ID")
+    if resume_id and task_id:
+        raise click.UsageError("give either a task ID or --resume ID, not both")
+    answer = _resume_answer(output_text, output_file, skip, resume_id is not None)
     sid = env.current_session()
     runner = engine.Runner(
         env.layout,
         sid,
-        _agent_command(env, agent_option),
+        _agent_routes(env, agent_option),
         progress=None if dry_run else _progress(env),
+        command_prefix=_command_prefix(env, sid),
+        scope=agent_scope,
     )
     if dry_run:
-        _dry_run(env, runner, task_id)
+        _dry_run(env, runner, task_id or resume_id)
         return
     results: list[dict[str, Any]] = []
-    if resume_id:
-        resume: dict[str, Any] = {"skip": skip, "output": output_text}
-        if output_file:
-            resume["output"] = read_input(output_file)[0].decode("utf-8", "replace")
-        results.append(engine.run_task(runner, runner.reclaim(resume_id), resume))
-    elif task_id:
-        task = runner.claim(task_id)
-        assert task is not None
-        results.append(engine.run_task(runner, task))
-    while (run_all or not results) and (not results or results[-1]["status"] != "paused"):
-        task = runner.claim(None)
-        if task is None:
-            break
-        results.append(engine.run_task(runner, task))
-        if not run_all:
-            break
+    notes: list[str] = []
+    going_on = ("completed", "blocked")  # --all carries on after these
+    with signals.handled():
+        if resume_id:
+            task, notes = runner.reclaim(resume_id)
+            for note in notes:
+                env.echo(f"{resume_id}: {note}", err=True)
+            results.append(engine.run_task(runner, task, {"skip": skip, "output": answer}))
+        elif task_id:
+            task = runner.claim(task_id)
+            assert task is not None
+            results.append(engine.run_task(runner, task))
+        while (
+            (run_all or not results)
+            and (not results or results[-1]["status"] in going_on)
+            and signals.pending() is None
+        ):
+            task = runner.claim(None)
+            if task is None:
+                break
+            results.append(engine.run_task(runner, task))
+            if not run_all:
+                break
+        signum = signals.pending()
     statuses = [r["status"] for r in results]
-    code = 3 if "paused" in statuses else 1 if "blocked" in statuses else 0
+    interrupted = [r for r in results if r["status"] == "interrupted"]
+    if interrupted:
+        code, overall = interrupted[0]["exit_code"], "interrupted"
+    elif signum is not None:
+        code, overall = 128 + signum, "interrupted"
+    elif "refused" in statuses:
+        code, overall = 2, "refused"
+    elif "paused" in statuses:
+        code, overall = 3, "paused"
+    elif "blocked" in statuses:
+        code, overall = 1, "failed"
+    else:
+        code, overall = 0, "completed" if results else "idle"
+    data: dict[str, Any] = {"session": sid, "status": overall, "tasks": results}
+    if not results:
+        from wfs.query import stopped_view
+
+        data["stopped"] = stopped_view(
+            _answers(env.layout, sid)["summary"].get("stopped", []), runner.command_prefix
+        )
 
     def human() -> None:
-        if not results:
-            env.echo("No task is ready.")
-        for result in results:
-            if result["status"] == "paused":
-                _show_pause(env, result)
-            elif result["status"] == "blocked":
-                env.echo(f"{result['task']}: blocked: {result['reason']}")
-            else:
-                env.echo(f"{result['task']}: completed → {result['summary']}")
+        from wfs.query import idle_lines
 
-    overall = {0: "completed", 1: "failed", 3: "paused"}[code] if results else "idle"
-    env.emit({"session": sid, "status": overall, "tasks": results}, human)
+        if not results:
+            env.lines(idle_lines(data["stopped"]))
+        for result in results:
+            _show_result(env, result)
+        if signum is not None and not interrupted:
+            env.echo("Interrupted: stopped before the next task.")
+
+    env.emit(data, human)
     if code:
         click.get_current_context().exit(code)
 
 
 def _dry_run(env: Env, runner: Any, task_id: str | None) -> None:
-    from wfs.flow import engine
+    from wfs.flow.preview import dry_run, human_lines
     from wfs.index import load_skeletons
     from wfs.layout import check_task_id
     from wfs.tasks import TaskIndex, read_task
@@ -1114,60 +1238,65 @@ def _dry_run(env: Env, runner: Any, task_id: str | None) -> None:
         from wfs.edit import unknown_task
 
         raise unknown_task(task_id, index.by_id)
-    plan = engine.dry_run(runner, read_task(env.layout, runner.sid, task_id))
-
-    def human() -> None:
-        env.echo(f"{plan['task']}: {plan['title']} (dry run, nothing is executed)")
-        for row in plan["steps"]:
-            binds = f" → [{row['output']}]" if row["output"] else ""
-            env.echo(
-                f"  {row['key']} {row['name']} [{', '.join(row['kinds'])}]{binds}"
-                f" on_error={row['on_error']}"
-            )
-            for text in row["resolved"]:
-                env.echo(f"      {text}")
-            for name, producer in row["waits_for"].items():
-                env.echo(f"      (needs [{name}] from {producer})")
-
-    env.emit(plan, human)
+    plan = dry_run(runner, read_task(env.layout, runner.sid, task_id))
+    env.emit(plan, lambda: env.lines(human_lines(plan)))
 
 
 @cli.command()
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--agent", "agent_option", metavar="CMD", help="Agent command for agent steps.")
+@click.option(
+    "--resume", "resume", is_flag=True, help="Continue the paused run of FILE where it stopped."
+)
+@answer_options
 @json_flag
 @pass_env
-def flow(env: Env, file: str, agent_option: str | None) -> None:
+def flow(
+    env: Env,
+    file: str,
+    agent_option: str | None,
+    resume: bool,
+    output_text: str | None,
+    output_file: str | None,
+    skip: bool,
+) -> None:
     """Run the inline [FLOW_CONTROL] steps of a markdown file, in order.
 
-    Outputs accumulate as [variables]; there are no dependencies and no run record.
+    Outputs accumulate as [variables]; there are no dependencies. A run that stops
+    (an agent step, a failure, Ctrl-C) continues with `wfs flow FILE --resume`.
 
     \b
     Example:
       wfs flow brainstorm-prompt.md --json
+      wfs flow brainstorm-prompt.md --resume --output-file answer.md
     """
-    from wfs.flow import engine
-    from wfs.flow.inline import parse_inline
+    from wfs.flow import signals
+    from wfs.flow.inline import FlowRunner, parse_inline, run_flow
     from wfs.sessions import active_ids
 
+    answer = _resume_answer(output_text, output_file, skip, resume)
     raw, where = read_input(file)
     specs = parse_inline(raw.decode("utf-8", "replace"), where)
     sid = env.session or (active_ids(env.layout) or [""])[0]
-    runner = engine.Runner(env.layout, sid, _agent_command(env, agent_option), _progress(env))
-    task = {"id": "FLOW", "title": where, "flow_control": {"pre_analysis": specs}}
-    result = engine.run_inline(runner, task)
+    prefix = _command_prefix(env, sid) if sid else ["wfs"]
+    runner = FlowRunner(
+        env.layout, sid, _agent_routes(env, agent_option), _progress(env), prefix, file
+    )
+    with signals.handled():
+        result = run_flow(runner, specs, where, {"skip": skip, "output": answer} if resume else None)
 
     def human() -> None:
-        if result["status"] == "paused":
-            _show_pause(env, result)
-        elif result["status"] == "failed":
-            env.echo(f"failed: {result['reason']}")
-        for name, value in result.get("values", {}).items():
-            env.echo(f"[{name}]\n{value}")
+        if result["status"] == "completed":
+            for name, value in result.get("values", {}).items():
+                env.echo(f"[{name}]\n{value}")
+        else:
+            _show_result(env, result)
 
     env.emit(result, human)
-    if result["status"] != "completed":
-        click.get_current_context().exit(3 if result["status"] == "paused" else 1)
+    codes = {"completed": 0, "blocked": 1, "refused": 2, "paused": 3}
+    code = result.get("exit_code", codes.get(result["status"], 1))
+    if code:
+        click.get_current_context().exit(code)
 
 
 @cli.command(context_settings={"ignore_unknown_options": True})

@@ -245,6 +245,8 @@ def _hierarchy(layout: Layout, sid: str) -> Iterator[Finding]:
 
 def _stale_claims(layout: Layout, sid: str) -> Iterator[Finding]:
     """Active tasks claimed by a process of this host that no longer exists."""
+    from wfs.claims import claim_alive
+    from wfs.query import command_prefix, shell_join
     from wfs.tasks import load_tasks, obj
 
     try:
@@ -256,29 +258,33 @@ def _stale_claims(layout: Layout, sid: str) -> Iterator[Finding]:
         owner = execution.get("claimed_by")
         if task.get("status") != "active" or not isinstance(owner, str) or claim_alive(owner):
             continue
-        released = {k: v for k, v in execution.items() if k != "claimed_by"}
+        tid = str(task["id"])
+        resume = shell_join([*command_prefix(sid), "execute", "--resume", tid])
         yield Finding(
-            layout.relative(layout.task_file(sid, str(task["id"]))),
+            layout.relative(layout.task_file(sid, tid)),
             f"stale claim: {owner} is no longer running",
-            "released it: status back to pending (finished steps are kept in the run record)",
-            partial(_write_task, layout, sid, {**task, "status": "pending", "execution": released}),
+            f"released it: {tid} is paused where its run stopped, with its finished steps "
+            f"kept; `{resume}` continues it",
+            partial(_release_claim, layout, sid, task, owner),
         )
 
 
-def claim_alive(owner: str) -> bool:
-    """Whether the `host:pid` owner of a claim may still be running."""
-    import socket
+def _release_claim(layout: Layout, sid: str, task: dict[str, Any], owner: str) -> None:
+    """Pause a task whose runner died: its orphaned step is stopped, its record kept."""
+    from wfs.flow.engine import Runner, now
+    from wfs.tasks import obj
 
-    host, _, pid = owner.rpartition(":")
-    if host != socket.gethostname() or not pid.isdigit():
-        return True  # another machine's process: never assume it died
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    tid = str(task["id"])
+    runner = Runner(layout, sid, None)
+    runner.stop_orphan(tid)
+    record = runner.load_record(tid)
+    where = (record.get("running") or record.get("paused") or {}).get("step")
+    execution = {k: v for k, v in obj(task, "execution").items() if k != "claimed_by"}
+    execution.update(paused_reason=f"its runner {owner} stopped before the task was done")
+    execution["stopped_at"] = now()
+    if where:
+        execution["step"] = where
+    _write_task(layout, sid, {**task, "execution": execution})
 
 
 def _write_task(layout: Layout, sid: str, task: dict[str, Any]) -> None:

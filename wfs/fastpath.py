@@ -38,6 +38,7 @@ def main() -> None:
 def answer(argv: list[str], environ: Any) -> bytes | None:
     """The bytes to print for argv, or None to leave the call to the full CLI."""
     root = environ.get("WFS_ROOT")
+    root_option = None  # a --root given on the command line goes into resume commands
     session = environ.get("WFS_SESSION")
     json_out = False
     color = "NO_COLOR" not in environ
@@ -54,7 +55,10 @@ def answer(argv: list[str], environ: Any) -> bytes | None:
             value = next(args, None)
             if value is None:
                 return None
-            root, session = (value, session) if arg == "--root" else (root, value)
+            if arg == "--root":
+                root = root_option = value
+            else:
+                session = value
         elif arg.startswith("-"):
             return None
         else:
@@ -76,11 +80,12 @@ def answer(argv: list[str], environ: Any) -> bytes | None:
     found = index.cached_answers(workflow, sid, full=command[0] != "status" and command != ["next"])
     if found is None:
         return None
+    prefix = query.command_prefix(sid, root_option)
     if command == ["status"]:
-        data = found["summary"]
+        data = query.status_data(found["summary"], prefix)
         lines = query.status_lines(data, _bold if color and sys.stdout.isatty() else str)
     elif command[0] == "next":
-        data = query.next_data(sid, found, all_ready=len(command) == 2)
+        data = query.next_data(sid, found, len(command) == 2, prefix)
         lines = query.next_lines(data)
     else:
         tid = command[2]

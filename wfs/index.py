@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from wfs.tasks import Task
 
 # marshal's format belongs to the interpreter that wrote it.
-FORMAT = ("wfs-index", 3, sys.hexversion)
+FORMAT = ("wfs-index", 4, sys.hexversion)
 SESSION_FILE = "workflow-session.json"
 TASK_DIR = ".task"
 
@@ -162,7 +162,7 @@ class Snapshot:
             if previous is not None and previous[0] == stamp:
                 task = previous[1]
             else:
-                task = skeleton(read_object(layout, entry.path))
+                task = skeleton(read_object(layout, entry.path), file_stem=entry.name[:-5])
             self.names.append(entry.name)
             self.stamps.append(stamp)
             self.skeletons.append(task)
@@ -238,6 +238,7 @@ def compute_answers(sid: str, data: dict[str, Any], skeletons: list[Task]) -> di
             },
             "ready": ready,
             "blocked": [t for t in leaves if status[t] == "blocked"],
+            "stopped": stopped_tasks(index, leaves),
         },
         "next": [task_row(index, tid) for tid in ready[:1]],
         "ready_rows": [task_row(index, tid) for tid in ready],
@@ -245,3 +246,43 @@ def compute_answers(sid: str, data: dict[str, Any], skeletons: list[Task]) -> di
         "children": index.children,
         "waiting": {tid: w for tid, w in waiting.items() if w},
     }
+
+
+def stopped_tasks(index: Any, leaves: list[str]) -> list[dict[str, Any]]:
+    """Leaves that are not simply pending or completed, and why: paused, blocked,
+    claimed by a process (alive or not, decided when shown), or refused as invalid."""
+    from wfs.layout import task_sort_key
+    from wfs.tasks import obj
+
+    found = []
+    for tid in sorted(leaves, key=task_sort_key):
+        task = index.by_id[tid]
+        status = task.get("status")
+        execution = obj(task, "execution")
+        entry: dict[str, Any] = {"id": tid}
+        if execution.get("step"):
+            entry["step"] = execution["step"]
+        if status == "active" and execution.get("claimed_by"):
+            entry.update(
+                state="claimed",
+                owner=execution["claimed_by"],
+                since=execution.get("resumed_at") or execution.get("started_at"),
+            )
+        elif status == "active":
+            entry.update(state="paused", reason=execution.get("paused_reason") or "paused")
+        elif status == "blocked":
+            entry.update(
+                state="blocked",
+                reason=execution.get("blocked_reason") or "marked blocked (no reason recorded)",
+            )
+        elif status == "pending" and task.get("errors"):
+            count = task["errors"]
+            entry.update(
+                state="invalid",
+                reason=f"{count} validation error{'s' if count != 1 else ''}; "
+                "`wfs validate` names them",
+            )
+        else:
+            continue
+        found.append(entry)
+    return found

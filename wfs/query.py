@@ -25,8 +25,87 @@ def status_lines(summary: dict[str, Any], bold: Callable[[str], str]) -> list[st
         f"Progress: {progress['completed']}/{progress['total']} tasks completed "
         f"({progress['percent']}%)",
         f"Ready:    {_some(summary['ready'])}",
-        f"Blocked:  {_some(summary['blocked'])}",
+        *([] if summary["blocked"] else ["Blocked:  -"]),
+        *stopped_lines(summary.get("stopped", [])),
     ]
+
+
+def command_prefix(sid: str, root: str | None = None) -> list[str]:
+    """How to call wfs again for this session (`root`: a --root given on the command line)."""
+    return ["wfs", *(["--root", root] if root else []), "--session", sid]
+
+
+def status_data(summary: dict[str, Any], prefix: list[str]) -> dict[str, Any]:
+    """The cached summary, with the claims' state and the resume commands of now."""
+    return {**summary, "stopped": stopped_view(summary.get("stopped", []), prefix)}
+
+
+def stopped_view(stopped: list[dict[str, Any]], prefix: list[str]) -> list[dict[str, Any]]:
+    """Each stopped task with what to do about it: a claim is `running` or `stale`
+    (its process is gone), and paused, blocked and stale ones get their resume command."""
+    shown = []
+    for entry in stopped:
+        entry = dict(entry)
+        if entry["state"] == "claimed":
+            from wfs.claims import claim_alive
+
+            entry["state"] = "running" if claim_alive(entry["owner"]) else "stale"
+        if entry["state"] in ("paused", "blocked", "stale"):
+            entry["resume"] = [*prefix, "execute", "--resume", entry["id"]]
+        shown.append(entry)
+    return shown
+
+
+STATE_LABELS = {
+    "paused": "Paused:",
+    "blocked": "Blocked:",
+    "running": "Running:",
+    "stale": "Stale:",
+    "invalid": "Invalid:",
+}
+
+
+def stopped_lines(stopped: list[dict[str, Any]], shown: int = 10) -> list[str]:
+    """Each stopped task on a line, with its resume command; `--json` has them all."""
+    lines = []
+    for entry in stopped[:shown]:
+        state = entry["state"]
+        where = f" at {entry['step']}" if entry.get("step") else ""
+        if state in ("running", "claimed"):
+            text = f"{entry['id']}{where}: claimed by {entry['owner']} since {entry['since']}"
+        elif state == "stale":
+            text = f"{entry['id']}{where}: claimed by {entry['owner']}, which is no longer running"
+        else:
+            text = f"{entry['id']}{where}: {one_line(entry['reason'])}"
+        lines.append(f"{STATE_LABELS.get(state, state):<10}{text}")
+        if entry.get("resume"):
+            lines.append(f"{'':10}resume: {shell_join(entry['resume'])}")
+    if len(stopped) > shown:
+        lines.append(f"{'':10}and {len(stopped) - shown} more (`--json` lists them all)")
+    return lines
+
+
+_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./-_")
+
+
+def shell_join(argv: list[str]) -> str:
+    """`shlex.join` without importing shlex (the fast path counts milliseconds)."""
+    return " ".join(
+        a if a and all(c in _SAFE for c in a) else "'" + a.replace("'", "'\"'\"'") + "'"
+        for a in argv
+    )
+
+
+def one_line(text: Any, limit: int = 200) -> str:
+    """Text from a file, fit for one terminal line: control characters escaped."""
+    text = str(text)
+    first, _, rest = text.strip().partition("\n")
+    shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in first)
+    if len(shown) > limit:
+        shown = shown[: limit - 1] + "…"
+    elif rest.strip():
+        shown += " …"
+    return shown
 
 
 def _some(ids: list[str], shown: int = 10) -> str:
@@ -46,12 +125,23 @@ def row_lines(rows: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
-def next_data(sid: str, answers: dict[str, Any], all_ready: bool) -> dict[str, Any]:
-    return {"session": sid, "tasks": answers["ready_rows" if all_ready else "next"]}
+def next_data(
+    sid: str, answers: dict[str, Any], all_ready: bool, prefix: list[str]
+) -> dict[str, Any]:
+    return {
+        "session": sid,
+        "tasks": answers["ready_rows" if all_ready else "next"],
+        "stopped": stopped_view(answers["summary"].get("stopped", []), prefix),
+    }
 
 
 def next_lines(data: dict[str, Any]) -> list[str]:
-    return row_lines(data["tasks"]) or ["No task is ready."]
+    return row_lines(data["tasks"]) or idle_lines(data["stopped"])
+
+
+def idle_lines(stopped: list[dict[str, Any]]) -> list[str]:
+    """Nothing is ready: say so, and what holds the other tasks."""
+    return ["No task is ready.", *stopped_lines(stopped)]
 
 
 def show_data(sid: str, answers: dict[str, Any], tid: str, task: Any) -> dict[str, Any]:

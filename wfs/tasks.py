@@ -57,10 +57,23 @@ def read_object(layout: Layout, path: Path | str) -> Task:
 
 
 SKELETON_CONTEXT = ("parent", "depends_on", "acceptance")
+# What `status` and `next` say about a stopped or running task.
+SKELETON_EXECUTION = (
+    "claimed_by",
+    "started_at",
+    "resumed_at",
+    "step",
+    "paused_reason",
+    "blocked_reason",
+)
 
 
-def skeleton(task: Task) -> Task:
-    """The part of a task that status, readiness and the views need."""
+def skeleton(task: Task, errors: int | None = None, file_stem: str | None = None) -> Task:
+    """The part of a task that status, readiness and the views need.
+
+    `errors`: how many errors `validate` finds in the task alone (counted here when not
+    given); a task with any is never ready, since `execute` refuses it.
+    """
     kept: Task = {key: task[key] for key in ("id", "title", "status") if key in task}
     agent = obj(task, "meta").get("agent")
     if agent is not None:
@@ -69,7 +82,23 @@ def skeleton(task: Task) -> Task:
     picked = {key: context[key] for key in SKELETON_CONTEXT if key in context}
     if picked:
         kept["context"] = picked
+    execution = obj(task, "execution")
+    stopped = {key: execution[key] for key in SKELETON_EXECUTION if key in execution}
+    if stopped:
+        kept["execution"] = stopped
+    if errors is None:
+        errors = task_errors(task, file_stem if file_stem is not None else task.get("id"))
+    if errors:
+        kept["errors"] = errors
     return kept
+
+
+def task_errors(task: Task, file_stem: Any) -> int:
+    """How many errors `wfs validate` reports in this task file on its own."""
+    from wfs.validate import TaskSource, validate_task
+
+    stem = file_stem if isinstance(file_stem, str) else None
+    return sum(1 for p in validate_task(TaskSource("", task, stem)) if p.severity == "error")
 
 
 def obj(data: Any, key: str) -> dict[str, Any]:
@@ -153,11 +182,16 @@ class TaskIndex:
         return [tid for tid in self.by_id if not self.is_container(tid)]
 
     def ready(self) -> list[str]:
-        """Pending leaves whose dependencies (and their parent's) are completed, by id."""
+        """Pending leaves whose dependencies (and their parent's) are completed, by id.
+
+        A task with validation errors is never ready: `execute` would refuse it.
+        """
         ready = [
             tid
             for tid in self.leaves()
-            if self.by_id[tid].get("status") == "pending" and not self.unmet_dependencies(tid)
+            if self.by_id[tid].get("status") == "pending"
+            and not self.by_id[tid].get("errors")
+            and not self.unmet_dependencies(tid)
         ]
         return sorted(ready, key=task_sort_key)
 

@@ -45,6 +45,16 @@ STEP_FIELDS = (
     "depends_on",
     "output",
 )
+# A step holding none of these gives an agent nothing to do, and wfs nothing to run.
+STEP_WORK = (
+    "title",
+    "description",
+    "action",
+    "modification_points",
+    "logic_flow",
+    "command",
+    "commands",
+)
 LEGACY_KEYS = ("task_description", "modification_points", "logic_flow")
 SESSION_REQUIRED = ("session_id", "type", "current_phase", "status", "progress")
 
@@ -346,6 +356,7 @@ def _check_task(source: TaskSource, report: _Report) -> None:
     _check_meta(data, report)
     _check_context(data, report)
     _check_flow_control(data, report)
+    _check_flat_steps(data, report)
     if "depends_on" in data:
         # Seen in the wild; wfs only reads context.depends_on, so say so rather than ignore it.
         report.warning(
@@ -630,12 +641,45 @@ def _check_flow_control(data: dict[str, Any], report: _Report) -> None:
         )
 
 
-def _check_pre_analysis(steps: Any, report: _Report, outputs: dict[str, Pointer]) -> None:
-    base: Pointer = ("flow_control", "pre_analysis")
+def _check_flat_steps(data: dict[str, Any], report: _Report) -> None:
+    """The flat format's top-level `pre_analysis` and `implementation` arrays, which run
+    when flow_control has no steps of that kind."""
+    flow = data.get("flow_control")
+    flow = flow if isinstance(flow, dict) else {}
+    outputs: dict[str, Pointer] = {}
+    if isinstance(data.get("pre_analysis"), list) and "pre_analysis" not in flow:
+        _check_pre_analysis(data["pre_analysis"], report, outputs, ("pre_analysis",))
+    steps = data.get("implementation")
+    if not isinstance(steps, list) or flow.get("implementation_approach") not in (None, []):
+        return
+    for i, step in enumerate(steps):
+        where: Pointer = ("implementation", i)
+        if isinstance(step, str) and step.strip():
+            continue  # an agent step with this text
+        if not isinstance(step, dict) or not any(
+            isinstance(step.get(key), (str, list)) and step.get(key) for key in STEP_WORK
+        ):
+            report.error(
+                where,
+                "implementation",
+                "an implementation step must be a non-empty string or an object with one of "
+                f"{', '.join(STEP_WORK)}; got {_got(step)}",
+            )
+            continue
+        _check_commands(step, where, "implementation", report, required=False)
+        _check_run_options(step, where, "implementation", report)
+
+
+def _check_pre_analysis(
+    steps: Any,
+    report: _Report,
+    outputs: dict[str, Pointer],
+    base: Pointer = ("flow_control", "pre_analysis"),
+) -> None:
     rule = "pre-analysis"
     if not isinstance(steps, list):
         report.error(
-            base, rule, f"flow_control.pre_analysis must be an array of steps, got {_got(steps)}"
+            base, rule, f"{'.'.join(map(str, base))} must be an array of steps, got {_got(steps)}"
         )
         return
     for i, step in enumerate(steps):
@@ -795,13 +839,36 @@ def _check_implementation(
     numbers: dict[int, int] = {}  # step number -> array index of the step that has it
     for i, step in enumerate(steps):
         where: Pointer = (*base, i)
+        if isinstance(step, str) and step.strip():
+            report.warning(
+                where,
+                rule,
+                "step is a string, not a step object; it runs as an agent step with this text",
+            )
+            continue
         if not isinstance(step, dict):
-            report.error(where, rule, f"an implementation step must be an object, got {_got(step)}")
+            report.error(
+                where,
+                rule,
+                f"an implementation step must be an object (or a string), got {_got(step)}",
+            )
             continue
         missing = [field for field in STEP_FIELDS if field not in step]
-        if missing:
+        if not any(
+            isinstance(step.get(key), (str, list)) and step.get(key)
+            for key in STEP_WORK
+        ):
+            report.error(
+                where, rule, f"step has nothing to do: it has none of {', '.join(STEP_WORK)}"
+            )
+        elif missing:
             fields = "field" if len(missing) == 1 else "fields"
-            report.error(where, rule, f"step is missing required {fields}: {', '.join(missing)}")
+            how = " (an unnumbered step runs at its position)" if "step" in missing else ""
+            report.warning(
+                where,
+                rule,
+                f"step lacks the seed's {fields} {', '.join(missing)}; it runs as written{how}",
+            )
         if "step" in step:
             _check_step_number(step["step"], i, where, numbers, report)
         for key in ("title", "description"):
@@ -1207,17 +1274,20 @@ def _check_file(layout: Layout, path: Path, name: str) -> _Checked:
         return _Checked(name, [problem], None, False)
     report = _Report(where, data)
     _check_task(TaskSource(where, data, name[: -len(".json")]), report)
+    problems = report.problems()
+    errors = sum(1 for p in problems if p.severity == "error")
     return _Checked(
-        name, report.problems(), skeleton(data) if isinstance(data, dict) else None, True
+        name, problems, skeleton(data, errors) if isinstance(data, dict) else None, True
     )
 
 
 def _rules_stamp() -> tuple[Any, ...]:
     """Cached results are only as good as the rules that produced them."""
     from wfs import __version__
+    from wfs.index import FORMAT
 
     st = Path(__file__).stat()
-    return (__version__, st.st_mtime_ns, st.st_size)
+    return (__version__, FORMAT, st.st_mtime_ns, st.st_size)
 
 
 def _checked_files(layout: Layout, sid: str) -> list[_Checked]:

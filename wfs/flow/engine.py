@@ -1,39 +1,49 @@
-"""The flow-control engine: claim a task, run its steps, record, pause, resume, complete.
+"""The flow-control engine: claim a task, run its steps, record, stop, resume, complete.
 
 A task is claimed under the session lock (status `active`, owner recorded), so several
 `wfs execute` processes never run the same task. Steps run outside the lock. Every
 step's outcome and output go to a run record (`.runs/<ID>.json`, ignored by git), so a
-resumed run never repeats a finished step.
+resumed run never repeats a finished step, nor a finished command of a step.
+
+Every stop leaves the task where `wfs execute --resume ID` continues it:
+
+- paused (status `active`, no claim, `execution.paused_reason`): waiting for an agent,
+  a checkpoint, an empty answer, or an interruption (Ctrl-C, SIGTERM, SIGHUP);
+- blocked (`execution.blocked_reason`): a step failed, an agent answered
+  `## TASK BLOCKED`, or a step asks for manual intervention;
+- a claim whose process died (SIGKILL, a crash): `--resume` takes it over.
 """
 
 from __future__ import annotations
 
 import os
-import socket
 import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
+
+import orjson
 
 from wfs import store
+from wfs.claims import claim_alive, owner_id
 from wfs.edit import editing, refuse_container, unknown_task
 from wfs.errors import WfsError
+from wfs.flow import brief as brief_mod
+from wfs.flow import signals
 from wfs.flow import steps as run_steps
-from wfs.flow.variables import (
-    MissingInput,
-    as_text,
-    check_inputs,
-    substitute_prose,
-    substitute_session,
-)
-from wfs.index import load_skeletons
+from wfs.flow.answer import Answer, EmptyAnswer, read_answer
+from wfs.flow.routing import AgentRoutes
+from wfs.flow.variables import MissingInput, check_inputs, substitute_session
+from wfs.flow.work import Step, Uninterpretable, task_steps
 from wfs.layout import Layout, check_task_id
-from wfs.tasks import Task, TaskIndex, depends_on, obj
+from wfs.tasks import Task, obj
 
 RUNS_DIR = ".runs"
-ON_ERROR = ("skip_optional", "fail", "retry_once", "manual_intervention")
-PROSE_FIELDS = ("title", "description", "action")
+TAIL_BYTES = 64 * 1024  # of stdout and of stderr, kept in the run record for each failure
+TAIL_LINES = 20  # shown to people and in --json
+SUMMARY_OUTPUT_CHARS = 2000  # an output longer than this is cut in the summary, and linked
+SUMMARY_OUTPUT_LINES = 40
 TASK_VARIABLES = (
     "focus_paths",
     "depends_on",
@@ -44,30 +54,39 @@ TASK_VARIABLES = (
     "shared_context",
     "artifacts",
 )
+FINISHED = ("done", "skipped")
+WAITING_FOR_AGENT = "waiting for an agent"
+CHECKPOINT = "checkpoint reached; the agent continues from its partial answer"
 
 
-class Step(NamedTuple):
-    key: str  # "pre_analysis/0", "implementation_approach/2"
-    name: str  # step id or title, for progress lines
-    spec: dict[str, Any]
-    output: str | None  # variable the result binds to
+class Stop(Exception):
+    """The task stops at `step`; `run_task` records why."""
 
-
-class Pause(Exception):
-    """Execution stops, waiting for an agent or a person (exit 3)."""
-
-    def __init__(self, step: Step, reason: str, brief: dict[str, Any]) -> None:
-        super().__init__(reason)
-        self.step = step
-        self.reason = reason
-        self.brief = brief
-
-
-class StepFailed(Exception):
     def __init__(self, step: Step, reason: str) -> None:
         super().__init__(reason)
         self.step = step
         self.reason = reason
+
+
+class Pause(Stop):
+    """Waiting for an agent or a person (exit 3). `manual`: the task is blocked meanwhile."""
+
+    def __init__(self, step: Step, reason: str, brief: dict[str, Any], manual: bool = False):
+        super().__init__(step, reason)
+        self.brief = brief
+        self.manual = manual
+
+
+class Refused(Stop):
+    """An agent's answer was refused (empty): the step stays paused (exit 2)."""
+
+
+class StepFailed(Stop):
+    """A step failed (or its agent answered TASK BLOCKED): the task is blocked (exit 1)."""
+
+    def __init__(self, step: Step, reason: str, tries: list[dict[str, Any]]) -> None:
+        super().__init__(step, reason)
+        self.tries = tries
 
 
 Progress = Callable[[str, dict[str, Any]], None]
@@ -77,65 +96,69 @@ def now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def owner_id() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}"
+class TaskRun:
+    """One run of a task: its steps, its run record, and the values bound so far."""
+
+    def __init__(self, runner: Runner, task: Task, plan: list[Step], record: dict[str, Any]):
+        self.task = task
+        self.plan = plan
+        self.record = record
+        self.values = runner.base_values(task)
+        self.declared = {s.output for s in plan if s.output}
+        self.produced: dict[str, tuple[str, str]] = {}  # output name -> (step key, text)
+        # Steps after agent work: a failing check there goes back to the agent.
+        self.after_agent: set[str] = set()
+        seen_agent = False
+        for step in plan:
+            if seen_agent:
+                self.after_agent.add(step.key)
+            seen_agent = seen_agent or has_agent_part(step)
+
+    def bind(self, step: Step, output: str) -> None:
+        if step.output:
+            self.values[step.output] = output
+            self.produced[step.output] = (step.key, output)
 
 
-def ordered_steps(task: Task) -> list[Step]:
-    """pre_analysis in order, then implementation_approach in depends_on order."""
-    flow = obj(task, "flow_control")
-    found: list[Step] = []
-    pre = flow.get("pre_analysis")
-    for i, spec in enumerate(pre if isinstance(pre, list) else []):
-        if isinstance(spec, dict):
-            name = str(spec.get("step", i + 1))
-            found.append(Step(f"pre_analysis/{i}", name, spec, _name(spec.get("output_to"))))
-    approach = flow.get("implementation_approach")
-    impl = [s for s in approach if isinstance(s, dict)] if isinstance(approach, list) else []
-    by_number = {s.get("step"): s for s in impl}
-    done: set[Any] = set()
-    visiting: set[Any] = set()
-
-    def visit(spec: dict[str, Any]) -> None:
-        number = spec.get("step")
-        if number in done:
-            return
-        if number in visiting:
-            raise WfsError(
-                f"{task.get('id')}: implementation steps depend on each other in a cycle"
-            )
-        visiting.add(number)
-        deps = spec.get("depends_on")
-        for dep in deps if isinstance(deps, list) else []:
-            if dep in by_number:
-                visit(by_number[dep])
-        visiting.discard(number)
-        done.add(number)
-        title = str(spec.get("title") or f"step {number}")
-        found.append(
-            Step(f"implementation_approach/{number}", title, spec, _name(spec.get("output")))
-        )
-
-    for spec in impl:
-        visit(spec)
-    return found
+def has_agent_part(step: Step) -> bool:
+    return not step.parts or any(run_steps.classify(p).kind == "agent" for p in step.parts)
 
 
-def _name(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
+def agent_only(step: Step) -> bool:
+    return all(run_steps.classify(p).kind == "agent" for p in step.parts)
+
+
+def fix_budget(step: Step) -> int:
+    """How many times a failing check of this step goes back to the agent."""
+    n = step.spec.get("max_iterations")
+    if isinstance(n, int) and not isinstance(n, bool) and n >= 1:
+        return n
+    return 1 if step.spec.get("on_error") == "retry_once" else 0
 
 
 class Runner:
     """Runs the tasks of one session."""
 
     def __init__(
-        self, layout: Layout, sid: str, agent: str | None, progress: Progress | None = None
+        self,
+        layout: Layout,
+        sid: str,
+        routes: AgentRoutes | None = None,
+        progress: Progress | None = None,
+        command_prefix: list[str] | None = None,
+        scope: str = "task",
     ) -> None:
         self.layout = layout
         self.sid = sid
-        self.agent = agent
+        self.routes = routes or AgentRoutes(None, {}, None)
         self.progress = progress or (lambda event, data: None)
         self.owner = owner_id()
+        # How people and agents call wfs again: the resume commands start with it.
+        self.command_prefix = command_prefix or ["wfs", "--session", sid]
+        self.scope = scope  # "task": consecutive agent steps in one hand-off; "step": one each
+
+    def resume_argv(self, tid: str) -> list[str]:
+        return [*self.command_prefix, "execute", "--resume", tid]
 
     # ------------------------------------------------------------ claiming
 
@@ -155,11 +178,9 @@ class Runner:
                 refuse_container(index, tid, "execute it")
                 status = index.by_id[tid].get("status")
                 if status != "pending":
-                    hint = (
-                        f"; resume it with `wfs execute --resume {tid}`"
-                        if status in ("active", "blocked")
-                        else ""
-                    )
+                    hint = ""
+                    if status in ("active", "blocked"):
+                        hint = f"; resume it with `{_shell(self.resume_argv(tid))}`"
                     raise WfsError(f"{tid} is {status}, not pending{hint}")
                 waiting = index.unmet_dependencies(tid)
                 if waiting:
@@ -167,58 +188,123 @@ class Runner:
             task = draft.get(tid)
             self.preflight(task)
             execution = dict(obj(task, "execution"))
+            for key in ("blocked_reason", "paused_reason", "step", "stopped_at", "finished_at"):
+                execution.pop(key, None)
             execution.update(
                 claimed_by=self.owner,
                 started_at=now(),
                 attempts=int(execution.get("attempts", 0)) + 1,
             )
-            execution.pop("blocked_reason", None)
-            execution.pop("paused_step", None)
             claimed = {**task, "status": "active", "execution": execution}
             draft.put(claimed)
+            self.save_record(new_record(tid))
             return claimed
 
-    def preflight(self, task: Task) -> None:
-        """Refuse, before any change, a task whose built-ins would leave the project root."""
+    def preflight(self, task: Task) -> list[Step]:
+        """The task's steps; refuses (exit 2, nothing changed) what cannot run as written.
+
+        That is what `validate` reports as an error in the task, what wfs cannot read as
+        steps, and built-ins whose literal paths leave the project root.
+        """
+        from wfs.validate import TaskSource, validate_task
+
+        tid = task["id"]
+        where = self.layout.relative(self.layout.task_file(self.sid, tid))
+        errors = [
+            str(p)
+            for p in validate_task(TaskSource(where, task, tid))
+            if p.severity == "error"
+        ]
+        if errors:
+            raise WfsError(
+                f"{tid} cannot run as written; nothing was changed "
+                f"(`wfs validate` reports the same):\n" + "\n".join(errors)
+            )
+        try:
+            plan = task_steps(task)
+        except Uninterpretable as err:
+            raise WfsError(
+                f"{tid} cannot run as written; nothing was changed:\n{where}{err.message}"
+            ) from None
         problems = []
-        for step in ordered_steps(task):
-            for text in self.commands(step):
+        for step in plan:
+            for text in step.parts:
                 command = run_steps.classify(substitute_session(text, self.sid))
                 why = run_steps.escapes_root(command, self.layout.root)
                 if why:
                     problems.append(f"{step.key} ({step.name}): {why}")
         if problems:
             raise WfsError(
-                f"{task['id']} is unsafe to run; nothing was changed:\n" + "\n".join(problems)
+                f"{tid} is unsafe to run; nothing was changed:\n" + "\n".join(problems)
             )
+        return plan
 
-    def reclaim(self, tid: str) -> Task:
-        """Take back a paused or blocked task for `--resume`."""
+    def reclaim(self, requested: str) -> tuple[Task, list[str]]:
+        """Take back a stopped task for `--resume`: paused, blocked, or claimed by a
+        process that is gone. Returns the task and notes on what was taken over."""
+        notes: list[str] = []
         with editing(self.layout, self.sid, check=False) as draft:
-            task = draft.get(check_task_id(tid))
-            record = self.load_record(tid)
-            if not record.get("paused"):
-                raise WfsError(f"{tid} is not paused; nothing to resume")
+            tid = check_task_id(requested)
+            if tid not in draft.skeletons:
+                raise unknown_task(tid, draft.skeletons)
+            refuse_container(draft.index(), tid, "resume it")
+            task = draft.get(tid)
+            status = task.get("status")
             execution = dict(obj(task, "execution"))
+            owner = execution.get("claimed_by")
+            if status == "completed":
+                raise WfsError(f"{tid} is already completed; nothing to resume")
+            if status == "pending":
+                raise WfsError(
+                    f"{tid} has not started; run it with "
+                    f"`{_shell([*self.command_prefix, 'execute', tid])}`"
+                )
+            if status not in ("active", "blocked"):
+                raise WfsError(f"{tid} is {status}; only a paused or blocked task resumes")
+            if isinstance(owner, str) and owner:
+                if claim_alive(owner):
+                    since = execution.get("resumed_at") or execution.get("started_at")
+                    raise WfsError(
+                        f"{tid} is being executed by {owner} (since {since}); "
+                        "wait for it to stop, or stop that process first"
+                    )
+                notes.append(f"took over the claim of {owner}, which is no longer running")
+                notes.extend(self.stop_orphan(tid))
+            self.preflight(task)
+            if self.load_record(tid).get("finished_at"):
+                self.save_record(new_record(tid))  # that run completed: this one starts over
+            for key in ("blocked_reason", "paused_reason", "stopped_at"):
+                execution.pop(key, None)
             execution.update(claimed_by=self.owner, resumed_at=now())
-            execution.pop("blocked_reason", None)
             claimed = {**task, "status": "active", "execution": execution}
             draft.put(claimed)
-            return claimed
+            return claimed, notes
+
+    def stop_orphan(self, tid: str) -> list[str]:
+        """Stop the step a killed runner left running, before anything runs it again."""
+        running = self.load_record(tid).get("running")
+        if not isinstance(running, dict) or not isinstance(running.get("pid"), int):
+            return []
+        if run_steps.stop_orphan(running["pid"], str(running.get("token", ""))):
+            return [f"stopped the orphaned process group {running['pid']} of {running['step']}"]
+        return []
 
     def finish(
-        self, tid: str, status: str, reason: str | None = None, paused_step: str | None = None
+        self, tid: str, status: str, reason: str | None = None, step: str | None = None
     ) -> None:
+        """Release the claim: completed, blocked (with its reason) or paused (`active`)."""
         with editing(self.layout, self.sid, check=False) as draft:
             task = draft.get(tid)
             execution = dict(obj(task, "execution"))
-            execution.pop("claimed_by", None)
-            execution["finished_at" if status == "completed" else "stopped_at"] = now()
-            for key, value in (("blocked_reason", reason), ("paused_step", paused_step)):
-                if value is None:
-                    execution.pop(key, None)
-                else:
-                    execution[key] = value
+            for key in ("claimed_by", "blocked_reason", "paused_reason", "step", "paused_step"):
+                execution.pop(key, None)
+            if status == "completed":
+                execution["finished_at"] = now()
+            else:
+                execution["stopped_at"] = now()
+                execution["blocked_reason" if status == "blocked" else "paused_reason"] = reason
+                if step is not None:
+                    execution["step"] = step
             draft.put({**task, "status": status, "execution": execution})
 
     # ------------------------------------------------------------ run records
@@ -229,7 +315,7 @@ class Runner:
     def load_record(self, tid: str) -> dict[str, Any]:
         path = self.record_path(tid)
         if not path.exists():
-            return {"task": tid, "steps": {}, "paused": None}
+            return new_record(tid)
         data = store.read_json(path, self.layout.relative(path))
         if not isinstance(data, dict) or not isinstance(data.get("steps"), dict):
             raise WfsError(f"{self.layout.relative(path)}: not a wfs run record")
@@ -237,9 +323,13 @@ class Runner:
 
     def save_record(self, record: dict[str, Any]) -> None:
         # Atomic but not fsynced: a killed process loses nothing (the page cache
-        # survives it), and after a power cut the task's steps simply run again.
+        # survives it), and after a power cut the unrecorded steps simply run again.
         path = self.record_path(record["task"])
         store.write_bytes(path, store.dumps(record), durable=False)
+
+    def output_path(self, tid: str, name: str) -> Path:
+        """Where a step output too long to show is kept whole, next to the run record."""
+        return self.record_path(tid).with_suffix("") / f"{name}.txt"
 
     # ------------------------------------------------------------ variables
 
@@ -247,224 +337,361 @@ class Runner:
         context = obj(task, "context")
         values: dict[str, Any] = {name: context[name] for name in TASK_VARIABLES if name in context}
         values.update(id=task.get("id"), title=task.get("title"), session_id=self.sid)
-        values["dependency_summaries"] = self.dependency_summaries(task)
+        if self.sid:
+            texts = [d["text"] for d in brief_mod.dependencies(self, task) if "text" in d]
+            values["dependency_summaries"] = "\n".join(texts)
         return values
-
-    def dependency_summaries(self, task: Task) -> str:
-        index = TaskIndex(load_skeletons(self.layout, self.sid))
-        texts = []
-        for dep in depends_on(task):
-            for tid in index.children.get(dep) or [dep]:
-                path = self.summary_path(tid)
-                if path.exists():
-                    texts.append(path.read_text(encoding="utf-8"))
-        return "\n".join(texts)
 
     def summary_path(self, tid: str) -> Path:
         return self.layout.session_dir(self.sid) / ".summaries" / f"{tid}-summary.md"
 
     # ------------------------------------------------------------ running
 
-    def execute(self, task: Task, resume: dict[str, Any] | None = None) -> dict[str, Any]:
-        """Run a claimed task's steps; returns the result object. Raises Pause."""
+    def execute(
+        self, task: Task, resume: dict[str, Any] | None = None, plan: list[Step] | None = None
+    ) -> dict[str, Any]:
+        """Run a claimed task's unfinished steps. Raises a Stop, or Interrupted.
+
+        `resume` (`{"output": text}` or `{"skip": True}`) applies to the first unfinished
+        step, which is where the task stopped. `plan`: the steps, if not the task's own.
+        """
         tid = task["id"]
-        record = self.load_record(tid)
-        if resume is None:
-            record = {"task": tid, "started_at": now(), "steps": {}, "paused": None}
-        values = self.base_values(task)
-        plan = ordered_steps(task)
-        declared = {s.output for s in plan if s.output}
-        for step in plan:
+        plan = task_steps(task) if plan is None else plan
+        run = TaskRun(self, task, plan, self.load_record(tid))
+        record = run.record
+        given = resume
+        i = 0
+        while i < len(plan):
+            step = plan[i]
             entry = record["steps"].get(step.key)
-            if entry and entry["status"] in ("done", "skipped"):
-                self._bind(values, step, entry.get("output", ""))
+            if entry and entry.get("status") in FINISHED:
+                run.bind(step, entry.get("output", ""))
+                i += 1
                 continue
-            if (
-                resume is not None
-                and record.get("paused", {})
-                and record["paused"]["step"] == step.key
-            ):
-                given = self._resumed(step, resume)
-                if given is not None:
-                    record["steps"][step.key] = given
-                    record["paused"] = None
-                    self.save_record(record)
-                    self._bind(values, step, given["output"])
-                    self.progress(
-                        "step",
-                        {
-                            "task": tid,
-                            "step": step.key,
-                            "name": step.name,
-                            "outcome": given["status"],
-                            "elapsed": 0.0,
-                        },
-                    )
-                    continue
-            record["paused"] = None
+            group = self._group(run, i)
             try:
-                entry = self.run_step(task, step, values, declared)
-            except Pause as pause:
-                record["paused"] = {"step": step.key, "reason": pause.reason}
+                signals.check()
+                self.run_step(run, group, given)
+            except signals.Interrupted as stop:
+                record["paused"] = {"step": step.key, "reason": f"interrupted ({stop.name})"}
+                record["running"] = None
                 self.save_record(record)
+                stop.step_key = step.key
                 raise
-            record["steps"][step.key] = entry
-            self.save_record(record)
-            self._bind(values, step, entry.get("output", ""))
+            given = None
+            i += len(group)
         record["finished_at"] = now()
+        record["paused"] = None
         self.save_record(record)
         steps = [
             record["steps"][s.key] | {"key": s.key, "name": s.name, "bind": s.output} for s in plan
         ]
-        return {"task": tid, "steps": steps, "values": values}
+        return {"task": tid, "steps": steps, "values": run.values}
 
-    def _bind(self, values: dict[str, Any], step: Step, output: str) -> None:
-        if step.output:
-            values[step.output] = output
-
-    def _resumed(self, step: Step, resume: dict[str, Any]) -> dict[str, Any] | None:
-        if resume.get("skip"):
-            return {"status": "skipped", "output": "", "how": "skipped on resume"}
-        if resume.get("output") is not None:
-            return {"status": "done", "output": resume["output"], "how": "given on resume"}
-        return None  # run the step again
-
-    def run_step(
-        self, task: Task, step: Step, values: dict[str, Any], declared: set[str]
-    ) -> dict[str, Any]:
-        """Run one step with its on_error strategy; returns its record entry."""
-        on_error = step.spec.get("on_error", "fail")
-        if on_error not in ON_ERROR:
-            on_error = "fail"
-        started = time.monotonic()
-        self.progress("start", {"task": task["id"], "step": step.key, "name": step.name})
-        attempts = 0
-        while True:
-            attempts += 1
-            ok, output, error = self._attempt(task, step, values, declared)
-            if ok or on_error != "retry_once" or attempts > 1:
+    def _group(self, run: TaskRun, index: int) -> list[Step]:
+        """The step at `index`, with the agent steps right after it that go to the agent
+        in the same hand-off (implementation steps only, with `--agent-scope task`)."""
+        first = run.plan[index]
+        if self.scope != "task" or not _groupable(first):
+            return [first]
+        group = [first]
+        for step in run.plan[index + 1 :]:
+            entry = run.record["steps"].get(step.key) or {}
+            if entry.get("status") in FINISHED or not _groupable(step):
                 break
-        elapsed = round(time.monotonic() - started, 3)
-        entry = {
-            "status": "done" if ok else "failed",
-            "output": output,
-            "error": error,
-            "attempts": attempts,
-            "elapsed": elapsed,
-        }
-        if not ok:
-            if on_error == "skip_optional":
-                entry.update(status="skipped", output="")
-            elif on_error == "manual_intervention":
-                self.progress(
-                    "step",
-                    {
-                        "task": task["id"],
-                        "step": step.key,
-                        "name": step.name,
-                        "outcome": "paused",
-                        "elapsed": elapsed,
-                    },
-                )
-                raise Pause(
-                    step,
-                    f"manual intervention needed: {error}",
-                    self.brief(task, step, values, error),
-                )
-        self.progress(
-            "step",
-            {
-                "task": task["id"],
-                "step": step.key,
-                "name": step.name,
-                "outcome": entry["status"],
-                "elapsed": elapsed,
-            },
-        )
-        if entry["status"] == "failed":
-            raise StepFailed(step, f"step {step.key} ({step.name}) failed: {error}")
-        return entry
+            group.append(step)
+        return group
 
-    def _attempt(
-        self, task: Task, step: Step, values: dict[str, Any], declared: set[str]
-    ) -> tuple[bool, str, str]:
-        commands = self.commands(step)
+    def run_step(self, run: TaskRun, group: list[Step], given: dict[str, Any] | None) -> None:
+        """Run what is left of a step (with the agent steps grouped with it), part by
+        part, with its on_error strategy. Raises a Stop when the task stops here."""
+        step = group[0]
+        tid = run.task["id"]
+        record = run.record
+        previous = record["steps"].get(step.key) or {}
+        done: list[str] = list(previous.get("parts") or [])
+        checkpoints: list[str] = list(previous.get("checkpoints") or [])
+        fixes: list[dict[str, Any]] = list(previous.get("fixes") or [])
+        waiting_fix: dict[str, Any] | None = previous.get("fix")
+        tries: list[dict[str, Any]] = []
+        parts = step.parts or ("",)
+        budget = fix_budget(step) if step.key in run.after_agent else 0
+        started = time.monotonic()
+        self.progress("start", {"task": tid, "step": step.key, "name": _names(group)})
+
+        def save(status: str, **extra: Any) -> dict[str, Any]:
+            entry = {
+                "status": status,
+                "parts": done,
+                "elapsed": round(time.monotonic() - started, 3),
+                **({"checkpoints": checkpoints} if checkpoints else {}),
+                **({"fixes": fixes} if fixes else {}),
+                **({"tries": tries} if tries else {}),
+                **extra,
+            }
+            record["steps"][step.key] = entry
+            if status in FINISHED:
+                for other in group[1:]:
+                    record["steps"][other.key] = {
+                        "status": status,
+                        "output": entry.get("output", ""),
+                        "elapsed": 0.0,
+                        "how": f"in one hand-off with {step.key}",
+                    }
+            record["running"] = None
+            record["paused"] = (
+                None if status in FINISHED else {"step": step.key, "reason": extra.get("reason")}
+            )
+            self.save_record(record)
+            self.progress(
+                "step",
+                {
+                    "task": tid,
+                    "step": step.key,
+                    "name": _names(group),
+                    "outcome": status,
+                    "elapsed": entry["elapsed"],
+                },
+            )
+            if status in FINISHED:
+                for member in group:
+                    run.bind(member, entry.get("output", ""))
+            return entry
+
+        if given and given.get("skip"):
+            save("skipped", output="", how="skipped on resume")
+            return
+        hows: list[str] = []
+        try:
+            while len(done) < len(parts):
+                index = len(done)
+                text = substitute_session(parts[index], self.sid)
+                command = (
+                    run_steps.classify(text) if text.strip() else run_steps.Command("agent", "")
+                )
+                if command.kind == "agent":
+                    if given and given.get("output") is not None:
+                        answer = read_answer(given["output"], "the resume")
+                        hows.append("given on resume")
+                    else:
+                        answer = self._ask(run, group, command.text, index, checkpoints, save)
+                        hows.append("answered by the agent")
+                    given = None
+                    if answer.kind == "checkpoint":
+                        checkpoints.append(answer.text)
+                        brief = self.brief(run, group, command.text, checkpoints=checkpoints)
+                        save("paused", reason=CHECKPOINT)
+                        raise Pause(step, CHECKPOINT, brief)
+                    if answer.kind == "blocked":
+                        save("blocked", reason=answer.reason, answer=answer.text)
+                        raise StepFailed(
+                            step,
+                            f"agent reported TASK BLOCKED at {_label(step)}: {answer.reason}",
+                            [],
+                        )
+                    done.append("\n\n".join([*checkpoints, answer.text]))
+                    checkpoints = []
+                    continue
+                if waiting_fix is not None and given and given.get("output") is not None:
+                    answer = read_answer(given["output"], "the resume")
+                    self._fixed(step, answer, waiting_fix, fixes, save)
+                given = None
+                waiting_fix = None
+                while True:
+                    failure, part_tries = self._run_command(
+                        run, step, command, text, index, retries=1 if budget else None
+                    )
+                    tries.extend(part_tries)
+                    if failure is None:
+                        done.append(part_tries[-1]["output"])
+                        break
+                    if len(fixes) >= budget:
+                        self._failed(run, step, failure, save)
+                        return  # skip_optional: the step is skipped
+                    fix = {
+                        "step": step.key,
+                        "command": text,
+                        "error": failure,
+                        "stdout": tail_lines(part_tries[-1].get("stdout", "")),
+                        "stderr": tail_lines(part_tries[-1].get("stderr", "")),
+                        "iteration": len(fixes) + 1,
+                        "of": budget,
+                    }
+                    self.progress(
+                        "fix", {"task": tid, "step": step.key, "name": step.name, **fix}
+                    )
+                    answer = self._ask(run, [step], "", index, [], save, fix=fix)
+                    self._fixed(step, answer, fix, fixes, save)
+        except EmptyAnswer as empty:
+            save("paused", reason=empty.message)
+            raise Refused(step, f"{_label(step)}: {empty.message}") from None
+        except signals.Interrupted:
+            save("interrupted", reason="interrupted")
+            raise
+        if fixes:
+            hows.append(f"after {len(fixes)} fix{'es' if len(fixes) != 1 else ''}")
+        output = "\n".join(part.rstrip("\n") for part in done)
+        save("done", output=output, **({"how": ", ".join(hows)} if hows else {}))
+
+    def _fixed(
+        self,
+        step: Step,
+        answer: Answer,
+        fix: dict[str, Any],
+        fixes: list[dict[str, Any]],
+        save: Callable[..., dict[str, Any]],
+    ) -> None:
+        """Record the agent's answer to a fix brief; the check then runs again."""
+        if answer.kind == "blocked":
+            save("blocked", reason=answer.reason, answer=answer.text)
+            raise StepFailed(
+                step,
+                f"agent reported TASK BLOCKED while fixing {_label(step)}: {answer.reason}",
+                [],
+            )
+        fixes.append({"iteration": fix["iteration"], "error": fix["error"], "answer": answer.text})
+
+    def _ask(
+        self,
+        run: TaskRun,
+        group: list[Step],
+        command: str,
+        index: int,
+        checkpoints: list[str],
+        save: Callable[..., dict[str, Any]],
+        fix: dict[str, Any] | None = None,
+    ) -> Answer:
+        """The agent's answer to the brief for `group` (or to a fix brief). Pauses when
+        no agent is configured; a failing agent fails the step."""
+        step = group[0]
+        brief = self.brief(run, group, command, checkpoints=checkpoints, fix=fix)
+        handoff = self.routes.for_task(run.task)
+        if handoff is None:
+            reason = WAITING_FOR_AGENT
+            if fix:
+                reason = f"waiting for an agent to fix {step.key}: {fix['error']}"
+            save("paused", reason=reason, **({"fix": fix} if fix else {}))
+            raise Pause(step, reason, brief)
+        from wfs.flow.brief import as_text
+
+        token = os.urandom(8).hex()
+        stdin = orjson.dumps(brief).decode() if handoff.form == "json" else as_text(brief)
+        result = run_steps.run_agent(
+            handoff.command,
+            stdin,
+            self.layout.root,
+            self._started(run.record, step, index, token),
+            {"WFS_STEP": token},
+        )
+        if result.exit_code != 0 or result.timed_out:
+            error = f"the agent `{handoff.command}` failed: {_failure(result, None)}"
+            entry = {"part": index, "exit_code": result.exit_code, "error": error}
+            entry.update(stdout=_tail_bytes(result.output), stderr=_tail_bytes(result.error))
+            reason = f"step {_label(step)} failed: {error}"
+            save("failed", reason=reason, error=error, tries=[entry])
+            raise StepFailed(step, reason, [entry])
+        return read_answer(result.output, f"the agent `{handoff.command}`")
+
+    def _run_command(
+        self,
+        run: TaskRun,
+        step: Step,
+        command: run_steps.Command,
+        text: str,
+        index: int,
+        retries: int | None,
+    ) -> tuple[str | None, list[dict[str, Any]]]:
+        """Run one command part: (None, tries) on success, (why, tries) on failure.
+        `retries`: how many tries (default: two for `retry_once`, else one)."""
         criteria = step.spec.get("success_criteria")
+        criteria = criteria if isinstance(criteria, str) else None
         timeout = step.spec.get("timeout")
         timeout = float(timeout) if isinstance(timeout, (int, float)) and timeout > 0 else None
-        outputs: list[str] = []
-        for text in commands or [""]:
-            text = substitute_session(text, self.sid)
-            command = run_steps.classify(text)
-            if command.kind == "agent":
-                result = self.agent_step(task, step, values, command.text)
-            else:
-                try:
-                    check_inputs(text, values, declared)
-                except MissingInput as missing:
-                    return False, "", missing.message
-                result = run_steps.run_command(command, values, self.layout.root, timeout)
-            if not run_steps.meets(criteria if isinstance(criteria, str) else None, result):
-                detail = result.error.strip() or f"exit code {result.exit_code}"
-                if result.exit_code == 0 and criteria:
-                    detail = f"success criteria {criteria!r} not met"
-                return False, result.output, detail
-            outputs.append(result.output)
-        return True, "\n".join(o.rstrip("\n") for o in outputs), ""
+        if retries is None:
+            retries = 2 if step.spec.get("on_error") == "retry_once" else 1
+        tries: list[dict[str, Any]] = []
+        for _ in range(retries):
+            try:
+                check_inputs(text, run.values, run.declared)
+            except MissingInput as missing:
+                tries.append({"part": index, "error": missing.message})
+                return missing.message, tries
+            token = os.urandom(8).hex()
+            began = time.monotonic()
+            result = run_steps.run_command(
+                command,
+                run.values,
+                self.layout.root,
+                timeout,
+                self._started(run.record, step, index, token),
+                {"WFS_STEP": token},
+            )
+            entry: dict[str, Any] = {
+                "part": index,
+                "exit_code": result.exit_code,
+                "elapsed": round(time.monotonic() - began, 3),
+            }
+            if run_steps.meets(criteria, result):
+                entry["output"] = result.output
+                tries.append(entry)
+                return None, tries
+            entry.update(
+                error=_failure(result, criteria),
+                stdout=_tail_bytes(result.output),
+                stderr=_tail_bytes(result.error),
+            )
+            tries.append(entry)
+        return tries[-1]["error"], tries
 
-    def commands(self, step: Step) -> list[str]:
-        spec = step.spec
-        if isinstance(spec.get("commands"), list):
-            return [c for c in spec["commands"] if isinstance(c, str)]
-        if isinstance(spec.get("command"), str):
-            return [spec["command"]]
-        return []
+    def _started(
+        self, record: dict[str, Any], step: Step, index: int, token: str
+    ) -> Callable[[int], None]:
+        def started(pid: int) -> None:
+            record["running"] = {"step": step.key, "part": index, "pid": pid, "token": token}
+            self.save_record(record)
 
-    def agent_step(
-        self, task: Task, step: Step, values: dict[str, Any], command: str
-    ) -> run_steps.StepResult:
-        brief = self.brief(task, step, values, None, command)
-        if not self.agent:
-            raise Pause(step, "waiting for an agent", brief)
-        import orjson
+        return started
 
-        return run_steps.run_agent(self.agent, orjson.dumps(brief).decode(), self.layout.root, None)
+    def _failed(
+        self, run: TaskRun, step: Step, error: str, save: Callable[..., dict[str, Any]]
+    ) -> None:
+        """Apply on_error to a failed step: skipped (returns), or a Stop."""
+        on_error = step.spec.get("on_error", "fail")
+        if on_error == "skip_optional":
+            save("skipped", output="", error=error)
+            return
+        reason = f"step {_label(step)} failed: {error}"
+        if on_error == "manual_intervention":
+            reason = f"manual intervention needed: {reason}"
+            save("failed", reason=reason, error=error)
+            brief = self.brief(run, [step], "", error=error)
+            raise Pause(step, reason, brief, manual=True)
+        entry = save("failed", reason=reason, error=error)
+        raise StepFailed(step, reason, entry.get("tries", []))
 
     def brief(
         self,
-        task: Task,
-        step: Step,
-        values: dict[str, Any],
-        error: str | None,
-        command: str | None = None,
+        run: TaskRun,
+        group: list[Step],
+        command: str,
+        checkpoints: list[str] | None = None,
+        fix: dict[str, Any] | None = None,
+        error: str | None = None,
     ) -> dict[str, Any]:
-        """Everything an agent (or a person) needs to do one step, fully resolved."""
-        resolved: dict[str, Any] = {"key": step.key, "name": step.name}
-        for field in PROSE_FIELDS:
-            if isinstance(step.spec.get(field), str):
-                resolved[field] = substitute_prose(
-                    substitute_session(step.spec[field], self.sid), values
-                )
-        for field in ("modification_points", "logic_flow"):
-            items = step.spec.get(field)
-            if isinstance(items, list):
-                resolved[field] = [substitute_prose(as_text(i), values) for i in items]
-        if command:
-            resolved["command"] = substitute_prose(command, values)
-        if step.output:
-            resolved["output"] = step.output
+        """Everything an agent (or a person) needs to do the steps of `group`."""
+        steps = [
+            brief_mod.resolved_step(self, s, run.values, command if n == 0 else None)
+            for n, s in enumerate(group)
+        ]
         if error:
-            resolved["error"] = error
-        session = self.session_phase()
-        return {
-            "task": task,
-            "workflow": {"session": self.sid, "phase": session},
-            "step": resolved,
-            "resume": f"wfs --session {self.sid} execute --resume {task['id']} "
-            "--output-file FILE   (or --output TEXT, or --skip)",
-        }
+            steps[0]["error"] = error
+        return brief_mod.build(
+            self, run.task, steps, dict(run.produced), checkpoints=checkpoints, fix=fix
+        )
 
-    def session_phase(self) -> str:
+    def session_phase(self) -> str | None:
+        if not self.sid:
+            return None
         from wfs.sessions import load_session
 
         return str(load_session(self.layout, self.sid).get("current_phase"))
@@ -474,9 +701,69 @@ class Runner:
     def write_summary(self, task: Task, result: dict[str, Any], changed: list[str]) -> Path:
         from wfs.render import render_summary
 
-        path = self.summary_path(task["id"])
-        store.write_text(path, render_summary(task, result["steps"], changed))
+        tid = task["id"]
+        path = self.summary_path(tid)
+        links: dict[str, str] = {}
+        for step in result["steps"]:
+            name, output = step.get("bind"), str(step.get("output", ""))
+            if name and step.get("status") == "done" and needs_link(output):
+                full = self.output_path(tid, name)
+                store.write_bytes(full, output.encode("utf-8"), durable=False)
+                links[name] = os.path.relpath(full, path.parent)
+        store.write_text(path, render_summary(task, result["steps"], changed, links))
         return path
+
+
+def _groupable(step: Step) -> bool:
+    """An implementation step done by the agent alone, which may share a hand-off."""
+    return not step.key.startswith(("pre_analysis/", "acceptance/")) and agent_only(step)
+
+
+def _names(group: list[Step]) -> str:
+    if len(group) == 1:
+        return group[0].name
+    return f"{group[0].name} (+{len(group) - 1} more in one hand-off)"
+
+
+def new_record(tid: str) -> dict[str, Any]:
+    return {"task": tid, "started_at": now(), "steps": {}, "paused": None, "running": None}
+
+
+def _label(step: Step) -> str:
+    return f"{step.key} ({step.name})"
+
+
+def _shell(argv: list[str]) -> str:
+    import shlex
+
+    return shlex.join(argv)
+
+
+def _failure(result: run_steps.StepResult, criteria: str | None) -> str:
+    """One line saying why a command failed."""
+    if result.timed_out:
+        return result.error.strip().splitlines()[-1]
+    if result.exit_code == 0 and criteria:
+        return f"success criteria {criteria!r} not met"
+    last = [line.strip() for line in result.error.splitlines() if line.strip()]
+    detail = f": {last[-1][:200]}" if last else ""
+    return f"exit code {result.exit_code}{detail}"
+
+
+def _tail_bytes(text: str) -> str:
+    data = text.encode("utf-8")
+    if len(data) <= TAIL_BYTES:
+        return text
+    return data[-TAIL_BYTES:].decode("utf-8", "ignore")
+
+
+def tail_lines(text: str) -> list[str]:
+    return text.splitlines()[-TAIL_LINES:]
+
+
+def needs_link(output: str) -> bool:
+    """Whether a summary shows only the start of `output`, and links the whole."""
+    return len(output) > SUMMARY_OUTPUT_CHARS or output.count("\n") >= SUMMARY_OUTPUT_LINES
 
 
 def iter_ready(runner: Runner) -> Iterator[Task]:
@@ -487,8 +774,14 @@ def iter_ready(runner: Runner) -> Iterator[Task]:
         yield task
 
 
-def git_dirty(root: Path) -> set[str] | None:
-    """Paths git reports as changed or new, outside .workflow/; None outside a git repo."""
+HASHED_UP_TO = 16 * 1024 * 1024  # larger files are compared by size and mtime
+
+
+def file_states(root: Path) -> dict[str, str] | None:
+    """What each path git reports as changed or new (outside .workflow/) holds: a
+    content hash (or size and mtime for a large file, "absent" for a deleted one).
+    None outside a git repository."""
+    import hashlib
     import subprocess
 
     try:
@@ -496,41 +789,113 @@ def git_dirty(root: Path) -> set[str] | None:
             ["git", "status", "--porcelain", "-z", "--untracked-files=all"],
             cwd=root,
             capture_output=True,
-            timeout=30,
+            timeout=60,
         )
     except (OSError, subprocess.TimeoutExpired):
         return None
     if proc.returncode != 0:
         return None
-    paths = set()
-    for item in proc.stdout.decode("utf-8", "replace").split("\0"):
-        path = item[3:]
-        if path and not path.startswith(".workflow/"):
-            paths.add(path)
-    return paths
+    states: dict[str, str] = {}
+    entries = iter(proc.stdout.decode("utf-8", "replace").split("\0"))
+    for item in entries:
+        code, path = item[:2], item[3:]
+        if "R" in code or "C" in code:
+            next(entries, None)  # a rename or copy: its original path comes next
+        if not path or path.startswith(".workflow/"):
+            continue
+        full = root / path
+        try:
+            st = full.stat()
+            if st.st_size > HASHED_UP_TO:
+                states[path] = f"size {st.st_size} mtime {st.st_mtime_ns}"
+            else:
+                states[path] = hashlib.sha256(full.read_bytes()).hexdigest()
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            states[path] = "absent"
+        except OSError:
+            states[path] = "unreadable"
+    return states
+
+
+def files_changed(before: dict[str, str] | None, after: dict[str, str] | None) -> list[str]:
+    """Paths the task changed: newly changed, changed again (new content), or restored."""
+    if before is None or after is None:
+        return []
+    return sorted(p for p in before.keys() | after.keys() if before.get(p) != after.get(p))
+
+
+def run_until_stop(
+    runner: Runner,
+    task: Task,
+    resume: dict[str, Any] | None = None,
+    plan: list[Step] | None = None,
+) -> tuple[dict[str, Any], tuple[str, str | None, str | None] | None]:
+    """Run a task until it completes or stops.
+
+    Returns (result, None) when every step is done, else (outcome, release): the
+    outcome says why it stopped and how to go on (`resume`: an argv), and `release` is
+    how the task's claim is released: (status, reason, step).
+    """
+    tid = task["id"]
+    resume_argv = runner.resume_argv(tid)
+    try:
+        return runner.execute(task, resume, plan), None
+    except Stop as stop:
+        outcome: dict[str, Any] = {
+            "task": tid,
+            "status": "blocked",
+            "step": stop.step.key,
+            "reason": stop.reason,
+            "resume": resume_argv,
+        }
+        release = "active"
+        if isinstance(stop, Pause):
+            outcome.update(status="paused", brief=stop.brief)
+            release = "blocked" if stop.manual else "active"
+        elif isinstance(stop, Refused):
+            outcome["status"] = "refused"
+        elif isinstance(stop, StepFailed):
+            last = next((t for t in reversed(stop.tries) if "stdout" in t), None)
+            outcome["tries"] = [_shown_try(t) for t in stop.tries]
+            outcome["tail"] = {
+                stream: tail_lines(last[stream]) if last else [] for stream in ("stdout", "stderr")
+            }
+            release = "blocked"
+        return outcome, (release, stop.reason, stop.step.key)
+    except WfsError as error:
+        outcome = {"task": tid, "status": "blocked", "reason": error.message, "resume": resume_argv}
+        return outcome, ("blocked", error.message, None)
+    except signals.Interrupted as stop:
+        reason = f"interrupted ({stop.name})"
+        outcome = {
+            "task": tid,
+            "status": "interrupted",
+            "signal": stop.name,
+            "exit_code": stop.exit_code,
+            "step": stop.step_key,
+            "reason": reason,
+            "resume": resume_argv,
+        }
+        return outcome, ("active", reason, stop.step_key)
 
 
 def run_task(runner: Runner, task: Task, resume: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Execute a claimed task to completion, failure or pause; record the outcome."""
+    """Execute a claimed task until it completes or stops; record the outcome.
+
+    Returns the result object; `status` is completed, paused, blocked, refused or
+    interrupted, and every stop carries the `resume` command (argv) that continues it.
+    """
     tid = task["id"]
-    before = git_dirty(runner.layout.root)
-    try:
-        result = runner.execute(task, resume)
-    except Pause as pause:
-        manual = pause.reason.startswith("manual intervention")
-        runner.finish(
-            tid,
-            "blocked" if manual else "active",
-            reason=pause.reason if manual else None,
-            paused_step=pause.step.key,
-        )
-        return {"task": tid, "status": "paused", "reason": pause.reason, "brief": pause.brief}
-    except (StepFailed, WfsError) as failure:
-        reason = failure.reason if isinstance(failure, StepFailed) else failure.message
-        runner.finish(tid, "blocked", reason=reason)
-        return {"task": tid, "status": "blocked", "reason": reason}
-    after = git_dirty(runner.layout.root)
-    changed = sorted(after - before) if after is not None and before is not None else []
+    record = runner.load_record(tid)
+    if "files_before" not in record:  # kept across stops, so a resumed run sees it all
+        record["files_before"] = file_states(runner.layout.root)
+        runner.save_record(record)
+    result, release = run_until_stop(runner, task, resume)
+    if release is not None:
+        runner.finish(tid, *release)
+        return result
+    after = file_states(runner.layout.root)
+    changed = files_changed(runner.load_record(tid)["files_before"], after)
     summary = runner.write_summary(task, result, changed)
     runner.finish(tid, "completed")
     return {
@@ -544,71 +909,10 @@ def run_task(runner: Runner, task: Task, resume: dict[str, Any] | None = None) -
     }
 
 
-def dry_run(runner: Runner, task: Task) -> dict[str, Any]:
-    """Every step with its commands and prose resolved as far as possible; runs nothing."""
-    values = runner.base_values(task)
-    plan = ordered_steps(task)
-    producers = {s.output: s.key for s in plan if s.output}
-    rows = []
-    for step in plan:
-        commands = [substitute_session(c, runner.sid) for c in runner.commands(step)]
-        kinds = [run_steps.classify(c).kind for c in commands] or ["agent"]
-        texts = commands or [step.spec.get("description") or step.spec.get("action") or ""]
-        resolved = [substitute_prose(str(t), values) for t in texts]
-        waiting = sorted(
-            {
-                m.group(1)
-                for t in texts
-                for m in _tokens(str(t))
-                if m.group(1).split(".")[0] in producers and m.group(1).split(".")[0] not in values
-            }
-        )
-        rows.append(
-            {
-                "key": step.key,
-                "name": step.name,
-                "kinds": kinds,
-                "resolved": resolved,
-                "output": step.output,
-                "on_error": step.spec.get("on_error", "fail"),
-                "waits_for": {name: producers[name.split(".")[0]] for name in waiting},
-            }
-        )
-        if step.output:
-            values[step.output] = f"<output of {step.key}>"
-    return {"task": task["id"], "title": task.get("title"), "steps": rows}
-
-
-def _tokens(text: str) -> Iterator[Any]:
-    from wfs.flow.variables import TOKEN
-
-    return TOKEN.finditer(text)
-
-
-def run_inline(runner: Runner, task: Task) -> dict[str, Any]:
-    """Run inline-format steps in order, accumulating variables (no run record)."""
-    values = runner.base_values(task) if runner.sid else {}
-    plan = ordered_steps(task)
-    declared = {s.output for s in plan if s.output}
-    done = []
-    for step in plan:
-        try:
-            entry = runner.run_step(task, step, values, declared)
-        except Pause as pause:
-            return {
-                "status": "paused",
-                "task": task["id"],
-                "reason": pause.reason,
-                "brief": pause.brief,
-                "values": _bound(plan, values),
-            }
-        except StepFailed as failure:
-            return {"status": "failed", "reason": failure.reason, "values": _bound(plan, values)}
-        done.append(step.key)
-        if step.output:
-            values[step.output] = entry["output"]
-    return {"status": "completed", "steps": done, "values": _bound(plan, values)}
-
-
-def _bound(plan: list[Step], values: dict[str, Any]) -> dict[str, Any]:
-    return {s.output: values[s.output] for s in plan if s.output and s.output in values}
+def _shown_try(entry: dict[str, Any]) -> dict[str, Any]:
+    """A try as --json shows it: its tails cut to the last lines."""
+    shown = {k: v for k, v in entry.items() if k not in ("stdout", "stderr", "output")}
+    for stream in ("stdout", "stderr"):
+        if stream in entry:
+            shown[stream] = tail_lines(entry[stream])
+    return shown

@@ -6,14 +6,25 @@
        - Output: topic_framework
 
 Steps run in order and their outputs accumulate as variables; there are no dependencies.
+A run that stops keeps a run record per file (`.workflow/.runs/flow-<digest>.json`), and
+`wfs flow FILE --resume` continues it.
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
 import re
+from pathlib import Path
 from typing import Any
 
 from wfs.errors import WfsError
+from wfs.flow.engine import RUNS_DIR, Progress, Runner, new_record, run_until_stop
+from wfs.flow.routing import AgentRoutes
+from wfs.flow.work import pre_analysis_step
+from wfs.layout import Layout
+
+FLOW = "FLOW"
 
 _STEP = re.compile(r"^\s*(\d+)\.\s+\*\*(.+?)\*\*\s*$")
 _FIELD = re.compile(
@@ -45,3 +56,55 @@ def parse_inline(text: str, where: str) -> list[dict[str, Any]]:
     if not steps:
         raise WfsError(f"{where}: [FLOW_CONTROL] has no numbered steps like `1. **name**`")
     return steps
+
+
+class FlowRunner(Runner):
+    """Runs the steps of an inline flow file; its run record is kept per file."""
+
+    def __init__(
+        self,
+        layout: Layout,
+        sid: str,
+        routes: AgentRoutes,
+        progress: Progress | None,
+        command_prefix: list[str],
+        file: str,
+    ) -> None:
+        super().__init__(layout, sid, routes, progress, command_prefix, scope="step")
+        self.file = file
+        self.digest = hashlib.sha256(os.path.abspath(file).encode()).hexdigest()[:16]
+
+    def record_path(self, tid: str) -> Path:
+        return self.layout.workflow / RUNS_DIR / f"flow-{self.digest}.json"
+
+    def resume_argv(self, tid: str) -> list[str]:
+        return [*self.command_prefix, "flow", os.path.abspath(self.file), "--resume"]
+
+
+def run_flow(
+    runner: FlowRunner, specs: list[dict[str, Any]], where: str, resume: dict[str, Any] | None
+) -> dict[str, Any]:
+    """Run (or, with `resume`, continue) the steps of a flow file in order."""
+    task = {"id": FLOW, "title": where}
+    plan = [pre_analysis_step(i, spec, f"/{i}") for i, spec in enumerate(specs)]
+    if resume is None:
+        from wfs.sessions import init
+
+        init(runner.layout)  # the record goes in .workflow/.runs/, which git ignores
+        runner.save_record(new_record(FLOW))
+    elif not runner.record_path(FLOW).exists():
+        raise WfsError(f"{where} has no stopped run to resume; run it with `wfs flow {where}`")
+    else:
+        record = runner.load_record(FLOW)
+        if record.get("finished_at"):
+            raise WfsError(f"the last run of {where} completed; nothing to resume")
+    result, release = run_until_stop(runner, task, resume, plan)
+    if release is not None:
+        return result
+    bound = {s.output: result["values"][s.output] for s in plan if s.output}
+    return {
+        "status": "completed",
+        "task": FLOW,
+        "steps": [s.key for s in plan],
+        "values": bound,
+    }

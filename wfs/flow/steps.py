@@ -12,12 +12,12 @@ import os
 import re
 import shutil
 import signal
-import subprocess
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from wfs.errors import WfsError
+from wfs.flow import signals
 from wfs.flow.variables import TOKEN, substitute_prose, substitute_shell
 
 MAX_GREP_LINES = 1000
@@ -61,98 +61,246 @@ def _looks_like_cli(text: str) -> bool:
     return bool(rest) and (rest.startswith("-") or rest[:1] in "\"'" or " -" in rest)
 
 
-def run_shell(script: str, env: Mapping[str, str], root: Path, timeout: float | None) -> StepResult:
+Started = Callable[[int], None]
+
+
+def run_shell(
+    script: str,
+    env: Mapping[str, str],
+    root: Path,
+    timeout: float | None,
+    started: Started | None = None,
+) -> StepResult:
     """Run a bash script in the project root."""
-    bash = shutil.which("bash")
-    full_env = {**os.environ, **env}
-    if bash is None or not hasattr(os, "posix_spawn"):
-        return _run(script, root, full_env, None, timeout)
-    return _spawn(bash, script, root, full_env, timeout)
+    return _run(script, root, {**os.environ, **env}, None, timeout, started)
 
 
-def run_agent(agent_command: str, brief: str, root: Path, timeout: float | None) -> StepResult:
+def run_agent(
+    agent_command: str,
+    brief: str,
+    root: Path,
+    started: Started | None = None,
+    env: Mapping[str, str] | None = None,
+) -> StepResult:
     """Send the brief to the configured agent command on stdin; its stdout is the output."""
-    return _run(agent_command, root, dict(os.environ), brief.encode("utf-8"), timeout)
+    full_env = {**os.environ, **(env or {})}
+    return _run(agent_command, root, full_env, brief.encode("utf-8"), None, started)
 
 
 def _run(
-    script: str, root: Path, env: dict[str, str], stdin: bytes | None, timeout: float | None
+    script: str,
+    root: Path,
+    env: dict[str, str],
+    stdin: bytes | None,
+    timeout: float | None,
+    started: Started | None,
 ) -> StepResult:
-    # A process group of its own, so a timeout kills everything the step started.
-    proc = subprocess.Popen(
-        ["bash", "-c", script],
-        cwd=root,
-        env=env,
-        stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
-    try:
-        out, err = proc.communicate(stdin, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        out, err = proc.communicate()
-        return StepResult(124, _text(out), _text(err) + f"timed out after {timeout:g}s", True)
-    return StepResult(proc.returncode, _text(out), _text(err))
+    """Run `bash -c script` in a process group of its own and collect its output.
 
-
-def _spawn(
-    bash: str, script: str, root: Path, env: dict[str, str], timeout: float | None
-) -> StepResult:
-    """`_run` without stdin, through posix_spawn: no copy of this process's memory per
-    step (a fork copies its page tables), which is most of the engine's overhead."""
-    import selectors
-    import time
-
+    It is spawned, not forked: a fork copies this process's page tables, which was most
+    of the engine's overhead. The process group lets a timeout or an interruption stop
+    everything the step started. `started(pid)` is told the group's id before the wait.
+    """
+    bash = shutil.which("bash")
+    if bash is None:
+        return StepResult(127, "", "bash: not found on PATH")
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
+    in_r, in_w = os.pipe() if stdin is not None else (None, None)
     here = os.getcwd()
     try:
         os.chdir(root)  # posix_spawn has no cwd; this process is single-threaded
+        stdin_action = (
+            (os.POSIX_SPAWN_DUP2, in_r, 0)
+            if in_r is not None
+            else (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0)
+        )
         pid = os.posix_spawn(
             bash,
             ["bash", "-c", script],
             env,
             file_actions=[
-                (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+                stdin_action,
                 (os.POSIX_SPAWN_DUP2, out_w, 1),
                 (os.POSIX_SPAWN_DUP2, err_w, 2),
             ],
-            setsid=True,  # a process group of its own, as in _run
+            setsid=True,
             setsigdef=(signal.SIGPIPE, signal.SIGXFSZ),  # what Popen's restore_signals does
         )
+    except BaseException:
+        for fd in (out_r, err_r, in_w):
+            if fd is not None:
+                os.close(fd)
+        raise
     finally:
         os.chdir(here)
-        os.close(out_w)
-        os.close(err_w)
-    chunks: dict[int, list[bytes]] = {out_r: [], err_r: []}
-    deadline = None if timeout is None else time.monotonic() + timeout
-    timed_out = False
-    with selectors.DefaultSelector() as selector:
-        for fd in chunks:
-            selector.register(fd, selectors.EVENT_READ)
-        while selector.get_map():
-            left = None if deadline is None else deadline - time.monotonic()
-            if left is not None and left <= 0:
-                timed_out = True
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(pid, signal.SIGKILL)
-                deadline = None  # now read what is left until the pipes close
-                continue
-            for key, _ in selector.select(left):
-                data = os.read(key.fd, 65536)
-                if data:
-                    chunks[key.fd].append(data)
-                else:
-                    selector.unregister(key.fd)
-                    os.close(key.fd)
-    _, status = os.waitpid(pid, 0)
-    out, err = b"".join(chunks[out_r]), b"".join(chunks[err_r])
+        for fd in (out_w, err_w, in_r):
+            if fd is not None:
+                os.close(fd)
+    try:
+        try:
+            if started is not None:
+                started(pid)
+        except BaseException:
+            for fd in (out_r, err_r, in_w):
+                if fd is not None:
+                    os.close(fd)
+            raise
+        out, err, timed_out = _collect(pid, out_r, err_r, in_w, stdin or b"", timeout)
+        with signals.armed():
+            _, status = os.waitpid(pid, 0)
+    except BaseException:
+        stop_group(pid)
+        raise
     if timed_out:
         return StepResult(124, _text(out), _text(err) + f"timed out after {timeout:g}s", True)
     return StepResult(os.waitstatus_to_exitcode(status), _text(out), _text(err))
+
+
+def _collect(
+    pid: int, out_r: int, err_r: int, in_w: int | None, data: bytes, timeout: float | None
+) -> tuple[bytes, bytes, bool]:
+    """Read stdout and stderr (and feed stdin) until both pipes close or time runs out.
+
+    The pipes are closed whatever happens; a signal interrupts the wait.
+    """
+    import selectors
+    import time
+
+    chunks: dict[int, list[bytes]] = {out_r: [], err_r: []}
+    deadline = None if timeout is None else time.monotonic() + timeout
+    timed_out = False
+    sent = 0
+    with selectors.DefaultSelector() as selector:
+        try:
+            for fd in chunks:
+                selector.register(fd, selectors.EVENT_READ)
+            if in_w is not None:
+                if data:
+                    os.set_blocking(in_w, False)
+                    selector.register(in_w, selectors.EVENT_WRITE)
+                else:
+                    os.close(in_w)
+                    in_w = None
+            with signals.armed():
+                while selector.get_map():
+                    left = None if deadline is None else deadline - time.monotonic()
+                    if left is not None and left <= 0:
+                        timed_out = True
+                        with contextlib.suppress(ProcessLookupError):
+                            os.killpg(pid, signal.SIGKILL)
+                        deadline = None  # now read what is left until the pipes close
+                        continue
+                    for key, _ in selector.select(left):
+                        if key.fd == in_w:
+                            try:
+                                sent += os.write(in_w, data[sent : sent + 65536])
+                            except BrokenPipeError:
+                                sent = len(data)  # the agent does not read its brief
+                            if sent >= len(data):
+                                selector.unregister(in_w)
+                                os.close(in_w)
+                                in_w = None
+                            continue
+                        chunk = os.read(key.fd, 65536)
+                        if chunk:
+                            chunks[key.fd].append(chunk)
+                        else:
+                            selector.unregister(key.fd)
+                            os.close(key.fd)
+        finally:
+            for key in list(selector.get_map().values()):
+                os.close(key.fd)
+    return b"".join(chunks[out_r]), b"".join(chunks[err_r]), timed_out
+
+
+GRACE_SECONDS = 3.0
+
+
+def stop_orphan(pgid: int, token: str) -> bool:
+    """Kill the process group a killed runner left behind, and wait until it is gone.
+
+    Only a group whose processes carry the step's `WFS_STEP` token is touched, so a
+    reused process id is never hit. Returns whether anything was stopped.
+    """
+    import time
+
+    members = _group_members(pgid)
+    if members is None:  # no /proc: the group id alone must do
+        try:
+            os.killpg(pgid, 0)
+        except (ProcessLookupError, PermissionError):
+            return False
+    elif not members or not any(_has_token(pid, token) for pid in members):
+        return False
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        left = _group_members(pgid)
+        if left == [] or (left is None and not _group_exists(pgid)):
+            break
+        time.sleep(0.02)
+    return True
+
+
+def _group_members(pgid: int) -> list[int] | None:
+    """Live (not zombie) processes of a process group, from /proc; None without /proc."""
+    proc = Path("/proc")
+    if not (proc / "self" / "stat").exists():
+        return None
+    members = []
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(")") + 2 :].split()
+        if len(fields) > 2 and fields[2] == str(pgid) and fields[0] != "Z":
+            members.append(int(entry.name))
+    return members
+
+
+def _has_token(pid: int, token: str) -> bool:
+    try:
+        environ = Path(f"/proc/{pid}/environ").read_bytes()
+    except OSError:
+        return False
+    return f"WFS_STEP={token}".encode() in environ.split(b"\0")
+
+
+def _group_exists(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def stop_group(pid: int) -> None:
+    """Stop a step's whole process group: SIGTERM, a short grace, then SIGKILL; reap it."""
+    import time
+
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pid, signal.SIGTERM)
+    reaped = False
+    deadline = time.monotonic() + GRACE_SECONDS
+    while not reaped and time.monotonic() < deadline:
+        try:
+            reaped = os.waitpid(pid, os.WNOHANG)[0] != 0
+        except ChildProcessError:
+            reaped = True
+        if not reaped:
+            time.sleep(0.02)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pid, signal.SIGKILL)  # whatever of the group is left
+    if not reaped:
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, 0)
 
 
 def _text(raw: bytes) -> str:
@@ -160,7 +308,12 @@ def _text(raw: bytes) -> str:
 
 
 def run_command(
-    command: Command, values: Mapping[str, Any], root: Path, timeout: float | None
+    command: Command,
+    values: Mapping[str, Any],
+    root: Path,
+    timeout: float | None,
+    started: Started | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> StepResult:
     """Run one non-agent command with `values` substituted."""
     if command.kind in ("bash", "cli"):
@@ -169,7 +322,7 @@ def run_command(
             if shutil.which(program) is None:
                 return StepResult(127, "", f"{program}: command not found on PATH")
         shell = substitute_shell(command.text, values)
-        return run_shell(shell.script, shell.env, root, timeout)
+        return run_shell(shell.script, {**shell.env, **(env or {})}, root, timeout, started)
     argument = substitute_prose(command.text, values)
     try:
         if command.kind == "read":

@@ -85,6 +85,55 @@ class ShellCommand(NamedTuple):
     env: dict[str, str]
 
 
+class Token(NamedTuple):
+    """A known `[name]` in a shell command, and the quoting it sits in."""
+
+    name: str
+    value: Any
+    state: str  # plain | single | double
+
+    @property
+    def as_list(self) -> bool:
+        """Unquoted lists become separate words."""
+        return self.state == "plain" and isinstance(self.value, list)
+
+
+def shell_segments(command: str, values: Mapping[str, Any]) -> list[str | Token]:
+    """`command` cut into literal text and the known `[name]` tokens within it."""
+    out: list[str | Token] = []
+    literal: list[str] = []
+    state = "plain"  # plain | single | double
+    i = 0
+    while i < len(command):
+        ch = command[i]
+        if state != "single" and ch == "\\" and i + 1 < len(command):
+            literal.append(command[i : i + 2])
+            i += 2
+            continue
+        if ch == "[":
+            match = TOKEN.match(command, i)
+            if match:
+                found, value = lookup(match.group(1), values)
+                if found:
+                    out.append("".join(literal))
+                    literal = []
+                    out.append(Token(match.group(1), value, state))
+                    i = match.end()
+                    continue
+        if state == "plain" and ch == "'":
+            state = "single"
+        elif state == "single" and ch == "'":
+            state = "plain"
+        elif state == "plain" and ch == '"':
+            state = "double"
+        elif state == "double" and ch == '"':
+            state = "plain"
+        literal.append(ch)
+        i += 1
+    out.append("".join(literal))
+    return [part for part in out if part != ""]
+
+
 def substitute_shell(command: str, values: Mapping[str, Any]) -> ShellCommand:
     """Make `command` safe to run with bash: values go through the environment.
 
@@ -96,61 +145,61 @@ def substitute_shell(command: str, values: Mapping[str, Any]) -> ShellCommand:
     prelude: list[str] = []
     slots: dict[tuple[str, bool], str] = {}
 
-    def slot(name: str, value: Any, as_list: bool) -> str:
-        key = (name, as_list)
+    def slot(token: Token) -> str:
+        key = (token.name, token.as_list)
         if key in slots:
             return slots[key]
         var = f"WFS_V{len(slots)}"
         slots[key] = var
-        if as_list:
-            items = [as_text(v) for v in value]
+        if token.as_list:
+            items = [as_text(v) for v in token.value]
             for n, item in enumerate(items):
-                env[f"{var}_{n}"] = _env_safe(name, item)
+                env[f"{var}_{n}"] = _env_safe(token.name, item)
             words = " ".join(f'"${{{var}_{n}}}"' for n in range(len(items)))
             prelude.append(f"{var}=({words})")
         else:
-            env[var] = _env_safe(name, as_text(value, " "))
+            env[var] = _env_safe(token.name, as_text(token.value, " "))
         return var
 
     out: list[str] = []
-    state = "plain"  # plain | single | double
-    i = 0
-    while i < len(command):
-        ch = command[i]
-        if state != "single" and ch == "\\" and i + 1 < len(command):
-            out.append(command[i : i + 2])
-            i += 2
+    for part in shell_segments(command, values):
+        if isinstance(part, str):
+            out.append(part)
             continue
-        if ch == "[":
-            match = TOKEN.match(command, i)
-            if match:
-                found, value = lookup(match.group(1), values)
-                if found:
-                    as_list = state == "plain" and isinstance(value, list)
-                    var = slot(match.group(1), value, as_list)
-                    if as_list:
-                        out.append(f'"${{{var}[@]}}"')
-                    elif state == "single":
-                        out.append(f"'\"${{{var}}}\"'")
-                    else:
-                        expansion = f"${{{var}}}"
-                        out.append(expansion if state == "double" else f'"{expansion}"')
-                    i = match.end()
-                    continue
-        if state == "plain" and ch == "'":
-            state = "single"
-        elif state == "single" and ch == "'":
-            state = "plain"
-        elif state == "plain" and ch == '"':
-            state = "double"
-        elif state == "double" and ch == '"':
-            state = "plain"
-        out.append(ch)
-        i += 1
+        var = slot(part)
+        if part.as_list:
+            out.append(f'"${{{var}[@]}}"')
+        elif part.state == "single":
+            out.append(f"'\"${{{var}}}\"'")
+        elif part.state == "double":
+            out.append(f"${{{var}}}")
+        else:
+            out.append(f'"${{{var}}}"')
     script = "".join(out)
     if prelude:
         script = "\n".join(prelude) + "\n" + script
     return ShellCommand(script, env)
+
+
+def preview_shell(command: str, values: Mapping[str, Any]) -> str:
+    """The command as bash will see it once substituted, with each value written out
+    as a quoted literal (what `--dry-run` shows): the same words, the same data."""
+    import shlex
+
+    out: list[str] = []
+    for part in shell_segments(command, values):
+        if isinstance(part, str):
+            out.append(part)
+        elif part.as_list:
+            out.append(" ".join(shlex.quote(as_text(v)) for v in part.value))
+        elif part.state == "double":
+            text = as_text(part.value, " ")
+            out.append("".join("\\" + c if c in '"$`\\' else c for c in text))
+        elif part.state == "single":
+            out.append("'" + shlex.quote(as_text(part.value, " ")) + "'")
+        else:
+            out.append(shlex.quote(as_text(part.value, " ")))
+    return "".join(out)
 
 
 def _env_safe(name: str, text: str) -> str:

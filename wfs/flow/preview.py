@@ -1,0 +1,170 @@
+"""`wfs execute --dry-run`: what the real run will do, exactly, and what it cannot resolve.
+
+Commands are shown as bash will see them, with every known value written out as a
+quoted literal (lists as separate words where the real run passes separate words).
+Everything the run cannot resolve is named: unknown `[variables]`, unfilled template
+placeholders, inputs that come from a later step, prose where a built-in expects a path,
+CLI tools missing from PATH, and the steps that go to an agent.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+from typing import Any
+
+from wfs.flow import steps as run_steps
+from wfs.flow.engine import Runner
+from wfs.flow.routing import Handoff
+from wfs.flow.variables import TOKEN, lookup, preview_shell, substitute_prose, substitute_session
+from wfs.flow.work import Step, Uninterpretable, task_steps
+from wfs.tasks import Task
+
+# Template placeholders left unfilled by the tool that wrote the task.
+PLACEHOLDER = re.compile(r"\{\{[^{}]*\}\}|\$\{[^{}]*\}|(?<![$\w{])\{[A-Za-z_][\w.-]*\}(?!\})")
+_SHELL_OPERATORS = re.compile(r"[|&;<>()$`\n]")
+
+
+def dry_run(runner: Runner, task: Task) -> dict[str, Any]:
+    """The resolved plan of a task's steps; runs nothing, changes nothing."""
+    from wfs.validate import TaskSource, validate_task
+
+    tid = task["id"]
+    where = runner.layout.relative(runner.layout.task_file(runner.sid, tid))
+    refused = [
+        str(p) for p in validate_task(TaskSource(where, task, tid)) if p.severity == "error"
+    ]
+    try:
+        plan = task_steps(task)
+    except Uninterpretable as err:
+        refused.append(f"{where}{err.message}")
+        plan = []
+    values = runner.base_values(task)
+    handoff = runner.routes.for_task(task)
+    position = {s.key: n for n, s in enumerate(plan)}
+    producers = {s.output: s for s in plan if s.output}
+    rows = []
+    for n, step in enumerate(plan):
+        problems: list[str] = []
+        parts = [
+            _part(runner, handoff, step, text, values, problems) for text in step.parts or ("",)
+        ]
+        for text in _texts(step):
+            for match in TOKEN.finditer(text):
+                name = match.group(1)
+                head = name.split(".")[0]
+                if lookup(name, values)[0]:
+                    continue
+                producer = producers.get(head)
+                if producer is None:
+                    problems.append(f"[{name}] is not a known variable: it stays as written")
+                elif position[producer.key] >= n:
+                    when = "is this step" if producer.key == step.key else "runs later"
+                    effect = (
+                        "this command fails with `Missing required input`"
+                        if text in step.parts
+                        else "it stays as written"
+                    )
+                    problems.append(f"[{name}] is bound by {producer.key}, which {when}: {effect}")
+            for match in PLACEHOLDER.finditer(text):
+                if match.group(0) == "{session}" or _is_shell_variable(step, match.group(0)):
+                    continue
+                problems.append(f"placeholder {match.group(0)} is not filled in")
+        on_error = step.spec.get("on_error", "fail")
+        rows.append(
+            {
+                "key": step.key,
+                "name": step.name,
+                "output": step.output,
+                "on_error": on_error,
+                "parts": parts,
+                "problems": sorted(set(problems), key=problems.index),
+            }
+        )
+        if step.output:
+            values[step.output] = f"<output of {step.key}>"
+    return {"task": tid, "title": task.get("title"), "refused": refused, "steps": rows}
+
+
+def _texts(step: Step) -> list[str]:
+    """Every text of the step the run substitutes: its commands and its prose."""
+    texts = list(step.parts)
+    for field in ("title", "description", "action"):
+        if isinstance(step.spec.get(field), str):
+            texts.append(step.spec[field])
+    for field in ("modification_points", "logic_flow"):
+        items = step.spec.get(field)
+        if isinstance(items, list):
+            texts.extend(i for i in items if isinstance(i, str))
+    return texts
+
+
+def _is_shell_variable(step: Step, placeholder: str) -> bool:
+    """`${HOME}` in a bash command is bash's own business."""
+    return placeholder.startswith("${") and any(
+        run_steps.classify(text).kind in ("bash", "cli") and placeholder in text
+        for text in step.parts
+    )
+
+
+def _part(
+    runner: Runner,
+    handoff: Handoff | None,
+    step: Step,
+    text: str,
+    values: dict[str, Any],
+    problems: list[str],
+) -> dict[str, Any]:
+    text = substitute_session(text, runner.sid)
+    command = run_steps.classify(text) if text.strip() else run_steps.Command("agent", "")
+    row: dict[str, Any] = {"kind": command.kind}
+    if command.kind in ("bash", "cli"):
+        row["shell"] = preview_shell(command.text, values)
+        if command.kind == "cli":
+            program = command.text.split(None, 1)[0]
+            if not _SHELL_OPERATORS.search(command.text):  # a plain command line
+                row["argv"] = shlex.split(row["shell"])
+            if shutil.which(program) is None:
+                problems.append(f"{program} is not on PATH: this step will fail")
+    elif command.kind in ("read", "glob", "grep"):
+        row["argument"] = substitute_prose(command.text, values)
+        if command.kind != "grep" and _is_prose(row["argument"]):
+            problems.append(
+                f"{command.kind.capitalize()}({row['argument']}) holds prose, not a path: "
+                "it will fail"
+            )
+        why = run_steps.escapes_root(command, runner.layout.root)
+        if why:
+            problems.append(why)
+    else:
+        row["agent"] = handoff.command if handoff else None
+        description = step.spec.get("description") or step.spec.get("action") or step.name
+        row["brief"] = substitute_prose(command.text or str(description), values)
+    return row
+
+
+def _is_prose(argument: str) -> bool:
+    words = argument.strip("'\" ").split()
+    return len(words) >= 3 and not any(c in argument for c in "/*.")
+
+
+def human_lines(plan: dict[str, Any]) -> list[str]:
+    lines = [f"{plan['task']}: {plan['title']} (dry run, nothing is executed)"]
+    if plan["refused"]:
+        lines.append("  refused: `wfs execute` will not run this task as written:")
+        lines.extend(f"    {problem}" for problem in plan["refused"])
+    for row in plan["steps"]:
+        binds = f" → [{row['output']}]" if row["output"] else ""
+        kinds = ", ".join(part["kind"] for part in row["parts"])
+        lines.append(f"  {row['key']} {row['name']} [{kinds}]{binds} on_error={row['on_error']}")
+        for part in row["parts"]:
+            if "shell" in part:
+                lines.append(f"      {part['kind']}: {part['shell']}")
+            elif "argument" in part:
+                lines.append(f"      {part['kind'].capitalize()}({part['argument']})")
+            else:
+                who = f"the agent `{part['agent']}`" if part["agent"] else "an agent (pauses)"
+                lines.append(f"      to {who}: {part['brief']}")
+        lines.extend(f"      ! {problem}" for problem in row["problems"])
+    return lines

@@ -1,0 +1,221 @@
+"""What a task asks to be done: its steps, in the order they run (SPEC §3.2 and §3.12).
+
+Every unit of work a task holds becomes a Step, so that "completed" means that all of
+it ran:
+
+- `pre_analysis` steps, in array order;
+- `implementation_approach` steps (or the flat format's top-level `implementation`), in
+  `depends_on` order, ties kept in array order; a step's number is its position;
+  a string step is an agent step with that text;
+- the v1 object approach: the one step `wfs migrate` makes of it;
+- no implementation steps at all: one agent step for the whole task;
+- then the acceptance checks that are commands (the flat format's
+  `convergence.verification` and `test.commands`), which run before the task is
+  completed and go back to the agent when they fail (`max_iterations`, default 1).
+
+A step with `commands`/`command` runs them in order as its parts; a part that is natural
+language or an MCP tool is done by an agent. A step with no command is one agent part.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from wfs.errors import WfsError
+from wfs.tasks import Task, obj
+
+WHOLE_TASK = "task"
+_NAME_LENGTH = 60
+
+
+class Step(NamedTuple):
+    key: str  # "pre_analysis/1", "implementation_approach/2", "task"
+    name: str  # for people: the step's name or title
+    spec: dict[str, Any]  # the step as the engine reads it
+    output: str | None  # the variable its result binds to
+    pointer: str  # where it is in the task file (JSON pointer)
+    parts: tuple[str, ...]  # its commands; empty: the whole step is one agent part
+
+
+def task_steps(task: Task) -> list[Step]:
+    """Every step of the task, in the order it runs."""
+    flow = obj(task, "flow_control")
+    steps = [
+        pre_analysis_step(i, spec, f"{base}/{i}")
+        for base, items in [_array(task, flow, "pre_analysis")]
+        for i, spec in enumerate(items)
+    ]
+    taken = {s.output for s in steps if s.output}
+    approach = flow.get("implementation_approach")
+    if _is_v1_object(approach):
+        from wfs.validate import migrate_task
+
+        migrated = obj(migrate_task(task)[0], "flow_control")["implementation_approach"]
+        base, items = "/flow_control/implementation_approach", migrated
+        prefix = "implementation_approach"
+    elif isinstance(approach, list) and approach:
+        base, items = "/flow_control/implementation_approach", approach
+        prefix = "implementation_approach"
+    elif approach not in (None, []):
+        raise Uninterpretable(
+            "/flow_control/implementation_approach",
+            "is neither an array of steps nor the v1 object form",
+        )
+    elif isinstance(task.get("implementation"), list) and task["implementation"]:
+        base, items, prefix = "/implementation", task["implementation"], "implementation"
+    else:
+        return steps + [_whole_task(task, taken)] + acceptance_steps(task)
+    implementation = [
+        _implementation_step(prefix, i, spec, f"{base}/{i}") for i, spec in enumerate(items)
+    ]
+    return steps + _in_dependency_order(implementation, items, base) + acceptance_steps(task)
+
+
+def acceptance_steps(task: Task) -> list[Step]:
+    """The task's acceptance checks that are commands, as steps that run last."""
+    from wfs.flow.steps import classify
+
+    convergence = obj(task, "convergence")
+    checks: list[tuple[str, Any]] = []
+    verification = convergence.get("verification")
+    if isinstance(verification, str):
+        checks.append(("/convergence/verification", verification))
+    elif isinstance(verification, list):
+        checks += [(f"/convergence/verification/{i}", v) for i, v in enumerate(verification)]
+    commands = obj(task, "test").get("commands")
+    if isinstance(commands, list):
+        checks += [(f"/test/commands/{i}", c) for i, c in enumerate(commands)]
+    budget = convergence.get("max_iterations", 1)
+    found = []
+    for pointer, command in checks:
+        if not isinstance(command, str) or classify(command).kind not in ("bash", "cli"):
+            continue  # words for the agent (they are in its brief), not a check to run
+        n = len(found) + 1
+        spec = {"title": f"Acceptance check {n}", "command": command, "max_iterations": budget}
+        found.append(Step(f"acceptance/{n}", f"acceptance check {n}", spec, None, pointer, (command,)))
+    return found
+
+
+class Uninterpretable(WfsError):
+    """Part of a task that wfs cannot run as a step; `pointer` says where."""
+
+    def __init__(self, pointer: str, problem: str) -> None:
+        super().__init__(f"#{pointer}: {problem}")
+        self.pointer = pointer
+        self.problem = problem
+
+
+def _array(task: Task, flow: dict[str, Any], key: str) -> tuple[str, list[Any]]:
+    """`flow_control.<key>`, or the flat format's top-level `<key>`."""
+    if key in flow:
+        value, base = flow[key], f"/flow_control/{key}"
+    else:
+        value, base = task.get(key, []), f"/{key}"
+    if not isinstance(value, list):
+        raise Uninterpretable(base, "must be an array of steps")
+    return base, value
+
+
+def _is_v1_object(value: Any) -> bool:
+    return isinstance(value, dict) and isinstance(value.get("task_description"), str)
+
+
+def _parts(spec: dict[str, Any], pointer: str) -> tuple[str, ...]:
+    commands = spec.get("commands")
+    if commands is not None:
+        if not isinstance(commands, list) or not all(
+            isinstance(c, str) and c.strip() for c in commands
+        ):
+            raise Uninterpretable(f"{pointer}/commands", "must be an array of command strings")
+        return tuple(commands)
+    command = spec.get("command")
+    if command is None:
+        return ()
+    if not isinstance(command, str) or not command.strip():
+        raise Uninterpretable(f"{pointer}/command", "must be a command string")
+    return (command,)
+
+
+def _output(spec: dict[str, Any], field: str) -> str | None:
+    value = spec.get(field)
+    return value if isinstance(value, str) and value else None
+
+
+def pre_analysis_step(index: int, spec: Any, pointer: str) -> Step:
+    if not isinstance(spec, dict):
+        raise Uninterpretable(pointer, "a pre_analysis step must be an object")
+    name = spec.get("step")
+    name = name if isinstance(name, str) and name.strip() else _short(spec) or f"step {index + 1}"
+    return Step(
+        f"pre_analysis/{index + 1}",
+        name,
+        spec,
+        _output(spec, "output_to"),
+        pointer,
+        _parts(spec, pointer),
+    )
+
+
+def _implementation_step(prefix: str, index: int, spec: Any, pointer: str) -> Step:
+    if isinstance(spec, str) and spec.strip():
+        spec = {"description": spec}
+    if not isinstance(spec, dict):
+        raise Uninterpretable(pointer, "an implementation step must be an object or a string")
+    name = _short(spec) or f"step {index + 1}"
+    return Step(
+        f"{prefix}/{index + 1}", name, spec, _output(spec, "output"), pointer, _parts(spec, pointer)
+    )
+
+
+def _short(spec: dict[str, Any]) -> str:
+    """A one-line name from the step's own words."""
+    for field in ("title", "step", "action", "description", "task_description"):
+        value = spec.get(field)
+        if isinstance(value, str) and value.strip():
+            line = " ".join(value.split())
+            return line if len(line) <= _NAME_LENGTH else line[: _NAME_LENGTH - 1] + "…"
+    return ""
+
+
+def _whole_task(task: Task, taken: set[str]) -> Step:
+    """One agent step for a task that lists no implementation steps."""
+    context = obj(task, "context")
+    spec: dict[str, Any] = {"title": task.get("title") or task.get("id")}
+    description = task.get("description", context.get("description"))
+    if isinstance(description, str) and description.strip():
+        spec["description"] = description
+    for name in ("requirements", "acceptance", "focus_paths"):
+        value = context.get(name, task.get(name))
+        if value:
+            spec[name] = value
+    output = "implementation"
+    n = 1
+    while output in taken:
+        n += 1
+        output = f"implementation_{n}"
+    spec["output"] = output
+    return Step(WHOLE_TASK, str(spec["title"]), spec, output, "", ())
+
+
+def _in_dependency_order(steps: list[Step], items: list[Any], base: str) -> list[Step]:
+    """Topological order by `depends_on` (step numbers are positions), stable by position."""
+    ordered: list[Step] = []
+    state: dict[int, str] = {}
+
+    def visit(i: int) -> None:
+        if state.get(i) == "done":
+            return
+        if state.get(i) == "visiting":
+            raise Uninterpretable(f"{base}/{i}/depends_on", "steps depend on each other in a cycle")
+        state[i] = "visiting"
+        item = items[i]
+        deps = item.get("depends_on") if isinstance(item, dict) else None
+        for dep in deps if isinstance(deps, list) else []:
+            if isinstance(dep, int) and not isinstance(dep, bool) and 1 <= dep <= len(items):
+                visit(dep - 1)
+        state[i] = "done"
+        ordered.append(steps[i])
+
+    for i in range(len(steps)):
+        visit(i)
+    return ordered
