@@ -410,6 +410,7 @@ def test_agent_definitions_say_what_they_get_and_how_to_report_through_wfs(
         for needle in (
             '"workflow": {"session": "WFS-user-auth", "phase": "IMPLEMENT"}',
             '"steps": [{"key"',
+            "`fix`",
             '"resume": ["wfs", "--session", "WFS-user-auth", "execute", "--resume", "IMPL-2"]',
             "your final message is the\n  answer",
             "--output-file - --json <<'WFS_ANSWER'",

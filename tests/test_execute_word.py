@@ -237,7 +237,7 @@ def test_a_flat_implementation_step_that_says_nothing_is_refused(project: Path) 
     assert run.err.splitlines()[1:] == [
         f".workflow/{SID}/.task/IMPL-1.json#/implementation/1: implementation: an "
         "implementation step must be a non-empty string or an object with one of title, "
-        "description, action, modification_points, logic_flow, command, commands; got "
+        "description, action, modification_points, logic_flow, steps, command, commands; got "
         "integer 42"
     ]
     assert wfs("next").out.startswith("No task is ready.\nInvalid:  IMPL-1")
@@ -257,7 +257,7 @@ def test_a_task_wfs_cannot_interpret_is_refused_before_the_claim(project: Path) 
         "wfs: error: IMPL-1 cannot run as written; nothing was changed "
         "(`wfs validate` reports the same):\n" + problems.out
     )
-    assert f".task/IMPL-1.json#/flow_control/implementation_approach:" in run.err
+    assert ".task/IMPL-1.json#/flow_control/implementation_approach:" in run.err
     assert task_file(project).read_bytes() == before
     # status and next never call it ready; they say why it waits.
     assert wfs("next").out == (

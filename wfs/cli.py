@@ -1169,18 +1169,18 @@ def execute(
                 env.echo(f"{resume_id}: {note}", err=True)
             results.append(engine.run_task(runner, task, {"skip": skip, "output": answer}))
         elif task_id:
-            task = runner.claim(task_id)
-            assert task is not None
-            results.append(engine.run_task(runner, task))
+            claimed = runner.claim(task_id)
+            assert claimed is not None
+            results.append(engine.run_task(runner, claimed))
         while (
             (run_all or not results)
             and (not results or results[-1]["status"] in going_on)
             and signals.pending() is None
         ):
-            task = runner.claim(None)
-            if task is None:
+            claimed = runner.claim(None)
+            if claimed is None:
                 break
-            results.append(engine.run_task(runner, task))
+            results.append(engine.run_task(runner, claimed))
             if not run_all:
                 break
         signum = signals.pending()
@@ -1283,7 +1283,8 @@ def flow(
         env.layout, sid, _agent_routes(env, agent_option), _progress(env), prefix, file
     )
     with signals.handled():
-        result = run_flow(runner, specs, where, {"skip": skip, "output": answer} if resume else None)
+        given = {"skip": skip, "output": answer} if resume else None
+        result = run_flow(runner, specs, where, given)
 
     def human() -> None:
         if result["status"] == "completed":

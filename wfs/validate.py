@@ -52,6 +52,7 @@ STEP_WORK = (
     "action",
     "modification_points",
     "logic_flow",
+    "steps",
     "command",
     "commands",
 )
@@ -761,6 +762,15 @@ def _check_run_options(step: dict[str, Any], where: Pointer, rule: str, report: 
         problem = _success_criteria_problem(step["success_criteria"])
         if problem:
             report.error((*where, "success_criteria"), rule, problem)
+    if "max_iterations" in step:
+        limit = step["max_iterations"]
+        if not _is_int(limit) or limit < 1:
+            report.error(
+                (*where, "max_iterations"),
+                rule,
+                "max_iterations must be a whole number of fixes (1, 2, ...), "
+                f"got {_got(limit)}",
+            )
     if "timeout" in step:
         timeout = step["timeout"]
         if not (

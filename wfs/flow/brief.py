@@ -30,11 +30,20 @@ if TYPE_CHECKING:
 INLINE_LIMIT = 8 * 1024  # a larger value goes to a file, passed by path
 FILE_LIMIT = 1024 * 1024  # what such a file keeps at most
 SUMMARY_LIMIT = 16 * 1024  # of each dependency summary, in the brief
-PROSE_FIELDS = ("title", "description", "action")
-LIST_FIELDS = ("modification_points", "logic_flow", "requirements", "acceptance", "focus_paths")
+PROSE_FIELDS = ("title", "description", "action", "phase", "cli_prompt")
+LIST_FIELDS = (
+    "modification_points",
+    "logic_flow",
+    "steps",
+    "requirements",
+    "acceptance",
+    "focus_paths",
+)
 
 
-def resolved_step(runner: Runner, step: Step, values: dict[str, Any], command: str | None) -> dict:
+def resolved_step(
+    runner: Runner, step: Step, values: dict[str, Any], command: str | None
+) -> dict[str, Any]:
     """One step as the agent reads it: every known `[variable]` resolved."""
     resolved: dict[str, Any] = {"key": step.key, "name": step.name}
     for field in PROSE_FIELDS:
@@ -246,7 +255,10 @@ def as_text(brief: dict[str, Any], full: bool = True) -> str:
         for field in ("description", "action", "command"):
             if field in step and step[field] != step["name"]:
                 lines.append(f"{field.capitalize()}: {step[field]}")
-        for field in ("modification_points", "logic_flow"):
+        for field in ("phase", "cli_prompt"):
+            if field in step:
+                lines.append(f"{field.replace('_', ' ').capitalize()}: {step[field]}")
+        for field in ("modification_points", "logic_flow", "steps"):
             if step.get(field):
                 lines.append(f"{field.replace('_', ' ').capitalize()}:")
                 lines += [f"  - {item}" for item in step[field]]

@@ -211,9 +211,7 @@ class Runner:
         tid = task["id"]
         where = self.layout.relative(self.layout.task_file(self.sid, tid))
         errors = [
-            str(p)
-            for p in validate_task(TaskSource(where, task, tid))
-            if p.severity == "error"
+            str(p) for p in validate_task(TaskSource(where, task, tid)) if p.severity == "error"
         ]
         if errors:
             raise WfsError(
@@ -234,9 +232,7 @@ class Runner:
                 if why:
                     problems.append(f"{step.key} ({step.name}): {why}")
         if problems:
-            raise WfsError(
-                f"{tid} is unsafe to run; nothing was changed:\n" + "\n".join(problems)
-            )
+            raise WfsError(f"{tid} is unsafe to run; nothing was changed:\n" + "\n".join(problems))
         return plan
 
     def reclaim(self, requested: str) -> tuple[Task, list[str]]:
@@ -392,12 +388,12 @@ class Runner:
         """The step at `index`, with the agent steps right after it that go to the agent
         in the same hand-off (implementation steps only, with `--agent-scope task`)."""
         first = run.plan[index]
-        if self.scope != "task" or not _groupable(first):
+        if self.scope != "task" or not groupable(first):
             return [first]
         group = [first]
         for step in run.plan[index + 1 :]:
             entry = run.record["steps"].get(step.key) or {}
-            if entry.get("status") in FINISHED or not _groupable(step):
+            if entry.get("status") in FINISHED or not groupable(step):
                 break
             group.append(step)
         return group
@@ -517,9 +513,7 @@ class Runner:
                         "iteration": len(fixes) + 1,
                         "of": budget,
                     }
-                    self.progress(
-                        "fix", {"task": tid, "step": step.key, "name": step.name, **fix}
-                    )
+                    self.progress("fix", {"task": tid, "step": step.key, "name": step.name, **fix})
                     answer = self._ask(run, [step], "", index, [], save, fix=fix)
                     self._fixed(step, answer, fix, fixes, save)
         except EmptyAnswer as empty:
@@ -714,7 +708,7 @@ class Runner:
         return path
 
 
-def _groupable(step: Step) -> bool:
+def groupable(step: Step) -> bool:
     """An implementation step done by the agent alone, which may share a hand-off."""
     return not step.key.startswith(("pre_analysis/", "acceptance/")) and agent_only(step)
 

@@ -15,7 +15,7 @@ import shutil
 from typing import Any
 
 from wfs.flow import steps as run_steps
-from wfs.flow.engine import Runner
+from wfs.flow.engine import Runner, groupable
 from wfs.flow.routing import Handoff
 from wfs.flow.variables import TOKEN, lookup, preview_shell, substitute_prose, substitute_session
 from wfs.flow.work import Step, Uninterpretable, task_steps
@@ -32,9 +32,7 @@ def dry_run(runner: Runner, task: Task) -> dict[str, Any]:
 
     tid = task["id"]
     where = runner.layout.relative(runner.layout.task_file(runner.sid, tid))
-    refused = [
-        str(p) for p in validate_task(TaskSource(where, task, tid)) if p.severity == "error"
-    ]
+    refused = [str(p) for p in validate_task(TaskSource(where, task, tid)) if p.severity == "error"]
     try:
         plan = task_steps(task)
     except Uninterpretable as err:
@@ -44,6 +42,10 @@ def dry_run(runner: Runner, task: Task) -> dict[str, Any]:
     handoff = runner.routes.for_task(task)
     position = {s.key: n for n, s in enumerate(plan)}
     producers = {s.output: s for s in plan if s.output}
+    leaders: dict[str, str] = {}  # step key -> the first step of its hand-off
+    for before, step in zip(plan, plan[1:], strict=False):
+        if runner.scope == "task" and groupable(before) and groupable(step):
+            leaders[step.key] = leaders.get(before.key, before.key)
     rows = []
     for n, step in enumerate(plan):
         problems: list[str] = []
@@ -80,6 +82,7 @@ def dry_run(runner: Runner, task: Task) -> dict[str, Any]:
                 "on_error": on_error,
                 "parts": parts,
                 "problems": sorted(set(problems), key=problems.index),
+                **({"handoff_with": leaders[step.key]} if step.key in leaders else {}),
             }
         )
         if step.output:
@@ -166,5 +169,7 @@ def human_lines(plan: dict[str, Any]) -> list[str]:
             else:
                 who = f"the agent `{part['agent']}`" if part["agent"] else "an agent (pauses)"
                 lines.append(f"      to {who}: {part['brief']}")
+        if row.get("handoff_with"):
+            lines.append(f"      (in one hand-off with {row['handoff_with']})")
         lines.extend(f"      ! {problem}" for problem in row["problems"])
     return lines

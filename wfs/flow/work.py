@@ -86,13 +86,14 @@ def acceptance_steps(task: Task) -> list[Step]:
     if isinstance(commands, list):
         checks += [(f"/test/commands/{i}", c) for i, c in enumerate(commands)]
     budget = convergence.get("max_iterations", 1)
-    found = []
+    found: list[Step] = []
     for pointer, command in checks:
         if not isinstance(command, str) or classify(command).kind not in ("bash", "cli"):
             continue  # words for the agent (they are in its brief), not a check to run
         n = len(found) + 1
         spec = {"title": f"Acceptance check {n}", "command": command, "max_iterations": budget}
-        found.append(Step(f"acceptance/{n}", f"acceptance check {n}", spec, None, pointer, (command,)))
+        name = f"acceptance check {n}"
+        found.append(Step(f"acceptance/{n}", name, spec, None, pointer, (command,)))
     return found
 
 
@@ -169,7 +170,7 @@ def _implementation_step(prefix: str, index: int, spec: Any, pointer: str) -> St
 
 def _short(spec: dict[str, Any]) -> str:
     """A one-line name from the step's own words."""
-    for field in ("title", "step", "action", "description", "task_description"):
+    for field in ("title", "step", "action", "phase", "description", "task_description"):
         value = spec.get(field)
         if isinstance(value, str) and value.strip():
             line = " ".join(value.split())
