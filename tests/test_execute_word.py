@@ -508,6 +508,28 @@ def test_flow_pauses_with_a_resume_command_that_works(project: Path) -> None:
     )
 
 
+def test_flow_in_a_project_with_an_active_session_pauses_and_resumes(project: Path) -> None:
+    plan([task("IMPL-1", [step(1, "bash(true)")])])
+    (project / "flow.md").write_text(
+        "[FLOW_CONTROL]\n\n1. **judge**\n   - Action: Judge\n"
+        "   - Command: Decide whether it is enough\n   - Output: verdict\n"
+    )
+    paused = wfs("flow", "flow.md", "--json")
+    assert paused.code == 3, paused.out + paused.err
+    brief = paused.json()["brief"]
+    assert brief["paths"] == {
+        "project": ".",
+        "session": f".workflow/{SID}",
+        "summaries": f".workflow/{SID}/.summaries",
+        "process": f".workflow/{SID}/.process",
+        "run_record": brief["paths"]["run_record"],
+    }
+    assert brief["paths"]["run_record"].startswith(".workflow/.runs/flow-")
+    done = wfs(*brief["resume"][1:], "--output", "It is enough.", "--json")
+    assert done.code == 0, done.out + done.err
+    assert done.json()["values"] == {"verdict": "It is enough."}
+
+
 def test_nothing_ready_lists_paused_blocked_and_running_tasks(project: Path) -> None:
     plan(
         [

@@ -276,9 +276,8 @@ def _release_claim(layout: Layout, sid: str, task: dict[str, Any], owner: str) -
 
     tid = str(task["id"])
     runner = Runner(layout, sid, None)
-    runner.stop_orphan(tid)
-    record = runner.load_record(tid)
-    where = (record.get("running") or record.get("paused") or {}).get("step")
+    runner.stop_orphans(tid, owner)
+    where = runner.next_step(task)
     execution = {k: v for k, v in obj(task, "execution").items() if k != "claimed_by"}
     execution.update(paused_reason=f"its runner {owner} stopped before the task was done")
     execution["stopped_at"] = now()

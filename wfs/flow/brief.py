@@ -147,19 +147,22 @@ def read_summary(runner: Runner, path: Path) -> str | None:
         return None
 
 
-def session_paths(runner: Runner, tid: str) -> dict[str, str | None]:
+def session_paths(runner: Runner, tid: str) -> dict[str, str]:
+    """Where things are, relative to the project root (the agent's working directory).
+    An inline flow has no task file, and may have no session."""
+    from wfs.layout import parse_task_id
+
     relative = runner.layout.relative
-    if not runner.sid:
-        return {"project": ".", "run_record": relative(runner.record_path(tid))}
-    folder = runner.layout.session_dir(runner.sid)
-    return {
-        "project": ".",
-        "session": relative(folder),
-        "task_file": relative(runner.layout.task_file(runner.sid, tid)),
-        "summaries": relative(folder / ".summaries"),
-        "process": relative(folder / ".process"),
-        "run_record": relative(runner.record_path(tid)),
-    }
+    paths = {"project": "."}
+    if runner.sid:
+        folder = runner.layout.session_dir(runner.sid)
+        paths["session"] = relative(folder)
+        if parse_task_id(tid):
+            paths["task_file"] = relative(runner.layout.task_file(runner.sid, tid))
+        paths["summaries"] = relative(folder / ".summaries")
+        paths["process"] = relative(folder / ".process")
+    paths["run_record"] = relative(runner.record_path(tid))
+    return paths
 
 
 def task_context(runner: Runner, task: Task) -> dict[str, Any]:

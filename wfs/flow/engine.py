@@ -265,7 +265,7 @@ class Runner:
                         "wait for it to stop, or stop that process first"
                     )
                 notes.append(f"took over the claim of {owner}, which is no longer running")
-                notes.extend(self.stop_orphan(tid))
+                notes.extend(self.stop_orphans(tid, owner))
             self.preflight(task)
             if self.load_record(tid).get("finished_at"):
                 self.save_record(new_record(tid))  # that run completed: this one starts over
@@ -276,14 +276,23 @@ class Runner:
             draft.put(claimed)
             return claimed, notes
 
-    def stop_orphan(self, tid: str) -> list[str]:
-        """Stop the step a killed runner left running, before anything runs it again."""
-        running = self.load_record(tid).get("running")
-        if not isinstance(running, dict) or not isinstance(running.get("pid"), int):
-            return []
-        if run_steps.stop_orphan(running["pid"], str(running.get("token", ""))):
-            return [f"stopped the orphaned process group {running['pid']} of {running['step']}"]
-        return []
+    def step_token(self, tid: str, owner: str | None = None) -> str:
+        """What marks the processes of a task's steps (WFS_STEP in their environment)."""
+        return f"{self.sid}/{tid}/{owner or self.owner}"
+
+    def stop_orphans(self, tid: str, owner: str) -> list[str]:
+        """Stop what the steps of a dead runner left running, before anything runs again."""
+        groups = run_steps.stop_orphans(self.step_token(tid, owner))
+        return [f"stopped the orphaned step processes of {owner} (group {g})" for g in groups]
+
+    def next_step(self, task: Task) -> str | None:
+        """The key of the first step of the task that its run record has not finished."""
+        steps = self.load_record(task["id"])["steps"]
+        try:
+            plan = task_steps(task)
+        except Uninterpretable:
+            return None
+        return next((s.key for s in plan if steps.get(s.key, {}).get("status") not in FINISHED), None)
 
     def finish(
         self, tid: str, status: str, reason: str | None = None, step: str | None = None
@@ -370,7 +379,6 @@ class Runner:
                 self.run_step(run, group, given)
             except signals.Interrupted as stop:
                 record["paused"] = {"step": step.key, "reason": f"interrupted ({stop.name})"}
-                record["running"] = None
                 self.save_record(record)
                 stop.step_key = step.key
                 raise
@@ -434,7 +442,6 @@ class Runner:
                         "elapsed": 0.0,
                         "how": f"in one hand-off with {step.key}",
                     }
-            record["running"] = None
             record["paused"] = (
                 None if status in FINISHED else {"step": step.key, "reason": extra.get("reason")}
             )
@@ -494,12 +501,12 @@ class Runner:
                 given = None
                 waiting_fix = None
                 while True:
-                    failure, part_tries = self._run_command(
+                    failure, output, failed_tries = self._run_command(
                         run, step, command, text, index, retries=1 if budget else None
                     )
-                    tries.extend(part_tries)
+                    tries.extend(failed_tries)
                     if failure is None:
-                        done.append(part_tries[-1]["output"])
+                        done.append(output)
                         break
                     if len(fixes) >= budget:
                         self._failed(run, step, failure, save)
@@ -508,8 +515,8 @@ class Runner:
                         "step": step.key,
                         "command": text,
                         "error": failure,
-                        "stdout": tail_lines(part_tries[-1].get("stdout", "")),
-                        "stderr": tail_lines(part_tries[-1].get("stderr", "")),
+                        "stdout": tail_lines(failed_tries[-1].get("stdout", "")),
+                        "stderr": tail_lines(failed_tries[-1].get("stderr", "")),
                         "iteration": len(fixes) + 1,
                         "of": budget,
                     }
@@ -568,15 +575,9 @@ class Runner:
             raise Pause(step, reason, brief)
         from wfs.flow.brief import as_text
 
-        token = os.urandom(8).hex()
         stdin = orjson.dumps(brief).decode() if handoff.form == "json" else as_text(brief)
-        result = run_steps.run_agent(
-            handoff.command,
-            stdin,
-            self.layout.root,
-            self._started(run.record, step, index, token),
-            {"WFS_STEP": token},
-        )
+        token = self.step_token(run.task["id"])
+        result = run_steps.run_agent(handoff.command, stdin, self.layout.root, {"WFS_STEP": token})
         if result.exit_code != 0 or result.timed_out:
             error = f"the agent `{handoff.command}` failed: {_failure(result, None)}"
             entry = {"part": index, "exit_code": result.exit_code, "error": error}
@@ -594,9 +595,10 @@ class Runner:
         text: str,
         index: int,
         retries: int | None,
-    ) -> tuple[str | None, list[dict[str, Any]]]:
-        """Run one command part: (None, tries) on success, (why, tries) on failure.
-        `retries`: how many tries (default: two for `retry_once`, else one)."""
+    ) -> tuple[str | None, str, list[dict[str, Any]]]:
+        """Run one command part: (None, output, failed tries) on success, (why, "",
+        failed tries) on failure. `retries`: how many tries (default: two for
+        `retry_once`, else one)."""
         criteria = step.spec.get("success_criteria")
         criteria = criteria if isinstance(criteria, str) else None
         timeout = step.spec.get("timeout")
@@ -609,16 +611,11 @@ class Runner:
                 check_inputs(text, run.values, run.declared)
             except MissingInput as missing:
                 tries.append({"part": index, "error": missing.message})
-                return missing.message, tries
-            token = os.urandom(8).hex()
+                return missing.message, "", tries
             began = time.monotonic()
+            token = self.step_token(run.task["id"])
             result = run_steps.run_command(
-                command,
-                run.values,
-                self.layout.root,
-                timeout,
-                self._started(run.record, step, index, token),
-                {"WFS_STEP": token},
+                command, run.values, self.layout.root, timeout, {"WFS_STEP": token}
             )
             entry: dict[str, Any] = {
                 "part": index,
@@ -626,25 +623,14 @@ class Runner:
                 "elapsed": round(time.monotonic() - began, 3),
             }
             if run_steps.meets(criteria, result):
-                entry["output"] = result.output
-                tries.append(entry)
-                return None, tries
+                return None, result.output, tries
             entry.update(
                 error=_failure(result, criteria),
                 stdout=_tail_bytes(result.output),
                 stderr=_tail_bytes(result.error),
             )
             tries.append(entry)
-        return tries[-1]["error"], tries
-
-    def _started(
-        self, record: dict[str, Any], step: Step, index: int, token: str
-    ) -> Callable[[int], None]:
-        def started(pid: int) -> None:
-            record["running"] = {"step": step.key, "part": index, "pid": pid, "token": token}
-            self.save_record(record)
-
-        return started
+        return tries[-1]["error"], "", tries
 
     def _failed(
         self, run: TaskRun, step: Step, error: str, save: Callable[..., dict[str, Any]]
@@ -720,7 +706,7 @@ def _names(group: list[Step]) -> str:
 
 
 def new_record(tid: str) -> dict[str, Any]:
-    return {"task": tid, "started_at": now(), "steps": {}, "paused": None, "running": None}
+    return {"task": tid, "started_at": now(), "steps": {}, "paused": None}
 
 
 def _label(step: Step) -> str:
@@ -905,7 +891,7 @@ def run_task(runner: Runner, task: Task, resume: dict[str, Any] | None = None) -
 
 def _shown_try(entry: dict[str, Any]) -> dict[str, Any]:
     """A try as --json shows it: its tails cut to the last lines."""
-    shown = {k: v for k, v in entry.items() if k not in ("stdout", "stderr", "output")}
+    shown = {k: v for k, v in entry.items() if k not in ("stdout", "stderr")}
     for stream in ("stdout", "stderr"):
         if stream in entry:
             shown[stream] = tail_lines(entry[stream])

@@ -12,7 +12,7 @@ import os
 import re
 import shutil
 import signal
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -61,30 +61,19 @@ def _looks_like_cli(text: str) -> bool:
     return bool(rest) and (rest.startswith("-") or rest[:1] in "\"'" or " -" in rest)
 
 
-Started = Callable[[int], None]
-
-
 def run_shell(
-    script: str,
-    env: Mapping[str, str],
-    root: Path,
-    timeout: float | None,
-    started: Started | None = None,
+    script: str, env: Mapping[str, str], root: Path, timeout: float | None
 ) -> StepResult:
     """Run a bash script in the project root."""
-    return _run(script, root, {**os.environ, **env}, None, timeout, started)
+    return _run(script, root, {**os.environ, **env}, None, timeout)
 
 
 def run_agent(
-    agent_command: str,
-    brief: str,
-    root: Path,
-    started: Started | None = None,
-    env: Mapping[str, str] | None = None,
+    agent_command: str, brief: str, root: Path, env: Mapping[str, str] | None = None
 ) -> StepResult:
     """Send the brief to the configured agent command on stdin; its stdout is the output."""
     full_env = {**os.environ, **(env or {})}
-    return _run(agent_command, root, full_env, brief.encode("utf-8"), None, started)
+    return _run(agent_command, root, full_env, brief.encode("utf-8"), None)
 
 
 def _run(
@@ -93,13 +82,12 @@ def _run(
     env: dict[str, str],
     stdin: bytes | None,
     timeout: float | None,
-    started: Started | None,
 ) -> StepResult:
     """Run `bash -c script` in a process group of its own and collect its output.
 
     It is spawned, not forked: a fork copies this process's page tables, which was most
     of the engine's overhead. The process group lets a timeout or an interruption stop
-    everything the step started. `started(pid)` is told the group's id before the wait.
+    everything the step started.
     """
     bash = shutil.which("bash")
     if bash is None:
@@ -138,14 +126,6 @@ def _run(
             if fd is not None:
                 os.close(fd)
     try:
-        try:
-            if started is not None:
-                started(pid)
-        except BaseException:
-            for fd in (out_r, err_r, in_w):
-                if fd is not None:
-                    os.close(fd)
-            raise
         out, err, timed_out = _collect(pid, out_r, err_r, in_w, stdin or b"", timeout)
         with signals.armed():
             _, status = os.waitpid(pid, 0)
@@ -217,70 +197,6 @@ def _collect(
 GRACE_SECONDS = 3.0
 
 
-def stop_orphan(pgid: int, token: str) -> bool:
-    """Kill the process group a killed runner left behind, and wait until it is gone.
-
-    Only a group whose processes carry the step's `WFS_STEP` token is touched, so a
-    reused process id is never hit. Returns whether anything was stopped.
-    """
-    import time
-
-    members = _group_members(pgid)
-    if members is None:  # no /proc: the group id alone must do
-        try:
-            os.killpg(pgid, 0)
-        except (ProcessLookupError, PermissionError):
-            return False
-    elif not members or not any(_has_token(pid, token) for pid in members):
-        return False
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, signal.SIGKILL)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        left = _group_members(pgid)
-        if left == [] or (left is None and not _group_exists(pgid)):
-            break
-        time.sleep(0.02)
-    return True
-
-
-def _group_members(pgid: int) -> list[int] | None:
-    """Live (not zombie) processes of a process group, from /proc; None without /proc."""
-    proc = Path("/proc")
-    if not (proc / "self" / "stat").exists():
-        return None
-    members = []
-    for entry in proc.iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(")") + 2 :].split()
-        if len(fields) > 2 and fields[2] == str(pgid) and fields[0] != "Z":
-            members.append(int(entry.name))
-    return members
-
-
-def _has_token(pid: int, token: str) -> bool:
-    try:
-        environ = Path(f"/proc/{pid}/environ").read_bytes()
-    except OSError:
-        return False
-    return f"WFS_STEP={token}".encode() in environ.split(b"\0")
-
-
-def _group_exists(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def stop_group(pid: int) -> None:
     """Stop a step's whole process group: SIGTERM, a short grace, then SIGKILL; reap it."""
     import time
@@ -303,6 +219,47 @@ def stop_group(pid: int) -> None:
             os.waitpid(pid, 0)
 
 
+def stop_orphans(token: str) -> list[int]:
+    """Kill the process groups of steps that outlived their runner, and wait until they
+    are gone. They are found by `WFS_STEP=token` in their environment (the runner's
+    session, task and process), so no other process is ever hit. Reads /proc (Linux);
+    returns the groups stopped."""
+    import time
+
+    found = _processes_with(token)
+    groups = sorted(set(found.values()))
+    for group in groups:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(group, signal.SIGKILL)
+    deadline = time.monotonic() + 30
+    while found and time.monotonic() < deadline:
+        time.sleep(0.02)
+        found = _processes_with(token)
+    return groups
+
+
+def _processes_with(token: str) -> dict[int, int]:
+    """Live (not zombie) processes whose environment holds WFS_STEP=token: pid -> pgid."""
+    wanted = f"WFS_STEP={token}".encode()
+    found: dict[int, int] = {}
+    proc = Path("/proc")
+    try:
+        entries = [e for e in proc.iterdir() if e.name.isdigit()]
+    except OSError:
+        return found
+    for entry in entries:
+        try:
+            if wanted not in (entry / "environ").read_bytes().split(b"\0"):
+                continue
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(")") + 2 :].split()
+        if len(fields) > 2 and fields[0] != "Z":
+            found[int(entry.name)] = int(fields[2])
+    return found
+
+
 def _text(raw: bytes) -> str:
     return raw.decode("utf-8", errors="replace")
 
@@ -312,7 +269,6 @@ def run_command(
     values: Mapping[str, Any],
     root: Path,
     timeout: float | None,
-    started: Started | None = None,
     env: Mapping[str, str] | None = None,
 ) -> StepResult:
     """Run one non-agent command with `values` substituted."""
@@ -322,7 +278,7 @@ def run_command(
             if shutil.which(program) is None:
                 return StepResult(127, "", f"{program}: command not found on PATH")
         shell = substitute_shell(command.text, values)
-        return run_shell(shell.script, {**shell.env, **(env or {})}, root, timeout, started)
+        return run_shell(shell.script, {**shell.env, **(env or {})}, root, timeout)
     argument = substitute_prose(command.text, values)
     try:
         if command.kind == "read":
