@@ -79,10 +79,20 @@ def check_inputs(text: str, values: Mapping[str, Any], declared: set[str]) -> No
 
 class ShellCommand(NamedTuple):
     """A bash script with `[name]` tokens replaced by variable expansions (after a
-    prelude that builds list variables), and the environment that carries the values."""
+    prelude that builds list variables), and the environment that carries the values.
+
+    A large value goes through a file instead (`files`: variable -> text): the kernel
+    refuses an environment string over 128 KiB (E2BIG). The prelude reads the file
+    named by `<variable>_FILE` into the variable, trailing newlines included.
+    """
 
     script: str
     env: dict[str, str]
+    files: dict[str, str] = {}
+
+
+ENV_VALUE_LIMIT = 64 * 1024  # larger values, and all values past ENV_TOTAL_LIMIT, use files
+ENV_TOTAL_LIMIT = 512 * 1024
 
 
 class UnsafeValue(WfsError):
@@ -118,8 +128,22 @@ def substitute_shell(command: str, values: Mapping[str, Any]) -> ShellCommand:
     (UnsafeValue), see wfs/flow/shell.py.
     """
     env: dict[str, str] = {}
+    files: dict[str, str] = {}
     prelude: list[str] = []
     slots: dict[tuple[str, bool], str] = {}
+    total = 0
+
+    def carry(var: str, name: str, text: str) -> None:
+        """`var` holds `text` in the script: through the environment, or a file."""
+        nonlocal total
+        text = _env_safe(name, text)
+        size = len(text.encode("utf-8", "surrogateescape"))
+        if size > ENV_VALUE_LIMIT or total + size > ENV_TOTAL_LIMIT:
+            files[var] = text
+            prelude.append(f'IFS= read -r -d "" {var} < "${{{var}_FILE}}" || true')
+        else:
+            env[var] = text
+            total += size
 
     def slot_var(name: str, value: Any, as_list: bool) -> str:
         key = (name, as_list)
@@ -130,11 +154,11 @@ def substitute_shell(command: str, values: Mapping[str, Any]) -> ShellCommand:
         if as_list:
             items = [as_text(v) for v in value]
             for n, item in enumerate(items):
-                env[f"{var}_{n}"] = _env_safe(name, item)
+                carry(f"{var}_{n}", name, item)
             words = " ".join(f'"${{{var}_{n}}}"' for n in range(len(items)))
             prelude.append(f"{var}=({words})")
         else:
-            env[var] = _env_safe(name, as_text(value, " "))
+            carry(var, name, as_text(value, " "))
         return var
 
     out: list[str] = []
@@ -166,7 +190,7 @@ def substitute_shell(command: str, values: Mapping[str, Any]) -> ShellCommand:
     script = "".join(out)
     if prelude:
         script = "\n".join(prelude) + "\n" + script
-    return ShellCommand(script, env)
+    return ShellCommand(script, env, files)
 
 
 def shell_segments(command: str, values: Mapping[str, Any]) -> list[str | Slot]:
