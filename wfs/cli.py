@@ -1344,12 +1344,22 @@ def mcp_server(env: Env) -> None:
 # ---------------------------------------------------------------- agents
 
 # The keys of wfs.agents_install.TARGETS, spelled out so that `wfs --help` stays fast.
-AGENT_TARGETS = ("claude", "gemini", "codex")
+AGENT_TARGETS = (
+    "claude",
+    "gemini",
+    "codex",
+    "cursor",
+    "copilot",
+    "opencode",
+    "qwen",
+    "windsurf",
+    "agents-md",
+)
 
 
 @cli.group()
 def agents() -> None:
-    """Editor slash commands and agent definitions: list and install them.
+    """Editor commands, skills and agent definitions: install, check, remove, list.
 
     \b
     Example:
@@ -1360,32 +1370,94 @@ def agents() -> None:
 @agents.command("install")
 @click.option(
     "--target",
-    required=True,
     type=click.Choice(AGENT_TARGETS),
-    help="Editor: claude (.claude/), gemini (.gemini/) or codex (.codex/).",
+    help="The editor. Needed, except with --check (which then checks only this one).",
 )
-@click.option("--force", is_flag=True, help="Replace files that differ from the shipped ones.")
+@click.option("--force", is_flag=True, help="Replace (or remove) files that differ from wfs's.")
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Change nothing; exit 1 if an installed file is missing or stale (all targets "
+    "installed, or --target).",
+)
+@click.option("--remove", is_flag=True, help="Remove the files wfs installed for --target.")
+@click.option(
+    "--allow-shell",
+    is_flag=True,
+    help="gemini: also the user policy ~/.gemini/policies/wfs.toml that lets Gemini CLI "
+    "run wfs commands without asking.",
+)
 @json_flag
 @pass_env
-def agents_install(env: Env, target: str, force: bool) -> None:
-    """Install the wfs slash commands and agent definitions for an editor.
+def agents_install(
+    env: Env, target: str | None, force: bool, check: bool, remove: bool, allow_shell: bool
+) -> None:
+    """Install the wfs commands and agent definitions for an editor.
 
-    Files go under the project root. A file that exists and differs is only replaced
-    with --force; without it nothing is written and the command exits 2.
+    Files go under the project root; AGENTS.md gets a marked block, the rest of the
+    file is left alone. A file that exists and differs is only replaced with --force;
+    without it nothing is written and the command exits 2. Installing twice changes
+    nothing. --remove deletes only what wfs installed, and restores nothing else.
 
     \b
     Example:
       wfs agents install --target claude
-      wfs agents install --target gemini --force
+      wfs agents install --target gemini --allow-shell
+      wfs agents install --check
+      wfs agents install --target codex --remove
     """
-    from wfs.agents_install import install
+    from wfs import agents_install as installer
 
-    actions = install(env.layout, target, force)
+    if check and remove:
+        raise click.UsageError("give at most one of --check and --remove")
+    if allow_shell and target != "gemini":
+        raise click.UsageError("--allow-shell goes with --target gemini")
+    if check:
+        _agents_check(env, installer, target, allow_shell)
+        return
+    if target is None:
+        raise click.UsageError("Missing option '--target'.")
+    if remove:
+        actions = installer.remove(env.layout, target, force, allow_shell)
+    else:
+        actions = installer.install(env.layout, target, force, allow_shell)
     rows = [{"path": path, "action": action} for path, action in actions]
-    env.emit(
-        {"target": target, "files": rows},
-        lambda: env.echo("\n".join(f"{row['action']}: {row['path']}" for row in rows)),
-    )
+
+    def human() -> None:
+        env.lines([f"{row['action']}: {row['path']}" for row in rows])
+        if allow_shell and not remove:
+            env.echo(
+                "The user policy ~/.gemini/policies/wfs.toml lets Gemini CLI run `wfs ...` "
+                "shell commands without asking, in every project; other policies are "
+                "left alone.",
+                err=True,
+            )
+
+    env.emit({"target": target, "files": rows}, human)
+
+
+def _agents_check(env: Env, installer: Any, target: str | None, allow_shell: bool) -> None:
+    checked = installer.check(env.layout, [target] if target else None, allow_shell)
+    rows = [{"target": c.target, "path": c.relative, "state": c.state} for c in checked]
+    problems = [row for row in rows if row["state"] != "installed"]
+
+    def human() -> None:
+        if not rows:
+            env.echo("no wfs editor files are installed here")
+        for name in dict.fromkeys(row["target"] for row in rows):
+            mine = [row for row in rows if row["target"] == name]
+            bad = [row for row in mine if row["state"] != "installed"]
+            if not bad:
+                env.echo(f"{name}: {len(mine)} files installed and up to date")
+            for row in bad:
+                env.echo(f"{name}: {row['state']}: {row['path']}")
+        if problems:
+            fix = f" --target {target}" if target else " --target T"
+            env.echo(f"fix with: wfs agents install{fix} --force", err=True)
+
+    env.emit({"files": rows, "problems": len(problems)}, human)
+    if problems:
+        raise SystemExit(1)
 
 
 @agents.command("list")
@@ -1409,10 +1481,13 @@ def agents_list(env: Env, target: str | None) -> None:
         for name in ([target] if target else AGENT_TARGETS)
         for item in plan_install(env.layout, name)
     ]
+    width = max(len(name) for name in AGENT_TARGETS)
     env.emit(
         {"files": rows},
         lambda: env.echo(
-            "\n".join(f"{row['target']:<7} {row['state']:<10} {row['path']}" for row in rows)
+            "\n".join(
+                f"{row['target']:<{width}} {row['state']:<10} {row['path']}" for row in rows
+            )
         ),
     )
 

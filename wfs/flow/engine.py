@@ -41,6 +41,7 @@ from wfs.tasks import Task, obj
 
 RUNS_DIR = ".runs"
 TAIL_BYTES = 64 * 1024  # of stdout and of stderr, kept in the run record for each failure
+RECORD_INLINE = 256 * 1024  # a larger step output is kept in a file beside the record
 TAIL_LINES = 20  # shown to people and in --json
 SUMMARY_OUTPUT_CHARS = 2000  # an output longer than this is cut in the summary, and linked
 SUMMARY_OUTPUT_LINES = 40
@@ -292,7 +293,8 @@ class Runner:
             plan = task_steps(task)
         except Uninterpretable:
             return None
-        return next((s.key for s in plan if steps.get(s.key, {}).get("status") not in FINISHED), None)
+        unfinished = (s.key for s in plan if steps.get(s.key, {}).get("status") not in FINISHED)
+        return next(unfinished, None)
 
     def finish(
         self, tid: str, status: str, reason: str | None = None, step: str | None = None
@@ -332,6 +334,26 @@ class Runner:
         path = self.record_path(record["task"])
         store.write_bytes(path, store.dumps(record), durable=False)
 
+    def stored_output(self, tid: str, step: Step, output: str) -> dict[str, Any]:
+        """How a step's output goes into the run record: inline, or (when large) in a
+        file next to it, so that the record stays small to rewrite after every step."""
+        data = output.encode("utf-8", "surrogateescape")
+        if len(data) <= RECORD_INLINE:
+            return {"output": output}
+        path = self.output_path(tid, step.key.replace("/", "-") + ".output")
+        store.write_bytes(path, data, durable=False)
+        return {"output_file": self.layout.relative(path), "output_bytes": len(data)}
+
+    def entry_output(self, entry: dict[str, Any]) -> str:
+        """A recorded step's output, from the record or the file it was put in."""
+        if "output_file" not in entry:
+            return str(entry.get("output", ""))
+        where = str(entry["output_file"])
+        try:
+            return (self.layout.root / where).read_bytes().decode("utf-8", "surrogateescape")
+        except OSError as err:
+            raise WfsError(f"{where}: cannot read a recorded output: {err.strerror}") from None
+
     def output_path(self, tid: str, name: str) -> Path:
         """Where a step output too long to show is kept whole, next to the run record."""
         return self.record_path(tid).with_suffix("") / f"{name}.txt"
@@ -370,7 +392,7 @@ class Runner:
             step = plan[i]
             entry = record["steps"].get(step.key)
             if entry and entry.get("status") in FINISHED:
-                run.bind(step, entry.get("output", ""))
+                run.bind(step, self.entry_output(entry))
                 i += 1
                 continue
             group = self._group(run, i)
@@ -388,7 +410,10 @@ class Runner:
         record["paused"] = None
         self.save_record(record)
         steps = [
-            record["steps"][s.key] | {"key": s.key, "name": s.name, "bind": s.output} for s in plan
+            record["steps"][s.key]
+            | {"key": s.key, "name": s.name, "bind": s.output}
+            | {"output": self.entry_output(record["steps"][s.key])}
+            for s in plan
         ]
         return {"task": tid, "steps": steps, "values": run.values}
 
@@ -424,9 +449,14 @@ class Runner:
         self.progress("start", {"task": tid, "step": step.key, "name": _names(group)})
 
         def save(status: str, **extra: Any) -> dict[str, Any]:
+            output = extra.pop("output", None)
+            if output is not None:
+                extra.update(self.stored_output(tid, step, output))
             entry = {
                 "status": status,
-                "parts": done,
+                # The outputs of finished parts, to resume a step part way; a finished
+                # step keeps only its output.
+                **({} if status in FINISHED else {"parts": done}),
                 "elapsed": round(time.monotonic() - started, 3),
                 **({"checkpoints": checkpoints} if checkpoints else {}),
                 **({"fixes": fixes} if fixes else {}),
@@ -438,7 +468,7 @@ class Runner:
                 for other in group[1:]:
                     record["steps"][other.key] = {
                         "status": status,
-                        "output": entry.get("output", ""),
+                        **self.stored_output(tid, other, output or ""),
                         "elapsed": 0.0,
                         "how": f"in one hand-off with {step.key}",
                     }
@@ -458,7 +488,7 @@ class Runner:
             )
             if status in FINISHED:
                 for member in group:
-                    run.bind(member, entry.get("output", ""))
+                    run.bind(member, output or "")
             return entry
 
         if given and given.get("skip"):
@@ -622,7 +652,7 @@ class Runner:
                 "exit_code": result.exit_code,
                 "elapsed": round(time.monotonic() - began, 3),
             }
-            if run_steps.meets(criteria, result):
+            if run_steps.meets(criteria, result, timeout):
                 return None, result.output, tries
             entry.update(
                 error=_failure(result, criteria),
@@ -687,8 +717,11 @@ class Runner:
         for step in result["steps"]:
             name, output = step.get("bind"), str(step.get("output", ""))
             if name and step.get("status") == "done" and needs_link(output):
-                full = self.output_path(tid, name)
-                store.write_bytes(full, output.encode("utf-8"), durable=False)
+                if "output_file" in step:  # already kept whole beside the record
+                    full = self.layout.root / step["output_file"]
+                else:
+                    full = self.output_path(tid, name)
+                    store.write_bytes(full, output.encode("utf-8"), durable=False)
                 links[name] = os.path.relpath(full, path.parent)
         store.write_text(path, render_summary(task, result["steps"], changed, links))
         return path

@@ -17,7 +17,8 @@ from typing import Any
 from wfs.flow import steps as run_steps
 from wfs.flow.engine import Runner, groupable
 from wfs.flow.routing import Handoff
-from wfs.flow.variables import TOKEN, lookup, preview_shell, substitute_prose, substitute_session
+from wfs.flow.shell import TOKEN
+from wfs.flow.variables import lookup, preview_shell, substitute_prose, substitute_session
 from wfs.flow.work import Step, Uninterpretable, task_steps
 from wfs.tasks import Task
 
@@ -123,7 +124,8 @@ def _part(
     command = run_steps.classify(text) if text.strip() else run_steps.Command("agent", "")
     row: dict[str, Any] = {"kind": command.kind}
     if command.kind in ("bash", "cli"):
-        row["shell"] = preview_shell(command.text, values)
+        row["shell"], refused = preview_shell(command.text, values)
+        problems.extend(refused)
         if command.kind == "cli":
             program = command.text.split(None, 1)[0]
             if not _SHELL_OPERATORS.search(command.text):  # a plain command line

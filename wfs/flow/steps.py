@@ -12,13 +12,14 @@ import os
 import re
 import shutil
 import signal
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from wfs.errors import WfsError
 from wfs.flow import signals
-from wfs.flow.variables import TOKEN, substitute_prose, substitute_shell
+from wfs.flow.shell import TOKEN
+from wfs.flow.variables import substitute_prose, substitute_shell
 
 MAX_GREP_LINES = 1000
 _BUILTIN = re.compile(r"(bash|Read|Glob|Grep)\((.*)\)\s*", re.S)
@@ -115,6 +116,11 @@ def _run(
             setsid=True,
             setsigdef=(signal.SIGPIPE, signal.SIGXFSZ),  # what Popen's restore_signals does
         )
+    except OSError as failure:  # E2BIG, EAGAIN (no processes left), ENOMEM...
+        for fd in (out_r, err_r, in_w):
+            if fd is not None:
+                os.close(fd)
+        return StepResult(126, "", f"cannot start the command: {failure.strerror}")
     except BaseException:
         for fd in (out_r, err_r, in_w):
             if fd is not None:
@@ -277,18 +283,90 @@ def run_command(
             program = command.text.split(None, 1)[0]
             if shutil.which(program) is None:
                 return StepResult(127, "", f"{program}: command not found on PATH")
-        shell = substitute_shell(command.text, values)
-        return run_shell(shell.script, {**shell.env, **(env or {})}, root, timeout)
+        try:
+            shell = substitute_shell(command.text, values)
+        except WfsError as refused:  # a value bash would read as code, or a NUL byte
+            return StepResult(2, "", refused.message)
+        if not shell.files:
+            return run_shell(shell.script, {**shell.env, **(env or {})}, root, timeout)
+        import tempfile
+
+        with tempfile.TemporaryDirectory(prefix="wfs-values-") as folder:
+            paths = {}
+            for var, text in shell.files.items():
+                path = os.path.join(folder, var)
+                with open(path, "w", encoding="utf-8", errors="surrogateescape") as handle:
+                    handle.write(text)
+                paths[f"{var}_FILE"] = path
+            return run_shell(shell.script, {**shell.env, **paths, **(env or {})}, root, timeout)
     argument = substitute_prose(command.text, values)
+
+    def builtin() -> StepResult:
+        try:
+            if command.kind == "read":
+                return StepResult(0, read_file(root, argument))
+            if command.kind == "glob":
+                return StepResult(0, "\n".join(glob_files(root, argument)))
+            pattern, _, where = argument.partition(",")
+            found = grep_files(root, pattern.strip(), where.strip() or ".")
+            return StepResult(0, "\n".join(found))
+        except WfsError as err:
+            return StepResult(1, "", err.message)
+
+    return isolated(builtin, timeout)
+
+
+def isolated(work: Callable[[], StepResult], timeout: float | None) -> StepResult:
+    """Run a built-in in a forked child, so that a slow disk, a huge tree or a
+    catastrophic regular expression cannot hold the engine past the step's timeout, and
+    Ctrl-C stops it too."""
+    import selectors
+    import time
+
+    import orjson
+
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: compute, send, and leave without cleanup
+        code = 0
+        try:
+            os.close(read_fd)
+            data = orjson.dumps(list(work()))
+            view = memoryview(data)
+            while view:
+                view = view[os.write(write_fd, view) :]
+        except BaseException:
+            code = 70
+        os._exit(code)
+    os.close(write_fd)
+    chunks: list[bytes] = []
+    deadline = None if timeout is None else time.monotonic() + timeout
     try:
-        if command.kind == "read":
-            return StepResult(0, read_file(root, argument))
-        if command.kind == "glob":
-            return StepResult(0, "\n".join(glob_files(root, argument)))
-        pattern, _, where = argument.partition(",")
-        return StepResult(0, "\n".join(grep_files(root, pattern.strip(), where.strip() or ".")))
-    except WfsError as err:
-        return StepResult(1, "", err.message)
+        with selectors.DefaultSelector() as selector, signals.armed():
+            selector.register(read_fd, selectors.EVENT_READ)
+            while True:
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    os.kill(pid, signal.SIGKILL)
+                    os.waitpid(pid, 0)
+                    return StepResult(124, "", f"timed out after {timeout:g}s", True)
+                if selector.select(left):
+                    chunk = os.read(read_fd, 1 << 20)
+                    if not chunk:
+                        break
+                    chunks.append(chunk)
+            _, status = os.waitpid(pid, 0)
+    except BaseException:
+        with contextlib.suppress(ProcessLookupError, ChildProcessError):
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        raise
+    finally:
+        os.close(read_fd)
+    if os.waitstatus_to_exitcode(status) != 0 or not chunks:
+        return StepResult(1, "", "the built-in stopped without an answer")
+    exit_code, output, error, timed_out = orjson.loads(b"".join(chunks))
+    return StepResult(exit_code, output, error, timed_out)
 
 
 def escapes_root(command: Command, root: Path) -> str | None:
@@ -328,15 +406,27 @@ def confined(root: Path, relative: str) -> Path:
     if candidate.is_absolute() or ".." in candidate.parts:
         raise WfsError(f"path {relative!r} leads outside the project root")
     real_root = root.resolve()
-    resolved = (real_root / candidate).resolve()
+    try:
+        resolved = (real_root / candidate).resolve()
+    except (RuntimeError, OSError):  # a symlink loop, a path too long
+        raise WfsError(f"path {relative!r} cannot be resolved (a symlink loop?)") from None
     if resolved != real_root and real_root not in resolved.parents:
         raise WfsError(f"path {relative!r} leads outside the project root (through a symlink)")
     return resolved
 
 
 def read_file(root: Path, relative: str) -> str:
+    import stat
+
     path = confined(root, relative)
     try:
+        if not stat.S_ISREG(path.stat().st_mode):
+            if path.is_dir():
+                raise IsADirectoryError
+            raise WfsError(
+                f"Read({relative}): not a regular file (a FIFO, a socket or a device); "
+                "wfs reads only files"
+            )
         return path.read_text(encoding="utf-8", errors="replace")
     except FileNotFoundError:
         raise WfsError(f"Read({relative}): no such file") from None
@@ -395,8 +485,11 @@ def grep_files(root: Path, pattern: str, where: str) -> list[str]:
     return lines
 
 
-def meets(criteria: str | None, result: StepResult) -> bool:
-    """success_criteria: `exit_code:N`, `contains:TEXT`, `regex:PAT`, `not_empty`."""
+def meets(criteria: str | None, result: StepResult, timeout: float | None = None) -> bool:
+    """success_criteria: `exit_code:N`, `contains:TEXT`, `regex:PAT`, `not_empty`.
+
+    A `regex:` runs isolated, within `timeout`: a catastrophic pattern fails the step
+    instead of hanging it."""
     if result.timed_out:
         return False
     if not criteria:
@@ -407,7 +500,12 @@ def meets(criteria: str | None, result: StepResult) -> bool:
     if kind == "contains":
         return result.exit_code == 0 and arg in result.output
     if kind == "regex":
-        return result.exit_code == 0 and re.search(arg, result.output) is not None
+        if result.exit_code != 0:
+            return False
+        found = isolated(
+            lambda: StepResult(0 if re.search(arg, result.output) else 1, ""), timeout
+        )
+        return found.exit_code == 0
     if kind == "not_empty":
         return result.exit_code == 0 and bool(result.output.strip())
     return False
