@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import os
 import shlex
-import sys
 import stat
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
