@@ -44,8 +44,10 @@ class Env:
         return current_session(self.layout, self.session)
 
     def echo(self, text: str = "", *, err: bool = False) -> None:
+        from wfs.text import for_terminal
+
         # None lets click drop styles when the stream is not a terminal.
-        click.echo(text, err=err, color=None if self.color else False)
+        click.echo(for_terminal(text), err=err, color=None if self.color else False)
 
     def style(self, text: str, **styles: Any) -> str:
         return click.style(text, **styles) if self.color else text
@@ -79,7 +81,9 @@ class WfsGroup(click.Group):
         try:
             return super().invoke(ctx)
         except WfsError as err:
-            click.echo(f"wfs: error: {err.message}", err=True)
+            from wfs.text import printable
+
+            click.echo(f"wfs: error: {printable(err.message)}", err=True)
             ctx.exit(err.exit_code)
 
 
@@ -994,9 +998,9 @@ def _agent_routes(env: Env, option: str | None) -> Any:
 def _progress(env: Env) -> Any:
     def report(event: str, data: dict[str, Any]) -> None:
         if event == "start":
-            click.echo(f"  {data['task']} ▶ {data['name']} …", err=True)
+            env.echo(f"  {data['task']} ▶ {data['name']} …", err=True)
         elif event == "fix":
-            click.echo(
+            env.echo(
                 f"  {data['task']} · {data['name']}: failed ({data['error']}); "
                 f"fix {data['iteration']} of {data['of']} goes to the agent",
                 err=True,
@@ -1006,10 +1010,9 @@ def _progress(env: Env) -> Any:
                 data["outcome"], "red"
             )
             outcome = env.style(data["outcome"], fg=color)
-            click.echo(
+            env.echo(
                 f"  {data['task']} · {data['name']}: {outcome} ({data['elapsed']:.2f}s)",
                 err=True,
-                color=None if env.color else False,
             )
 
     return report

@@ -14,13 +14,14 @@ from typing import Any
 from wfs import store
 from wfs.layout import task_sort_key
 from wfs.tasks import Task, TaskIndex, depends_on, obj, parent_id
+from wfs.text import printable
 
 VIEWS = ("TODO_LIST.md", "IMPL_PLAN.md")
 
 
 def _one_line(value: Any) -> str:
     text = value if isinstance(value, str) else ("" if value is None else str(value))
-    return " ".join(text.split())
+    return printable(" ".join(text.split()))
 
 
 def _strings(value: Any) -> list[str]:
@@ -115,7 +116,7 @@ def render_views(
         "type": _one_line(session.get("type")),
         "phase": _one_line(session.get("current_phase")),
         "status": _one_line(session.get("status")),
-        "overview": str(plan.get("overview") or "").strip(),
+        "overview": printable(str(plan.get("overview") or "").strip()),
         "requirements": _strings(plan.get("requirements")),
         "entries": entries,
         "edges": edges,
@@ -175,6 +176,7 @@ def render_summary(
             value = str(step.get("output", "")).rstrip("\n")
             if name in links:
                 value = "\n".join(value.splitlines()[:SUMMARY_OUTPUT_LINES])[:SUMMARY_OUTPUT_CHARS]
+            value = printable(value)
             outputs.append(
                 {"name": name, "value": value, "fence": _fence(value), "link": links.get(name)}
             )
