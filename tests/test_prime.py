@@ -368,3 +368,21 @@ def test_hook_json_strings_are_json(text: str) -> None:
     assert json.loads(encoded) == text
     if not any("\ud800" <= c <= "\udfff" for c in text):
         assert encoded == json.dumps(text, ensure_ascii=False)
+
+
+def test_prime_shows_control_characters_from_files_as_escapes(project: Path) -> None:
+    hostile = "Fix \x1b[2J\x1b]0;owned\x07login\u202enow"
+    step = {**FAILING_STEP, "command": "bash(printf '\\033]0;owned\\007'; exit 3)"}
+    tasks = [
+        {"id": "IMPL-1", "title": hostile, "flow_control": {"implementation_approach": [step]}},
+        {"id": "IMPL-2", "title": hostile},
+    ]
+    plan({"tasks": tasks}, "Auth \x1b[2J")
+    assert wfs("execute").code == 1
+    age_everything(project)
+    text = wfs("prime").out
+    assert "Next: IMPL-2 Fix \\x1b[2J\\x1b]0;owned\\x07login\\u202enow\n" in text
+    assert not any(c in text for c in "\x1b\x07\u202e")
+    assert fastpath.answer(["prime"], {}) == text.encode()
+    hook = json.loads(wfs("prime", "--hook-json").out)
+    assert hook["hookSpecificOutput"]["additionalContext"] == text

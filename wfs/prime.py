@@ -63,10 +63,10 @@ def digest(summary: dict[str, Any], next_rows: list[dict[str, Any]], prefix: lis
     if next_rows:
         row = next_rows[0]
         head.append(f"Next: {_id(row['id'])} {one_line(row['title'], 100)}")
-        head.append(f"  run: {shell_join([*prefix, 'execute'])}")
+        head.append(f"  run: {_command([*prefix, 'execute'])}")
         head.append(f"Ready ({len(ready)}): {_some(ready)}")
     elif progress["total"] == 0:
-        head.append(f"No tasks yet: add them with {shell_join([*prefix, 'plan', '--from', 'F'])}")
+        head.append(f"No tasks yet: add them with {_command([*prefix, 'plan', '--from', 'F'])}")
     elif progress["completed"] == progress["total"]:
         head.append("Every task is completed: review the work; wfs session complete closes it.")
     else:
@@ -99,12 +99,18 @@ def _stopped_lines(entry: dict[str, Any]) -> list[str]:
         text = one_line(entry.get("reason", ""), 120)
     lines = [f"{STATE_LABELS.get(state, state)} {_id(entry['id'])}{where}: {text}"]
     if entry.get("resume"):
-        lines.append(f"  resume: {shell_join(entry['resume'])}")
+        lines.append(f"  resume: {_command(entry['resume'])}")
     return lines
 
 
 def _id(value: Any) -> str:
     return one_line(value, 60)
+
+
+def _command(argv: list[str]) -> str:
+    """A command to run, quoted for the shell; a session folder's name cannot smuggle
+    control characters into the agent's context or a terminal."""
+    return one_line(shell_join(argv), 300)
 
 
 def _more(count: int) -> str:
