@@ -353,7 +353,9 @@ def test_sigterm_during_execute_leaves_the_task_resumable_and_ends_the_server(
     async def scenario(client: Client) -> None:
         async with anyio.create_task_group() as group:
             group.start_soon(execute, client)
-            started = await anyio.to_thread.run_sync(fifo.read_text)
+            # A bound, not a synchronisation: a broken server fails the test, never hangs it.
+            with anyio.fail_after(120):
+                started = await anyio.to_thread.run_sync(fifo.read_text, abandon_on_cancel=True)
             server_pid, step_pid = map(int, started.split())
             seen["step"] = step_pid
             os.kill(server_pid, signal.SIGTERM)

@@ -24,7 +24,7 @@ from mcp.types import CallToolResult, Resource, TextContent, ToolAnnotations
 from pydantic import Field
 
 from wfs import __version__, commands
-from wfs.errors import WfsError
+from wfs.errors import ProblemsError, WfsError
 from wfs.layout import Layout
 from wfs.query import json_bytes
 
@@ -75,9 +75,8 @@ def _answer(work: Callable[[], tuple[dict[str, Any], int]]) -> CallToolResult:
     except WfsError as err:
         code = err.exit_code
         body = {"exit_code": code, "error": err.message}
-        problems = getattr(err, "problems", None)
-        if problems:
-            body["problems"] = [p._asdict() for p in problems]
+        if isinstance(err, ProblemsError):
+            body["problems"] = [p._asdict() for p in err.problems]
     return CallToolResult(
         content=[TextContent(type="text", text=json_bytes(body).decode())],
         structured_content=body,
