@@ -38,7 +38,7 @@ def no_session_text(active: list[str] | None = None) -> str:
     """The digest when no single session is active (`active`: when several are)."""
     if active:
         head = [
-            f"wfs: {len(active)} sessions are active: {', '.join(active[:5])}"
+            f"wfs: {len(active)} sessions are active: {', '.join(map(_id, active[:5]))}"
             + (f" and {len(active) - 5} more." if len(active) > 5 else "."),
             "Pick one: wfs switch ID (or give --session ID to every command).",
         ]
@@ -52,8 +52,8 @@ def digest(summary: dict[str, Any], next_rows: list[dict[str, Any]], prefix: lis
     (wfs.index.compute_answers), `stopped` as wfs.query.stopped_view shows it."""
     progress = summary["progress"]
     head = [
-        f"wfs session {_id(summary['session'])} ({summary['status']}): "
-        f"phase {summary['phase']}, {progress['completed']} of {progress['total']} tasks "
+        f"wfs session {_id(summary['session'])} ({_id(summary['status'])}): "
+        f"phase {_id(summary['phase'])}, {progress['completed']} of {progress['total']} tasks "
         f"completed ({progress['percent']}%).",
     ]
     if summary.get("project"):
