@@ -1344,6 +1344,17 @@ def validate_session(layout: Layout, sid: str) -> list[Problem]:
     session_where = layout.relative(session_path)
     data, problem = _load(session_path, session_where)
     problems = [problem] if problem else validate_session_data(data, session_where, folder=sid)
+    journal = layout.journal(sid)
+    if journal.exists():
+        problems.insert(
+            0,
+            Problem(
+                layout.relative(journal),
+                "interrupted",
+                "a change to several files of this session was interrupted, so they are "
+                "half written; `wfs doctor --fix` finishes it",
+            ),
+        )
 
     task_dir = layout.task_dir(sid)
     checked = _checked_files(layout, sid)
