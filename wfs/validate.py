@@ -1330,7 +1330,7 @@ def _checked_files(layout: Layout, sid: str) -> list[_Checked]:
     if cached is None or cached[1] != rules or cached[2] != names or cached[3] != trusted:
         results = [([tuple(p) for p in c.problems], c.skeleton, c.readable) for c in checked]
         payload = marshal.dumps((index.FORMAT, rules, names, trusted, results))
-        index.write_cache(path, payload)
+        index.write_cache(path, index._sealed(payload))
     return checked
 
 
