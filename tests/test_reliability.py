@@ -295,8 +295,8 @@ def test_a_half_applied_change_fails_validate_and_render_check_until_finished(
     # Stage both new files and write the journal, as write_together does, then stop
     # before the renames: a process killed at that moment.
     staged = [
-        (folder / "IMPL-1.json", store._stage(folder / "IMPL-1.json", store.dumps({**one, "title": "A"}))),
-        (folder / "IMPL-2.json", store._stage(folder / "IMPL-2.json", store.dumps({**two, "title": "B"}))),
+        (folder / "IMPL-1.json", store.stage(folder / "IMPL-1.json", store.dumps({**one, "title": "A"}))),
+        (folder / "IMPL-2.json", store.stage(folder / "IMPL-2.json", store.dumps({**two, "title": "B"}))),
     ]
     renames = [[os.path.relpath(t, journal.parent), os.path.relpath(s, journal.parent)] for t, s in staged]
     store.write_bytes(journal, store.dumps({"renames": renames}))

@@ -133,7 +133,7 @@ def write_together(files: list[tuple[Path, bytes]], journal: Path) -> None:
     staged: list[tuple[Path, Path]] = []
     try:
         for path, data in files:
-            staged.append((path, _stage(path, data)))
+            staged.append((path, stage(path, data)))
         renames = [[os.path.relpath(t, base), os.path.relpath(s, base)] for t, s in staged]
         write_bytes(journal, dumps({"renames": renames}))
     except BaseException:
@@ -149,7 +149,7 @@ def write_together(files: list[tuple[Path, bytes]], journal: Path) -> None:
     _fsync_dir(base)
 
 
-def _stage(path: Path, data: bytes) -> Path:
+def stage(path: Path, data: bytes) -> Path:
     """`data` in a durable temporary file beside `path`, ready to be renamed over it."""
     with _naming(path):
         path.parent.mkdir(parents=True, exist_ok=True)
