@@ -1060,3 +1060,20 @@ def test_the_docs_name_the_editor_versions_pinned_for_the_tests() -> None:
             ("@openai/codex", "Codex CLI"),
         ):
             assert f"{editor} {versions[package]}" in " ".join(text.split()), (doc, editor)
+
+
+def test_install_removes_what_a_killed_install_left_behind(project: Path) -> None:
+    """A kill during `wfs agents install` leaves temporary files beside the editor's
+    files; the next install removes them, and --check is then clean."""
+    folder = project / ".claude/commands/wfs"
+    folder.mkdir(parents=True)
+    leftovers = [folder / ".execute.md.k3j9x2.tmp", folder / ".plan.md.a1b2c3.tmp"]
+    for path in leftovers:
+        path.write_text("half a file")
+    run = wfs("agents", "install", "--target", "claude")
+    assert run.code == 0, run.err
+    assert not any(path.exists() for path in leftovers)
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "execute.md", "plan.md", "status.md", "switch.md"
+    ]
+    assert wfs("agents", "install", "--check", "--target", "claude").code == 0

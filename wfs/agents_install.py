@@ -14,6 +14,7 @@ deletes what is byte for byte wfs's own, unless `--force`).
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
@@ -556,14 +557,29 @@ def install(
     planned = plan_install(layout, target_name, allow_shell)
     if not force:
         _refuse_differing(planned, "overwritten", "replace")
-    actions = []
-    for item in planned:
-        if item.state == "same":
-            actions.append((item.relative, "unchanged"))
-            continue
-        store.write_bytes(item.path, item.data)
-        actions.append((item.relative, "written" if item.state == "missing" else "overwritten"))
-    return actions
+    for item in planned:  # temporary files an earlier, killed install left behind
+        for leftover in item.path.parent.glob(f".{item.path.name}.*.tmp"):
+            leftover.unlink(missing_ok=True)
+    # Every file is staged before any is replaced: a failure (a full disk, a kill while
+    # staging) leaves the editor's folders as they were.
+    changed = [item for item in planned if item.state != "same"]
+    staged: list[tuple[Planned, Path]] = []
+    try:
+        for item in changed:
+            staged.append((item, store.stage(item.path, item.data)))
+    except BaseException:
+        for _, temporary in staged:
+            temporary.unlink(missing_ok=True)
+        raise
+    for item, temporary in staged:
+        os.replace(temporary, item.path)
+    return [
+        (
+            item.relative,
+            {"same": "unchanged", "missing": "written"}.get(item.state, "overwritten"),
+        )
+        for item in planned
+    ]
 
 
 def installed_targets(layout: Layout) -> list[str]:

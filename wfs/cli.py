@@ -85,6 +85,32 @@ class WfsGroup(click.Group):
 
             click.echo(f"wfs: error: {printable(err.message)}", err=True)
             ctx.exit(err.exit_code)
+        except OSError as err:  # a full disk, a read-only file system, a permission...
+            from wfs.text import printable
+
+            click.echo(f"wfs: error: {printable(_os_error(ctx, err))}", err=True)
+            ctx.exit(2)
+
+
+INTERRUPTED_CHANGE = (
+    "a change to several files was interrupted, so they are half written; "
+    "`wfs doctor --fix` finishes it"
+)
+
+
+def _os_error(ctx: click.Context, err: OSError) -> str:
+    """`path: reason; nothing was changed` for an I/O error (writes are atomic)."""
+    reason = err.strerror or str(err)
+    if not err.filename:
+        return f"{reason}; nothing was changed"
+    path = os.fsdecode(err.filename)
+    env = ctx.find_object(Env)
+    root = getattr(env, "_layout", None)
+    if root is not None and os.path.isabs(path):
+        relative = os.path.relpath(path, root.root)
+        if not relative.startswith(".."):
+            path = relative
+    return f"{path}: {reason}; nothing was changed"
 
 
 @click.group(cls=WfsGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -211,15 +237,26 @@ def _print_git_setup(env: Env, setup: Any) -> None:
 # ---------------------------------------------------------------- plan / switch
 
 
+INPUT_LIMIT = 64 * 1024 * 1024  # a plan document or an answer larger than this is refused
+
+
 def read_input(source: str) -> tuple[bytes, str]:
-    """Bytes of FILE, or of stdin for "-", and the name to show in messages."""
-    if source == "-":
-        return sys.stdin.buffer.read(), "<stdin>"
+    """Bytes of FILE, or of stdin for "-", and the name to show in messages.
+
+    At most INPUT_LIMIT bytes: a device such as /dev/zero, or a runaway pipe, is refused
+    instead of filling the memory."""
+    name = "<stdin>" if source == "-" else source
     try:
-        with open(source, "rb") as handle:
-            return handle.read(), source
+        if source == "-":
+            data = sys.stdin.buffer.read(INPUT_LIMIT + 1)
+        else:
+            with open(source, "rb") as handle:
+                data = handle.read(INPUT_LIMIT + 1)
     except OSError as err:
-        raise WfsError(f"{source}: cannot read: {err.strerror}") from None
+        raise WfsError(f"{name}: cannot read: {err.strerror}") from None
+    if len(data) > INPUT_LIMIT:
+        raise WfsError(f"{name}: larger than {INPUT_LIMIT // (1024 * 1024)} MiB; refused")
+    return data, name
 
 
 @cli.command()
@@ -884,30 +921,36 @@ def render(env: Env, check: bool, all_sessions: bool) -> None:
     sids = session_ids(layout) if all_sessions else [env.current_session()]
     which: dict[str, Any] = {"sessions": sids} if all_sessions else {"session": sids[0]}
     paths: list[str] = []
+    interrupted: list[str] = []  # sessions with a half-applied change (a pending journal)
     for sid in sids:
         session_dir = layout.session_dir(sid)
         if check:
+            if layout.journal(sid).exists():
+                interrupted.append(layout.relative(layout.journal(sid)))
             expected = views.render_views(load_session(layout, sid), load_skeletons(layout, sid))
             names = [n for n, text in expected.items() if views.read_view(session_dir / n) != text]
         else:
             with store.locked(layout.session_lock(sid), sid):
+                store.replay(layout.journal(sid))
                 names = views.write_views(
                     session_dir, load_session(layout, sid), load_skeletons(layout, sid)
                 )
         paths += [layout.relative(session_dir / name) for name in names]
     if check:
         fix = "wfs render --all" if all_sessions else "wfs render"
-        env.emit(
-            {**which, "stale": paths},
-            lambda: env.echo(
-                "\n".join(f"{path}: stale or hand-edited; run `{fix}`" for path in paths)
-                if paths
-                else f"OK: views of {', '.join(sids)} are up to date"
-                if sids
-                else "OK: no sessions"
-            ),
-        )
-        if paths:
+
+        def human() -> None:
+            for journal in interrupted:
+                env.echo(f"{journal}: {INTERRUPTED_CHANGE}")
+            for path in paths:
+                env.echo(f"{path}: stale or hand-edited; run `{fix}`")
+            if not paths and not interrupted:
+                env.echo(
+                    f"OK: views of {', '.join(sids)} are up to date" if sids else "OK: no sessions"
+                )
+
+        env.emit({**which, "stale": paths, "interrupted": interrupted}, human)
+        if paths or interrupted:
             click.get_current_context().exit(1)
         return
     env.emit(

@@ -61,8 +61,9 @@ def _one_pass(layout: Layout, fix: bool) -> list[Finding]:
         for sid in sessions.session_ids(layout):
             lock = store.locked(layout.session_lock(sid), sid) if fix else contextlib.nullcontext()
             with lock:
-                run(_leftovers(layout, layout.session_dir(sid)))
+                # The journal first: the files it still has to rename look like leftovers.
                 run(_journal(layout, sid))
+                run(_leftovers(layout, layout.session_dir(sid)))
                 run(_session_file(layout, sid))
                 run(_hierarchy(layout, sid))
                 run(_stale_claims(layout, sid))
