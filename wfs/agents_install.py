@@ -44,6 +44,20 @@ class Extra(NamedTuple):
     template: str  # file name in agents/files/
 
 
+class Setting(NamedTuple):
+    """An entry of wfs's in a JSON file the user (or the editor) also writes.
+
+    The entry goes under `keys` (objects, created when missing): into the array found
+    there (a SessionStart hook group; wfs's is the one running `wfs prime`) or, with
+    `name`, under that key of the object found there (an MCP server)."""
+
+    path: str  # relative to the project root
+    keys: tuple[str, ...]
+    name: str  # "" for an array
+    template: str  # file name in agents/files/: the entry, as JSON
+    option: str = ""  # "mcp": installed only with the MCP server (see McpMode)
+
+
 class Target(NamedTuple):
     """Everything wfs writes for one editor, and how that editor spells things."""
 
@@ -57,12 +71,16 @@ class Target(NamedTuple):
     delegate: str  # how /execute hands a step to an agent (see agents/commands/execute.md)
     extras: tuple[Extra, ...] = ()  # more project files
     blocks: tuple[Extra, ...] = ()  # managed blocks in files the user also writes
+    settings: tuple[Setting, ...] = ()  # entries in JSON files the user also writes
     shell_policy: tuple[Extra, ...] = ()  # user-level files, only with allow_shell
     agent_prefix: str = ""  # how the editor names an agent of this install
     agents_shown: str = ""  # where the model finds an agent file, when not agents.path
 
 
 _MARKDOWN_AGENT = (("name", "@name"), ("description", "@description"))
+# Where Claude Code, Gemini CLI and Codex CLI read SessionStart hooks: an array of
+# matcher groups, each {"matcher" (optional), "hooks": [{"type": "command", ...}]}.
+_SESSION_START = ("hooks", "SessionStart")
 
 TARGETS: dict[str, Target] = {
     "claude": Target(
@@ -82,6 +100,11 @@ TARGETS: dict[str, Target] = {
         True,
         "/wfs:",
         "claude",
+        blocks=(Extra("CLAUDE.md", "editor-md.md"),),
+        settings=(
+            Setting(".claude/settings.json", _SESSION_START, "", "claude-hook.json"),
+            Setting(".mcp.json", ("mcpServers",), "wfs", "claude-mcp.json", "mcp"),
+        ),
     ),
     "gemini": Target(
         "gemini",
@@ -101,6 +124,8 @@ TARGETS: dict[str, Target] = {
         True,
         "/wfs:",
         "gemini",
+        blocks=(Extra("GEMINI.md", "editor-md.md"),),
+        settings=(Setting(".gemini/settings.json", _SESSION_START, "", "gemini-hook.json"),),
         shell_policy=(Extra(".gemini/policies/wfs.toml", "gemini-policy.toml"),),
     ),
     "codex": Target(
@@ -117,6 +142,7 @@ TARGETS: dict[str, Target] = {
         "$wfs-",
         "codex",
         extras=(Extra(".codex/rules/wfs.rules", "codex.rules"),),
+        settings=(Setting(".codex/hooks.json", _SESSION_START, "", "codex-hook.json"),),
     ),
     "cursor": Target(
         "cursor",
@@ -247,11 +273,13 @@ class Source(NamedTuple):
 
 
 class Rendered(NamedTuple):
-    """One thing an install writes: a whole file, or a managed block inside a file."""
+    """One thing an install writes: a whole file, a managed block inside a file, or an
+    entry in a JSON settings file."""
 
     relative: str  # as shown: relative to the project root, or "~/..." for home files
-    data: bytes  # the file, or the block (markers included)
-    kind: str  # "file", "block" or "home"
+    data: bytes  # the file, the block (markers included) or the entry (JSON)
+    kind: str  # "file", "block", "setting" or "home"
+    setting: Setting | None = None  # for "setting"
 
 
 class Planned(NamedTuple):
@@ -261,8 +289,16 @@ class Planned(NamedTuple):
     relative: str
     data: bytes  # what the file should contain once installed
     state: str  # "missing", "same" or "differs"
-    kind: str  # "file", "block" or "home"
-    removed: bytes | None  # for blocks: the file without the block; None when absent
+    kind: str  # "file", "block", "setting" or "home"
+    # What the file becomes when wfs's part is taken out; None: the file goes.
+    removed: bytes | None
+
+
+# Whether to install the MCP server entry (Setting.option "mcp"), from --mcp/--no-mcp:
+# "on" and "off" as asked; "add": also when it is missing, but a differing entry is the
+# user's and left alone; "keep": only when it is there and wfs's own.
+McpMode = str
+MCP_MODES = ("on", "off", "add", "keep")
 
 
 _HEADER_LINE = re.compile(r"^([a-z][a-z-]*):[ ]+(\S.*)$")
@@ -429,8 +465,10 @@ def _target(name: str) -> Target:
     return target
 
 
-def rendered_files(target_name: str, allow_shell: bool = False) -> list[Rendered]:
-    """Everything `target_name` installs, sorted: project files, blocks, home files."""
+def rendered_files(
+    target_name: str, allow_shell: bool = False, mcp: McpMode = "keep"
+) -> list[Rendered]:
+    """Everything `target_name` installs, sorted: project files, blocks, settings, home files."""
     target = _target(target_name)
     env = _environment(agents_dir())
     files = [
@@ -444,6 +482,11 @@ def rendered_files(target_name: str, allow_shell: bool = False) -> list[Rendered
         inner = _render_extra(extra, target, env).decode("utf-8").strip("\n")
         block = f"{BLOCK_BEGIN}\n{inner}\n{BLOCK_END}\n"
         rendered.append(Rendered(extra.path, block.encode("utf-8"), "block"))
+    for setting in target.settings:
+        if setting.option == "mcp" and mcp == "off":
+            continue
+        entry = _render_extra(Extra(setting.path, setting.template), target, env)
+        rendered.append(Rendered(setting.path, entry, "setting", setting))
     if allow_shell:
         rendered += [
             Rendered(f"~/{extra.path}", _render_extra(extra, target, env), "home")
@@ -510,17 +553,29 @@ def _plan_block(path: Path, relative: str, block: bytes) -> Planned:
     # Removing takes the blank line the install put before the block with it.
     if before.endswith("\n\n"):
         before = before[:-1]
-    return Planned(path, relative, installed, state, "block", (before + after).encode("utf-8"))
+    rest = before + after
+    return Planned(
+        path, relative, installed, state, "block", rest.encode("utf-8") if rest.strip() else None
+    )
 
 
 def _home() -> Path:
     return Path.home()
 
 
-def plan_install(layout: Layout, target_name: str, allow_shell: bool = False) -> list[Planned]:
-    """What installing `target_name` into the project would do to each file."""
+def plan_install(
+    layout: Layout,
+    target_name: str,
+    allow_shell: bool = False,
+    mcp: McpMode = "keep",
+    lenient: bool = False,
+) -> list[Planned]:
+    """What installing `target_name` into the project would do to each file.
+
+    `lenient`: a settings file that cannot be read counts as not holding wfs's entry
+    (instead of an error)."""
     planned = []
-    for item in rendered_files(target_name, allow_shell):
+    for item in rendered_files(target_name, allow_shell, mcp):
         if item.kind == "home":
             path = _home() / item.relative.removeprefix("~/")
         else:
@@ -529,10 +584,157 @@ def plan_install(layout: Layout, target_name: str, allow_shell: bool = False) ->
         if item.kind == "block":
             planned.append(_plan_block(path, item.relative, item.data))
             continue
+        if item.kind == "setting" and item.setting is not None:
+            try:
+                plan = _plan_setting(path, item.relative, item.setting, item.data)
+            except WfsError:
+                if not lenient:
+                    raise
+                continue
+            wanted = {"keep": ("same",), "add": ("same", "missing")}.get(mcp)
+            if item.setting.option == "mcp" and wanted and plan.state not in wanted:
+                continue
+            planned.append(plan)
+            continue
         current = _read(path, item.relative)
         state = "missing" if current is None else "same" if current == item.data else "differs"
         planned.append(Planned(path, item.relative, item.data, state, item.kind, None))
     return planned
+
+
+# ---------------------------------------------------------------- entries in settings files
+
+
+def _plan_setting(path: Path, relative: str, setting: Setting, entry_json: bytes) -> Planned:
+    """The settings file with wfs's entry in it, and without it."""
+    from wfs import jsonedit
+
+    entry = jsonedit.parse(entry_json, f"agents/files/{setting.template}").value
+    created = jsonedit.dump(_insert({}, setting, entry, None))
+    current = _read(path, relative)
+    if current is None:
+        return Planned(path, relative, created, "missing", "setting", None)
+    document = jsonedit.parse(current, relative)
+    container = _container(document.value, setting, relative)
+    found = _entries(container, setting)
+    if not found:
+        installed = jsonedit.dump(_insert(document.value, setting, entry, None), document)
+        return Planned(path, relative, installed, "missing", "setting", current)
+    mine = [container[where] for where in found]
+    state = "same" if mine == [entry] else "differs"
+    rest = _remove(document.value, setting)
+    if state == "same":
+        installed = current
+    else:  # wfs's entry replaces them, where the first of them was
+        installed = jsonedit.dump(_insert(rest, setting, entry, found[0]), document)
+    # The file goes only when it is exactly the one wfs creates.
+    removed = None if current == created else jsonedit.dump(rest, document)
+    return Planned(path, relative, installed, state, "setting", removed)
+
+
+def _container(root: dict[str, Any], setting: Setting, relative: str) -> Any:
+    """The array or object wfs's entry goes in, or None when it is not there yet."""
+    from wfs import jsonedit
+
+    value: Any = root
+    for depth, key in enumerate(setting.keys):
+        value = value.get(key)
+        last = depth == len(setting.keys) - 1
+        expected = list if last and not setting.name else dict
+        if value is None:
+            return None
+        if not isinstance(value, expected):
+            where = jsonedit.pointer(list(setting.keys[: depth + 1]))
+            wanted = "an array" if expected is list else "an object"
+            raise WfsError(
+                f"{relative}: {where}: expected {wanted}, found {jsonedit.kind(value)}; "
+                "fix it (or remove it) and install again"
+            )
+    return value
+
+
+def _entries(container: Any, setting: Setting) -> list[Any]:
+    """Where wfs's entries are in `container`: indexes, or the key."""
+    if container is None:
+        return []
+    if setting.name:
+        return [setting.name] if setting.name in container else []
+    return [i for i, group in enumerate(container) if _runs_wfs_prime(group)]
+
+
+def _runs_wfs_prime(group: Any) -> bool:
+    """Whether a SessionStart hook group is wfs's: it runs `wfs prime`."""
+    hooks = group.get("hooks") if isinstance(group, dict) else None
+    return isinstance(hooks, list) and any(_is_wfs_prime(hook) for hook in hooks)
+
+
+def _is_wfs_prime(hook: Any) -> bool:
+    command = hook.get("command") if isinstance(hook, dict) else None
+    return isinstance(command, str) and command.split()[:2] == ["wfs", "prime"]
+
+
+def _insert(root: dict[str, Any], setting: Setting, entry: Any, at: int | None) -> Any:
+    """`root` with `entry` added (at index `at` of an array, default: its end); the
+    objects on the way are created where missing, at the end of their parent."""
+
+    def into(value: Any, depth: int) -> Any:
+        if depth == len(setting.keys):
+            if setting.name:
+                return {**value, setting.name: entry}
+            items = list(value)
+            items.insert(len(items) if at is None else at, entry)
+            return items
+        key = setting.keys[depth]
+        last = depth == len(setting.keys) - 1
+        empty: Any = [] if last and not setting.name else {}
+        child = value.get(key)
+        return {**value, key: into(empty if child is None else child, depth + 1)}
+
+    return into(root, 0)
+
+
+def _remove(root: dict[str, Any], setting: Setting) -> Any:
+    """`root` without wfs's entries; what that leaves empty on the way goes too."""
+
+    def out(value: Any, depth: int) -> Any:
+        if depth == len(setting.keys):
+            if setting.name:
+                return {k: v for k, v in value.items() if k != setting.name}
+            kept = []
+            for group in value:
+                if not _runs_wfs_prime(group):
+                    kept.append(group)
+                    continue
+                # A hook of the user's that shares wfs's group stays.
+                theirs = [hook for hook in group["hooks"] if not _is_wfs_prime(hook)]
+                if theirs:
+                    kept.append({**group, "hooks": theirs})
+            return kept
+        key = setting.keys[depth]
+        if key not in value:
+            return value
+        child = out(value[key], depth + 1)
+        if child:
+            return {**value, key: child}
+        return {k: v for k, v in value.items() if k != key}
+
+    return out(root, 0)
+
+
+def mcp_extra_installed() -> bool:
+    """Whether `wfs mcp` can run here: the extra's MCP SDK 2.x (2.3 or later) is installed."""
+    import importlib.metadata
+    import importlib.util
+
+    try:
+        if importlib.util.find_spec("mcp") is None:
+            return False
+        version = importlib.metadata.version("mcp")
+    except (ImportError, ValueError):
+        return False
+    numbers = re.findall(r"\d+", version)[:2]
+    major, minor = (int(n) for n in (numbers + ["0", "0"])[:2])
+    return major == 2 and minor >= 3
 
 
 def _refuse_differing(planned: Iterable[Planned], done: str, verb: str) -> None:
@@ -546,7 +748,11 @@ def _refuse_differing(planned: Iterable[Planned], done: str, verb: str) -> None:
 
 
 def install(
-    layout: Layout, target_name: str, force: bool, allow_shell: bool = False
+    layout: Layout,
+    target_name: str,
+    force: bool,
+    allow_shell: bool = False,
+    mcp: McpMode = "keep",
 ) -> list[tuple[str, str]]:
     """Install `target_name`; returns (path, "written" | "unchanged" | "overwritten").
 
@@ -554,7 +760,7 @@ def install(
     nothing is written and the error names every such file."""
     from wfs import store
 
-    planned = plan_install(layout, target_name, allow_shell)
+    planned = plan_install(layout, target_name, allow_shell, mcp)
     if not force:
         _refuse_differing(planned, "overwritten", "replace")
     for item in planned:  # temporary files an earlier, killed install left behind
@@ -587,7 +793,7 @@ def installed_targets(layout: Layout) -> list[str]:
     return [
         name
         for name in TARGETS
-        if any(item.state != "missing" for item in plan_install(layout, name))
+        if any(item.state != "missing" for item in plan_install(layout, name, lenient=True))
     ]
 
 
@@ -598,7 +804,10 @@ class Checked(NamedTuple):
 
 
 def check(
-    layout: Layout, target_names: list[str] | None, allow_shell: bool = False
+    layout: Layout,
+    target_names: list[str] | None,
+    allow_shell: bool = False,
+    mcp: McpMode = "keep",
 ) -> list[Checked]:
     """Every file of the given targets (default: those installed) and its state."""
     names = installed_targets(layout) if target_names is None else target_names
@@ -606,21 +815,27 @@ def check(
     return [
         Checked(name, item.relative, states[item.state])
         for name in names
-        for item in plan_install(layout, name, allow_shell)
+        for item in plan_install(layout, name, allow_shell, mcp)
     ]
 
 
 def remove(
-    layout: Layout, target_name: str, force: bool, allow_shell: bool = False
+    layout: Layout,
+    target_name: str,
+    force: bool,
+    allow_shell: bool = False,
+    mcp: McpMode = "keep",
 ) -> list[tuple[str, str]]:
     """Remove what `target_name` installs; returns (path, "removed" | "absent").
 
-    Only wfs's own files go: a file (or block) that differs from the shipped one may be
-    the user's, so nothing is removed unless `force` is set. Folders left empty are
+    Only wfs's own files go: a file (or block, or settings entry) that differs from the
+    shipped one may be the user's, so nothing is removed unless `force` is set. A block
+    or an entry is cut out of its file, which goes only when nothing else is left in it
+    (a settings file: when it is exactly as wfs creates it). Folders left empty are
     removed too; nothing that was there before the install is restored."""
     from wfs import store
 
-    planned = plan_install(layout, target_name, allow_shell)
+    planned = plan_install(layout, target_name, allow_shell, mcp)
     if not force:
         _refuse_differing(planned, "removed", "remove")
     actions = []
@@ -629,11 +844,11 @@ def remove(
         if item.state == "missing":
             actions.append((item.relative, "absent"))
             continue
-        if item.kind == "block" and item.removed is not None and item.removed.strip():
+        if item.removed is not None:
             store.write_bytes(item.path, item.removed)
         else:
             item.path.unlink()
-            if item.kind == "file":
+            if item.kind != "home":
                 folders.add(item.path.parent)
         actions.append((item.relative, "removed"))
     for folder in sorted(folders, key=lambda p: len(p.parts), reverse=True):

@@ -1433,17 +1433,31 @@ def agents() -> None:
     help="gemini: also the user policy ~/.gemini/policies/wfs.toml that lets Gemini CLI "
     "run wfs commands without asking.",
 )
+@click.option(
+    "--mcp/--no-mcp",
+    default=None,
+    help="claude: also (or not) the server `wfs mcp` in .mcp.json. Default: installed "
+    "when the mcp extra is (pip install 'wfs[mcp]'), kept when already there.",
+)
 @json_flag
 @pass_env
 def agents_install(
-    env: Env, target: str | None, force: bool, check: bool, remove: bool, allow_shell: bool
+    env: Env,
+    target: str | None,
+    force: bool,
+    check: bool,
+    remove: bool,
+    allow_shell: bool,
+    mcp: bool | None,
 ) -> None:
     """Install the wfs commands and agent definitions for an editor.
 
-    Files go under the project root; AGENTS.md gets a marked block, the rest of the
-    file is left alone. A file that exists and differs is only replaced with --force;
-    without it nothing is written and the command exits 2. Installing twice changes
-    nothing. --remove deletes only what wfs installed, and restores nothing else.
+    Files go under the project root. Claude Code, Gemini CLI and Codex CLI also get a
+    SessionStart hook running `wfs prime` in their settings file, and AGENTS.md,
+    CLAUDE.md and GEMINI.md a marked block: the rest of those files is left alone. A
+    file (or entry) that exists and differs is only replaced with --force; without it
+    nothing is written and the command exits 2. Installing twice changes nothing.
+    --remove deletes only what wfs installed, and restores nothing else.
 
     \b
     Example:
@@ -1458,15 +1472,20 @@ def agents_install(
         raise click.UsageError("give at most one of --check and --remove")
     if allow_shell and target != "gemini":
         raise click.UsageError("--allow-shell goes with --target gemini")
+    if mcp is not None and target != "claude":
+        raise click.UsageError("--mcp and --no-mcp go with --target claude")
+    mode = {True: "on", False: "off", None: "keep"}[mcp]
     if check:
-        _agents_check(env, installer, target, allow_shell)
+        _agents_check(env, installer, target, allow_shell, mode)
         return
     if target is None:
         raise click.UsageError("Missing option '--target'.")
     if remove:
-        actions = installer.remove(env.layout, target, force, allow_shell)
+        actions = installer.remove(env.layout, target, force, allow_shell, mode)
     else:
-        actions = installer.install(env.layout, target, force, allow_shell)
+        if mcp is None and target == "claude" and installer.mcp_extra_installed():
+            mode = "add"
+        actions = installer.install(env.layout, target, force, allow_shell, mode)
     rows = [{"path": path, "action": action} for path, action in actions]
 
     def human() -> None:
@@ -1482,8 +1501,10 @@ def agents_install(
     env.emit({"target": target, "files": rows}, human)
 
 
-def _agents_check(env: Env, installer: Any, target: str | None, allow_shell: bool) -> None:
-    checked = installer.check(env.layout, [target] if target else None, allow_shell)
+def _agents_check(
+    env: Env, installer: Any, target: str | None, allow_shell: bool, mcp: str
+) -> None:
+    checked = installer.check(env.layout, [target] if target else None, allow_shell, mcp)
     rows = [{"target": c.target, "path": c.relative, "state": c.state} for c in checked]
     problems = [row for row in rows if row["state"] != "installed"]
 
