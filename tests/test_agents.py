@@ -59,7 +59,15 @@ LAYOUT: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "windsurf": (".windsurf/workflows/wfs-{}.md", ".windsurf/skills/{}/SKILL.md", ()),
     "agents-md": (".agents/wfs/commands/{}.md", ".agents/wfs/agents/{}.md", ()),
 }
-BLOCKS = {"agents-md": ("AGENTS.md",)}
+BLOCKS = {"agents-md": ("AGENTS.md",), "claude": ("CLAUDE.md",), "gemini": ("GEMINI.md",)}
+# Entries in JSON files the user also writes: the SessionStart hook running `wfs prime`,
+# and for Claude Code the MCP server (.mcp.json: the mcp extra is part of the test extra,
+# so a default install writes it here).
+SETTINGS = {
+    "claude": (".claude/settings.json", ".mcp.json"),
+    "gemini": (".gemini/settings.json",),
+    "codex": (".codex/hooks.json",),
+}
 # The editors that replace a placeholder by the command's arguments; the others get the
 # arguments in the user's message, and the text says so with the stand-in ARGS.
 PLACEHOLDER = {
@@ -83,7 +91,7 @@ def agent_path(target: str, name: str) -> str:
 def expected_files(target: str) -> list[str]:
     commands, agents, others = LAYOUT[target]
     files = [commands.format(n) for n in COMMANDS] + [agents.format(n) for n in AGENTS]
-    return sorted([*files, *others]) + list(BLOCKS.get(target, ()))
+    return sorted([*files, *others]) + list(BLOCKS.get(target, ())) + list(SETTINGS.get(target, ()))
 
 
 def prose_files(target: str) -> list[str]:

@@ -1,8 +1,9 @@
 """Editing a JSON file that someone else owns: an editor's settings file, `.mcp.json`.
 
 wfs adds or takes out one entry and keeps everything else: every key and its order,
-numbers exactly as written (`1.50` stays `1.50`), and the file's indentation and final
-newline. Whitespace elsewhere may change, since the file is written anew. A file wfs
+numbers exactly as written (`1.50` stays `1.50`), the file's indentation (a file on one
+line stays on one line) and its final newline. Whitespace elsewhere may change, since
+the file is written anew. A file wfs
 could not write back unchanged is refused with its place named: not JSON (a comment, a
 trailing comma), a key given twice (a JSON parser keeps only one of them), NaN.
 """
@@ -42,7 +43,7 @@ class Document(NamedTuple):
     """A parsed file and how it is written."""
 
     value: Any
-    indent: str  # one level of indentation
+    indent: str | None  # one level of indentation; None: all on one line
     final_newline: bool
     bom: bool
 
@@ -92,8 +93,11 @@ def _find_duplicate(value: Any, keys: list[str | int]) -> tuple[str, str] | None
     return None
 
 
-def _indent(text: str) -> str:
-    """One level of the file's indentation (two spaces when it has none)."""
+def _indent(text: str) -> str | None:
+    """One level of the file's indentation: None for a file on one line, two spaces when
+    it has lines but no indentation."""
+    if "\n" not in text.strip():
+        return None
     match = re.search(r"\n([ \t]+)\S", text)
     if not match:
         return "  "
@@ -157,12 +161,21 @@ def kind(value: Any) -> str:
 def dump(value: Any, document: Document | None = None) -> bytes:
     """`value` written as `document` was (default: as wfs writes a new file)."""
     indent = document.indent if document else "  "
-    text = _dump(value, indent, 0)
+    text = _dump(value, indent, 0) if indent is not None else _dump_line(value)
     if document is None or document.final_newline:
         text += "\n"
     if document is not None and document.bom:
         text = BOM + text
     return text.encode("utf-8")
+
+
+def _dump_line(value: Any) -> str:
+    if isinstance(value, dict):
+        items = [f"{json_string(key)}: {_dump_line(item)}" for key, item in value.items()]
+        return "{" + ", ".join(items) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_dump_line(item) for item in value) + "]"
+    return _dump(value, "", 0)
 
 
 def _dump(value: Any, indent: str, level: int) -> str:

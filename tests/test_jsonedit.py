@@ -1,0 +1,105 @@
+"""wfs.jsonedit: a JSON file someone else owns comes back as it was written."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from wfs import jsonedit
+from wfs.errors import WfsError
+
+scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(10**30), max_value=10**30),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(),
+)
+values = st.recursive(
+    scalars,
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
+    ),
+    max_leaves=20,
+)
+documents = st.dictionaries(st.text(max_size=8), values, max_size=5)
+
+
+def encoded(value: Any, indent: int | None) -> bytes:
+    """As json.dumps writes it: what most tools write."""
+    separators = None if indent is not None else (", ", ": ")
+    text = json.dumps(value, indent=indent, ensure_ascii=False, separators=separators)
+    return (text + "\n").encode("utf-8", "surrogatepass")
+
+
+@given(documents, st.sampled_from([2, 4, None]))
+def test_a_file_written_the_usual_way_comes_back_byte_for_byte(
+    value: dict[str, Any], indent: int | None
+) -> None:
+    raw = encoded(value, indent)
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:  # a lone surrogate: not a file anyone can have
+        return
+    document = jsonedit.parse(raw, "f.json")
+    assert jsonedit.dump(document.value, document) == raw
+
+
+@given(documents)
+def test_what_is_written_reads_back_as_the_same_values(value: dict[str, Any]) -> None:
+    document = jsonedit.parse(encoded(value, 2).decode("utf-8", "replace").encode(), "f.json")
+    again = jsonedit.parse(jsonedit.dump(document.value, document), "f.json")
+    assert again.value == document.value
+
+
+def test_numbers_keep_their_spelling_and_are_never_strings() -> None:
+    document = jsonedit.parse(b'{"a": 1.50, "b": 1e3, "c": -0, "d": "1.50"}', "f.json")
+    assert jsonedit.dump(document.value, document) == b'{"a": 1.50, "b": 1e3, "c": -0, "d": "1.50"}'
+    assert document.value["a"] != document.value["d"]
+    assert document.value["a"] == jsonedit.Number("1.50")
+
+
+def test_tabs_a_bom_and_a_missing_final_newline_are_kept() -> None:
+    raw = '\ufeff{\n\t"a": [\n\t\t1\n\t]\n}'.encode()
+    document = jsonedit.parse(raw, "f.json")
+    assert jsonedit.dump(document.value, document) == raw
+    assert jsonedit.dump({**document.value, "b": True}, document) == (
+        '\ufeff{\n\t"a": [\n\t\t1\n\t],\n\t"b": true\n}'.encode()
+    )
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        (
+            b'{"a": 1,}',
+            "f.json:1:9: invalid JSON: Expecting property name enclosed in double quotes",
+        ),
+        (
+            b'{\n  /* x */ "a": 1}',
+            "f.json:2:3: invalid JSON: Expecting property name enclosed "
+            "in double quotes (a comment: wfs cannot rewrite the file without losing it)",
+        ),
+        (
+            b'{"a": [{"b": 1, "b": 2}]}',
+            'f.json: /a/0: the key "b" is given twice (editors read only one of them); keep one',
+        ),
+        (
+            b'{"a/b": {"~": {}, "~": 1}}',
+            'f.json: /a~1b: the key "~" is given twice (editors read only one of them); keep one',
+        ),
+        (b'{"a": -Infinity}', "f.json:1:7: invalid JSON: -Infinity is not a JSON value"),
+        (b'{"a": "\xff"}', "f.json:1:8: not valid UTF-8"),
+        (b'"text"', "f.json: expected a JSON object, found a string"),
+    ],
+)
+def test_what_wfs_cannot_write_back_unchanged_is_refused_with_its_place(
+    raw: bytes, message: str
+) -> None:
+    with pytest.raises(WfsError) as caught:
+        jsonedit.parse(raw, "f.json")
+    assert caught.value.message == message
