@@ -13,9 +13,11 @@ fail with the reason; they never skip.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import re
 import shlex
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -46,6 +48,7 @@ SMALL_PLAN = [
     {"id": "IMPL-2", "title": "Test the greeting", "context": {"depends_on": ["IMPL-1"]}},
 ]
 ADDED_TASK = '[{"id": "IMPL-3", "title": "Added from inside the editor"}]'
+MCP_TOOLS = ("execute", "next", "plan", "resume", "status", "switch", "task_show", "validate")
 
 
 @pytest.fixture(scope="session")
@@ -94,9 +97,10 @@ def heredoc(argv: list[str], document: str, word: str) -> str:
 # ---------------------------------------------------------------- Claude Code
 
 
-def claude(
+def claude_events(
     editors: Path, standin: StandIn, project: Path, home: Path, prompt: str, *extra: str
-) -> dict[str, Any]:
+) -> list[dict[str, Any]]:
+    """Every stream-json event of a headless Claude Code run."""
     env = base_environment(home) | {
         "ANTHROPIC_BASE_URL": standin.url,
         "ANTHROPIC_API_KEY": "sk-ant-stand-in",
@@ -107,10 +111,19 @@ def claude(
     # "default" asks before anything not allowed; headless, asking means refusing.
     argv += ["--verbose", "--permission-mode", "default", *extra]
     proc = run(argv, project, env)
-    results = [e for e in stream_events(proc.stdout) if e.get("type") == "result"]
+    events = stream_events(proc.stdout)
+    results = [e for e in events if e.get("type") == "result"]
     assert proc.returncode == 0 and results, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert not standin.errors, standin.errors
-    result: dict[str, Any] = results[-1]
+    return events
+
+
+def claude(
+    editors: Path, standin: StandIn, project: Path, home: Path, prompt: str, *extra: str
+) -> dict[str, Any]:
+    """The result event of a headless Claude Code run."""
+    events = claude_events(editors, standin, project, home, prompt, *extra)
+    result: dict[str, Any] = [e for e in events if e.get("type") == "result"][-1]
     return result
 
 
@@ -306,14 +319,96 @@ def test_claude_code_plugin_validates_strictly_and_loads_as_wfs(
     assert not (project / ".claude").exists()
 
 
+def digest_of(project: Path) -> str:
+    """What `wfs prime` says here: the text the SessionStart hook hands the editor."""
+    primed = wfs_process("prime", cwd=project)
+    assert primed.code == 0, primed.err
+    return primed.out
+
+
+def test_claude_code_runs_the_session_start_hook_and_the_digest_reaches_the_model(
+    editors: Path, project: Path, home: Path
+) -> None:
+    assert wfs_process("agents", "install", "--target", "claude", cwd=project).code == 0
+    planned_session(project)
+    digest = digest_of(project)
+    assert digest.startswith("wfs session WFS-greeter (active): phase PLAN, 0 of 2 tasks")
+
+    with running("anthropic", lambda conversation: Say("Noted.")) as standin:
+        events = claude_events(editors, standin, project, home, "/wfs:status")
+    (started,) = [e for e in events if e.get("subtype") == "hook_started"]
+    assert started["hook_event"] == "SessionStart"
+    (response,) = [e for e in events if e.get("subtype") == "hook_response"]
+    assert json.loads(response["output"]) == {
+        "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": digest}
+    }
+    # The digest reaches the model as the hook's context, and the command still works.
+    first = standin.conversations[0]
+    listing = list(texts(first.request.body))
+    context = f"SessionStart hook additional context: {digest.rstrip()}\n"
+    assert sum(context in text for text in listing) == 1
+    assert any(t.startswith("# wfs session status") for t in first.user_texts)
+    # CLAUDE.md's block reaches it too (Claude Code leaves out the HTML comments: the
+    # markers around it).
+    inner = (project / "CLAUDE.md").read_text().split("\n", 1)[1].rsplit("<!--", 1)[0]
+    assert inner.startswith("## wfs: planned work sessions\n")
+    assert sum(inner in text for text in listing) == 1
+
+
+def test_claude_code_connects_to_wfs_mcp_and_its_status_tool_answers(
+    editors: Path, project: Path, home: Path
+) -> None:
+    installed = wfs_process("agents", "install", "--target", "claude", "--mcp", cwd=project)
+    assert installed.code == 0, installed.err
+    assert read_json(project / ".mcp.json") == {
+        "mcpServers": {"wfs": {"type": "stdio", "command": "wfs", "args": ["mcp"]}}
+    }
+    planned_session(project)
+    expected = wfs_process("status", "--json", cwd=project)
+    tools = [f"mcp__wfs__{name}" for name in MCP_TOOLS]
+
+    def script(conversation: Conversation) -> Move:
+        done = len(conversation.tool_results)
+        if done == 0:  # Claude Code defers MCP tools: their schemas come from ToolSearch
+            return Call("ToolSearch", {"query": "select:mcp__wfs__status", "max_results": 1})
+        if done == 1:
+            return Call("mcp__wfs__status", {})
+        return Say("Reported the status.")
+
+    with running("anthropic", script) as standin:
+        # The user allows the tool (Claude Code asks before a tool's first use).
+        argv = ["--allowedTools", "mcp__wfs__status"]
+        events = claude_events(editors, standin, project, home, "What is the status?", *argv)
+    (init,) = [e for e in events if e.get("subtype") == "init"]
+    assert init["mcp_servers"] == [{"name": "wfs", "status": "connected", "source": "project"}]
+    assert sorted(t for t in init["tools"] if t.startswith("mcp__")) == tools
+    # The eight tools are listed to the model; the one asked for comes with its schema.
+    first, second, last = standin.conversations
+    (deferred,) = [t for t in texts(first.request.body) if "mcp__wfs__status\n" in t]
+    assert all(f"\n{tool}\n" in deferred + "\n" for tool in tools)
+    (schema,) = [t for t in second.request.body["tools"] if t["name"] == "mcp__wfs__status"]
+    assert schema["description"].startswith("The session's phase, type, task counts, progress")
+    assert set(schema["input_schema"]["properties"]) == {"session"}
+    # The call reached wfs mcp, and its answer is wfs's own: the exit code and the JSON.
+    assert json.loads(last.tool_results[-1]) == {"exit_code": 0, **expected.json()}
+    (result,) = [e for e in events if e.get("type") == "result"]
+    assert result["permission_denials"] == []
+
+
 # ---------------------------------------------------------------- Gemini CLI
 
 
-def gemini_home(home: Path, project: Path) -> None:
+def gemini_home(home: Path, project: Path, prime_hook: bool = False) -> None:
     """What a Gemini CLI user has set up: an API key login, and the project's agents
-    acknowledged (headless runs skip project agents that were not)."""
+    acknowledged (headless runs skip project agents that were not).
+
+    Unless `prime_hook`, the user turned off wfs's SessionStart hook, as the docs say to
+    where Gemini CLI runs /wfs: commands headless: there it puts the hook's text before
+    the prompt, which then is no command (test_gemini_cli_headless_...)."""
     (home / ".gemini").mkdir(exist_ok=True)
-    settings = {"security": {"auth": {"selectedType": "gemini-api-key"}}}
+    settings: dict[str, Any] = {"security": {"auth": {"selectedType": "gemini-api-key"}}}
+    if not prime_hook:
+        settings["hooksConfig"] = {"disabled": ["wfs-prime"]}
     (home / ".gemini" / "settings.json").write_text(json.dumps(settings))
     agents = project / ".gemini" / "agents"
     if agents.is_dir():
@@ -410,6 +505,52 @@ def test_gemini_cli_offers_no_shell_without_the_policy(
     assert "read_file" in first.tool_names
 
 
+def test_gemini_cli_runs_the_session_start_hook_and_the_digest_reaches_the_model(
+    editors: Path, project: Path, home: Path
+) -> None:
+    assert wfs_process("agents", "install", "--target", "gemini", cwd=project).code == 0
+    gemini_home(home, project, prime_hook=True)
+    planned_session(project)
+    digest = digest_of(project)
+
+    with running("gemini", lambda conversation: Say("Noted.")) as standin:
+        gemini(editors, standin, project, home, "What should I work on?")
+    first = standin.conversations[0]
+    assert f"<hook_context>{digest}</hook_context>\n\nWhat should I work on?" in first.user_texts
+    # GEMINI.md and its block reach the model with the session's context.
+    block = (project / "GEMINI.md").read_text()
+    assert sum(f"/GEMINI.md ---\n{block}" in t for t in first.user_texts) == 1
+    # Gemini CLI warned once about the project's hook, then trusted it.
+    trusted = json.loads((home / ".gemini" / "trusted_hooks.json").read_text())
+    assert list(trusted) == [str(project)] and len(trusted[str(project)]) == 1
+
+
+def test_gemini_cli_headless_puts_the_hook_text_before_a_command_which_then_is_none(
+    editors: Path, project: Path, home: Path
+) -> None:
+    """Gemini CLI 0.61 without a terminal (-p) puts a SessionStart hook's text before
+    the prompt: `/wfs:status` is then no command and reaches the model as it is. The docs
+    say to turn the hook off by its name where Gemini CLI runs commands headless, as
+    gemini_home does for the other tests."""
+    assert wfs_process("agents", "install", "--target", "gemini", cwd=project).code == 0
+    gemini_home(home, project, prime_hook=True)
+    planned_session(project)
+    digest = digest_of(project)
+
+    with running("gemini", lambda conversation: Say("Noted.")) as standin:
+        gemini(editors, standin, project, home, "/wfs:status IMPL-1")
+    first = standin.conversations[0]
+    assert f"<hook_context>{digest}</hook_context>\n\n/wfs:status IMPL-1" in first.user_texts
+    assert not any("# wfs session status" in t for t in first.user_texts)
+    # Turned off in the user's settings, the hook does not run and the command works.
+    gemini_home(home, project)
+    with running("gemini", lambda conversation: Say("Noted.")) as standin:
+        gemini(editors, standin, project, home, "/wfs:status IMPL-1")
+    first = standin.conversations[0]
+    assert any(t.startswith("# wfs session status") for t in first.user_texts)
+    assert not any("<hook_context>" in t for t in first.user_texts)
+
+
 def test_gemini_cli_extension_installs_and_provides_the_commands(
     editors: Path, project: Path, home: Path
 ) -> None:
@@ -440,10 +581,11 @@ def codex(
     prompt: str,
     *extra: str,
     trusted: bool = True,
+    config: str = "",
 ) -> list[dict[str, Any]]:
     codex_home = home / ".codex"
     codex_home.mkdir(exist_ok=True)
-    config = [
+    lines = [
         'model = "gpt-5.5"',
         'model_provider = "stand-in"',
         "[model_providers.stand-in]",
@@ -453,8 +595,8 @@ def codex(
         'env_key = "STAND_IN_API_KEY"',
     ]
     if trusted:  # what answering Codex's trust question writes
-        config += [f'[projects."{project}"]', 'trust_level = "trusted"']
-    (codex_home / "config.toml").write_text("\n".join(config) + "\n")
+        lines += [f'[projects."{project}"]', 'trust_level = "trusted"']
+    (codex_home / "config.toml").write_text("\n".join(lines) + "\n" + config)
     env = base_environment(home) | {"CODEX_HOME": str(codex_home), "STAND_IN_API_KEY": "stand-in"}
     argv = [str(editors / "codex"), "exec", "--json", "--skip-git-repo-check", *extra, prompt]
     proc = run(argv, project, env)
@@ -530,6 +672,99 @@ def test_codex_runs_wfs_outside_a_read_only_sandbox_only_with_the_rule(
     else:
         assert "Read-only file system" in result
         assert not (project / ".workflow").exists()
+
+
+class CodexAppServer:
+    """Codex's app server over stdio (JSON-RPC lines): what its /hooks review uses."""
+
+    def __init__(self, editors: Path, project: Path, env: dict[str, str]) -> None:
+        self.proc = subprocess.Popen(
+            [str(editors / "codex"), "app-server"],
+            cwd=project,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        self.ids = itertools.count(1)
+        self.call("initialize", {"clientInfo": {"name": "wfs-tests", "version": "1"}})
+        self.send({"method": "initialized"})
+
+    def send(self, message: dict[str, Any]) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps(message) + "\n")
+        self.proc.stdin.flush()
+
+    def call(self, method: str, params: dict[str, Any]) -> Any:
+        number = next(self.ids)
+        self.send({"id": number, "method": method, "params": params})
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            message = json.loads(line)
+            if message.get("id") == number:
+                assert "error" not in message, message
+                return message["result"]
+        raise AssertionError(f"codex app-server ended before answering {method}")
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        self.proc.wait(timeout=30)
+
+
+def test_codex_runs_the_session_start_hook_once_the_user_trusts_it(
+    editors: Path, project: Path, home: Path
+) -> None:
+    assert wfs_process("agents", "install", "--target", "codex", cwd=project).code == 0
+    planned_session(project)
+    digest = digest_of(project)
+
+    def run_codex(config: str = "") -> list[str]:
+        """The developer messages of Codex's first request."""
+        with running("openai", lambda conversation: Say("Noted.")) as standin:
+            codex(editors, standin, project, home, "What should I work on?", config=config)
+        (first,) = standin.conversations
+        return [
+            part["text"]
+            for item in first.request.body["input"]
+            if item.get("role") == "developer"
+            for part in item["content"]
+        ]
+
+    # Codex runs no hook of the project's that the user has not trusted yet.
+    assert digest not in run_codex()
+    env = base_environment(home) | {"CODEX_HOME": str(home / ".codex")}
+    server = CodexAppServer(editors, project, env)
+    try:
+        (listed,) = server.call("hooks/list", {"cwds": [str(project)]})["data"]
+        (hook,) = listed["hooks"]
+        assert (listed["warnings"], listed["errors"]) == ([], [])
+        assert hook["key"] == f"{project / '.codex' / 'hooks.json'}:session_start:0:0"
+        assert (hook["eventName"], hook["command"], hook["timeoutSec"]) == (
+            "sessionStart",
+            "wfs prime --hook-json --editor codex",
+            30,
+        )
+        assert (hook["source"], hook["enabled"], hook["trustStatus"]) == (
+            "project",
+            True,
+            "untrusted",
+        )
+        # The user trusts it, as /hooks does: its hash goes into their config.toml.
+        key_path = f"hooks.state.{json.dumps(hook['key'])}.trusted_hash"
+        edit = {"keyPath": key_path, "mergeStrategy": "upsert", "value": hook["currentHash"]}
+        server.call("config/batchWrite", {"edits": [edit]})
+    finally:
+        server.close()
+    written = (home / ".codex" / "config.toml").read_text()
+    trust = written[written.index("[hooks.state.") :]
+    assert (
+        trust
+        == f'[hooks.state.{json.dumps(hook["key"])}]\ntrusted_hash = "{hook["currentHash"]}"\n'
+    )
+    # Trusted, it runs at the start of the session: the digest is a developer message.
+    assert digest in run_codex(trust)
 
 
 def test_codex_loads_the_custom_agents_and_spawns_one(
