@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from wfs.tasks import Task
 
 # marshal's format belongs to the interpreter that wrote it.
-FORMAT = ("wfs-index", 4, sys.hexversion)
+FORMAT = ("wfs-index", 5, sys.hexversion)
 SESSION_FILE = "workflow-session.json"
 TASK_DIR = ".task"
 

@@ -14,6 +14,8 @@ from wfs.layout import Layout, parent_of, parse_task_id, task_sort_key
 Task = dict[str, Any]
 
 TASK_STATUSES = ("pending", "active", "completed", "blocked", "container")
+# Read as active, blocked and pending (wfs/formats.py says why); `wfs migrate` writes those.
+STATUS_ALIASES = ("in_progress", "failed", "skipped")
 LEAF_STATUSES = ("pending", "active", "completed", "blocked")
 
 
@@ -69,25 +71,46 @@ SKELETON_EXECUTION = (
 
 
 def skeleton(task: Task, errors: int | None = None, file_stem: str | None = None) -> Task:
-    """The part of a task that status, readiness and the views need.
+    """The part of a task that status, readiness and the views need, in the canonical
+    seed form whatever the format of the file (wfs/formats.py).
 
     `errors`: how many errors `validate` finds in the task alone (counted here when not
-    given); a task with any is never ready, since `execute` refuses it.
+    given); a task with any is never ready, since `execute` refuses it. `moved`: where
+    the file holds the id and the dependencies, when not at their seed place (so that
+    problems found across files point into the file as written).
     """
-    kept: Task = {key: task[key] for key in ("id", "title", "status") if key in task}
-    agent = obj(task, "meta").get("agent")
+    from wfs.formats import canonical
+
+    read = canonical(task)
+    seed = read.task
+    kept: Task = {key: seed[key] for key in ("id", "title", "status") if key in seed}
+    agent = obj(seed, "meta").get("agent")
     if agent is not None:
         kept["meta"] = {"agent": agent}
-    context = obj(task, "context")
+    context = obj(seed, "context")
     picked = {key: context[key] for key in SKELETON_CONTEXT if key in context}
     if picked:
         kept["context"] = picked
-    execution = obj(task, "execution")
+    execution = obj(seed, "execution")
     stopped = {key: execution[key] for key in SKELETON_EXECUTION if key in execution}
     if stopped:
         kept["execution"] = stopped
+    moved: dict[str, Any] = {}
+    if ("id",) in read.origins:
+        moved["id"] = list(read.origins[("id",)])
+    deps = context.get("depends_on")
+    if isinstance(deps, list) and any(
+        ("context", "depends_on", k) in read.origins for k in range(len(deps))
+    ):
+        moved["depends_on"] = [
+            list(read.origins.get(("context", "depends_on", k), ("context", "depends_on", k)))
+            for k in range(len(deps))
+        ]
+    if moved:
+        kept["moved"] = moved
     if errors is None:
-        errors = task_errors(task, file_stem if file_stem is not None else task.get("id"))
+        stem = file_stem if file_stem is not None else seed.get("id")
+        errors = task_errors(task, stem)
     if errors:
         kept["errors"] = errors
     return kept
@@ -124,13 +147,17 @@ def parent_id(task: Task) -> str | None:
     declared = obj(task, "context").get("parent")
     if isinstance(declared, str) and declared:
         return declared
-    tid = task.get("id")
+    from wfs.formats import task_id
+
+    tid = task_id(task)
     return parent_of(tid) if isinstance(tid, str) and parse_task_id(tid) else None
 
 
 def depends_on(task: Task) -> list[str]:
-    deps = obj(task, "context").get("depends_on")
-    return [d for d in deps if isinstance(d, str)] if isinstance(deps, list) else []
+    """The tasks this one depends on, wherever its file writes them (merged)."""
+    from wfs.formats import dependencies
+
+    return dependencies(task)
 
 
 class TaskIndex:
