@@ -345,10 +345,16 @@ def status(env: Env) -> None:
         env.emit({"session": None}, lambda: env.echo("No active session."))
         return
     from wfs.query import status_data, status_lines
+    from wfs.sessions import session_warnings
 
     sid = env.current_session()
     summary = status_data(_answers(layout, sid)["summary"], _command_prefix(env, sid))
+    warnings = session_warnings(layout, sid)
+    if warnings:
+        summary["warnings"] = warnings
     env.emit(summary, lambda: env.lines(status_lines(summary, lambda t: env.style(t, bold=True))))
+    for warning in warnings:
+        env.echo(f"wfs: warning: {warning}", err=True)
 
 
 def _command_prefix(env: Env, sid: str) -> list[str]:
@@ -815,11 +821,15 @@ def validate(env: Env, all_sessions: bool) -> None:
       wfs validate --all
     """
     from wfs.sessions import session_ids
-    from wfs.validate import validate_session
+    from wfs.validate import validate_project, validate_session
 
     layout = env.layout
-    sids = session_ids(layout) if all_sessions else [env.current_session()]
-    problems = [p for sid in sids for p in validate_session(layout, sid)]
+    if all_sessions:
+        sids = session_ids(layout)
+        problems = validate_project(layout)
+    else:
+        sids = [env.current_session()]
+        problems = validate_session(layout, sids[0])
     errors = sum(1 for p in problems if p.severity == "error")
     data = {
         "sessions": sids,

@@ -17,7 +17,16 @@ from wfs import render, sessions, store
 from wfs.errors import WfsError
 from wfs.index import load_skeletons
 from wfs.layout import Layout, parent_of, parse_task_id, task_sort_key
-from wfs.tasks import Task, TaskIndex, complexity, obj, read_task, skeleton
+from wfs.tasks import (
+    Task,
+    TaskIndex,
+    complexity,
+    derived_phase,
+    obj,
+    read_task,
+    session_facts,
+    skeleton,
+)
 
 TASK_KEY_ORDER = ("id", "title", "status", "meta", "context", "flow_control")
 CONTEXT_ARRAYS = ("requirements", "focus_paths", "acceptance", "depends_on")
@@ -217,34 +226,34 @@ def editing(
 
 
 def refresh_session(session: dict[str, Any], index: TaskIndex) -> dict[str, Any]:
-    """Complexity (only ever raised), progress and phase, derived from the tasks."""
+    """The fields of the session file that wfs owns, brought up to date with the tasks:
+    complexity (only ever raised), progress and phase.
+
+    Only what the file already holds in wfs's own terms is touched: a `type` that is not
+    a complexity (`workflow`, `brainstorming`) is another tool's and stays, and a file
+    without `current_phase` or `progress` keeps without them (wfs derives them when it
+    shows the session; `wfs migrate` writes them)."""
     data = dict(session)
     computed = complexity(len(index.by_id))
-    current = data.get("type") if isinstance(data.get("type"), str) else None
-    if TYPE_RANK[computed] > TYPE_RANK.get(current or "", -1):
+    current = data.get("type")
+    if current in TYPE_RANK and TYPE_RANK[computed] > TYPE_RANK[current]:
         data["type"] = computed
-    progress = dict(obj(data, "progress"))
-    leaves = index.leaves()
-    statuses = [index.effective_status(t) for t in leaves]
-    progress["current_tasks"] = [
-        t for t in sorted(leaves, key=task_sort_key) if index.effective_status(t) == "active"
-    ]
+    if "progress" in data and isinstance(data["progress"], dict):
+        progress = dict(data["progress"])
+        progress["current_tasks"] = session_facts({}, index)["current_tasks"]
+        data["progress"] = progress
     phase = data.get("current_phase")
-    all_done = bool(leaves) and all(s == "completed" for s in statuses)
     if phase in PHASES:
-        if all_done:
-            phase = "REVIEW"
-        elif any(s != "pending" for s in statuses):
-            phase = "IMPLEMENT"
-        elif phase == "REVIEW":
-            phase = "IMPLEMENT"  # new work arrived after review began
-        completed = list(progress.get("completed_phases") or [])
-        for earlier in PHASES[: PHASES.index(phase)]:
-            if earlier not in completed:
-                completed.append(earlier)
-        progress["completed_phases"] = completed
-        data["current_phase"] = phase
-    data["progress"] = progress
+        derived = derived_phase(index)
+        if derived == "PLAN":  # nothing started: the phase stays, but review needs work done
+            derived = "IMPLEMENT" if phase == "REVIEW" else phase
+        if isinstance(data.get("progress"), dict):
+            completed = list(data["progress"].get("completed_phases") or [])
+            for earlier in PHASES[: PHASES.index(derived)]:
+                if earlier not in completed:
+                    completed.append(earlier)
+            data["progress"]["completed_phases"] = completed
+        data["current_phase"] = derived
     return data
 
 

@@ -305,8 +305,10 @@ class _Reader:
         seen: set[str] = set()
         found = False
         for place in DEPENDENCY_PLACES:
-            entries = _readable_dependencies(self.task, place) if place != DEPENDENCY_PLACES[0] else (
-                _get(self.task, place)
+            entries = (
+                _readable_dependencies(self.task, place)
+                if place != DEPENDENCY_PLACES[0]
+                else (_get(self.task, place))
             )
             if not isinstance(entries, list):
                 continue
@@ -373,7 +375,9 @@ class _Reader:
             holder[target[1]] = value
             self.remove(source)
             self.moved(
-                source, target, f"{_where(source)} is read as {_where(target)}; `wfs migrate` moves it"
+                source,
+                target,
+                f"{_where(source)} is read as {_where(target)}; `wfs migrate` moves it",
             )
 
     def read_pre_analysis(self) -> None:
@@ -626,9 +630,9 @@ def _complete_steps(steps: list[Any], task: dict[str, Any]) -> list[Any]:
         for i, s in enumerate(steps)
         if isinstance(s, dict) and isinstance(s.get("step"), str)
     }
-    numbered = all(
-        isinstance(s, dict) and _is_int(s.get("step")) for s in steps
-    ) or not any(isinstance(s, dict) and "step" in s for s in steps)
+    numbered = all(isinstance(s, dict) and _is_int(s.get("step")) for s in steps) or not any(
+        isinstance(s, dict) and "step" in s for s in steps
+    )
     out: list[Any] = []
     for i, spec in enumerate(steps):
         if isinstance(spec, str) and spec.strip():
@@ -674,16 +678,27 @@ def _aliased(step: Any) -> bool:
 
 
 def _complete(step: Any) -> bool:
-    return isinstance(step, dict) and all(field in step for field in SEED_STEP_FIELDS) and _is_int(
-        step.get("step")
+    return (
+        isinstance(step, dict)
+        and all(field in step for field in SEED_STEP_FIELDS)
+        and _is_int(step.get("step"))
     )
 
 
 def _has_work(step: dict[str, Any]) -> bool:
     return any(
         isinstance(step.get(key), (str, list)) and step.get(key)
-        for key in ("title", "description", "action", "modification_points", "logic_flow",
-                    "command", "commands", "actions", "details")
+        for key in (
+            "title",
+            "description",
+            "action",
+            "modification_points",
+            "logic_flow",
+            "command",
+            "commands",
+            "actions",
+            "details",
+        )
     )
 
 

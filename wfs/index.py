@@ -66,10 +66,13 @@ def cache_path(workflow: str, sid: str, kind: str) -> str:
     return os.path.join(workflow, ".cache", f"{sid}.{kind}")
 
 
-def cached_answers(workflow: str, sid: str, full: bool = True) -> dict[str, Any] | None:
+def cached_answers(
+    workflow: str, sid: str, full: bool = True, folder: str | None = None
+) -> dict[str, Any] | None:
     """The `.idx` answers when every stamp still matches, else None. Stdlib only.
 
-    Without `full`, only the keys in HEAD_KEYS are loaded.
+    Without `full`, only the keys in HEAD_KEYS are loaded. `folder`: the session's
+    folder (default `.workflow/<sid>`; see wfs/layout.py for the other places).
     """
     try:
         with open(cache_path(workflow, sid, "idx"), "rb") as handle:
@@ -79,7 +82,7 @@ def cached_answers(workflow: str, sid: str, full: bool = True) -> dict[str, Any]
         if not isinstance(head, tuple) or len(head) != 6 or head[0] != FORMAT:
             return None
         _, session_stamp, dir_stamp, names, stamps, answers = head
-        session_dir = os.path.join(workflow, sid)
+        session_dir = folder or os.path.join(workflow, sid)
         if _stamp(os.stat(os.path.join(session_dir, SESSION_FILE))) != session_stamp:
             return None
         fd = os.open(os.path.join(session_dir, TASK_DIR), os.O_RDONLY)
@@ -179,7 +182,7 @@ def load_skeletons(layout: Layout, sid: str) -> list[Task]:
 def answers(layout: Layout, sid: str) -> dict[str, Any]:
     """What `status`, `next` and `task show` need, from the cache or rebuilt."""
     workflow = str(layout.workflow)
-    found = cached_answers(workflow, sid)
+    found = cached_answers(workflow, sid, folder=str(layout.session_dir(sid)))
     if found is not None:
         return found
     from wfs.sessions import load_session
@@ -211,14 +214,14 @@ def answers(layout: Layout, sid: str) -> dict[str, Any]:
 
 
 def compute_answers(sid: str, data: dict[str, Any], skeletons: list[Task]) -> dict[str, Any]:
-    from wfs.tasks import TaskIndex, obj, task_row
+    from wfs.tasks import TaskIndex, session_facts, task_row
 
     index = TaskIndex(skeletons)
     leaves = index.leaves()
     status = {tid: index.effective_status(tid) for tid in index.by_id}
     done = sum(1 for t in leaves if status[t] == "completed")
     ready = index.ready()
-    progress = obj(data, "progress")
+    facts = session_facts(data, index)
 
     waiting = {tid: index.unmet_dependencies(tid) for tid in index.by_id}
     return {
@@ -226,15 +229,15 @@ def compute_answers(sid: str, data: dict[str, Any], skeletons: list[Task]) -> di
             "session": sid,
             "project": data.get("project"),
             "status": data.get("status"),
-            "phase": data.get("current_phase"),
-            "type": data.get("type"),
+            "phase": facts["phase"],
+            "type": facts["type"],
             "counts": index.counts(),
             "progress": {
                 "completed": done,
                 "total": len(leaves),
                 "percent": round(100 * done / len(leaves)) if leaves else 0,
-                "completed_phases": progress.get("completed_phases", []),
-                "current_tasks": progress.get("current_tasks", []),
+                "completed_phases": facts["completed_phases"],
+                "current_tasks": facts["current_tasks"],
             },
             "ready": ready,
             "blocked": [t for t in leaves if status[t] == "blocked"],

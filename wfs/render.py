@@ -13,7 +13,7 @@ from typing import Any
 
 from wfs import store
 from wfs.layout import task_sort_key
-from wfs.tasks import Task, TaskIndex, depends_on, obj, parent_id
+from wfs.tasks import Task, TaskIndex, depends_on, obj, parent_id, session_facts
 
 VIEWS = ("TODO_LIST.md", "IMPL_PLAN.md")
 
@@ -105,6 +105,7 @@ def render_views(
     if _ENV is None:
         _ENV = _environment()
     index = index or TaskIndex(tasks)
+    facts = session_facts(session, index)
     entries = _entries(index)
     leaves = [e for e in entries if not e.container]
     edges = [(_node(dep), e.node) for e in entries for dep in e.depends_on if dep in index.by_id]
@@ -112,8 +113,8 @@ def render_views(
     data = {
         "session_id": _one_line(session.get("session_id")),
         "topic": _one_line(session.get("project")) or _one_line(session.get("session_id")),
-        "type": _one_line(session.get("type")),
-        "phase": _one_line(session.get("current_phase")),
+        "type": _one_line(facts["type"]),
+        "phase": _one_line(facts["phase"]),
         "status": _one_line(session.get("status")),
         "overview": str(plan.get("overview") or "").strip(),
         "requirements": _strings(plan.get("requirements")),

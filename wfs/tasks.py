@@ -24,9 +24,12 @@ def task_files(layout: Layout, sid: str) -> list[str]:
     return [entry.name for entry in task_entries(layout, sid)]
 
 
-def task_entries(layout: Layout, sid: str) -> list[os.DirEntry[str]]:
+def task_entries(layout: Layout, sid: str, folder: Path | None = None) -> list[os.DirEntry[str]]:
+    """The task files of a session (`folder`: one of its copies, when not the one wfs
+    works on)."""
+    task_dir = folder / ".task" if folder is not None else layout.task_dir(sid)
     try:
-        entries = list(os.scandir(layout.task_dir(sid)))
+        entries = list(os.scandir(task_dir))
     except FileNotFoundError:
         return []
     found = []
@@ -241,6 +244,45 @@ def task_row(index: TaskIndex, tid: str) -> dict[str, Any]:
         "parent": parent_id(task),
         "depends_on": depends_on(task),
         "agent": obj(task, "meta").get("agent"),
+    }
+
+
+PHASES = ("PLAN", "IMPLEMENT", "REVIEW")
+COMPLEXITIES = ("simple", "medium", "complex")
+
+
+def derived_phase(index: TaskIndex) -> str:
+    """PLAN until a task starts, IMPLEMENT while work goes on, REVIEW when all is done."""
+    statuses = [index.effective_status(t) for t in index.leaves()]
+    if statuses and all(s == "completed" for s in statuses):
+        return "REVIEW"
+    return "IMPLEMENT" if any(s != "pending" for s in statuses) else "PLAN"
+
+
+def session_facts(session: dict[str, Any], index: TaskIndex) -> dict[str, Any]:
+    """What the seed says a session holds (phase, complexity, progress): from its file
+    when the file has it, else derived from the tasks (session files written by other
+    tools have no `current_phase` or `progress`; their `type` is a kind of session,
+    such as `workflow`, rather than a complexity)."""
+    phase = session.get("current_phase")
+    if phase not in PHASES:
+        phase = derived_phase(index)
+    kind = session.get("type")
+    progress = obj(session, "progress")
+    done = progress.get("completed_phases")
+    current = progress.get("current_tasks")
+    if not isinstance(current, list):
+        current = [
+            t
+            for t in sorted(index.leaves(), key=task_sort_key)
+            if index.effective_status(t) == "active"
+        ]
+    return {
+        "phase": phase,
+        "type": kind if isinstance(kind, str) and kind else complexity(len(index.by_id)),
+        "complexity": kind if kind in COMPLEXITIES else complexity(len(index.by_id)),
+        "completed_phases": done if isinstance(done, list) else list(PHASES[: PHASES.index(phase)]),
+        "current_tasks": current,
     }
 
 

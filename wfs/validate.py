@@ -21,7 +21,15 @@ import orjson
 
 from wfs import store
 from wfs.errors import WfsError
-from wfs.layout import SESSION_FILE, SESSION_PREFIX, Layout, parent_of, parse_task_id, task_sort_key
+from wfs.layout import (
+    SESSION_FILE,
+    SESSION_PREFIX,
+    Layout,
+    check_session_id,
+    parent_of,
+    parse_task_id,
+    task_sort_key,
+)
 from wfs.sessions import PHASES, SESSION_STATUSES
 from wfs.sessions import TYPES as SESSION_TYPES
 from wfs.tasks import TASK_STATUSES
@@ -854,10 +862,7 @@ def _check_implementation(
             )
             continue
         missing = [field for field in STEP_FIELDS if field not in step]
-        if not any(
-            isinstance(step.get(key), (str, list)) and step.get(key)
-            for key in STEP_WORK
-        ):
+        if not any(isinstance(step.get(key), (str, list)) and step.get(key) for key in STEP_WORK):
             report.error(
                 where, rule, f"step has nothing to do: it has none of {', '.join(STEP_WORK)}"
             )
@@ -1290,14 +1295,14 @@ def _rules_stamp() -> tuple[Any, ...]:
     return (__version__, FORMAT, st.st_mtime_ns, st.st_size)
 
 
-def _checked_files(layout: Layout, sid: str) -> list[_Checked]:
+def _checked_files(layout: Layout, sid: str, folder: Path, key: str) -> list[_Checked]:
     """Every task file of the session checked alone, re-checking only changed files."""
     import marshal
 
     from wfs import index
     from wfs.tasks import task_entries
 
-    path = index.cache_path(str(layout.workflow), sid, "valid")
+    path = index.cache_path(str(layout.workflow), key, "valid")
     cached = index._load(path)
     rules = _rules_stamp()
     known: dict[str, tuple[Any, Any]] = {}
@@ -1306,7 +1311,7 @@ def _checked_files(layout: Layout, sid: str) -> list[_Checked]:
     stamper = index._Stamper()
     checked: list[_Checked] = []
     stamps: list[index.Stamp] = []
-    for entry in task_entries(layout, sid):
+    for entry in task_entries(layout, sid, folder):
         stamp = stamper.take(entry.stat())
         hit = known.get(entry.name)
         if hit is not None and hit[0] == stamp:
@@ -1324,19 +1329,24 @@ def _checked_files(layout: Layout, sid: str) -> list[_Checked]:
     return checked
 
 
-def validate_session(layout: Layout, sid: str) -> list[Problem]:
+def validate_session(layout: Layout, sid: str, folder: Path | None = None) -> list[Problem]:
     """Every rule for one session: its session file, then each task file by id.
 
-    Single-file results are cached per file stamp (see wfs/index.py); the rules across
-    files run every time, on the tasks' skeletons.
+    `folder`: one copy of the session (default: the one wfs works on; see
+    `validate_project` for sessions found in several places). Single-file results are
+    cached per file stamp (see wfs/index.py); the rules across files run every time, on
+    the tasks' skeletons.
     """
-    session_path = layout.session_file(sid)
+    primary = layout.session_dir(sid)
+    folder = folder or primary
+    key = sid if folder == primary else f"{sid}@{layout.place_of(folder) or 'workflow'}"
+    session_path = folder / SESSION_FILE
     session_where = layout.relative(session_path)
     data, problem = _load(session_path, session_where)
     problems = [problem] if problem else validate_session_data(data, session_where, folder=sid)
 
-    task_dir = layout.task_dir(sid)
-    checked = _checked_files(layout, sid)
+    task_dir = folder / ".task"
+    checked = _checked_files(layout, sid, folder, key)
     readable = [c for c in checked if c.readable]
     unreadable = frozenset(
         c.name[: -len(".json")]
@@ -1364,6 +1374,30 @@ def validate_session(layout: Layout, sid: str) -> list[Problem]:
             report.found.extend(found)
             problems.extend(report.problems())
     return problems
+
+
+def validate_project(layout: Layout, sids: list[str] | None = None) -> list[Problem]:
+    """`validate --all`: the folders of the project that are not one session each, then
+    every copy of every session (`sids`: only these)."""
+    from wfs.sessions import layout_problems, session_folders
+
+    problems = [Problem(*found) for found in layout_problems(layout)] if sids is None else []
+    for folder in session_folders(layout):
+        if (sids is None or folder.name in sids) and _is_session_folder(folder.name):
+            problems.extend(validate_session(layout, folder.name, folder.path))
+    return problems
+
+
+def _is_session_folder(name: str) -> bool:
+    from wfs.sessions import is_placeholder_name
+
+    if is_placeholder_name(name):
+        return False
+    try:
+        check_session_id(name)
+    except WfsError:
+        return False
+    return True
 
 
 # ---------------------------------------------------------------- migration
