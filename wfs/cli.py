@@ -952,24 +952,47 @@ def doctor(env: Env, fix: bool) -> None:
 
 @cli.command()
 @click.option("--all", "all_sessions", is_flag=True, help="Every session, not just the active one.")
+@click.option(
+    "--layout",
+    "target_layout",
+    type=click.Choice(["markers", "active"]),
+    help="Move every session into this layout instead: markers (.workflow/WFS-*) or "
+    "active (.workflow/active/ and archives/).",
+)
 @json_flag
 @pass_env
-def migrate(env: Env, all_sessions: bool) -> None:
-    """Convert legacy (v1) task formats to the current one.
+def migrate(env: Env, all_sessions: bool, target_layout: str | None) -> None:
+    """Convert task and session files to the canonical seed form, keeping every field.
+
+    Task files in the v1 form, the flat format, with task_id, dependencies outside
+    context.depends_on or statuses of other tools are rewritten in the seed form;
+    session files get what the seed asks of them (current_phase, progress, ...).
+    With --layout, moves the sessions instead (active ones stay active).
 
     \b
     Example:
-      wfs migrate
+      wfs migrate --all
+      wfs migrate --layout active
     """
     from wfs.edit import migrate as do_migrate
-    from wfs.sessions import session_ids
+    from wfs.sessions import convert_layout, session_ids
 
+    if target_layout is not None:
+        moves = convert_layout(env.layout, target_layout)
+        env.emit(
+            {"layout": target_layout, "moved": [{"from": a, "to": b} for a, b in moves]},
+            lambda: env.echo(
+                "\n".join(f"moved {a} to {b}" for a, b in moves)
+                or f"Already in the {target_layout} layout."
+            ),
+        )
+        return
     sids = session_ids(env.layout) if all_sessions else [env.current_session()]
     changed = {sid: do_migrate(env.layout, sid) for sid in sids}
     env.emit(
         {"migrated": changed},
         lambda: env.echo(
-            "\n".join(f"{sid}: migrated {tid}" for sid, ids in changed.items() for tid in ids)
+            "\n".join(f"{sid}: migrated {name}" for sid, names in changed.items() for name in names)
             or "Nothing to migrate."
         ),
     )

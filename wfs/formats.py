@@ -133,7 +133,8 @@ def task_format(data: Any) -> str:
         return SEED
     flow = data.get("flow_control")
     if isinstance(flow, dict):
-        return SEED_V1 if is_legacy_approach(flow.get("implementation_approach")) else SEED
+        # The v1 form, or another object (strategy, phases, …): read as one step either way.
+        return SEED_V1 if isinstance(flow.get("implementation_approach"), dict) else SEED
     if "flow_control" not in data and not FLAT_KEYS.isdisjoint(data):
         return FLAT
     return SEED
@@ -506,6 +507,7 @@ class _Reader:
             self.task["flow_control"]["implementation_approach"] = [
                 _object_step(approach, self.task.get("title"), flow)
             ]
+            self.origins[(*STEP_PLACES[0], 0)] = STEP_PLACES[0]
             self.moved(
                 STEP_PLACES[0],
                 STEP_PLACES[0],

@@ -281,6 +281,43 @@ def load_session(layout: Layout, sid: str) -> dict[str, Any]:
     return data
 
 
+def lifecycle(layout: Layout, sid: str, data: dict[str, Any]) -> str:
+    """active, paused or completed: the session's status in wfs's terms. Another tool's
+    status (planning, review_in_progress) reads as active or paused by where the
+    session is; an archived session is completed."""
+    folder = layout.session_dir(sid)
+    if layout.place_of(folder) == ARCHIVE_DIR:
+        return "completed"
+    status = data.get("status")
+    if status in SESSION_STATUSES:
+        return str(status)
+    return "active" if sid in active_ids(layout) else "paused"
+
+
+def canonical_session(layout: Layout, sid: str, data: dict[str, Any], index: Any) -> dict[str, Any]:
+    """The session file with what the seed asks of it that it lacks: session_id, type
+    (the complexity), current_phase, status and progress, derived from the folder and
+    the tasks. What it holds is kept as it is (another tool's `type: workflow` or
+    `status: planning` included)."""
+    from wfs.tasks import session_facts
+
+    facts = session_facts(data, index)
+    new = dict(data)
+    new.setdefault("session_id", sid)
+    if "type" not in new:
+        new["type"] = facts["complexity"]
+    if "current_phase" not in new:
+        new["current_phase"] = facts["phase"]
+    if "status" not in new:
+        new["status"] = lifecycle(layout, sid, data)
+    if "progress" not in new:
+        new["progress"] = {
+            "completed_phases": facts["completed_phases"],
+            "current_tasks": facts["current_tasks"],
+        }
+    return new
+
+
 def save_session(layout: Layout, sid: str, data: dict[str, Any]) -> None:
     store.write_json(layout.session_file(sid), data)
 

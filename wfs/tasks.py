@@ -120,11 +120,11 @@ def skeleton(task: Task, errors: int | None = None, file_stem: str | None = None
 
 
 def task_errors(task: Task, file_stem: Any) -> int:
-    """How many errors `wfs validate` reports in this task file on its own."""
-    from wfs.validate import TaskSource, validate_task
+    """How many errors `wfs validate` reports in this task file on its own (counted
+    without jsonschema, which `status` and `next` cannot afford to import)."""
+    from wfs.validate import task_error_count
 
-    stem = file_stem if isinstance(file_stem, str) else None
-    return sum(1 for p in validate_task(TaskSource("", task, stem)) if p.severity == "error")
+    return task_error_count(task, file_stem if isinstance(file_stem, str) else None)
 
 
 def obj(data: Any, key: str) -> dict[str, Any]:

@@ -38,6 +38,7 @@ from wfs.flow.variables import (
     substitute_session,
 )
 from wfs.flow.work import Step, Uninterpretable, task_steps
+from wfs.formats import canonical_task, status_of
 from wfs.index import load_skeletons
 from wfs.layout import Layout, check_task_id
 from wfs.tasks import Task, TaskIndex, depends_on, obj
@@ -167,15 +168,11 @@ class Runner:
         That is what `validate` reports as an error in the task, what wfs cannot read as
         steps, and built-ins whose literal paths leave the project root.
         """
-        from wfs.validate import TaskSource, validate_task
+        from wfs.validate import TaskSource, refusal
 
         tid = task["id"]
         where = self.layout.relative(self.layout.task_file(self.sid, tid))
-        errors = [
-            str(p)
-            for p in validate_task(TaskSource(where, task, tid))
-            if p.severity == "error"
-        ]
+        errors = refusal(TaskSource(where, task, tid))
         if errors:
             raise WfsError(
                 f"{tid} cannot run as written; nothing was changed "
@@ -210,7 +207,7 @@ class Runner:
                 raise unknown_task(tid, draft.skeletons)
             refuse_container(draft.index(), tid, "resume it")
             task = draft.get(tid)
-            status = task.get("status")
+            status = status_of(task)  # another tool's in_progress / failed read as active / blocked
             execution = dict(obj(task, "execution"))
             owner = execution.get("claimed_by")
             if status == "completed":
@@ -291,7 +288,7 @@ class Runner:
     # ------------------------------------------------------------ variables
 
     def base_values(self, task: Task) -> dict[str, Any]:
-        context = obj(task, "context")
+        context = obj(canonical_task(task), "context")  # whatever format the file is in
         values: dict[str, Any] = {name: context[name] for name in TASK_VARIABLES if name in context}
         values.update(id=task.get("id"), title=task.get("title"), session_id=self.sid)
         if self.sid:

@@ -27,13 +27,11 @@ _SHELL_OPERATORS = re.compile(r"[|&;<>()$`\n]")
 
 def dry_run(runner: Runner, task: Task) -> dict[str, Any]:
     """The resolved plan of a task's steps; runs nothing, changes nothing."""
-    from wfs.validate import TaskSource, validate_task
+    from wfs.validate import TaskSource, refusal
 
     tid = task["id"]
     where = runner.layout.relative(runner.layout.task_file(runner.sid, tid))
-    refused = [
-        str(p) for p in validate_task(TaskSource(where, task, tid)) if p.severity == "error"
-    ]
+    refused = refusal(TaskSource(where, task, tid))
     try:
         plan = task_steps(task)
     except Uninterpretable as err:
