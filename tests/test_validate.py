@@ -178,8 +178,10 @@ def test_problems_come_by_file_then_in_document_order() -> None:
         f"{I1}#/flow_control/implementation_approach/0/step: step-sequence: step 2 is at "
         "position 1; steps are numbered 1..n in array order, so 1 was expected",
         f'{where("IMPL-2")}: required: missing required field "title"',
-        f'{where("IMPL-2")}: required: missing required field "meta"',
-        f'{where("IMPL-2")}: required: missing required field "context"',
+        f'{where("IMPL-2")}: required: warning: missing required field "meta"; wfs reads it as '
+        "empty, and `wfs migrate` writes it",
+        f'{where("IMPL-2")}: required: warning: missing required field "context"; wfs reads it '
+        "as empty, and `wfs migrate` writes it",
         f"{where('IMPL-2')}#/flow_control/target_files: target-files: flow_control.target_files "
         'must be an array of strings, got string "x"; wrap a single value in [ ]',
         f'{where("IMPL-2")}#/status: status: status "nope" is not one of pending, active, '
@@ -196,11 +198,26 @@ def test_type_task_must_be_an_object() -> None:
 
 
 def test_required_reports_each_missing_field() -> None:
+    # An id and a title are what a task cannot do without; the rest is read as empty
+    # (status as pending), which `wfs migrate` writes.
     assert lines({"id": "IMPL-1", "title": "x"}) == [
-        f'{I1}: required: missing required field "status"',
-        f'{I1}: required: missing required field "meta"',
-        f'{I1}: required: missing required field "context"',
-        f'{I1}: required: missing required field "flow_control"',
+        f'{I1}: required: warning: missing required field "meta"; wfs reads it as empty, and '
+        "`wfs migrate` writes it",
+        f'{I1}: required: warning: missing required field "context"; wfs reads it as empty, and '
+        "`wfs migrate` writes it",
+        f'{I1}: required: warning: missing required field "flow_control"; wfs reads it as empty, '
+        "and `wfs migrate` writes it",
+        f'{I1}: format: warning: no status: read as "pending"; `wfs migrate` writes it',
+    ]
+    assert lines({"status": "pending"}) == [
+        f'{I1}: required: missing required field "id"',
+        f'{I1}: required: missing required field "title"',
+        f'{I1}: required: warning: missing required field "meta"; wfs reads it as empty, and '
+        "`wfs migrate` writes it",
+        f'{I1}: required: warning: missing required field "context"; wfs reads it as empty, and '
+        "`wfs migrate` writes it",
+        f'{I1}: required: warning: missing required field "flow_control"; wfs reads it as empty, '
+        "and `wfs migrate` writes it",
     ]
 
 
@@ -468,12 +485,18 @@ def test_artifacts_type_priority_and_path() -> None:
         "of highest, high, medium, low",
         f'{I1}#/context/artifacts/1/path: artifacts: artifact path "/abs/a.md" is absolute; '
         "paths are relative to the project root",
-        f'{I1}#/context/artifacts/2: artifacts: artifact has no "type" (one of role_analyses, '
-        "topic_framework, individual_role_analysis)",
+        f'{I1}#/context/artifacts/2: artifacts: warning: artifact has no "type" (one of '
+        "role_analyses, topic_framework, individual_role_analysis); agents get it as written",
         f"{I1}#/context/artifacts/2/path: artifacts: artifact path must be a non-empty string, "
         'got string ""',
-        f"{I1}#/context/artifacts/3: artifacts: an artifact must be an object with type and "
-        'path, got string "notes.md"',
+        f"{I1}#/context/artifacts/3: artifacts: warning: an artifact is a path here, not an "
+        "object with type and path; agents get it as written",
+    ]
+    assert lines(with_context(artifacts=[{"type": "route", "location": "a.ts:11"}, 3])) == [
+        f'{I1}#/context/artifacts/0: artifacts: warning: artifact has no "path"; agents get it '
+        "as written",
+        f"{I1}#/context/artifacts/1: artifacts: an artifact must be an object with type and "
+        "path, got integer 3",
     ]
 
 
@@ -596,8 +619,8 @@ def test_pre_analysis_step_fields() -> None:
     ]
     assert lines(with_flow(pre_analysis=steps)) == [
         f'{I1}#/flow_control/pre_analysis/1: pre-analysis: pre_analysis step has no "step" name',
-        f"{I1}#/flow_control/pre_analysis/1: pre-analysis: pre_analysis step has neither "
-        '"command" nor "commands"',
+        f"{I1}#/flow_control/pre_analysis/1: pre-analysis: warning: pre_analysis step has "
+        'neither "command" nor "commands"; it goes to the agent as an instruction',
         f'{I1}#/flow_control/pre_analysis/1/action: pre-analysis: "action" must be a string, '
         "got integer 5",
         f'{I1}#/flow_control/pre_analysis/2/step: pre-analysis: "step" must be a non-empty '

@@ -876,7 +876,9 @@ def render(env: Env, check: bool, all_sessions: bool) -> None:
     for sid in sids:
         session_dir = layout.session_dir(sid)
         if check:
-            expected = views.render_views(load_session(layout, sid), load_skeletons(layout, sid))
+            expected = views.expected_views(
+                session_dir, load_session(layout, sid), load_skeletons(layout, sid)
+            )
             names = [n for n, text in expected.items() if views.read_view(session_dir / n) != text]
         else:
             with store.locked(layout.session_lock(sid), sid):

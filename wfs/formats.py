@@ -267,9 +267,8 @@ class _Reader:
     def read_status(self) -> None:
         status = self.task.get("status")
         if "status" not in self.task:
-            if self.format == FLAT:
-                self.task["status"] = "pending"
-                self.moved((), ("status",), 'no status: read as "pending"; `wfs migrate` writes it')
+            self.task["status"] = "pending"
+            self.moved((), ("status",), 'no status: read as "pending"; `wfs migrate` writes it')
             return
         if not isinstance(status, str) or status not in STATUS_ALIASES:
             return

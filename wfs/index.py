@@ -143,6 +143,7 @@ class Snapshot:
     """Every task skeleton of a session with the stamps of the files they came from."""
 
     def __init__(self, layout: Layout, sid: str) -> None:
+        from wfs.errors import WfsError
         from wfs.tasks import read_object, skeleton, task_entries
 
         workflow = str(layout.workflow)
@@ -165,13 +166,28 @@ class Snapshot:
             if previous is not None and previous[0] == stamp:
                 task = previous[1]
             else:
-                task = skeleton(read_object(layout, entry.path), file_stem=entry.name[:-5])
+                try:
+                    task = skeleton(read_object(layout, entry.path), file_stem=entry.name[:-5])
+                except WfsError as err:
+                    # One broken file must not hide the others: it is a task that never
+                    # runs (and holds up its dependents) until someone repairs it.
+                    task = unreadable_skeleton(entry.name[:-5], err.message)
             self.names.append(entry.name)
             self.stamps.append(stamp)
             self.skeletons.append(task)
         trusted = [self.stamper.trusted(s) for s in self.stamps]
         if cached is None or cached[1] != self.names or cached[2] != trusted:
             write_cache(path, marshal.dumps((FORMAT, self.names, trusted, self.skeletons)))
+
+
+def unreadable_skeleton(stem: str, reason: str) -> Task:
+    return {
+        "id": stem,
+        "title": "(unreadable file)",
+        "status": "pending",
+        "errors": 1,
+        "unreadable": reason,
+    }
 
 
 def load_skeletons(layout: Layout, sid: str) -> list[Task]:
@@ -278,6 +294,8 @@ def stopped_tasks(index: Any, leaves: list[str]) -> list[dict[str, Any]]:
                 state="blocked",
                 reason=execution.get("blocked_reason") or "marked blocked (no reason recorded)",
             )
+        elif status == "pending" and task.get("unreadable"):
+            entry.update(state="invalid", reason=task["unreadable"])
         elif status == "pending" and task.get("errors"):
             count = task["errors"]
             entry.update(
