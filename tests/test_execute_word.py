@@ -605,9 +605,9 @@ def test_dry_run_shows_what_the_run_will_use_and_names_what_it_cannot(
         "  implementation_approach/3 Step 3 [read] → [ctx] on_error=fail\n"
         "      Read({{context_package_path}})\n"
         "      ! placeholder {{context_package_path}} is not filled in\n"
-        "  implementation_approach/4 Step 4 [read] → [roles] on_error=fail\n"
-        "      Read(each discovered role analysis file)\n"
-        "      ! Read(each discovered role analysis file) holds prose, not a path: it will fail\n"
+        # a sentence where Read() expects a path is an instruction for the agent
+        "  implementation_approach/4 Step 4 [agent] → [roles] on_error=fail\n"
+        "      to the agent `my-agent`: Read(each discovered role analysis file)\n"
         "  implementation_approach/5 Step 5 [cli] → [review] on_error=fail\n"
         "      cli: qwen-not-installed -p \"review <output of implementation_approach/1>\"\n"
         "      ! qwen-not-installed is not on PATH: this step will fail\n"

@@ -355,6 +355,14 @@ def status(env: Env) -> None:
     env.emit(summary, lambda: env.lines(status_lines(summary, lambda t: env.style(t, bold=True))))
     for warning in warnings:
         env.echo(f"wfs: warning: {warning}", err=True)
+    _refuse_unreadable(summary.get("unreadable"))
+
+
+def _refuse_unreadable(found: list[str] | None) -> None:
+    """After answering from every task that could be read: exit 2 naming each task file
+    that could not (file, line, column, reason)."""
+    if found:
+        raise WfsError("\n".join(found))
 
 
 def _command_prefix(env: Env, sid: str) -> list[str]:
@@ -583,6 +591,7 @@ def task_list(env: Env, status_filter: str | None, ready: bool) -> None:
         {"session": sid, "tasks": rows},
         lambda: env.lines(row_lines(rows) or ["No matching tasks."]),
     )
+    _refuse_unreadable([t["unreadable"] for t in index.tasks if t.get("unreadable")])
 
 
 @task.command("show")
@@ -607,6 +616,7 @@ def task_show(env: Env, task_id: str) -> None:
         raise unknown_task(task_id, found["status"])
     data = show_data(sid, found, task_id, read_task(env.layout, sid, task_id))
     env.emit(data, lambda: env.lines(show_lines(data)))
+    _refuse_unreadable(found["summary"].get("unreadable"))
 
 
 def _fields(
@@ -800,8 +810,10 @@ def next_task(env: Env, all_ready: bool) -> None:
     from wfs.query import next_data, next_lines
 
     sid = env.current_session()
-    data = next_data(sid, _answers(env.layout, sid), all_ready, _command_prefix(env, sid))
+    found = _answers(env.layout, sid)
+    data = next_data(sid, found, all_ready, _command_prefix(env, sid))
     env.emit(data, lambda: env.lines(next_lines(data)))
+    _refuse_unreadable(found["summary"].get("unreadable"))
 
 
 # ---------------------------------------------------------------- checks

@@ -23,9 +23,10 @@ from wfs.tasks import (
     complexity,
     derived_phase,
     obj,
-    read_task,
+    read_object,
     session_facts,
     skeleton,
+    with_id,
 )
 
 TASK_KEY_ORDER = ("id", "title", "status", "meta", "context", "flow_control")
@@ -149,6 +150,7 @@ class Draft:
         for task in load_skeletons(layout, sid):
             self.skeletons.setdefault(str(task.get("id")), task)
         self.full: dict[str, Task] = {}
+        self.aliased: set[str] = set()  # files that say task_id rather than id
         self.changed: set[str] = set()
         self.session_changed = False
         self._ids: list[str] | None = None
@@ -169,8 +171,18 @@ class Draft:
         if tid not in self.skeletons:
             raise unknown_task(tid, self.skeletons)
         if tid not in self.full:
-            self.full[tid] = read_task(self.layout, self.sid, tid)
+            raw = read_object(self.layout, self.layout.task_file(self.sid, tid))
+            self.full[tid], aliased = with_id(raw, tid)
+            if aliased:
+                self.aliased.add(tid)
         return self.full[tid]
+
+    def _written(self, tid: str) -> bytes:
+        """A task as its file is written: a file that says `task_id` keeps saying it."""
+        task = self.full[tid]
+        if tid in self.aliased and task.get("task_id") == tid:
+            task = {k: v for k, v in task.items() if k != "id"}
+        return store.dumps(task)
 
     def ordered(self) -> list[Task]:
         """Every task in full, by id."""
@@ -197,7 +209,7 @@ class Draft:
             after = problems_of(self._sources())
             refuse_problems([p for p in after if str(p) not in before], what)
         files = [
-            (self.layout.task_file(self.sid, tid), store.dumps(self.full[tid]))
+            (self.layout.task_file(self.sid, tid), self._written(tid))
             for tid in sorted(self.changed, key=task_sort_key)
         ]
         index = self.index()

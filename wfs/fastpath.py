@@ -80,8 +80,8 @@ def answer(argv: list[str], environ: Any) -> bytes | None:
 
     full = command[0] != "status" and command != ["next"]
     found = index.cached_answers(workflow, sid, full=full, folder=folder)
-    if found is None:
-        return None
+    if found is None or found["summary"].get("unreadable"):
+        return None  # the full CLI answers, then names the broken files (exit 2)
     prefix = query.command_prefix(sid, root_option)
     if command == ["status"]:
         data = query.status_data(found["summary"], prefix)

@@ -129,10 +129,14 @@ class _Stamper:
 
 
 def write_cache(path: str, payload: bytes) -> None:
+    """Write a derived cache file; never with WFS_NO_CACHE set (a shared or read-only
+    checkout: every answer is then derived from the files, only slower)."""
     from pathlib import Path
 
     from wfs import store
 
+    if os.environ.get("WFS_NO_CACHE"):
+        return
     try:
         store.write_bytes(Path(path), payload, durable=False)
     except OSError:
@@ -258,6 +262,7 @@ def compute_answers(sid: str, data: dict[str, Any], skeletons: list[Task]) -> di
             "ready": ready,
             "blocked": [t for t in leaves if status[t] == "blocked"],
             "stopped": stopped_tasks(index, leaves),
+            **unreadable_files(skeletons),
         },
         "next": [task_row(index, tid) for tid in ready[:1]],
         "ready_rows": [task_row(index, tid) for tid in ready],
@@ -265,6 +270,12 @@ def compute_answers(sid: str, data: dict[str, Any], skeletons: list[Task]) -> di
         "children": index.children,
         "waiting": {tid: w for tid, w in waiting.items() if w},
     }
+
+
+def unreadable_files(skeletons: list[Task]) -> dict[str, list[str]]:
+    """{"unreadable": [why, ...]} when some task files cannot be read, else {}."""
+    found = [t["unreadable"] for t in skeletons if t.get("unreadable")]
+    return {"unreadable": found} if found else {}
 
 
 def stopped_tasks(index: Any, leaves: list[str]) -> list[dict[str, Any]]:

@@ -48,7 +48,17 @@ def load_tasks(layout: Layout, sid: str) -> list[Task]:
 
 
 def read_task(layout: Layout, sid: str, tid: str) -> Task:
-    return read_object(layout, layout.task_file(sid, tid))
+    """The task file of `tid` as written, with `id` set when the file names it `task_id`
+    (in memory only: see `with_id`)."""
+    return with_id(read_object(layout, layout.task_file(sid, tid)), tid)[0]
+
+
+def with_id(task: Task, tid: str) -> tuple[Task, bool]:
+    """(task, True) with `"id": tid` first when the file says `task_id` instead; the
+    writer drops it again (edit.Draft), so the file keeps its own spelling."""
+    if "id" not in task and task.get("task_id") == tid:
+        return {"id": tid, **task}, True
+    return task, False
 
 
 def read_object(layout: Layout, path: Path | str) -> Task:

@@ -36,6 +36,7 @@ from wfs.flow.variables import (
     check_inputs,
     substitute_prose,
     substitute_session,
+    task_values,
 )
 from wfs.flow.work import Step, Uninterpretable, task_steps
 from wfs.formats import canonical_task, status_of
@@ -288,9 +289,9 @@ class Runner:
     # ------------------------------------------------------------ variables
 
     def base_values(self, task: Task) -> dict[str, Any]:
-        context = obj(canonical_task(task), "context")  # whatever format the file is in
-        values: dict[str, Any] = {name: context[name] for name in TASK_VARIABLES if name in context}
-        values.update(id=task.get("id"), title=task.get("title"), session_id=self.sid)
+        # whatever format the task file is in; its session's id and folder included
+        folder = self.layout.relative(self.layout.session_dir(self.sid)) if self.sid else None
+        values = task_values(canonical_task(task), self.sid, folder)
         if self.sid:
             values["dependency_summaries"] = self.dependency_summaries(task)
         return values
