@@ -884,6 +884,10 @@ def render(env: Env, check: bool, all_sessions: bool) -> None:
     layout = env.layout
     sids = session_ids(layout) if all_sessions else [env.current_session()]
     which: dict[str, Any] = {"sessions": sids} if all_sessions else {"session": sids[0]}
+    # Views are rendered from the whole plan: a task file that cannot be read stops it.
+    _refuse_unreadable(
+        [t["unreadable"] for sid in sids for t in load_skeletons(layout, sid) if t.get("unreadable")]
+    )
     paths: list[str] = []
     for sid in sids:
         session_dir = layout.session_dir(sid)
