@@ -178,8 +178,6 @@ def test_instance_with_non_concrete_focus_paths() -> None:
         "is absolute; focus paths are relative to the project root",
         f'{name}#/context/focus_paths/1: focus-paths: focus path "./tests/module" starts with '
         "'./'; write \"tests/module\"",
-        f'{name}#/context/artifacts/0: artifacts: warning: artifact has no "type" (one of '
-        "role_analyses, topic_framework, individual_role_analysis); agents get it as written",
     ]
 
 

@@ -885,9 +885,8 @@ def render(env: Env, check: bool, all_sessions: bool) -> None:
     sids = session_ids(layout) if all_sessions else [env.current_session()]
     which: dict[str, Any] = {"sessions": sids} if all_sessions else {"session": sids[0]}
     # Views are rendered from the whole plan: a task file that cannot be read stops it.
-    _refuse_unreadable(
-        [t["unreadable"] for sid in sids for t in load_skeletons(layout, sid) if t.get("unreadable")]
-    )
+    skeletons = [t for sid in sids for t in load_skeletons(layout, sid)]
+    _refuse_unreadable([t["unreadable"] for t in skeletons if t.get("unreadable")])
     paths: list[str] = []
     for sid in sids:
         session_dir = layout.session_dir(sid)
@@ -993,7 +992,7 @@ def migrate(env: Env, all_sessions: bool, target_layout: str | None) -> None:
       wfs migrate --layout active
     """
     from wfs.edit import migrate as do_migrate
-    from wfs.sessions import convert_layout, session_ids
+    from wfs.sessions import convert_layout, session_folders, session_ids
 
     if target_layout is not None:
         moves = convert_layout(env.layout, target_layout)
@@ -1005,12 +1004,24 @@ def migrate(env: Env, all_sessions: bool, target_layout: str | None) -> None:
             ),
         )
         return
-    sids = session_ids(env.layout) if all_sessions else [env.current_session()]
-    changed = {sid: do_migrate(env.layout, sid) for sid in sids}
+    layout = env.layout
+    if all_sessions:
+        # every copy of every session (validate --all reads them all)
+        names = session_ids(layout)
+        changed = {
+            (f.name if f.path == layout.session_dir(f.name) else layout.relative(f.path)): (
+                do_migrate(layout, f.name, f.path)
+            )
+            for f in session_folders(layout)
+            if f.name in names
+        }
+    else:
+        sid = env.current_session()
+        changed = {sid: do_migrate(layout, sid)}
     env.emit(
         {"migrated": changed},
         lambda: env.echo(
-            "\n".join(f"{sid}: migrated {name}" for sid, names in changed.items() for name in names)
+            "\n".join(f"{key}: migrated {name}" for key, names in changed.items() for name in names)
             or "Nothing to migrate."
         ),
     )

@@ -453,47 +453,52 @@ def refuse_container(index: TaskIndex, tid: str, action: str) -> None:
         )
 
 
-def migrate(layout: Layout, sid: str) -> list[str]:
+def migrate(layout: Layout, sid: str, folder: Any = None) -> list[str]:
     """Write every task file of the session in the canonical seed form, and complete the
     session file with what the seed asks of it (wfs/formats.py; nothing is lost: every
-    field wfs does not know stays). Returns what changed: task file names without
-    `.json`, then SESSION_FILE. A file that is not a JSON object is left for the
-    person who can repair it (`wfs validate` names it)."""
+    field wfs does not know stays). `folder`: one copy of the session, when it is in
+    several places (default: the one wfs works on). Returns what changed: task file
+    names without `.json`, then SESSION_FILE. A file that is not a JSON object is left
+    for the person who can repair it (`wfs validate` names it)."""
+    from pathlib import Path
+
     from wfs.formats import canonical
     from wfs.layout import SESSION_FILE
     from wfs.sessions import canonical_session
     from wfs.tasks import task_entries
 
+    folder = Path(folder) if folder is not None else layout.session_dir(sid)
     with store.locked(layout.session_lock(sid), sid):
         store.replay(layout.journal(sid))
-        files: list[tuple[Any, bytes]] = []
+        files: list[tuple[Path, bytes]] = []
         changed: list[str] = []
-        for entry in task_entries(layout, sid):
-            raw = _read_bytes(entry.path)
+        seeds: list[Task] = []
+        for entry in task_entries(layout, sid, folder):
             try:
-                data = store.parse_json(raw, entry.name)
+                data = store.parse_json(_read_bytes(entry.path), entry.name)
             except WfsError:
                 continue
             if not isinstance(data, dict):
                 continue
             new = canonical(data).task
+            seeds.append(skeleton(new, 0))
             if new != data:
-                files.append((entry.path, store.dumps(new)))
+                files.append((Path(entry.path), store.dumps(new)))
                 changed.append(entry.name[: -len(".json")])
-        session = sessions.load_session(layout, sid)
-        tasks = load_skeletons(layout, sid)
-        index = TaskIndex(tasks)
-        completed = canonical_session(layout, sid, session, index)
-        if completed != session:
-            files.append((layout.session_file(sid), store.dumps(completed)))
-            changed.append(SESSION_FILE)
+        session_path = folder / SESSION_FILE
+        try:
+            session = store.read_json(session_path, layout.relative(session_path))
+        except WfsError:
+            session = None  # missing or broken: `wfs doctor --fix` writes one
+        if isinstance(session, dict):
+            completed = canonical_session(layout, sid, session, TaskIndex(seeds), folder)
+            if completed != session:
+                files.append((session_path, store.dumps(completed)))
+                changed.append(SESSION_FILE)
         if files:
-            from pathlib import Path
-
-            store.write_together([(Path(p), b) for p, b in files], layout.journal(sid))
-            render.write_views(
-                layout.session_dir(sid), completed, load_skeletons(layout, sid), None
-            )
+            store.write_together(files, layout.journal(sid))
+            if isinstance(session, dict):
+                render.write_views(folder, completed, seeds)
         return changed
 
 

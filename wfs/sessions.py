@@ -281,11 +281,11 @@ def load_session(layout: Layout, sid: str) -> dict[str, Any]:
     return data
 
 
-def lifecycle(layout: Layout, sid: str, data: dict[str, Any]) -> str:
+def lifecycle(layout: Layout, sid: str, data: dict[str, Any], folder: Path | None = None) -> str:
     """active, paused or completed: the session's status in wfs's terms. Another tool's
     status (planning, review_in_progress) reads as active or paused by where the
     session is; an archived session is completed."""
-    folder = layout.session_dir(sid)
+    folder = folder or layout.session_dir(sid)
     if layout.place_of(folder) == ARCHIVE_DIR:
         return "completed"
     status = data.get("status")
@@ -294,7 +294,9 @@ def lifecycle(layout: Layout, sid: str, data: dict[str, Any]) -> str:
     return "active" if sid in active_ids(layout) else "paused"
 
 
-def canonical_session(layout: Layout, sid: str, data: dict[str, Any], index: Any) -> dict[str, Any]:
+def canonical_session(
+    layout: Layout, sid: str, data: dict[str, Any], index: Any, folder: Path | None = None
+) -> dict[str, Any]:
     """The session file with what the seed asks of it that it lacks: session_id, type
     (the complexity), current_phase, status and progress, derived from the folder and
     the tasks. What it holds is kept as it is (another tool's `type: workflow` or
@@ -309,7 +311,7 @@ def canonical_session(layout: Layout, sid: str, data: dict[str, Any], index: Any
     if "current_phase" not in new:
         new["current_phase"] = facts["phase"]
     if "status" not in new:
-        new["status"] = lifecycle(layout, sid, data)
+        new["status"] = lifecycle(layout, sid, data, folder)
     if "progress" not in new:
         new["progress"] = {
             "completed_phases": facts["completed_phases"],
