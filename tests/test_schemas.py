@@ -92,7 +92,7 @@ DELETE = object()
         (["context", "artifacts", 0, "type"], "role_analyses|topic_framework"),
         (["context", "artifacts", 0, "priority"], "critical"),
         (["flow_control", "pre_analysis"], "bash(ls)"),
-        (["flow_control", "pre_analysis", 0, "command"], DELETE),
+        (["flow_control", "pre_analysis", 0, "step"], DELETE),
         (["flow_control", "pre_analysis", 0, "on_error"], "warn"),
         (["flow_control", "pre_analysis", 0, "success_criteria"], "matches:x"),
         (["flow_control", "pre_analysis", 0, "timeout"], 0),
