@@ -15,7 +15,7 @@ from typing import Any
 
 from wfs import render, sessions, store
 from wfs.errors import WfsError
-from wfs.index import load_skeletons
+from wfs.index import load_skeletons, unreadable_skeleton
 from wfs.layout import Layout, parent_of, parse_task_id, task_sort_key
 from wfs.tasks import (
     Task,
@@ -476,9 +476,10 @@ def migrate(layout: Layout, sid: str, folder: Any = None) -> list[str]:
         for entry in task_entries(layout, sid, folder):
             try:
                 data = store.parse_json(_read_bytes(entry.path), entry.name)
-            except WfsError:
-                continue
-            if not isinstance(data, dict):
+            except WfsError as err:
+                data = err.message
+            if not isinstance(data, dict):  # counted as it is counted everywhere: unreadable
+                seeds.append(unreadable_skeleton(entry.name[: -len(".json")], str(data)))
                 continue
             new = canonical(data).task
             seeds.append(skeleton(new, 0))

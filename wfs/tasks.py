@@ -9,6 +9,7 @@ from typing import Any
 
 from wfs import store
 from wfs.errors import WfsError
+from wfs.formats import canonical, dependencies, task_id
 from wfs.layout import Layout, parent_of, parse_task_id, task_sort_key
 
 Task = dict[str, Any]
@@ -92,8 +93,6 @@ def skeleton(task: Task, errors: int | None = None, file_stem: str | None = None
     the file holds the id and the dependencies, when not at their seed place (so that
     problems found across files point into the file as written).
     """
-    from wfs.formats import canonical
-
     read = canonical(task)
     seed = read.task
     kept: Task = {key: seed[key] for key in ("id", "title", "status") if key in seed}
@@ -160,16 +159,12 @@ def parent_id(task: Task) -> str | None:
     declared = obj(task, "context").get("parent")
     if isinstance(declared, str) and declared:
         return declared
-    from wfs.formats import task_id
-
     tid = task_id(task)
     return parent_of(tid) if isinstance(tid, str) and parse_task_id(tid) else None
 
 
 def depends_on(task: Task) -> list[str]:
     """The tasks this one depends on, wherever its file writes them (merged)."""
-    from wfs.formats import dependencies
-
     return dependencies(task)
 
 

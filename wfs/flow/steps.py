@@ -354,7 +354,7 @@ def run_command(
                 return StepResult(127, "", f"{program}: command not found on PATH")
         shell = substitute_shell(command.text, values)
         return run_shell(shell.script, {**shell.env, **(env or {})}, root, timeout, started)
-    argument = substitute_prose(command.text, values)
+    argument = _this_session(substitute_prose(command.text, values), values, root)
     try:
         if command.kind == "read":
             return StepResult(0, read_file(root, argument))
@@ -364,6 +364,23 @@ def run_command(
         return StepResult(0, "\n".join(grep_files(root, pattern, where)))
     except WfsError as err:
         return StepResult(1, "", err.message)
+
+
+def _this_session(argument: str, values: Mapping[str, Any], root: Path) -> str:
+    """A path into this session's folder written for another of its places
+    (`.workflow/active/WFS-x/...` once the session is archived, or after `wfs migrate
+    --layout`), as the path in the folder the session is in now."""
+    sid, folder = values.get("session_id"), values.get("session_dir")
+    if not isinstance(sid, str) or not isinstance(folder, str) or not sid:
+        return argument
+    pattern = re.compile(
+        r"\.workflow[/\\](?:(?:active|archives)[/\\])?" + re.escape(sid) + r"(?=[/\\]|$)"
+    )
+
+    def moved(match: re.Match[str]) -> str:
+        return match.group() if (root / match.group()).is_dir() else folder
+
+    return pattern.sub(moved, argument)
 
 
 def split_grep(argument: str, root: Path | None) -> tuple[str, str]:
