@@ -248,7 +248,11 @@ def refresh_session(session: dict[str, Any], index: TaskIndex) -> dict[str, Any]
     data = dict(session)
     computed = complexity(len(index.by_id))
     current = data.get("type")
-    if current in TYPE_RANK and TYPE_RANK[computed] > TYPE_RANK[current]:
+    if (
+        isinstance(current, str)
+        and current in TYPE_RANK
+        and TYPE_RANK[computed] > TYPE_RANK[current]
+    ):
         data["type"] = computed
     if "progress" in data and isinstance(data["progress"], dict):
         progress = dict(data["progress"])

@@ -609,7 +609,11 @@ def _free_name(holder: dict[str, Any], wanted: str) -> str:
     flow = holder["task"].get("flow_control")
     steps = flow.get("pre_analysis") if isinstance(flow, dict) else None
     taken = (
-        {s.get("output_to") for s in steps if isinstance(s, dict)}
+        {
+            s["output_to"]
+            for s in steps
+            if isinstance(s, dict) and isinstance(s.get("output_to"), str)
+        }
         if isinstance(steps, list)
         else set()
     )
@@ -675,7 +679,11 @@ def _complete_steps(steps: list[Any], task: dict[str, Any]) -> list[Any]:
 
 
 def _aliased(step: Any) -> bool:
-    return isinstance(step, dict) and step.get("on_error") in ON_ERROR_ALIASES
+    return (
+        isinstance(step, dict)
+        and isinstance(step.get("on_error"), str)
+        and (step["on_error"] in ON_ERROR_ALIASES)
+    )
 
 
 def _complete(step: Any) -> bool:
