@@ -496,10 +496,20 @@ def glob_files(root: Path, pattern: str) -> list[str]:
     return sorted(found)
 
 
+# Placeholders that name a session or its files: left unfilled in a glob, `[session]`
+# would be a character class matching other sessions' folders.
+_SESSION_PLACEHOLDER = re.compile(
+    r"\[(?:session|session_id|session_dir|context_package_path)\]|\{\{[^{}]*\}\}|\$\{[^{}]*\}"
+)
+
+
 def _check_pattern(pattern: str) -> str:
     pattern = _unquote(pattern)
     if not pattern or Path(pattern).is_absolute() or ".." in Path(pattern).parts:
         raise WfsError(f"Glob({pattern}): the pattern leads outside the project root")
+    unfilled = _SESSION_PLACEHOLDER.search(pattern)
+    if unfilled:
+        raise WfsError(f"Glob({pattern}): the placeholder {unfilled.group()} is not filled in")
     return pattern
 
 
