@@ -51,11 +51,14 @@ def test_sessions_in_active_are_active_without_markers_until_paused(project: Pat
     write_session(project / ".workflow/archives/WFS-old", other_tool("WFS-old", "planning"))
     assert wfs("status", "--json").json()["session"] == "WFS-alpha"
     rows = wfs("session", "list", "--json").json()["sessions"]
-    assert [(r["id"], r["active"], r["status"]) for r in rows] == [
-        ("WFS-alpha", True, "planning"),
-        ("WFS-beta", False, "paused"),
-        ("WFS-old", False, "planning"),
-    ]
+    assert rows == [
+        {"id": "WFS-alpha", "active": True, "status": "planning", "phase": "PLAN",
+         "type": "workflow", "project": "alpha"},
+        {"id": "WFS-beta", "active": False, "status": "paused", "phase": "PLAN",
+         "type": "workflow", "project": "beta"},
+        {"id": "WFS-old", "active": False, "status": "planning", "phase": "PLAN",
+         "type": "workflow", "project": "old"},
+    ]  # fmt: skip
     # Another tool's kind of session and its status are shown as they are; what the seed
     # asks and the file lacks is derived.
     status = wfs("status").out

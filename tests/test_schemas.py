@@ -130,3 +130,25 @@ def test_plan_schema_accepts_the_example_plan_and_a_bare_task_array() -> None:
     assert list(check.iter_errors([{"id": "IMPL-1", "title": "Do it"}])) == []
     assert list(check.iter_errors({"tasks": [{"id": "IMPL-1"}]})) != []
     assert list(check.iter_errors([{"id": "IMPL-1.2.3", "title": "x"}])) != []
+
+
+def test_wfs_plan_runs_the_plan_schema_for_the_document_around_the_tasks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from conftest import wfs
+
+    monkeypatch.chdir(tmp_path)
+    cases = [
+        ({"overview": 3, "tasks": []}, "plan.json#/overview: expected a string"),
+        (
+            {"requirements": ["a", 1], "tasks": []},
+            "plan.json#/requirements/1: expected an array of strings",
+        ),
+        ({"overview": "x"}, 'plan.json: expected "tasks", an array of tasks'),
+        ("tasks", "plan.json: expected a plan object or a task array, got string"),
+    ]
+    for document, message in cases:
+        (tmp_path / "plan.json").write_text(json.dumps(document))
+        run = wfs("plan", "P", "--from", "plan.json")
+        assert (run.code, run.err) == (2, f"wfs: error: {message}\n"), document
+    assert not (tmp_path / ".workflow").exists() or not list((tmp_path / ".workflow").glob("WFS-*"))

@@ -416,14 +416,16 @@ def session_list(env: Env) -> None:
             errors.append(err.message)
             rows.append({"id": sid, "active": sid in active, "error": err.message})
             continue
+        # phase and type as the session file says them, else derived (docs/formats.md)
+        summary = _answers(layout, sid)["summary"]
         rows.append(
             {
                 "id": sid,
                 "active": sid in active,
                 "status": data.get("status"),
-                "phase": data.get("current_phase"),
-                "type": data.get("type"),
-                "project": data.get("project"),
+                "phase": summary["phase"],
+                "type": summary["type"],
+                "project": summary["project"],
             }
         )
 
@@ -472,8 +474,14 @@ def session_show(env: Env, session_id: str | None) -> None:
     def human() -> None:
         env.echo(f"{sid}{'  (active)' if data['active'] else ''}")
         env.echo(f"  path:    {data['path']}")
-        for key in ("project", "status", "current_phase", "type"):
-            env.echo(f"  {key + ':':<9}{data['session'].get(key)}")
+        shown = {
+            "project": summary["project"],
+            "status": data["session"].get("status"),
+            "current_phase": summary["phase"],  # derived when the file has none
+            "type": summary["type"],
+        }
+        for key, value in shown.items():
+            env.echo(f"  {key + ':':<9}{value}")
         env.echo("  tasks:   " + ", ".join(f"{k} {v}" for k, v in data["counts"].items()))
 
     env.emit(data, human)

@@ -89,28 +89,29 @@ def normalize_task(raw: Task, has_children: bool) -> Task:
 def parse_plan(raw: bytes, where: str) -> tuple[dict[str, Any], list[Any], str]:
     """(plan metadata, raw task list, JSON pointer of that list) from a plan document
     or a bare task array."""
+    from wfs.schemacheck import problems
+    from wfs.validate import json_pointer
+
     data = store.parse_json(raw, where)
+    # The document around the tasks, as schemas/plan.schema.json defines it; the tasks
+    # themselves are checked with the task rules once their defaults are filled in.
+    around = [
+        found
+        for found in problems("plan", data)
+        if not (found.pointer[:1] == ("tasks",) and len(found.pointer) > 1)
+        and not (isinstance(data, list) and found.pointer)
+    ]
+    if around:
+        raise WfsError(
+            "\n".join(
+                f"{where}{'#' + json_pointer(f.pointer) if f.pointer else ''}: {f.message}"
+                for f in around[:1]
+            )
+        )
     if isinstance(data, list):
         return {}, data, ""
-    if not isinstance(data, dict):
-        raise WfsError(
-            f"{where}: expected a plan object or a task array, got {type(data).__name__}"
-        )
-    tasks = data.get("tasks")
-    if not isinstance(tasks, list):
-        raise WfsError(f"{where}#/tasks: expected an array of tasks")
-    meta: dict[str, Any] = {}
-    overview = data.get("overview")
-    if overview is not None:
-        if not isinstance(overview, str):
-            raise WfsError(f"{where}#/overview: expected a string")
-        meta["overview"] = overview
-    requirements = data.get("requirements")
-    if requirements is not None:
-        if not isinstance(requirements, list) or not all(isinstance(r, str) for r in requirements):
-            raise WfsError(f"{where}#/requirements: expected an array of strings")
-        meta["requirements"] = requirements
-    return meta, tasks, "/tasks"
+    meta = {key: data[key] for key in ("overview", "requirements") if data.get(key) is not None}
+    return meta, data["tasks"], "/tasks"
 
 
 def normalize_plan_tasks(raw_tasks: list[Any], existing_ids: set[str]) -> list[Any]:

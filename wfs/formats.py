@@ -26,6 +26,7 @@ import copy
 from typing import Any, NamedTuple
 
 Pointer = tuple[str | int, ...]
+Place = tuple[str, ...]  # a place in a task: object keys only
 
 SEED = "seed"
 SEED_V1 = "seed-v1"
@@ -43,7 +44,7 @@ STATUS_ALIASES = {"in_progress": "active", "failed": "blocked", "skipped": "pend
 
 # Where dependencies are found, the canonical place first. Every list found is merged,
 # in this order, without repeats.
-DEPENDENCY_PLACES: tuple[Pointer, ...] = (
+DEPENDENCY_PLACES: tuple[Place, ...] = (
     ("context", "depends_on"),
     ("depends_on",),
     ("meta", "depends_on"),
@@ -59,7 +60,7 @@ DEPENDENCY_PLACES: tuple[Pointer, ...] = (
 _LOOSE_DEPENDENCIES = frozenset(DEPENDENCY_PLACES[3:])
 
 # (from, to): lists of strings merged into a seed list.
-LIST_MOVES: tuple[tuple[Pointer, Pointer], ...] = (
+LIST_MOVES: tuple[tuple[Place, Place], ...] = (
     (("requirements",), ("context", "requirements")),
     (("focus_paths",), ("context", "focus_paths")),
     (("meta", "focus_paths"), ("context", "focus_paths")),
@@ -70,11 +71,11 @@ LIST_MOVES: tuple[tuple[Pointer, Pointer], ...] = (
     (("target_files",), ("flow_control", "target_files")),
 )
 # (from, to): objects that take the seed place when it is free.
-OBJECT_MOVES: tuple[tuple[Pointer, Pointer], ...] = (
+OBJECT_MOVES: tuple[tuple[Place, Place], ...] = (
     (("inherited",), ("context", "inherited")),
     (("shared_context",), ("context", "shared_context")),
 )
-STEP_PLACES: tuple[Pointer, ...] = (
+STEP_PLACES: tuple[Place, ...] = (
     ("flow_control", "implementation_approach"),
     ("implementation",),
     ("implementation_steps",),
@@ -169,7 +170,7 @@ def dependencies(data: Any) -> list[str]:
     return found
 
 
-def _readable_dependencies(data: Any, place: Pointer) -> list[Any] | None:
+def _readable_dependencies(data: Any, place: Place) -> list[Any] | None:
     value = _get(data, place)
     if not isinstance(value, list):
         return None
@@ -225,23 +226,25 @@ class _Reader:
         """The object at `key` (copied once), created when absent; None when the file
         holds something else there (reported by validate, left alone)."""
         if key not in self.task:
-            self.task[key] = {}
-            return self.task[key]  # type: ignore[no-any-return]
+            created: dict[str, Any] = {}
+            self.task[key] = created
+            return created
         value = self.task[key]
         if not isinstance(value, dict):
             return None
-        if value is self.original.get(key):
-            value = dict(value)
-            self.task[key] = value
+        if id(value) == id(self.original.get(key)):  # still the caller's object
+            copied: dict[str, Any] = dict(value)
+            self.task[key] = copied
+            return copied
         return value
 
-    def remove(self, place: Pointer) -> None:
+    def remove(self, place: Place) -> None:
         if len(place) == 1:
-            self.task.pop(place[0], None)  # type: ignore[call-overload]
+            self.task.pop(place[0], None)
             return
-        parent = self.writable(str(place[0]))
+        parent = self.writable(place[0])
         if parent is not None:
-            parent.pop(place[1], None)  # type: ignore[call-overload]
+            parent.pop(place[1], None)
 
     def read(self) -> None:
         self.read_id()
@@ -450,7 +453,7 @@ class _Reader:
         files = self.task.get("files")
         single = self.task.get("file")
         paths: list[str] = []
-        source: Pointer | None = None
+        source: Place | None = None
         keep_files = False
         if isinstance(files, list) and files:
             strings = all(isinstance(f, str) for f in files)
@@ -518,7 +521,7 @@ class _Reader:
                 "as one step holding it, and `wfs migrate` converts it to the step array",
             )
             return
-        place: Pointer = STEP_PLACES[0]
+        place: Place = STEP_PLACES[0]
         steps: Any = approach
         if approach in (None, []):
             for other in STEP_PLACES[1:]:

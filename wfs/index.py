@@ -247,7 +247,7 @@ def compute_answers(sid: str, data: dict[str, Any], skeletons: list[Task]) -> di
     return {
         "summary": {
             "session": sid,
-            "project": data.get("project"),
+            "project": data.get("project") or data.get("topic"),
             "status": data.get("status"),
             "phase": facts["phase"],
             "type": facts["type"],

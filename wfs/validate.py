@@ -288,7 +288,7 @@ def _check_relations(data: Any, file_stem: str | None, report: _Report) -> None:
                     )
     approach = flow.get("implementation_approach")
     if isinstance(approach, list) and not flat:
-        base: Pointer = ("flow_control", "implementation_approach")
+        base = ("flow_control", "implementation_approach")
         numbers: dict[int, int] = {}
         for i, step in enumerate(approach):
             if isinstance(step, dict):
@@ -840,9 +840,9 @@ def validate_session(layout: Layout, sid: str, folder: Path | None = None) -> li
         for c in checked
         if not c.readable and parse_task_id(c.name[: -len(".json")])
     )
-    folder = layout.relative(task_dir)
+    shown = layout.relative(task_dir)
     sources = [
-        TaskSource(f"{folder}/{c.name}", c.skeleton, c.name[: -len(".json")]) for c in readable
+        TaskSource(f"{shown}/{c.name}", c.skeleton, c.name[: -len(".json")]) for c in readable
     ]
     reports = [_Report(source.where, source.data) for source in sources]
     _check_set(sources, reports, unreadable)
