@@ -1,23 +1,40 @@
-"""`wfs agents install` and the shipped slash commands and agent definitions (SPEC §5)."""
+"""`wfs agents install` and the shipped commands, skills and agent definitions (SPEC §5).
+
+Where each editor loads its files from, and in which format, is spelled out here from
+the editors' documentation, independently of the installer. tests/test_real_editors.py
+checks the three CLI editors load them for real.
+"""
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
-import time
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import click
 import pytest
 import yaml
-from conftest import read_json, tree_listing, wfs, wfs_process
+from conftest import REPO, read_json, tree_listing, wfs, wfs_process
 
 from wfs.cli import AGENT_TARGETS, cli
 
-TARGETS = ("claude", "gemini", "codex")
+TARGETS = (
+    "claude",
+    "gemini",
+    "codex",
+    "cursor",
+    "copilot",
+    "opencode",
+    "qwen",
+    "windsurf",
+    "agents-md",
+)
 COMMANDS = ("execute", "plan", "status", "switch")
 AGENTS = (
     "action-planning-agent",
@@ -26,24 +43,52 @@ AGENTS = (
     "test-fix-agent",
     "universal-executor",
 )
-COMMAND_PATHS = {
-    "claude": ".claude/commands/wfs/{}.md",
-    "gemini": ".gemini/commands/wfs/{}.toml",
-    "codex": ".codex/prompts/wfs-{}.md",
+# target: (command path, agent path, other files); {} is the command or agent name.
+LAYOUT: dict[str, tuple[str, str, tuple[str, ...]]] = {
+    "claude": (".claude/commands/wfs/{}.md", ".claude/agents/{}.md", ()),
+    "gemini": (".gemini/commands/wfs/{}.toml", ".gemini/agents/{}.md", ()),
+    "codex": (
+        ".agents/skills/wfs-{}/SKILL.md",
+        ".codex/agents/{}.toml",
+        (".codex/rules/wfs.rules",),
+    ),
+    "cursor": (".cursor/commands/wfs-{}.md", ".cursor/agents/{}.md", ()),
+    "copilot": (".github/prompts/wfs-{}.prompt.md", ".github/agents/{}.agent.md", ()),
+    "opencode": (".opencode/commands/wfs-{}.md", ".opencode/agents/{}.md", ()),
+    "qwen": (".qwen/commands/wfs/{}.md", ".qwen/agents/{}.md", ()),
+    "windsurf": (".windsurf/workflows/wfs-{}.md", ".windsurf/skills/{}/SKILL.md", ()),
+    "agents-md": (".agents/wfs/commands/{}.md", ".agents/wfs/agents/{}.md", ()),
 }
-AGENT_PATHS = {
-    "claude": ".claude/agents/{}.md",
-    "gemini": ".gemini/agents/{}.md",
-    "codex": ".codex/wfs-agents/{}.md",
+BLOCKS = {"agents-md": ("AGENTS.md",)}
+# The editors that replace a placeholder by the command's arguments; the others get the
+# arguments in the user's message, and the text says so with the stand-in ARGS.
+PLACEHOLDER = {
+    "claude": "$ARGUMENTS",
+    "gemini": "{{args}}",
+    "opencode": "$ARGUMENTS",
+    "qwen": "{{args}}",
 }
-ARGUMENT_PLACEHOLDER = {"claude": "$ARGUMENTS", "gemini": "{{args}}", "codex": "$ARGUMENTS"}
+# Claude Code's tools today (MultiEdit, Glob, Grep and Task are gone; Task is Agent).
+CLAUDE_TOOLS = {"Agent", "Bash", "Read", "Write", "Edit"}
+
+
+def command_path(target: str, name: str) -> str:
+    return LAYOUT[target][0].format(name)
+
+
+def agent_path(target: str, name: str) -> str:
+    return LAYOUT[target][1].format(name)
 
 
 def expected_files(target: str) -> list[str]:
-    return sorted(
-        [COMMAND_PATHS[target].format(name) for name in COMMANDS]
-        + [AGENT_PATHS[target].format(name) for name in AGENTS]
-    )
+    commands, agents, others = LAYOUT[target]
+    files = [commands.format(n) for n in COMMANDS] + [agents.format(n) for n in AGENTS]
+    return sorted([*files, *others]) + list(BLOCKS.get(target, ()))
+
+
+def prose_files(target: str) -> list[str]:
+    """The installed files a model reads: commands and agents."""
+    return [command_path(target, n) for n in COMMANDS] + [agent_path(target, n) for n in AGENTS]
 
 
 def install(root: Path, target: str, *extra: str) -> Any:
@@ -60,19 +105,27 @@ def split_frontmatter(text: str) -> tuple[dict[str, Any], str]:
     return data, body
 
 
-def prompt_text(path: Path) -> str:
-    """What the editor sends to the model: the body, or a Gemini command's prompt."""
+def parse(path: Path) -> tuple[dict[str, Any], str]:
+    """The metadata of an installed file and the text the editor gives the model."""
     text = path.read_text(encoding="utf-8")
     if path.suffix == ".toml":
-        return str(tomllib.loads(text)["prompt"])
-    return split_frontmatter(text)[1]
+        data = tomllib.loads(text)
+        body = data.pop("prompt", None) or data.pop("developer_instructions")
+        return data, str(body)
+    if text.startswith("---\n"):
+        return split_frontmatter(text)
+    return {}, text
+
+
+def prompt_text(path: Path) -> str:
+    return parse(path)[1]
 
 
 # ---------------------------------------------------------------- wfs command lines
 
 _FENCE = re.compile(r"^\s*```")
 _INLINE = re.compile(r"`([^`]+)`")
-_SHELL_OPERATORS = {"|", "||", "&&", ";", ">", ">>", "<", "&", "(", ")"}
+_SHELL_OPERATORS = {"|", "||", "&&", ";", ">", ">>", "<", "<<", "&", "(", ")"}
 
 
 def wfs_command_lines(text: str) -> list[str]:
@@ -115,7 +168,7 @@ def _split_group_options(group: click.Group, args: list[str]) -> tuple[list[str]
 
 def check_wfs_line(line: str) -> str | None:
     """None when `line` is a real wfs command with real options, else the problem."""
-    for placeholder in ARGUMENT_PLACEHOLDER.values():
+    for placeholder in ("$ARGUMENTS", "{{args}}"):
         line = line.replace(placeholder, "ARGS")
     lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
     lexer.whitespace_split = True
@@ -144,7 +197,7 @@ def check_wfs_line(line: str) -> str | None:
     return None
 
 
-# ---------------------------------------------------------------- install
+# ---------------------------------------------------------------- what each editor gets
 
 
 def test_cli_targets_are_the_installer_targets() -> None:
@@ -159,43 +212,104 @@ def test_install_writes_exactly_the_expected_files(project: Path, target: str) -
     assert data["target"] == target
     assert data["files"] == [{"path": p, "action": "written"} for p in expected_files(target)]
     files = [p for p in tree_listing(project) if (project / p).is_file()]
-    assert files == expected_files(target)
+    assert files == sorted(expected_files(target))
+
+
+# Frontmatter (or TOML) keys of (commands, agents), exactly.
+KEYS: dict[str, tuple[set[str], set[str]]] = {
+    "claude": ({"description", "argument-hint", "allowed-tools"}, {"name", "description", "tools"}),
+    "gemini": ({"description"}, {"name", "description", "kind", "max_turns", "timeout_mins"}),
+    "codex": ({"name", "description"}, {"name", "description"}),
+    "cursor": (set(), {"name", "description"}),
+    "copilot": ({"name", "description", "argument-hint", "agent"}, {"name", "description"}),
+    "opencode": ({"description"}, {"description", "mode"}),
+    "qwen": ({"description"}, {"name", "description"}),
+    "windsurf": ({"description"}, {"name", "description"}),
+    "agents-md": (set(), set()),
+}
 
 
 @pytest.mark.parametrize("target", TARGETS)
-def test_installed_files_parse_and_carry_the_required_keys(project: Path, target: str) -> None:
+def test_installed_files_parse_and_carry_the_keys_their_editor_reads(
+    project: Path, target: str
+) -> None:
     install(project, target)
+    command_keys, agent_keys = KEYS[target]
     for name in COMMANDS:
-        path = project / COMMAND_PATHS[target].format(name)
-        text = path.read_text(encoding="utf-8")
-        if target == "gemini":
-            data = tomllib.loads(text)
-            assert set(data) == {"description", "prompt"}
-            body = data["prompt"]
-        else:
-            data, body = split_frontmatter(text)
-            expected = {"description", "argument-hint"}
-            if target == "claude":
-                expected.add("allowed-tools")
-                assert "Bash(wfs:*)" in data["allowed-tools"]
-            assert set(data) == expected
-            assert data["argument-hint"].startswith("[")
-        assert isinstance(data["description"], str) and len(data["description"]) > 20
-        assert ARGUMENT_PLACEHOLDER[target] in body, f"{path}: arguments are not used"
-        assert body.lstrip().startswith("# ")
+        data, body = parse(project / command_path(target, name))
+        assert set(data) == command_keys, name
+        if "description" in data:
+            assert 20 < len(data["description"]) <= 100  # Gemini CLI shows at most 100
+        assert body.lstrip().startswith("# "), name
+        placeholder = PLACEHOLDER.get(target, "ARGS")
+        assert placeholder in body, f"{name}: the arguments are not used"
     for name in AGENTS:
-        path = project / AGENT_PATHS[target].format(name)
-        data, body = split_frontmatter(path.read_text(encoding="utf-8"))
-        expected = (
-            {"name", "description", "tools"} if target == "claude" else {"name", "description"}
-        )
-        assert set(data) == expected
-        assert data["name"] == name
-        assert len(data["description"]) > 40
-        if target == "claude":
-            tools = [t.strip() for t in data["tools"].split(",")]
-            assert {"Read", "Bash"} <= set(tools)
+        data, body = parse(project / agent_path(target, name))
+        assert set(data) == agent_keys, name
+        if "name" in data:
+            assert data["name"] == name
+        if agent_keys:
+            assert len(data["description"]) > 40
         assert body.lstrip().startswith(f"# @{name}")
+
+
+def test_claude_gets_only_tools_that_exist_and_bash_only_for_wfs(project: Path) -> None:
+    install(project, "claude")
+    for name in COMMANDS:
+        data, _ = parse(project / command_path("claude", name))
+        tools = [t.strip() for t in data["allowed-tools"].split(",")]
+        assert tools[0] == "Bash(wfs:*)"
+        assert set(tools[1:]) <= CLAUDE_TOOLS - {"Bash"}
+    execute, _ = parse(project / command_path("claude", "execute"))
+    assert "Agent" in execute["allowed-tools"]
+    for name in AGENTS:
+        data, _ = parse(project / agent_path("claude", name))
+        tools = {t.strip() for t in data["tools"].split(",")}
+        assert {"Read", "Bash"} <= tools <= CLAUDE_TOOLS - {"Agent"}
+
+
+def test_gemini_agents_have_turn_and_time_limits(project: Path) -> None:
+    install(project, "gemini")
+    for name in AGENTS:
+        data, _ = parse(project / agent_path("gemini", name))
+        assert data["kind"] == "local"
+        assert isinstance(data["max_turns"], int) and data["max_turns"] > 30  # default 30
+        assert isinstance(data["timeout_mins"], int) and data["timeout_mins"] > 10  # default 10
+
+
+def test_codex_gets_skills_custom_agents_and_a_rule_for_wfs(project: Path) -> None:
+    install(project, "codex")
+    for name in COMMANDS:
+        data, body = parse(project / command_path("codex", name))
+        assert data["name"] == f"wfs-{name}"
+        assert re.fullmatch(r"[a-z0-9-]{1,64}", data["name"])
+        assert len(data["description"]) <= 1024
+        assert "$ARGUMENTS" not in body  # skills substitute nothing
+    for name in AGENTS:
+        data = tomllib.loads((project / agent_path("codex", name)).read_text())
+        assert set(data) == {"name", "description", "developer_instructions"}
+    rules = (project / ".codex/rules/wfs.rules").read_text()
+    assert re.search(r'pattern = \["wfs"\],\s+decision = "allow"', rules)
+    assert not (project / ".codex/prompts").exists()
+
+
+def test_windsurf_workflows_fit_its_file_limit(project: Path) -> None:
+    install(project, "windsurf")
+    for name in COMMANDS:
+        assert len((project / command_path("windsurf", name)).read_text()) <= 12_000
+    for name in AGENTS:
+        data, _ = parse(project / agent_path("windsurf", name))
+        assert data["name"] == name  # a skill's name is its folder's
+
+
+def test_agents_md_block_points_at_every_command(project: Path) -> None:
+    install(project, "agents-md")
+    text = (project / "AGENTS.md").read_text()
+    assert text.startswith("<!-- wfs:begin") and text.endswith("<!-- wfs:end -->\n")
+    for name in COMMANDS:
+        assert f"`wfs-{name}`" in text
+        assert f"`{command_path('agents-md', name)}`" in text
+        assert (project / command_path("agents-md", name)).is_file()
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -203,26 +317,44 @@ def test_installed_text_has_no_template_leftovers_or_accidental_expansions(
     project: Path, target: str
 ) -> None:
     install(project, target)
-    for relative in expected_files(target):
+    for relative in prose_files(target):
         text = prompt_text(project / relative)
         assert "{%" not in text and "{{ " not in text and "{#" not in text, relative
-        if target == "gemini" and relative.endswith(".toml"):
-            # Gemini runs !{...} and inlines @{...} before the model sees the prompt.
+        if target in ("gemini", "qwen"):
+            # Both run !{...} and inline @{...} before the model sees the prompt.
             assert "!{" not in text and "@{" not in text, relative
-        if target != "gemini" and ("/commands/" in relative or "/prompts/" in relative):
-            assert not re.search(r"\$[0-9]", text), relative
-            if target == "codex":
-                # Codex turns every other $UPPERCASE word into a required named argument.
-                assert set(re.findall(r"\$[A-Z][A-Z0-9_]*", text)) == {"$ARGUMENTS"}, relative
-            if target == "claude":
-                assert "!`" not in text, relative  # Claude Code would run it as bash
+        if relative in [command_path(target, n) for n in COMMANDS]:
+            if target in ("claude", "opencode"):
+                assert not re.search(r"\$[0-9]", text), relative
+                assert "!`" not in text, relative  # run as a shell command
+            if target not in PLACEHOLDER:
+                assert "$ARGUMENTS" not in text and "{{args}}" not in text, relative
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_execute_waits_for_the_agent_and_resumes_from_stdin_with_no_file(
+    project: Path, target: str
+) -> None:
+    install(project, target)
+    body = prompt_text(project / command_path(target, "execute"))
+    assert "mktemp" not in body and "output file" not in body
+    assert "replace its final `F` with\n   `-`: `--output-file -` reads the answer" in body
+    assert "<<'WFS_ANSWER'" in body and "\n   WFS_ANSWER\n" in body
+    assert "## TASK BLOCKED" in body and "## CHECKPOINT REACHED" in body
+    if target == "claude":
+        assert "**Agent** tool" in body and "`run_in_background` is `false`" in body
+        assert "wait for the subagent to finish before anything else" in body
+        # Claude Code frames a subagent's report; test_real_editors.py reads it so.
+        assert 'the lines after "The report follows:"' in body
+    if target == "codex":
+        assert "`spawn_agent`" in body and "`wait_agent`" in body
 
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_every_wfs_command_line_in_the_installed_files_is_real(project: Path, target: str) -> None:
     install(project, target)
     checked = 0
-    for relative in expected_files(target):
+    for relative in prose_files(target):
         lines = wfs_command_lines(prompt_text(project / relative))
         assert lines, f"{relative} shows no wfs command"
         for line in lines:
@@ -255,13 +387,15 @@ def test_the_command_line_check_catches_bogus_lines(line: str, problem: str) -> 
         assert message is not None and problem in message, message
 
 
-def test_the_command_line_check_accepts_global_options_and_capture() -> None:
+def test_the_command_line_check_accepts_global_options_heredocs_and_capture() -> None:
     for line in (
-        "wfs --session WFS-x execute --resume IMPL-1 --output-file F --json --all",
+        "wfs --session WFS-x execute --resume IMPL-1 --output-file - --json --all",
+        "wfs --session WFS-x execute --resume IMPL-1 --output-file - --json <<'WFS_ANSWER'",
         "wfs --root . --json status",
         'wfs capture test "auth suite" -- python -m pytest -q tests/auth',
         "wfs execute --json $ARGUMENTS",
         "wfs switch {{args}} --json",
+        "wfs execute --json ARGS",
         "wfs task split IMPL-2 --from subtasks.json    # IMPL-2.1, IMPL-2.2, ...",
     ):
         assert check_wfs_line(line) is None, check_wfs_line(line)
@@ -272,16 +406,19 @@ def test_agent_definitions_say_what_they_get_and_how_to_report_through_wfs(
 ) -> None:
     install(project, "claude")
     for name in AGENTS:
-        text = prompt_text(project / AGENT_PATHS["claude"].format(name))
+        text = prompt_text(project / agent_path("claude", name))
         for needle in (
             '"workflow": {"session": "WFS-user-auth", "phase": "IMPLEMENT"}',
-            '"step": {"key"',
-            "wfs execute --resume",
-            "--output-file",
+            '"steps": [{"key"',
+            "`fix`",
+            '"resume": ["wfs", "--session", "WFS-user-auth", "execute", "--resume", "IMPL-2"]',
+            "your final message is the\n  answer",
+            "--output-file - --json <<'WFS_ANSWER'",
             "--output TEXT",
             "--skip",
             "## TASK BLOCKED: <what blocks you>",
             "## CHECKPOINT REACHED",
+            "## TASK COMPLETE",
             "wfs capture",
             "Never create, edit or delete its JSON files",
         ):
@@ -292,27 +429,61 @@ def test_commands_drive_the_documented_wfs_commands(project: Path) -> None:
     install(project, "claude")
 
     def lines(name: str) -> list[str]:
-        return wfs_command_lines(prompt_text(project / COMMAND_PATHS["claude"].format(name)))
+        return wfs_command_lines(prompt_text(project / command_path("claude", name)))
 
     plan = lines("plan")
-    assert 'wfs plan "TOPIC" --from FILE --json' in plan
+    assert "wfs plan \"TOPIC\" --from - --json <<'WFS_PLAN'" in plan
     assert {"wfs schema plan", "wfs schema task", "wfs validate --json"} <= set(plan)
-    assert "wfs execute --json $ARGUMENTS" in lines("execute")
+    assert "wfs execute $ARGUMENTS" in lines("execute")
     assert {"wfs switch $ARGUMENTS --json", "wfs session list --json"} <= set(lines("switch"))
     assert {"wfs status --json", "wfs next --all --json"} <= set(lines("status"))
 
 
 def test_the_example_plan_of_the_plan_command_is_accepted(project: Path) -> None:
     install(project, "claude")
-    body = prompt_text(project / COMMAND_PATHS["claude"].format("plan"))
+    body = prompt_text(project / command_path("claude", "plan"))
     example = re.search(r"```json\n(.*?)```", body, re.S)
     assert example is not None
     document = "\n".join(line[3:] for line in example.group(1).splitlines())
-    (project / "plan.json").write_text(document)
-    run = wfs("plan", "Login rate limit", "--from", "plan.json", "--json")
+    run = wfs("plan", "Login rate limit", "--from", "-", "--json", input=document)
     assert run.code == 0, run.err
     assert run.json()["tasks"] == 2
     assert wfs("validate").code == 0
+
+
+def test_rendering_is_deterministic_and_differs_only_where_editors_differ() -> None:
+    from wfs.agents_install import rendered_files
+
+    for target in TARGETS:
+        assert rendered_files(target) == rendered_files(target)
+    claude = {r.relative: r.data for r in rendered_files("claude")}
+    qwen = {r.relative: r.data for r in rendered_files("qwen")}
+    # Same source, same slash spelling: the agent body differs in nothing.
+    a = split_frontmatter(claude[agent_path("claude", "code-developer")].decode())[1]
+    b = split_frontmatter(qwen[agent_path("qwen", "code-developer")].decode())[1]
+    assert a == b
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["[TOPIC]", "a: b", "yes", "#x", "@agent", "Bash(wfs:*), Read", "x #y", "ends:", "it's", "é"],
+)
+def test_frontmatter_values_read_back_unchanged(value: str) -> None:
+    from wfs.agents_install import yaml_scalar
+
+    assert yaml.safe_load(f"key: {yaml_scalar(value)}") == {"key": value}
+
+
+@pytest.mark.parametrize(
+    "text", ["plain\nlines\n", "has ''' quotes\n", "tab\there\x01\n", "crlf\r\n", "é\n"]
+)
+def test_toml_prompts_read_back_unchanged(text: str) -> None:
+    from wfs.agents_install import toml_string
+
+    assert tomllib.loads(f"prompt = {toml_string(text)}\n") == {"prompt": text}
+
+
+# ---------------------------------------------------------------- install, check, remove
 
 
 def test_a_changed_file_is_not_overwritten_without_force(project: Path) -> None:
@@ -325,31 +496,36 @@ def test_a_changed_file_is_not_overwritten_without_force(project: Path) -> None:
     assert run.code == 2
     assert run.out == ""
     assert ".claude/commands/wfs/plan.md" in run.err
-    assert "nothing was written" in run.err and "--force" in run.err
+    assert "nothing was changed" in run.err and "--force" in run.err
     assert edited.read_text() == "my own version\n"
     assert not removed.exists()  # all or nothing: the missing file was not written either
 
 
 def test_force_overwrites_changed_files_and_reports_each_action(project: Path) -> None:
     first = install(project, "codex")
-    shipped = (project / ".codex/prompts/wfs-plan.md").read_bytes()
-    (project / ".codex/prompts/wfs-plan.md").write_text("stale\n")
-    (project / ".codex/wfs-agents/test-fix-agent.md").unlink()
+    skill = project / command_path("codex", "plan")
+    shipped = skill.read_bytes()
+    skill.write_text("stale\n")
+    (project / agent_path("codex", "test-fix-agent")).unlink()
     data = install(project, "codex", "--force")
     actions = {row["path"]: row["action"] for row in data["files"]}
-    assert actions.pop(".codex/prompts/wfs-plan.md") == "overwritten"
-    assert actions.pop(".codex/wfs-agents/test-fix-agent.md") == "written"
+    assert actions.pop(command_path("codex", "plan")) == "overwritten"
+    assert actions.pop(agent_path("codex", "test-fix-agent")) == "written"
     assert set(actions.values()) == {"unchanged"}
     assert len(data["files"]) == len(first["files"])
-    assert (project / ".codex/prompts/wfs-plan.md").read_bytes() == shipped
+    assert skill.read_bytes() == shipped
 
 
-def test_rerun_reports_every_file_unchanged_and_touches_none(project: Path) -> None:
-    install(project, "gemini")
-    mtimes = {p: (project / p).stat().st_mtime_ns for p in expected_files("gemini")}
-    data = install(project, "gemini")
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_second_install_reports_every_file_unchanged_and_touches_none(
+    project: Path, target: str
+) -> None:
+    (project / "AGENTS.md").write_text("# My project\n\nBuild with make.\n")
+    install(project, target)
+    snapshot = {p: (project / p).stat().st_mtime_ns for p in expected_files(target)}
+    data = install(project, target)
     assert {row["action"] for row in data["files"]} == {"unchanged"}
-    assert {p: (project / p).stat().st_mtime_ns for p in mtimes} == mtimes
+    assert {p: (project / p).stat().st_mtime_ns for p in snapshot} == snapshot
 
 
 def test_human_output_names_each_file(project: Path) -> None:
@@ -371,7 +547,7 @@ def test_install_goes_to_the_project_root(tmp_path: Path, project: Path) -> None
     elsewhere = tmp_path / "other"
     elsewhere.mkdir()
     assert wfs("--root", str(elsewhere), "agents", "install", "--target", "codex").code == 0
-    assert (elsewhere / ".codex/prompts/wfs-execute.md").is_file()
+    assert (elsewhere / command_path("codex", "execute")).is_file()
 
 
 def test_install_refuses_a_symlink_leading_out_of_the_root(tmp_path: Path, project: Path) -> None:
@@ -384,11 +560,159 @@ def test_install_refuses_a_symlink_leading_out_of_the_root(tmp_path: Path, proje
     assert list(outside.iterdir()) == []
 
 
-def test_unknown_target_is_a_usage_error(project: Path) -> None:
+def test_unknown_target_and_missing_target_are_usage_errors(project: Path) -> None:
     run = wfs("agents", "install", "--target", "vim")
     assert run.code == 2
     assert "'vim' is not one of" in run.err
+    missing = wfs("agents", "install")
+    assert missing.code == 2 and "Missing option '--target'" in missing.err
+    both = wfs("agents", "install", "--target", "claude", "--check", "--remove")
+    assert both.code == 2 and "at most one of --check and --remove" in both.err
     assert not any(project.iterdir())
+
+
+def test_check_is_clean_after_installing_every_target(project: Path) -> None:
+    """Done when: every target installed in a fresh project, then --check is clean."""
+    for target in TARGETS:
+        install(project, target)
+    run = wfs("agents", "install", "--check", "--json")
+    assert run.code == 0, run.out
+    rows = run.json()["files"]
+    assert run.json()["problems"] == 0
+    assert [(r["target"], r["path"]) for r in rows] == [
+        (t, p) for t in TARGETS for p in expected_files(t)
+    ]
+    assert {r["state"] for r in rows} == {"installed"}
+    human = wfs("agents", "install", "--check")
+    assert human.out.splitlines() == [
+        f"{t}: {len(expected_files(t))} files installed and up to date" for t in TARGETS
+    ]
+
+
+def test_check_lists_what_is_missing_or_stale_and_exits_1(project: Path) -> None:
+    install(project, "claude")
+    install(project, "qwen")
+    (project / command_path("claude", "status")).write_text("old\n")
+    (project / agent_path("qwen", "code-developer")).unlink()
+    run = wfs("agents", "install", "--check")
+    assert run.code == 1
+    assert run.out.splitlines() == [
+        f"claude: stale: {command_path('claude', 'status')}",
+        f"qwen: missing: {agent_path('qwen', 'code-developer')}",
+    ]
+    assert "wfs agents install --target T --force" in run.err
+    # --check changes nothing.
+    assert (project / command_path("claude", "status")).read_text() == "old\n"
+    only = wfs("agents", "install", "--check", "--target", "gemini", "--json")
+    assert only.code == 1
+    assert {r["state"] for r in only.json()["files"]} == {"missing"}
+    assert only.json()["problems"] == len(expected_files("gemini"))
+
+
+def test_check_with_nothing_installed_is_clean(project: Path) -> None:
+    run = wfs("agents", "install", "--check")
+    assert (run.code, run.out) == (0, "no wfs editor files are installed here\n")
+
+
+def test_remove_deletes_only_what_wfs_installed(project: Path) -> None:
+    (project / ".claude/commands").mkdir(parents=True)
+    (project / ".claude/commands/mine.md").write_text("my command\n")
+    (project / ".claude/settings.json").write_text("{}\n")
+    before = set(tree_listing(project))
+    install(project, "claude")
+    data = wfs("agents", "install", "--target", "claude", "--remove", "--json").json()
+    assert data["files"] == [{"path": p, "action": "removed"} for p in expected_files("claude")]
+    # The folders wfs made are gone; the user's files and folders are still there.
+    assert set(tree_listing(project)) == before
+    again = wfs("agents", "install", "--target", "claude", "--remove", "--json").json()
+    assert {row["action"] for row in again["files"]} == {"absent"}
+
+
+def test_remove_leaves_everything_when_a_file_was_changed_unless_forced(project: Path) -> None:
+    install(project, "cursor")
+    changed = project / command_path("cursor", "plan")
+    changed.write_text("my version\n")
+    run = wfs("agents", "install", "--target", "cursor", "--remove")
+    assert run.code == 2
+    assert command_path("cursor", "plan") in run.err and "--force" in run.err
+    assert all((project / p).exists() for p in expected_files("cursor"))
+    forced = wfs("agents", "install", "--target", "cursor", "--remove", "--force")
+    assert forced.code == 0, forced.err
+    assert not (project / ".cursor").exists()
+
+
+def test_the_agents_md_block_never_touches_the_users_text(project: Path) -> None:
+    mine = "# My project\n\nBuild with `make`.\n"
+    (project / "AGENTS.md").write_text(mine)
+    install(project, "agents-md")
+    text = (project / "AGENTS.md").read_text()
+    assert text.startswith(mine + "\n<!-- wfs:begin")
+    # The user adds text after the block: still installed, still clean.
+    (project / "AGENTS.md").write_text(text + "\n## Testing\n\nRun `make test`.\n")
+    assert wfs("agents", "install", "--check").code == 0
+    assert {r["action"] for r in install(project, "agents-md")["files"]} == {"unchanged"}
+    wfs("agents", "install", "--target", "agents-md", "--remove")
+    assert (project / "AGENTS.md").read_text() == mine + "\n## Testing\n\nRun `make test`.\n"
+    # A file that only held the block goes with it.
+    (project / "AGENTS.md").unlink()
+    install(project, "agents-md")
+    wfs("agents", "install", "--target", "agents-md", "--remove")
+    assert not (project / "AGENTS.md").exists() and not (project / ".agents").exists()
+
+
+def test_a_broken_block_is_reported_and_left_alone(project: Path) -> None:
+    broken = "# Mine\n<!-- wfs:end -->\n<!-- wfs:begin (written by `wfs agents install`; edit outside these lines) -->\n"
+    (project / "AGENTS.md").write_text(broken)
+    run = wfs("agents", "install", "--target", "agents-md")
+    assert run.code == 2
+    assert "AGENTS.md: the wfs block is broken" in run.err
+    assert (project / "AGENTS.md").read_text() == broken
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "home"
+    (home / ".gemini/policies").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    return home
+
+
+def test_allow_shell_writes_only_the_wfs_user_policy_and_says_so(project: Path, home: Path) -> None:
+    theirs = home / ".gemini/policies/mine.toml"
+    theirs.write_text('[[rule]]\ntoolName = "run_shell_command"\ndecision = "deny"\npriority = 1\n')
+    run = wfs("agents", "install", "--target", "gemini", "--allow-shell")
+    assert run.code == 0, run.err
+    assert run.out.splitlines()[-1] == "written: ~/.gemini/policies/wfs.toml"
+    assert "lets Gemini CLI run `wfs ...` shell commands without asking" in run.err
+    assert "other policies are left alone" in run.err
+    policy = tomllib.loads((home / ".gemini/policies/wfs.toml").read_text())
+    assert policy == {
+        "rule": [
+            {
+                "toolName": "run_shell_command",
+                "commandPrefix": "wfs",
+                "decision": "allow",
+                "priority": 100,
+                "allowRedirection": True,
+            }
+        ]
+    }
+    assert sorted(p.name for p in (home / ".gemini/policies").iterdir()) == [
+        "mine.toml",
+        "wfs.toml",
+    ]
+    check = wfs("agents", "install", "--check", "--target", "gemini", "--allow-shell", "--json")
+    assert check.code == 0 and "~/.gemini/policies/wfs.toml" in check.out
+    removed = wfs("agents", "install", "--target", "gemini", "--allow-shell", "--remove")
+    assert removed.code == 0, removed.err
+    assert [p.name for p in (home / ".gemini/policies").iterdir()] == ["mine.toml"]
+
+
+def test_without_allow_shell_nothing_is_written_to_home(project: Path, home: Path) -> None:
+    install(project, "gemini")
+    assert list((home / ".gemini/policies").iterdir()) == []
+    refused = wfs("agents", "install", "--target", "claude", "--allow-shell")
+    assert refused.code == 2 and "--allow-shell goes with --target gemini" in refused.err
 
 
 def test_agents_list_shows_what_each_editor_gets_and_its_state(project: Path) -> None:
@@ -403,39 +727,46 @@ def test_agents_list_shows_what_each_editor_gets_and_its_state(project: Path) ->
     assert states[("claude", ".claude/commands/wfs/plan.md")] == "installed"
     assert states[("gemini", ".gemini/commands/wfs/plan.toml")] == "missing"
     only = wfs("agents", "list", "--target", "codex")
-    assert only.out.splitlines()[0].split() == ["codex", "missing", ".codex/prompts/wfs-execute.md"]
+    assert only.out.splitlines()[0].split() == [
+        "codex",
+        "missing",
+        command_path("codex", "execute"),
+    ]
 
 
-def test_rendering_is_deterministic_and_differs_only_where_editors_differ() -> None:
-    from wfs.agents_install import rendered_files
-
-    for target in TARGETS:
-        assert rendered_files(target) == rendered_files(target)
-    claude = dict(rendered_files("claude"))
-    codex = dict(rendered_files("codex"))
-    # Same source: the code-developer body only differs in the slash-command spelling.
-    a = split_frontmatter(claude[".claude/agents/code-developer.md"].decode())[1]
-    b = split_frontmatter(codex[".codex/wfs-agents/code-developer.md"].decode())[1]
-    assert a.replace("/wfs:", "/prompts:wfs-") == b
+# ---------------------------------------------------------------- bundles in this repository
 
 
-@pytest.mark.parametrize(
-    "value",
-    ["[TOPIC]", "a: b", "yes", "#x", "@agent", "Bash(wfs:*), Read", "x #y", "ends:", "it's", "é"],
-)
-def test_frontmatter_values_read_back_unchanged(value: str) -> None:
-    from wfs.agents_install import yaml_scalar
+def test_editor_bundles_in_the_repository_are_up_to_date() -> None:
+    run = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "gen_editor_bundles.py"), "--check"],
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stderr
 
-    assert yaml.safe_load(f"key: {yaml_scalar(value)}") == {"key": value}
+
+def test_the_claude_plugin_keeps_the_commands_under_wfs() -> None:
+    plugin = REPO / "editors" / "claude"
+    manifest = json.loads((plugin / ".claude-plugin" / "plugin.json").read_text())
+    assert manifest["name"] == "wfs"  # plugin commands are /<plugin>:<command>
+    assert sorted(p.name for p in (plugin / "commands").iterdir()) == [f"{n}.md" for n in COMMANDS]
+    assert sorted(p.name for p in (plugin / "agents").iterdir()) == [f"{n}.md" for n in AGENTS]
+    marketplace = json.loads((REPO / ".claude-plugin" / "marketplace.json").read_text())
+    (entry,) = marketplace["plugins"]
+    assert entry["name"] == "wfs" and (REPO / entry["source"]).resolve() == plugin.resolve()
+    execute = (plugin / "commands" / "execute.md").read_text()
+    assert "(`wfs:code-developer`)" in execute  # plugin agents are named <plugin>:<agent>
 
 
-@pytest.mark.parametrize(
-    "text", ["plain\nlines\n", "has ''' quotes\n", "tab\there\x01\n", "crlf\r\n", "é\n"]
-)
-def test_toml_prompts_read_back_unchanged(text: str) -> None:
-    from wfs.agents_install import toml_string
-
-    assert tomllib.loads(f"prompt = {toml_string(text)}\n") == {"prompt": text}
+def test_the_gemini_extension_keeps_the_commands_under_wfs() -> None:
+    extension = REPO / "editors" / "gemini"
+    manifest = json.loads((extension / "gemini-extension.json").read_text())
+    assert manifest["name"] == "wfs"
+    assert sorted(p.name for p in (extension / "commands" / "wfs").iterdir()) == [
+        f"{n}.toml" for n in COMMANDS
+    ]
+    assert sorted(p.name for p in (extension / "agents").iterdir()) == [f"{n}.md" for n in AGENTS]
 
 
 # ---------------------------------------------------------------- done when
@@ -537,13 +868,37 @@ RELEASE_PLAN = {
 }
 
 
+class Pause(NamedTuple):
+    """A pause of `wfs execute`, read from its text output as the command describes it."""
+
+    task: str
+    keys: list[str]  # the steps to do
+    brief: str  # from the `# IMPL-N: title` heading to the end of `## How to answer`
+    agent: str  # the name under `## Your role:`
+    resume: str  # the command on the `Resume:` line
+
+
+def read_pause(output: str) -> Pause:
+    lines = output.splitlines()
+    (first,) = [i for i, line in enumerate(lines) if line.startswith("Paused: ")]
+    (last,) = [i for i, line in enumerate(lines) if line.startswith("Resume: ")]
+    head = re.match(r"Paused: (\S+) · (.*): ", lines[first])
+    assert head, lines[first]
+    keys = re.findall(r"\(([a-z_]+/\d+|task)\)", head.group(2))
+    brief = "\n".join(lines[first + 1 : last]).strip("\n")
+    assert brief.startswith(f"# {head.group(1)}: "), brief[:80]
+    role = re.search(r"^## Your role: @(\S+)$", brief, re.M)
+    assert role, brief
+    return Pause(head.group(1), keys, brief, role.group(1), lines[last].removeprefix("Resume: "))
+
+
 class ExecuteInstructions:
     """The `/wfs:execute` loop, read from the installed command itself."""
 
     def __init__(self, body: str, arguments: str) -> None:
         self.arguments = arguments
-        loop = [line for line in wfs_command_lines(body) if line.startswith("wfs execute --json")]
-        assert loop, "the execute command shows no `wfs execute --json` line"
+        loop = [line for line in wfs_command_lines(body) if line.startswith("wfs execute ")]
+        assert loop, "the execute command shows no `wfs execute` line"
         self.start = shlex.split(loop[0].replace("$ARGUMENTS", arguments))
         self.actions = {
             int(code): action
@@ -552,44 +907,72 @@ class ExecuteInstructions:
             )
             for code in codes.split(", ")
         }
-        # How a resume command is built, exactly as the command words it.
+        # How a paused step is read and resumed, exactly as the command words it.
+        words = " ".join(body.split())
         for phrase in (
-            "Build the resume command from `brief.resume` (a list of arguments)",
-            "append\n   `--output-file` and the output file's path, then `--json`",
-            "`--all` when the\n   arguments above contain `--all`",
-            "Take the entry of `tasks` whose `status` is `paused`",
+            "A pause prints the line `Paused: IMPL-2 · <step> (<key>): <why>`",
+            "from its `# IMPL-2: <title>` heading to the end of its `## How to answer` section",
+            "the agent (`## Your role: @code-developer`)",
+            "on the line `Resume: wfs --session … execute --resume IMPL-2\n   --output-file F`",
+            "Take the command on the `Resume:` line and replace its final `F` with\n   `-`",
+            "Add `--all` when the\n   arguments above contain `--all`",
+            "Give the answer in a quoted here-document",
+            "the closing `WFS_ANSWER` stands\n   alone on its line",
         ):
-            assert phrase in body, phrase
+            assert " ".join(phrase.split()) in words, phrase
         finish = body.split("**Every task completed**", 1)[1]
         self.finish = shlex.split(wfs_command_lines(finish)[0])
 
-    def resume_command(self, brief: dict[str, Any], output_file: Path) -> list[str]:
-        tokens = [*brief["resume"], "--output-file", str(output_file), "--json"]
+    def resume_script(self, pause: Pause, answer: str) -> str:
+        """The shell command that resumes with `answer`, built as the command says."""
+        assert pause.resume.endswith(" --output-file F"), pause.resume
+        command = pause.resume.removesuffix(" F") + " -"
         if "--all" in self.arguments.split():
-            tokens.append("--all")
-        return tokens
+            command += " --all"
+        return f"{command} <<'WFS_ANSWER'\n{answer}\nWFS_ANSWER\n"
 
 
-def fake_agent(brief: dict[str, Any]) -> str:
-    """Stands in for the agent named by the brief: answers from the step alone."""
-    step = brief["step"]
-    if step["output"] == "notes":
-        assert "fix: login" in step["description"]  # [changes] was resolved for the agent
+def run_shell(script: str, cwd: Path) -> Any:
+    """`script` run by bash, with this environment's wfs first on PATH."""
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
+    proc = subprocess.run(
+        ["bash", "-c", script],
+        cwd=cwd,
+        env={**os.environ, "PATH": path},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    return proc
+
+
+def fake_agent(brief: str) -> str:
+    """Stands in for the agent the brief names: answers from the brief alone."""
+    if "Output binds to: [notes]" in brief:
+        # [changes] was resolved for the agent.
+        assert "Description: Summarise these changes for users: fix: login" in brief
         return "Login is fixed.\nTokens are new."
-    assert step["output"] == "verdict"
-    assert "Login is fixed." in step["description"]  # the resumed output reached step 2
-    return "Approved by the proofreader."
+    assert "Output binds to: [verdict]" in brief
+    assert "Description: Proofread: Login is fixed." in brief  # the answer reached step 2
+    # Text a shell would expand if the here-document were not quoted.
+    return "Approved: `date` and $HOME stay as written."
 
 
 def test_execute_loop_as_installed_takes_a_session_from_plan_to_completed(
     tmp_path: Path, project: Path
 ) -> None:
     assert wfs_process("agents", "install", "--target", "claude", cwd=project).code == 0
-    body = prompt_text(project / ".claude/commands/wfs/execute.md")
+    body = prompt_text(project / command_path("claude", "execute"))
     loop = ExecuteInstructions(body, arguments="--all")
-    assert loop.start == ["wfs", "execute", "--json", "--all"]
+    assert loop.start == ["wfs", "execute", "--all"]
     assert loop.actions == {
-        0: "stop", 1: "stop", 2: "stop", 3: "resume", 4: "retry", 130: "stop", 143: "stop"
+        0: "stop",
+        1: "stop",
+        2: "stop",
+        3: "resume",
+        4: "retry",
+        130: "stop",
+        143: "stop",
     }
     assert loop.finish == ["wfs", "session", "complete"]
 
@@ -599,29 +982,26 @@ def test_execute_loop_as_installed_takes_a_session_from_plan_to_completed(
     assert planned.code == 0, planned.err
     sid = planned.out.strip()
 
-    command, codes, briefs = loop.start, [], []
-    for turn in range(10):
-        run = wfs_process(*command[1:], cwd=project)
-        codes.append(run.code)
-        action = loop.actions[run.code]
+    script, codes, steps = shlex.join(loop.start), [], []
+    for _turn in range(10):
+        run = run_shell(script, project)
+        codes.append(run.returncode)
+        action = loop.actions[run.returncode]
         if action == "stop":
             break
-        if action == "retry":
-            time.sleep(0.2)
-            continue
-        (paused,) = [t for t in run.json()["tasks"] if t["status"] == "paused"]
-        brief = paused["brief"]
-        assert brief["workflow"] == {"session": sid, "phase": "IMPLEMENT"}
-        assert brief["task"]["id"] == paused["task"] == "IMPL-2"
-        assert brief["task"]["meta"]["agent"] == "@code-developer"
-        briefs.append(brief["step"]["key"])
-        output_file = tmp_path / f"step-{turn}.md"
-        output_file.write_text(fake_agent(brief))
-        command = loop.resume_command(brief, output_file)
-    assert codes == [3, 3, 0]
-    assert briefs == ["implementation_approach/1", "implementation_approach/3"]
-    assert run.json()["status"] == "completed"
-    assert [t["task"] for t in run.json()["tasks"]] == ["IMPL-2", "IMPL-3"]
+        assert action == "resume", run.stderr  # no other process holds the lock here
+        pause = read_pause(run.stdout)
+        assert (pause.task, pause.agent) == ("IMPL-2", "code-developer")
+        assert f"Session {sid}, phase IMPLEMENT." in pause.brief
+        assert pause.brief.rstrip().endswith("An empty answer is refused.")  # the contract
+        steps += pause.keys
+        script = loop.resume_script(pause, fake_agent(pause.brief))
+    assert codes == [3, 3, 0], run.stderr
+    assert steps == ["implementation_approach/1", "implementation_approach/3"]
+    assert run.stdout.splitlines() == [
+        f"IMPL-2: completed → .workflow/{sid}/.summaries/IMPL-2-summary.md",
+        f"IMPL-3: completed → .workflow/{sid}/.summaries/IMPL-3-summary.md",
+    ]
 
     status = wfs_process("status", "--json", cwd=project)
     assert status.code == 0
@@ -656,11 +1036,44 @@ def test_execute_loop_as_installed_takes_a_session_from_plan_to_completed(
     record = read_json(session_dir / ".runs" / "IMPL-2.json")
     given = record["steps"]["implementation_approach/1"]
     assert (given["status"], given["how"]) == ("done", "given on resume")
-    assert given["output"] == "Login is fixed.\nTokens are new."
-    assert record["steps"]["implementation_approach/3"]["output"] == "Approved by the proofreader."
-    assert (project / "build/notes.txt").read_text() == "Login is fixed.\nTokens are new.\n"
+    # A here-document ends with a newline; wfs may keep it or not.
+    assert given["output"].rstrip("\n") == "Login is fixed.\nTokens are new."
+    verdict = record["steps"]["implementation_approach/3"]["output"].rstrip("\n")
+    assert verdict == "Approved: `date` and $HOME stay as written."
+    notes = (project / "build/notes.txt").read_text()
+    assert notes.rstrip("\n") == "Login is fixed.\nTokens are new."
     notes_summary = (session_dir / ".summaries" / "IMPL-2-summary.md").read_text()
     assert "Login is fixed.\nTokens are new." in notes_summary
-    assert "Approved by the proofreader." in notes_summary
+    assert "Approved: `date` and $HOME stay as written." in notes_summary
     assert "given on resume" in notes_summary
     assert "- [x]" in (session_dir / "TODO_LIST.md").read_text()
+
+
+def test_the_docs_name_the_editor_versions_pinned_for_the_tests() -> None:
+    pins = json.loads((REPO / "tests" / "editors" / "package.json").read_text())
+    versions = pins["dependencies"]
+    for doc in (REPO / "README.md", REPO / "agents" / "README.md"):
+        text = doc.read_text()
+        for package, editor in (
+            ("@anthropic-ai/claude-code", "Claude Code"),
+            ("@google/gemini-cli", "Gemini CLI"),
+            ("@openai/codex", "Codex CLI"),
+        ):
+            assert f"{editor} {versions[package]}" in " ".join(text.split()), (doc, editor)
+
+
+def test_install_removes_what_a_killed_install_left_behind(project: Path) -> None:
+    """A kill during `wfs agents install` leaves temporary files beside the editor's
+    files; the next install removes them, and --check is then clean."""
+    folder = project / ".claude/commands/wfs"
+    folder.mkdir(parents=True)
+    leftovers = [folder / ".execute.md.k3j9x2.tmp", folder / ".plan.md.a1b2c3.tmp"]
+    for path in leftovers:
+        path.write_text("half a file")
+    run = wfs("agents", "install", "--target", "claude")
+    assert run.code == 0, run.err
+    assert not any(path.exists() for path in leftovers)
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "execute.md", "plan.md", "status.md", "switch.md"
+    ]
+    assert wfs("agents", "install", "--check", "--target", "claude").code == 0

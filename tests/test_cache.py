@@ -222,9 +222,9 @@ def test_index_from_another_python_is_ignored(project: Path) -> None:
     path = Path(index.cache_path(str(project / ".workflow"), SID, "skel"))
     import marshal
 
-    data = list(marshal.loads(path.read_bytes()))
+    data = list(marshal.loads(path.read_bytes()[4:]))  # after its CRC
     data[0] = ("wfs-index", index.FORMAT[1], 0)
-    path.write_bytes(marshal.dumps(tuple(data)))
+    path.write_bytes(index._sealed(marshal.dumps(tuple(data))))
     assert index._load(str(path)) is None
     assert len(statuses()) == 7
 
@@ -308,10 +308,35 @@ def test_validation_cache_of_other_rules_is_ignored(project: Path) -> None:
     path = Path(index.cache_path(str(project / ".workflow"), SID, "valid"))
     import marshal
 
-    data = list(marshal.loads(path.read_bytes()))
+    data = list(marshal.loads(path.read_bytes()[4:]))  # after its CRC
     assert data[1] == validate_module._rules_stamp()
     data[1] = ("0.0.0", 0, 0)
     data[4] = [([("x", "fake", "cached by older rules", "error")], s, r) for _, s, r in data[4]]
-    path.write_bytes(marshal.dumps(tuple(data)))
+    path.write_bytes(index._sealed(marshal.dumps(tuple(data))))
     assert wfs("validate").out == f"OK: {SID}\n"
 
+
+
+def test_damaged_cache_files_are_ignored(project: Path) -> None:
+    """Bytes flipped anywhere in any cache file change nothing that is printed, and
+    never give a traceback: each file carries a CRC."""
+    setup(project)
+    assert wfs("validate").code == 0
+    expected = {
+        args: wfs_process(*args, cwd=project).out
+        for args in (("status",), ("next", "--all"), ("task", "show", "IMPL-2"), ("validate",))
+    }
+    cache = project / ".workflow" / ".cache"
+    names = sorted(p.name for p in cache.iterdir())
+    assert names == [f"{SID}.idx", f"{SID}.skel", f"{SID}.valid"]
+    for name in names:
+        original = (cache / name).read_bytes()
+        for offset in (0, 4, 9, len(original) // 3, len(original) // 2, len(original) - 1):
+            damaged = bytearray(original)
+            damaged[offset] ^= 0x5A
+            for args, out in expected.items():
+                (cache / name).write_bytes(bytes(damaged))
+                run = wfs_process(*args, cwd=project)
+                assert "Traceback" not in run.err, (name, offset, run.err)
+                assert run.out == out, (name, offset, args)
+        (cache / name).write_bytes(original)

@@ -252,7 +252,7 @@ def test_agent_step_pauses_and_resumes_without_rerunning_steps(project: Path) ->
     data = paused.json()
     assert data["status"] == "paused"
     brief = data["tasks"][0]["brief"]
-    assert brief["step"]["key"] == "implementation_approach/2"
+    assert brief["steps"][0]["key"] == "implementation_approach/2"
     assert brief["workflow"] == {"session": sid, "phase": "IMPLEMENT"}
     assert brief["task"]["id"] == "IMPL-1"
     assert task_json(project, sid)["status"] == "active"
@@ -281,7 +281,7 @@ def test_configured_agent_gets_the_brief_on_stdin(project: Path, tmp_path: Path)
     run = wfs("execute", env={"WFS_AGENT": str(agent)})
     assert run.code == 0, run.err
     brief = json.loads((project / "brief.json").read_text())
-    assert brief["step"]["description"] == "Do step 1"
+    assert brief["steps"][0]["description"] == "Do step 1"
     assert brief["task"]["context"]["focus_paths"] == ["src"]
 
 

@@ -114,7 +114,7 @@ def test_a_task_added_with_only_a_title_is_done_by_the_agent(project: Path, tmp_
     run = wfs("execute", "IMPL-2", "--agent", str(helper))
     assert run.code == 0, run.out + run.err
     (brief,) = briefs(helper)
-    assert brief["step"] == {
+    assert brief["steps"][0] == {
         "key": "task",
         "name": "Write login tests",
         "title": "Write login tests",
@@ -129,7 +129,7 @@ def test_a_task_added_with_only_a_title_is_done_by_the_agent(project: Path, tmp_
     assert wfs("task", "add", "--title", "Write signup tests").out == "IMPL-3\n"
     paused = wfs("execute", "IMPL-3", "--json")
     assert paused.code == 3
-    assert paused.json()["tasks"][0]["brief"]["step"]["key"] == "task"
+    assert paused.json()["tasks"][0]["brief"]["steps"][0]["key"] == "task"
     assert task_json(project, "IMPL-3")["status"] == "active"
 
 
@@ -150,7 +150,7 @@ def test_whole_task_step_carries_the_task_description(project: Path, tmp_path: P
     )
     helper = agent(tmp_path, "Done.")
     assert wfs("execute", "--agent", str(helper)).code == 0
-    assert briefs(helper)[0]["step"] == {
+    assert briefs(helper)[0]["steps"][0] == {
         "key": "task",
         "name": "Harden login",
         "title": "Harden login",
@@ -175,9 +175,9 @@ def test_v1_object_approach_is_one_agent_step_after_pre_analysis(
     assert run.code == 3, run.out + run.err
     result = run.json()["tasks"][0]
     assert (result["status"], result["step"]) == ("paused", "implementation_approach/1")
-    assert result["brief"]["step"]["description"] == "Add JWT validation to the middleware"
-    assert result["brief"]["step"]["modification_points"] == v1["modification_points"]
-    assert result["brief"]["step"]["logic_flow"] == v1["logic_flow"]
+    assert result["brief"]["steps"][0]["description"] == "Add JWT validation to the middleware"
+    assert result["brief"]["steps"][0]["modification_points"] == v1["modification_points"]
+    assert result["brief"]["steps"][0]["logic_flow"] == v1["logic_flow"]
     assert task_json(project)["status"] == "active"
     done = wfs("execute", "--resume", "IMPL-1", "--output", "Middleware verifies tokens.")
     assert done.code == 0, done.out + done.err
@@ -199,8 +199,8 @@ def test_unnumbered_and_string_steps_all_run_in_array_order(project: Path, tmp_p
     assert run.code == 0, run.out + run.err
     assert lines_of(project / "order.txt") == ["a", "b", "c"]
     brief = json.loads((project / "brief.json").read_text())
-    assert brief["step"]["key"] == "implementation_approach/2"
-    assert brief["step"]["description"] == "Explain the change in CHANGES.md"
+    assert brief["steps"][0]["key"] == "implementation_approach/2"
+    assert brief["steps"][0]["description"] == "Explain the change in CHANGES.md"
     table = summary(project).split("## Steps\n", 1)[1].split("\n\n", 1)[0]
     assert [row.split(" | ")[0] for row in table.splitlines()[2:]] == [
         "| implementation_approach/1",
@@ -222,8 +222,8 @@ def test_the_flat_implementation_array_runs(project: Path, tmp_path: Path) -> No
     run = wfs("execute", "--agent", str(helper))
     assert run.code == 0, run.out + run.err
     assert lines_of(project / "flat.txt") == ["made"]
-    assert briefs(helper)[0]["step"]["description"] == "Document it in README.md"
-    assert briefs(helper)[0]["step"]["key"] == "implementation/2"
+    assert briefs(helper)[0]["steps"][0]["description"] == "Document it in README.md"
+    assert briefs(helper)[0]["steps"][0]["key"] == "implementation/2"
 
 
 def test_a_flat_implementation_step_that_says_nothing_is_refused(project: Path) -> None:
@@ -237,7 +237,7 @@ def test_a_flat_implementation_step_that_says_nothing_is_refused(project: Path) 
     assert run.err.splitlines()[1:] == [
         f".workflow/{SID}/.task/IMPL-1.json#/implementation/1: implementation: an "
         "implementation step must be a non-empty string or an object with one of title, "
-        "description, action, modification_points, logic_flow, command, commands; got "
+        "description, action, modification_points, logic_flow, steps, command, commands; got "
         "integer 42"
     ]
     assert wfs("next").out.startswith("No task is ready.\nInvalid:  IMPL-1")
@@ -257,7 +257,7 @@ def test_a_task_wfs_cannot_interpret_is_refused_before_the_claim(project: Path) 
         "wfs: error: IMPL-1 cannot run as written; nothing was changed "
         "(`wfs validate` reports the same):\n" + problems.out
     )
-    assert f".task/IMPL-1.json#/flow_control/implementation_approach:" in run.err
+    assert ".task/IMPL-1.json#/flow_control/implementation_approach:" in run.err
     assert task_file(project).read_bytes() == before
     # status and next never call it ready; they say why it waits.
     assert wfs("next").out == (
@@ -373,12 +373,12 @@ def test_checkpoint_keeps_the_partial_answer_and_pauses(project: Path, tmp_path:
     assert run.code == 3
     result = run.json()["tasks"][0]
     assert result["reason"] == "checkpoint reached; the agent continues from its partial answer"
-    assert result["brief"]["step"]["checkpoints"] == [
+    assert result["brief"]["checkpoints"] == [
         "## CHECKPOINT REACHED\nHalf of the handlers moved."
     ]
     done = wfs(*result["resume"][1:], "--agent", str(helper))
     assert done.code == 0, done.out + done.err
-    assert briefs(helper)[1]["step"]["checkpoints"] == [
+    assert briefs(helper)[1]["checkpoints"] == [
         "## CHECKPOINT REACHED\nHalf of the handlers moved."
     ]
     assert "## CHECKPOINT REACHED\nHalf of the handlers moved.\n\nAll moved.\n" in summary(project)
@@ -452,7 +452,7 @@ def test_a_mixed_step_resumed_with_an_answer_keeps_its_commands_outputs(project:
     paused = wfs("execute", "--json")
     assert paused.code == 3
     brief = paused.json()["tasks"][0]["brief"]
-    assert brief["step"]["command"] == "Summarize the diff for the reviewer"
+    assert brief["steps"][0]["command"] == "Summarize the diff for the reviewer"
     done = wfs(*brief["resume"][1:], "--output", "two")
     assert done.code == 0, done.out + done.err
     assert (project / "report.txt").read_text() == "one\ntwo\nthree"
@@ -507,6 +507,28 @@ def test_flow_pauses_with_a_resume_command_that_works(project: Path) -> None:
     assert wfs("flow", "flow.md", "--resume").err == (
         "wfs: error: the last run of flow.md completed; nothing to resume\n"
     )
+
+
+def test_flow_in_a_project_with_an_active_session_pauses_and_resumes(project: Path) -> None:
+    plan([task("IMPL-1", [step(1, "bash(true)")])])
+    (project / "flow.md").write_text(
+        "[FLOW_CONTROL]\n\n1. **judge**\n   - Action: Judge\n"
+        "   - Command: Decide whether it is enough\n   - Output: verdict\n"
+    )
+    paused = wfs("flow", "flow.md", "--json")
+    assert paused.code == 3, paused.out + paused.err
+    brief = paused.json()["brief"]
+    assert brief["paths"] == {
+        "project": ".",
+        "session": f".workflow/{SID}",
+        "summaries": f".workflow/{SID}/.summaries",
+        "process": f".workflow/{SID}/.process",
+        "run_record": brief["paths"]["run_record"],
+    }
+    assert brief["paths"]["run_record"].startswith(".workflow/.runs/flow-")
+    done = wfs(*brief["resume"][1:], "--output", "It is enough.", "--json")
+    assert done.code == 0, done.out + done.err
+    assert done.json()["values"] == {"verdict": "It is enough."}
 
 
 def test_nothing_ready_lists_paused_blocked_and_running_tasks(project: Path) -> None:

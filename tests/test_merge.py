@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,7 +15,7 @@ from git_helpers import commit_all, git, git_env
 
 from wfs import render
 from wfs.layout import Layout
-from wfs.merge import ATTRIBUTE_LINES, hook_script, merge_values
+from wfs.merge import ATTRIBUTE_LINES, drivers, hook_script, merge_values
 from wfs.sessions import load_session
 from wfs.tasks import load_tasks
 
@@ -251,7 +253,8 @@ def test_a_failing_hook_never_stops_git(tmp_path: Path) -> None:
     (fake_bin / "wfs").write_text("#!/bin/sh\nexit 3\n")
     (fake_bin / "wfs").chmod(0o755)
     hook = tmp_path / "post-merge"
-    hook.write_text(hook_script("post-merge", "."))
+    gone = str(tmp_path / "gone/bin/python")  # the interpreter that ran `wfs init`, removed
+    hook.write_text(hook_script("post-merge", ".", gone))
     hook.chmod(0o755)
     run = subprocess.run(
         [str(hook), "0"],
@@ -268,7 +271,31 @@ def test_a_failing_hook_never_stops_git(tmp_path: Path) -> None:
         [str(hook), "0"], capture_output=True, text=True, env={"PATH": str(fake_bin)}
     )
     assert run.returncode == 0
-    assert "wfs is not on PATH" in run.stderr
+    assert run.stderr == (
+        f"wfs: neither {gone} nor a wfs on PATH; run `wfs init` again\n"
+        "wfs: the post-merge hook failed; check the plan views with 'wfs render --check'\n"
+    )
+
+
+def test_git_merge_works_from_a_shell_without_wfs_on_path(project: Path, git_env: Path) -> None:
+    """The drivers and hooks call the interpreter that ran `wfs init`, as pre-commit does."""
+    planned_repo(project)
+    ours, theirs = two_branches(project)
+    # No wfs on PATH from here on (the shim of the tests nor the one the venv installs).
+    path = os.pathsep.join(
+        p for p in os.environ["PATH"].split(os.pathsep) if not (Path(p) / "wfs").exists()
+    )
+    assert subprocess.run(["sh", "-c", "command -v wfs"], env={"PATH": path}).returncode != 0
+    merge = subprocess.run(
+        ["git", "merge", "--no-edit", "a"], cwd=project, capture_output=True, text=True,
+        env={**os.environ, "PATH": path},
+    )
+    assert merge.returncode == 0, merge.stdout + merge.stderr
+    assert "CONFLICT" not in merge.stdout
+    assert files_with_markers(project) == []
+    assert git(project, "rev-parse", "HEAD^1", "HEAD^2").stdout.split() == [ours, theirs]
+    for name, text in fresh_views(project).items():
+        assert git(project, "show", f"HEAD:{(SESSION / name).as_posix()}").stdout == text
 
 
 def test_merge_works_when_the_root_is_a_subdirectory(
@@ -282,7 +309,7 @@ def test_merge_works_when_the_root_is_a_subdirectory(
     data = wfs("init", "--json").json()["git"]
     assert data["hooks_path"] == "../../.git/hooks"
     hook = (repo / ".git/hooks/post-merge").read_text()
-    assert '  wfs --root tools/plan hook post-merge "$@" ||\n' in hook
+    assert '\nwfs_run --root tools/plan hook post-merge "$@" ||\n' in hook
     plan = tmp_path / "plan.json"
     plan.write_text(json.dumps(PLAN))
     wfs("plan", "Merge test", "--from", str(plan))
@@ -337,15 +364,13 @@ def test_init_sets_up_git_once_and_keeps_existing_attributes(project: Path, git_
         ".workflow/**/workflow-session.json merge=wfs-json\n"
     )
     config = git(project, "config", "--local", "--get-regexp", r"^merge\.wfs").stdout
-    assert config == (
-        "merge.wfs-views.name wfs: keep generated plan views conflict-free\n"
-        "merge.wfs-views.driver wfs merge-views %O %A %B %P\n"
-        "merge.wfs-json.name wfs: merge plan JSON field by field\n"
-        "merge.wfs-json.driver wfs merge-json %O %A %B %P\n"
+    assert config == "".join(f"{key} {value}\n" for key, value in drivers(sys.executable).items())
+    assert drivers(sys.executable)["merge.wfs-json.driver"].endswith(
+        "; wfs_run merge-json %O %A %B %P"
     )
     for name in ("pre-merge-commit", "post-merge"):
         hook = project / ".git/hooks" / name
-        assert hook.read_text() == hook_script(name, ".")
+        assert hook.read_text() == hook_script(name, ".", sys.executable)
         assert os.access(hook, os.X_OK)
     attr = git(project, "check-attr", "merge", "--", f"{SESSION}/TODO_LIST.md").stdout
     assert attr == f"{SESSION}/TODO_LIST.md: merge: wfs-views\n"
@@ -380,8 +405,10 @@ def test_init_restores_a_changed_driver_and_a_missing_attribute_line(
     )
     assert (project / ".gitattributes").read_text().splitlines() == kept
     driver = git(project, "config", "merge.wfs-json.driver").stdout
-    assert driver == "wfs merge-json %O %A %B %P\n"
-    assert (project / ".git/hooks/post-merge").read_text() == hook_script("post-merge", ".")
+    assert driver == drivers(sys.executable)["merge.wfs-json.driver"] + "\n"
+    assert (project / ".git/hooks/post-merge").read_text() == hook_script(
+        "post-merge", ".", sys.executable
+    )
 
 
 def test_init_never_overwrites_someone_elses_hook(project: Path, git_env: Path) -> None:
@@ -394,11 +421,11 @@ def test_init_never_overwrites_someone_elses_hook(project: Path, git_env: Path) 
     assert run.code == 0
     assert run.json()["git"] == expected_git_setup(
         hooks={"pre-merge-commit": "installed", "post-merge": "foreign"},
-        manual={"post-merge": 'wfs --root . hook post-merge "$@"'},
+        manual={"post-merge": f'{sys.executable} -m wfs --root . hook post-merge "$@"'},
     )
     assert run.err == (
         "wfs: warning: .git/hooks/post-merge is not wfs's; to keep plan views fresh in merge "
-        'commits, add this line to it:\n  wfs --root . hook post-merge "$@"\n'
+        f'commits, add this line to it:\n  {sys.executable} -m wfs --root . hook post-merge "$@"\n'
     )
     assert theirs.read_text() == "#!/bin/sh\necho mine\n"
     # Once the user has added the line, wfs recognizes it and stays quiet.

@@ -276,3 +276,46 @@ def test_held_session_lock_gives_exit_4_after_the_timeout(project: Path, timeout
                           "longer\n")
     assert waited >= float(timeout)
     assert read_json(project / ".workflow/WFS-held/.task/IMPL-1.json")["status"] == "pending"
+
+
+def test_a_half_applied_change_fails_validate_and_render_check_until_finished(
+    project: Path,
+) -> None:
+    """A change to several files cut short (its journal left behind) is never reported
+    clean: the pre-commit hooks fail until `wfs doctor --fix` finishes it."""
+    from wfs import store
+    from wfs.layout import Layout
+
+    tasks = [{"id": "IMPL-1", "title": "One"}, {"id": "IMPL-2", "title": "Two"}]
+    assert wfs("plan", "Cut", "--from", "-", input=json.dumps(tasks)).code == 0
+    layout = Layout(project)
+    folder = layout.task_dir("WFS-cut")
+    one, two = (read_json(folder / f"IMPL-{n}.json") for n in (1, 2))
+    journal = layout.journal("WFS-cut")
+    # Stage both new files and write the journal, as write_together does, then stop
+    # before the renames: a process killed at that moment.
+    staged = [
+        (folder / "IMPL-1.json", store.stage(folder / "IMPL-1.json", store.dumps({**one, "title": "A"}))),
+        (folder / "IMPL-2.json", store.stage(folder / "IMPL-2.json", store.dumps({**two, "title": "B"}))),
+    ]
+    renames = [[os.path.relpath(t, journal.parent), os.path.relpath(s, journal.parent)] for t, s in staged]
+    store.write_bytes(journal, store.dumps({"renames": renames}))
+    where = ".workflow/.locks/WFS-cut.journal"
+    check = wfs("validate")
+    assert check.code == 1
+    assert check.out.splitlines()[0] == (
+        f"{where}: interrupted: a change to several files of this session was interrupted, "
+        "so they are half written; `wfs doctor --fix` finishes it"
+    )
+    views = wfs("render", "--check")
+    assert views.code == 1
+    assert views.out.splitlines()[0] == (
+        f"{where}: a change to several files was interrupted, so they are half written; "
+        "`wfs doctor --fix` finishes it"
+    )
+    fixed = wfs("doctor", "--fix")
+    assert fixed.code == 0, fixed.out
+    assert [read_json(folder / f"IMPL-{n}.json")["title"] for n in (1, 2)] == ["A", "B"]
+    assert wfs("validate").code == 0
+    assert wfs("render", "--check").code == 0  # doctor re-rendered the views too
+    assert "**IMPL-1**: A" in (project / ".workflow/WFS-cut/TODO_LIST.md").read_text()

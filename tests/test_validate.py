@@ -726,7 +726,7 @@ def test_implementation_step_without_work_is_an_error_and_missing_fields_are_war
     assert lines(with_flow(implementation_approach=steps)) == [
         f"{I1}#/flow_control/implementation_approach/0: implementation-approach: step has "
         "nothing to do: it has none of title, description, action, modification_points, "
-        "logic_flow, command, commands",
+        "logic_flow, steps, command, commands",
         f"{I1}#/flow_control/implementation_approach/1: implementation-approach: warning: step "
         "lacks the seed's fields description, modification_points, logic_flow, depends_on; "
         "it runs as written, and `wfs migrate` fills them in",

@@ -1,17 +1,22 @@
-"""`wfs agents install`: the editor slash commands and agent definitions of `agents/`.
+"""`wfs agents install`: the editor commands, skills and agent definitions of `agents/`.
 
 Each command and each agent has one source file (`agents/commands/*.md`,
 `agents/definitions/*.md`): a `key: value` header between `---` lines and a Jinja body.
-Rendering gives every editor its own format from that single source: Claude Code and
-Codex get markdown with YAML frontmatter, Gemini CLI gets TOML. Rendering is a pure
-function of the shipped files and the target, so an install can be compared byte for
-byte with what is already on disk.
+Rendering gives every editor the format it loads today (markdown with frontmatter,
+Gemini's TOML commands, Codex skills and TOML agents, …) from that single source, plus
+the few files an editor needs besides (Codex rules, a managed block in AGENTS.md, the
+opt-in Gemini shell policy). Rendering is a pure function of the shipped files and the
+target, so an install can be compared byte for byte with what is already on disk: that
+is what makes `--check` exact, a second install a no-op, and `--remove` safe (it only
+deletes what is byte for byte wfs's own, unless `--force`).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -21,47 +26,215 @@ if TYPE_CHECKING:
     from wfs.layout import Layout
 
 
+class Form(NamedTuple):
+    """How one kind of source (commands or agents) is written for an editor."""
+
+    path: str  # relative to the project root; {name} is the command or agent name
+    format: str  # "markdown", "plain", "gemini-command" or "codex-agent"
+    # Frontmatter (or TOML) keys, in order: (key, value). "@key" takes the source
+    # header's value; anything else is a literal, with {name} filled in. Missing
+    # "@key" values are left out.
+    fields: tuple[tuple[str, str], ...] = ()
+
+
+class Extra(NamedTuple):
+    """A file an editor needs besides commands and agents, rendered from agents/files/."""
+
+    path: str  # relative to the project root, or to the home directory for home files
+    template: str  # file name in agents/files/
+
+
 class Target(NamedTuple):
-    """Where one editor finds commands and agents, and how it spells things."""
+    """Everything wfs writes for one editor, and how that editor spells things."""
 
     name: str
-    command_path: str  # relative to the project root; {name} is the command
-    agent_path: str  # relative to the project root; {name} is the agent
-    arguments: str  # the editor's placeholder for what the user typed after the command
+    editor: str
+    commands: Form
+    agents: Form
+    arguments: str  # the editor's placeholder for the command's arguments, or a stand-in
+    substitutes: bool  # whether the editor replaces `arguments` by what the user typed
     slash: str  # how a command is invoked: slash + "execute"
-    command_keys: tuple[str, ...]  # header keys carried into a command's frontmatter
-    agent_keys: tuple[str, ...]  # header keys carried into an agent's frontmatter
+    delegate: str  # how /execute hands a step to an agent (see agents/commands/execute.md)
+    extras: tuple[Extra, ...] = ()  # more project files
+    blocks: tuple[Extra, ...] = ()  # managed blocks in files the user also writes
+    shell_policy: tuple[Extra, ...] = ()  # user-level files, only with allow_shell
+    agent_prefix: str = ""  # how the editor names an agent of this install
+    agents_shown: str = ""  # where the model finds an agent file, when not agents.path
 
+
+_MARKDOWN_AGENT = (("name", "@name"), ("description", "@description"))
 
 TARGETS: dict[str, Target] = {
     "claude": Target(
         "claude",
-        ".claude/commands/wfs/{name}.md",
-        ".claude/agents/{name}.md",
+        "Claude Code",
+        Form(
+            ".claude/commands/wfs/{name}.md",
+            "markdown",
+            (
+                ("description", "@description"),
+                ("argument-hint", "@argument-hint"),
+                ("allowed-tools", "@allowed-tools"),
+            ),
+        ),
+        Form(".claude/agents/{name}.md", "markdown", (*_MARKDOWN_AGENT, ("tools", "@tools"))),
         "$ARGUMENTS",
+        True,
         "/wfs:",
-        ("description", "argument-hint", "allowed-tools"),
-        ("name", "description", "tools"),
+        "claude",
     ),
     "gemini": Target(
         "gemini",
-        ".gemini/commands/wfs/{name}.toml",
-        ".gemini/agents/{name}.md",
+        "Gemini CLI",
+        Form(".gemini/commands/wfs/{name}.toml", "gemini-command"),
+        Form(
+            ".gemini/agents/{name}.md",
+            "markdown",
+            (
+                *_MARKDOWN_AGENT,
+                ("kind", "local"),
+                ("max_turns", "@max-turns"),
+                ("timeout_mins", "@timeout-mins"),
+            ),
+        ),
         "{{args}}",
+        True,
         "/wfs:",
-        ("description",),
-        ("name", "description"),
+        "gemini",
+        shell_policy=(Extra(".gemini/policies/wfs.toml", "gemini-policy.toml"),),
     ),
     "codex": Target(
         "codex",
-        ".codex/prompts/wfs-{name}.md",
-        ".codex/wfs-agents/{name}.md",
+        "Codex CLI",
+        Form(
+            ".agents/skills/wfs-{name}/SKILL.md",
+            "markdown",
+            (("name", "wfs-{name}"), ("description", "@description")),
+        ),
+        Form(".codex/agents/{name}.toml", "codex-agent"),
+        "ARGS",
+        False,
+        "$wfs-",
+        "codex",
+        extras=(Extra(".codex/rules/wfs.rules", "codex.rules"),),
+    ),
+    "cursor": Target(
+        "cursor",
+        "Cursor",
+        Form(".cursor/commands/wfs-{name}.md", "plain"),
+        Form(".cursor/agents/{name}.md", "markdown", _MARKDOWN_AGENT),
+        "ARGS",
+        False,
+        "/wfs-",
+        "subagent",
+    ),
+    "copilot": Target(
+        "copilot",
+        "GitHub Copilot in VS Code",
+        Form(
+            ".github/prompts/wfs-{name}.prompt.md",
+            "markdown",
+            (
+                ("name", "wfs-{name}"),
+                ("description", "@description"),
+                ("argument-hint", "@argument-hint"),
+                ("agent", "agent"),
+            ),
+        ),
+        Form(".github/agents/{name}.agent.md", "markdown", _MARKDOWN_AGENT),
+        "ARGS",
+        False,
+        "/wfs-",
+        "subagent",
+    ),
+    "opencode": Target(
+        "opencode",
+        "opencode",
+        Form(".opencode/commands/wfs-{name}.md", "markdown", (("description", "@description"),)),
+        Form(
+            ".opencode/agents/{name}.md",
+            "markdown",
+            (("description", "@description"), ("mode", "subagent")),
+        ),
         "$ARGUMENTS",
-        "/prompts:wfs-",
-        ("description", "argument-hint"),
-        ("name", "description"),
+        True,
+        "/wfs-",
+        "subagent",
+    ),
+    "qwen": Target(
+        "qwen",
+        "Qwen Code",
+        Form(".qwen/commands/wfs/{name}.md", "markdown", (("description", "@description"),)),
+        Form(".qwen/agents/{name}.md", "markdown", _MARKDOWN_AGENT),
+        "{{args}}",
+        True,
+        "/wfs:",
+        "subagent",
+    ),
+    "windsurf": Target(
+        "windsurf",
+        "Windsurf",
+        Form(
+            ".windsurf/workflows/wfs-{name}.md",
+            "markdown",
+            (("description", "@description"),),
+        ),
+        Form(
+            ".windsurf/skills/{name}/SKILL.md",
+            "markdown",
+            (("name", "{name}"), ("description", "@description")),
+        ),
+        "ARGS",
+        False,
+        "/wfs-",
+        "none",
+    ),
+    "agents-md": Target(
+        "agents-md",
+        "any agent that reads AGENTS.md",
+        Form(".agents/wfs/commands/{name}.md", "plain"),
+        Form(".agents/wfs/agents/{name}.md", "plain"),
+        "ARGS",
+        False,
+        "wfs-",
+        "none",
+        blocks=(Extra("AGENTS.md", "agents-md.md"),),
     ),
 }
+
+# Bundles shipped in this repository rather than installed into a project: the Claude
+# Code plugin (with the marketplace file at the repository root) and the Gemini CLI
+# extension. Paths are relative to the repository root.
+BUNDLES: dict[str, tuple[Target, tuple[Extra, ...]]] = {
+    "claude-plugin": (
+        TARGETS["claude"]._replace(
+            name="claude-plugin",
+            commands=TARGETS["claude"].commands._replace(path="editors/claude/commands/{name}.md"),
+            agents=TARGETS["claude"].agents._replace(path="editors/claude/agents/{name}.md"),
+            agent_prefix="wfs:",
+            # Claude Code replaces the variable in a plugin's commands.
+            agents_shown="${{CLAUDE_PLUGIN_ROOT}}/agents/{name}.md",
+        ),
+        (
+            Extra("editors/claude/.claude-plugin/plugin.json", "claude-plugin.json"),
+            Extra(".claude-plugin/marketplace.json", "claude-marketplace.json"),
+        ),
+    ),
+    "gemini-extension": (
+        TARGETS["gemini"]._replace(
+            name="gemini-extension",
+            commands=TARGETS["gemini"].commands._replace(
+                path="editors/gemini/commands/wfs/{name}.toml"
+            ),
+            agents=TARGETS["gemini"].agents._replace(path="editors/gemini/agents/{name}.md"),
+            agents_shown="~/.gemini/extensions/wfs/agents/{name}.md",
+        ),
+        (Extra("editors/gemini/gemini-extension.json", "gemini-extension.json"),),
+    ),
+}
+
+BLOCK_BEGIN = "<!-- wfs:begin (written by `wfs agents install`; edit outside these lines) -->"
+BLOCK_END = "<!-- wfs:end -->"
 
 
 class Source(NamedTuple):
@@ -73,13 +246,23 @@ class Source(NamedTuple):
     body: str
 
 
+class Rendered(NamedTuple):
+    """One thing an install writes: a whole file, or a managed block inside a file."""
+
+    relative: str  # as shown: relative to the project root, or "~/..." for home files
+    data: bytes  # the file, or the block (markers included)
+    kind: str  # "file", "block" or "home"
+
+
 class Planned(NamedTuple):
-    """One file an install would write, and how it compares with the disk."""
+    """One rendered thing compared with the disk."""
 
     path: Path
     relative: str
-    data: bytes
+    data: bytes  # what the file should contain once installed
     state: str  # "missing", "same" or "differs"
+    kind: str  # "file", "block" or "home"
+    removed: bytes | None  # for blocks: the file without the block; None when absent
 
 
 _HEADER_LINE = re.compile(r"^([a-z][a-z-]*):[ ]+(\S.*)$")
@@ -129,16 +312,36 @@ def _environment(root: Path) -> Any:
     )
 
 
-def render_text(text: str, target: Target, env: Any) -> str:
+def _context(target: Target) -> dict[str, Any]:
+    """What a template may use to spell things the way `target`'s editor does."""
+
+    def command(name: str) -> str:
+        return target.slash + name
+
+    def agent_file(name: str) -> str:
+        return (target.agents_shown or target.agents.path).format(name=name)
+
+    def command_file(name: str) -> str:
+        return target.commands.path.format(name=name)
+
+    return {
+        "target": target.name,
+        "editor": target.editor,
+        "arguments": target.arguments,
+        "substitutes": target.substitutes,
+        "slash": target.slash,
+        "delegate": target.delegate,
+        "agent_prefix": target.agent_prefix,
+        "command": command,
+        "agent_file": agent_file,
+        "command_file": command_file,
+    }
+
+
+def render_text(text: str, target: Target, env: Any, command_name: str = "") -> str:
     """`text` (a body or a header value) with the target's spelling filled in."""
-    return str(
-        env.from_string(text).render(
-            target=target.name,
-            arguments=target.arguments,
-            agents_dir=target.agent_path.rsplit("/", 1)[0],
-            slash=target.slash,
-        )
-    )
+    context = {**_context(target), "command_name": command_name}
+    return str(env.from_string(text).render(**context))
 
 
 def yaml_scalar(value: str) -> str:
@@ -156,8 +359,8 @@ def yaml_scalar(value: str) -> str:
     return value if plain else json.dumps(value, ensure_ascii=False)
 
 
-def frontmatter(header: dict[str, str], keys: tuple[str, ...]) -> str:
-    lines = [f"{key}: {yaml_scalar(header[key])}" for key in keys if key in header]
+def frontmatter(fields: list[tuple[str, str]]) -> str:
+    lines = [f"{key}: {value if value.isdigit() else yaml_scalar(value)}" for key, value in fields]
     return "---\n" + "\n".join(lines) + "\n---\n"
 
 
@@ -170,77 +373,279 @@ def toml_string(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
+def _fields(form: Form, name: str, header: dict[str, str]) -> list[tuple[str, str]]:
+    fields = []
+    for key, value in form.fields:
+        if value.startswith("@"):
+            if value[1:] in header:
+                fields.append((key, header[value[1:]]))
+        else:
+            fields.append((key, value.format(name=name)))
+    return fields
+
+
 def render_file(source: Source, target: Target, env: Any) -> tuple[str, bytes]:
     """The relative path and the content of `source` installed for `target`."""
-    body = render_text(source.body, target, env).rstrip("\n") + "\n"
-    header = {key: render_text(value, target, env) for key, value in source.header.items()}
-    if source.kind == "commands":
-        relative = target.command_path.format(name=source.name)
-        if target.name == "gemini":
-            text = (
-                f"description = {json.dumps(header.get('description', ''), ensure_ascii=False)}\n"
-                f"prompt = {toml_string(body)}\n"
-            )
-        else:
-            text = frontmatter(header, target.command_keys) + "\n" + body
+    body = render_text(source.body, target, env, source.name).rstrip("\n") + "\n"
+    header = {
+        key: render_text(value, target, env, source.name) for key, value in source.header.items()
+    }
+    form = target.commands if source.kind == "commands" else target.agents
+    relative = form.path.format(name=source.name)
+    if form.format == "gemini-command":
+        text = (
+            f"description = {json.dumps(header.get('description', ''), ensure_ascii=False)}\n"
+            f"prompt = {toml_string(body)}\n"
+        )
+    elif form.format == "codex-agent":
+        text = (
+            f"name = {json.dumps(source.name)}\n"
+            f"description = {json.dumps(header['description'], ensure_ascii=False)}\n"
+            f"developer_instructions = {toml_string(body)}\n"
+        )
+    elif form.format == "plain":
+        text = body
     else:
-        relative = target.agent_path.format(name=source.name)
-        text = frontmatter(header, target.agent_keys) + "\n" + body
+        text = frontmatter(_fields(form, source.name, header)) + "\n" + body
     return relative, text.encode("utf-8")
 
 
-def rendered_files(target_name: str) -> list[tuple[str, bytes]]:
-    """Every file of `target_name`, as (path relative to the project root, bytes)."""
-    target = TARGETS.get(target_name)
+def _render_extra(extra: Extra, target: Target, env: Any) -> bytes:
+    from wfs import __version__
+
+    context = {
+        **_context(target),
+        "version": __version__,
+        "commands": [(s.name, s.header["description"]) for s in sources("commands")],
+    }
+    template = env.get_template(f"files/{extra.template}")
+    return str(template.render(**context)).encode("utf-8")
+
+
+def _target(name: str) -> Target:
+    target = TARGETS.get(name)
     if target is None:
-        raise WfsError(f"unknown target {target_name!r}: expected one of {', '.join(TARGETS)}")
+        raise WfsError(f"unknown target {name!r}: expected one of {', '.join(TARGETS)}")
+    return target
+
+
+def rendered_files(target_name: str, allow_shell: bool = False) -> list[Rendered]:
+    """Everything `target_name` installs, sorted: project files, blocks, home files."""
+    target = _target(target_name)
     env = _environment(agents_dir())
     files = [
         render_file(source, target, env)
         for kind in ("commands", "definitions")
         for source in sources(kind)
     ]
+    files += [(extra.path, _render_extra(extra, target, env)) for extra in target.extras]
+    rendered = [Rendered(path, data, "file") for path, data in sorted(files)]
+    for extra in target.blocks:
+        inner = _render_extra(extra, target, env).decode("utf-8").strip("\n")
+        block = f"{BLOCK_BEGIN}\n{inner}\n{BLOCK_END}\n"
+        rendered.append(Rendered(extra.path, block.encode("utf-8"), "block"))
+    if allow_shell:
+        rendered += [
+            Rendered(f"~/{extra.path}", _render_extra(extra, target, env), "home")
+            for extra in target.shell_policy
+        ]
+    return rendered
+
+
+def bundle_files(bundle: str) -> list[tuple[str, bytes]]:
+    """The files of a bundle shipped in the repository, relative to its root."""
+    target, manifests = BUNDLES[bundle]
+    env = _environment(agents_dir())
+    files = [
+        render_file(source, target, env)
+        for kind in ("commands", "definitions")
+        for source in sources(kind)
+    ]
+    files += [(extra.path, _render_extra(extra, target, env)) for extra in manifests]
     return sorted(files)
 
 
-def plan_install(layout: Layout, target_name: str) -> list[Planned]:
+# ---------------------------------------------------------------- comparing with the disk
+
+
+def _read(path: Path, relative: str) -> bytes | None:
+    if path.is_dir():
+        raise WfsError(f"{relative}: is a directory; expected a file or nothing")
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as err:
+        raise WfsError(f"{relative}: cannot read: {err.strerror}") from None
+
+
+def _split_block(text: str, relative: str) -> tuple[str, str, str] | None:
+    """(before, block, after) of the wfs block in `text`, or None when it has none."""
+    lines = text.splitlines(keepends=True)
+    begins = [i for i, line in enumerate(lines) if line.rstrip("\r\n") == BLOCK_BEGIN]
+    ends = [i for i, line in enumerate(lines) if line.rstrip("\r\n") == BLOCK_END]
+    if not begins and not ends:
+        return None
+    if len(begins) != 1 or len(ends) != 1 or ends[0] < begins[0]:
+        raise WfsError(
+            f"{relative}: the wfs block is broken (expected one {BLOCK_BEGIN!r} line and, "
+            f"after it, one {BLOCK_END!r} line); fix or delete those lines by hand"
+        )
+    start, end = begins[0], ends[0] + 1
+    return "".join(lines[:start]), "".join(lines[start:end]), "".join(lines[end:])
+
+
+def _plan_block(path: Path, relative: str, block: bytes) -> Planned:
+    current = _read(path, relative)
+    text = (current or b"").decode("utf-8", "replace")
+    parts = _split_block(text, relative) if current is not None else None
+    if parts is None:
+        # Appended after the user's text, one blank line between.
+        before = text if not text or text.endswith("\n") else text + "\n"
+        joined = before + ("\n" if before.strip() else "") + block.decode("utf-8")
+        return Planned(path, relative, joined.encode("utf-8"), "missing", "block", None)
+    before, found, after = parts
+    state = "same" if found.encode("utf-8") == block else "differs"
+    installed = (before + block.decode("utf-8") + after).encode("utf-8")
+    # Removing takes the blank line the install put before the block with it.
+    if before.endswith("\n\n"):
+        before = before[:-1]
+    return Planned(path, relative, installed, state, "block", (before + after).encode("utf-8"))
+
+
+def _home() -> Path:
+    return Path.home()
+
+
+def plan_install(layout: Layout, target_name: str, allow_shell: bool = False) -> list[Planned]:
     """What installing `target_name` into the project would do to each file."""
     planned = []
-    for relative, data in rendered_files(target_name):
-        path = layout.root / relative
-        layout.check_inside(path)
-        if path.is_dir():
-            raise WfsError(f"{relative}: is a directory; expected a file or nothing")
-        try:
-            state = "same" if path.read_bytes() == data else "differs"
-        except FileNotFoundError:
-            state = "missing"
-        except OSError as err:
-            raise WfsError(f"{relative}: cannot read: {err.strerror}") from None
-        planned.append(Planned(path, relative, data, state))
+    for item in rendered_files(target_name, allow_shell):
+        if item.kind == "home":
+            path = _home() / item.relative.removeprefix("~/")
+        else:
+            path = layout.root / item.relative
+            layout.check_inside(path)
+        if item.kind == "block":
+            planned.append(_plan_block(path, item.relative, item.data))
+            continue
+        current = _read(path, item.relative)
+        state = "missing" if current is None else "same" if current == item.data else "differs"
+        planned.append(Planned(path, item.relative, item.data, state, item.kind, None))
     return planned
 
 
-def install(layout: Layout, target_name: str, force: bool) -> list[tuple[str, str]]:
+def _refuse_differing(planned: Iterable[Planned], done: str, verb: str) -> None:
+    differing = [p.relative for p in planned if p.state == "differs"]
+    if differing:
+        raise WfsError(
+            f"{len(differing)} file(s) differ from the shipped version and would be "
+            f"{done}: {', '.join(differing)}; nothing was changed "
+            f"(use --force to {verb} them anyway)"
+        )
+
+
+def install(
+    layout: Layout, target_name: str, force: bool, allow_shell: bool = False
+) -> list[tuple[str, str]]:
     """Install `target_name`; returns (path, "written" | "unchanged" | "overwritten").
 
     All or nothing: when a file differs from the shipped one and `force` is not set,
     nothing is written and the error names every such file."""
     from wfs import store
 
-    planned = plan_install(layout, target_name)
-    differing = [p.relative for p in planned if p.state == "differs"]
-    if differing and not force:
-        raise WfsError(
-            f"{len(differing)} file(s) differ from the shipped version and would be "
-            f"overwritten: {', '.join(differing)}; nothing was written "
-            "(use --force to replace them)"
+    planned = plan_install(layout, target_name, allow_shell)
+    if not force:
+        _refuse_differing(planned, "overwritten", "replace")
+    for item in planned:  # temporary files an earlier, killed install left behind
+        for leftover in item.path.parent.glob(f".{item.path.name}.*.tmp"):
+            leftover.unlink(missing_ok=True)
+    # Every file is staged before any is replaced: a failure (a full disk, a kill while
+    # staging) leaves the editor's folders as they were.
+    changed = [item for item in planned if item.state != "same"]
+    staged: list[tuple[Planned, Path]] = []
+    try:
+        for item in changed:
+            staged.append((item, store.stage(item.path, item.data)))
+    except BaseException:
+        for _, temporary in staged:
+            temporary.unlink(missing_ok=True)
+        raise
+    for item, temporary in staged:
+        os.replace(temporary, item.path)
+    return [
+        (
+            item.relative,
+            {"same": "unchanged", "missing": "written"}.get(item.state, "overwritten"),
         )
+        for item in planned
+    ]
+
+
+def installed_targets(layout: Layout) -> list[str]:
+    """The targets of which at least one file (or block) is in the project."""
+    return [
+        name
+        for name in TARGETS
+        if any(item.state != "missing" for item in plan_install(layout, name))
+    ]
+
+
+class Checked(NamedTuple):
+    target: str
+    relative: str
+    state: str  # "installed", "missing" or "stale"
+
+
+def check(
+    layout: Layout, target_names: list[str] | None, allow_shell: bool = False
+) -> list[Checked]:
+    """Every file of the given targets (default: those installed) and its state."""
+    names = installed_targets(layout) if target_names is None else target_names
+    states = {"same": "installed", "missing": "missing", "differs": "stale"}
+    return [
+        Checked(name, item.relative, states[item.state])
+        for name in names
+        for item in plan_install(layout, name, allow_shell)
+    ]
+
+
+def remove(
+    layout: Layout, target_name: str, force: bool, allow_shell: bool = False
+) -> list[tuple[str, str]]:
+    """Remove what `target_name` installs; returns (path, "removed" | "absent").
+
+    Only wfs's own files go: a file (or block) that differs from the shipped one may be
+    the user's, so nothing is removed unless `force` is set. Folders left empty are
+    removed too; nothing that was there before the install is restored."""
+    from wfs import store
+
+    planned = plan_install(layout, target_name, allow_shell)
+    if not force:
+        _refuse_differing(planned, "removed", "remove")
     actions = []
+    folders: set[Path] = set()
     for item in planned:
-        if item.state == "same":
-            actions.append((item.relative, "unchanged"))
+        if item.state == "missing":
+            actions.append((item.relative, "absent"))
             continue
-        store.write_bytes(item.path, item.data)
-        actions.append((item.relative, "written" if item.state == "missing" else "overwritten"))
+        if item.kind == "block" and item.removed is not None and item.removed.strip():
+            store.write_bytes(item.path, item.removed)
+        else:
+            item.path.unlink()
+            if item.kind == "file":
+                folders.add(item.path.parent)
+        actions.append((item.relative, "removed"))
+    for folder in sorted(folders, key=lambda p: len(p.parts), reverse=True):
+        _remove_empty_folders(folder, layout.root)
     return actions
+
+
+def _remove_empty_folders(folder: Path, root: Path) -> None:
+    """Remove `folder` and its parents while they are empty, up to `root` (kept)."""
+    while folder != root and root in folder.parents:
+        try:
+            folder.rmdir()
+        except OSError:  # not empty, or gone already
+            return
+        folder = folder.parent

@@ -44,8 +44,10 @@ class Env:
         return current_session(self.layout, self.session)
 
     def echo(self, text: str = "", *, err: bool = False) -> None:
+        from wfs.text import for_terminal
+
         # None lets click drop styles when the stream is not a terminal.
-        click.echo(text, err=err, color=None if self.color else False)
+        click.echo(for_terminal(text), err=err, color=None if self.color else False)
 
     def style(self, text: str, **styles: Any) -> str:
         return click.style(text, **styles) if self.color else text
@@ -79,8 +81,36 @@ class WfsGroup(click.Group):
         try:
             return super().invoke(ctx)
         except WfsError as err:
-            click.echo(f"wfs: error: {err.message}", err=True)
+            from wfs.text import printable
+
+            click.echo(f"wfs: error: {printable(err.message)}", err=True)
             ctx.exit(err.exit_code)
+        except OSError as err:  # a full disk, a read-only file system, a permission...
+            from wfs.text import printable
+
+            click.echo(f"wfs: error: {printable(_os_error(ctx, err))}", err=True)
+            ctx.exit(2)
+
+
+INTERRUPTED_CHANGE = (
+    "a change to several files was interrupted, so they are half written; "
+    "`wfs doctor --fix` finishes it"
+)
+
+
+def _os_error(ctx: click.Context, err: OSError) -> str:
+    """`path: reason; nothing was changed` for an I/O error (writes are atomic)."""
+    reason = err.strerror or str(err)
+    if not err.filename:
+        return f"{reason}; nothing was changed"
+    path = os.fsdecode(err.filename)
+    env = ctx.find_object(Env)
+    root = getattr(env, "_layout", None)
+    if root is not None and os.path.isabs(path):
+        relative = os.path.relpath(path, root.root)
+        if not relative.startswith(".."):
+            path = relative
+    return f"{path}: {reason}; nothing was changed"
 
 
 @click.group(cls=WfsGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -207,15 +237,26 @@ def _print_git_setup(env: Env, setup: Any) -> None:
 # ---------------------------------------------------------------- plan / switch
 
 
+INPUT_LIMIT = 64 * 1024 * 1024  # a plan document or an answer larger than this is refused
+
+
 def read_input(source: str) -> tuple[bytes, str]:
-    """Bytes of FILE, or of stdin for "-", and the name to show in messages."""
-    if source == "-":
-        return sys.stdin.buffer.read(), "<stdin>"
+    """Bytes of FILE, or of stdin for "-", and the name to show in messages.
+
+    At most INPUT_LIMIT bytes: a device such as /dev/zero, or a runaway pipe, is refused
+    instead of filling the memory."""
+    name = "<stdin>" if source == "-" else source
     try:
-        with open(source, "rb") as handle:
-            return handle.read(), source
+        if source == "-":
+            data = sys.stdin.buffer.read(INPUT_LIMIT + 1)
+        else:
+            with open(source, "rb") as handle:
+                data = handle.read(INPUT_LIMIT + 1)
     except OSError as err:
-        raise WfsError(f"{source}: cannot read: {err.strerror}") from None
+        raise WfsError(f"{name}: cannot read: {err.strerror}") from None
+    if len(data) > INPUT_LIMIT:
+        raise WfsError(f"{name}: larger than {INPUT_LIMIT // (1024 * 1024)} MiB; refused")
+    return data, name
 
 
 @cli.command()
@@ -896,32 +937,38 @@ def render(env: Env, check: bool, all_sessions: bool) -> None:
     skeletons = [t for sid in sids for t in load_skeletons(layout, sid)]
     _refuse_unreadable([t["unreadable"] for t in skeletons if t.get("unreadable")])
     paths: list[str] = []
+    interrupted: list[str] = []  # sessions with a half-applied change (a pending journal)
     for sid in sids:
         session_dir = layout.session_dir(sid)
         if check:
+            if layout.journal(sid).exists():
+                interrupted.append(layout.relative(layout.journal(sid)))
             expected = views.expected_views(
                 session_dir, load_session(layout, sid), load_skeletons(layout, sid)
             )
             names = [n for n, text in expected.items() if views.read_view(session_dir / n) != text]
         else:
             with store.locked(layout.session_lock(sid), sid):
+                store.replay(layout.journal(sid))
                 names = views.write_views(
                     session_dir, load_session(layout, sid), load_skeletons(layout, sid)
                 )
         paths += [layout.relative(session_dir / name) for name in names]
     if check:
         fix = "wfs render --all" if all_sessions else "wfs render"
-        env.emit(
-            {**which, "stale": paths},
-            lambda: env.echo(
-                "\n".join(f"{path}: stale or hand-edited; run `{fix}`" for path in paths)
-                if paths
-                else f"OK: views of {', '.join(sids)} are up to date"
-                if sids
-                else "OK: no sessions"
-            ),
-        )
-        if paths:
+
+        def human() -> None:
+            for journal in interrupted:
+                env.echo(f"{journal}: {INTERRUPTED_CHANGE}")
+            for path in paths:
+                env.echo(f"{path}: stale or hand-edited; run `{fix}`")
+            if not paths and not interrupted:
+                env.echo(
+                    f"OK: views of {', '.join(sids)} are up to date" if sids else "OK: no sessions"
+                )
+
+        env.emit({**which, "stale": paths, "interrupted": interrupted}, human)
+        if paths or interrupted:
             click.get_current_context().exit(1)
         return
     env.emit(
@@ -1038,37 +1085,31 @@ def migrate(env: Env, all_sessions: bool, target_layout: str | None) -> None:
 # ---------------------------------------------------------------- execute
 
 
-def _agent_command(env: Env, option: str | None) -> str | None:
-    """--agent, then WFS_AGENT, then "agent" in .workflow/config.json."""
-    if option:
-        return option
-    if os.environ.get("WFS_AGENT"):
-        return os.environ["WFS_AGENT"]
-    config = env.layout.workflow / "config.json"
-    if config.exists():
-        from wfs.store import read_json
+def _agent_routes(env: Env, option: str | None) -> Any:
+    """--agent, then WFS_AGENT, then the routes of .workflow/config.json."""
+    from wfs.flow.routing import load_routes
 
-        data = read_json(config, env.layout.relative(config))
-        agent = data.get("agent") if isinstance(data, dict) else None
-        if agent is not None and not isinstance(agent, str):
-            raise WfsError(f"{env.layout.relative(config)}#/agent: expected a command string")
-        return agent
-    return None
+    return load_routes(env.layout, option or os.environ.get("WFS_AGENT") or None)
 
 
 def _progress(env: Env) -> Any:
     def report(event: str, data: dict[str, Any]) -> None:
         if event == "start":
-            click.echo(f"  {data['task']} ▶ {data['name']} …", err=True)
+            env.echo(f"  {data['task']} ▶ {data['name']} …", err=True)
+        elif event == "fix":
+            env.echo(
+                f"  {data['task']} · {data['name']}: failed ({data['error']}); "
+                f"fix {data['iteration']} of {data['of']} goes to the agent",
+                err=True,
+            )
         elif event == "step":
             color = {"done": "green", "skipped": "yellow", "paused": "yellow"}.get(
                 data["outcome"], "red"
             )
             outcome = env.style(data["outcome"], fg=color)
-            click.echo(
+            env.echo(
                 f"  {data['task']} · {data['name']}: {outcome} ({data['elapsed']:.2f}s)",
                 err=True,
-                color=None if env.color else False,
             )
 
     return report
@@ -1149,28 +1190,14 @@ def _show_result(env: Env, result: dict[str, Any]) -> None:
 
 
 def _show_pause(env: Env, result: dict[str, Any]) -> None:
-    from wfs.query import one_line, shell_join
+    from wfs.flow.brief import as_text
+    from wfs.query import shell_join
 
     brief = result["brief"]
-    step = brief["step"]
-    env.echo(f"Paused: {result['task']} · {step['name']} ({step['key']}): {result['reason']}")
+    names = ", ".join(f"{s['name']} ({s['key']})" for s in brief["steps"])
+    env.echo(f"Paused: {result['task']} · {names}: {result['reason']}")
     env.echo("")
-    for field in ("title", "action", "description", "command", "error"):
-        if field in step:
-            env.echo(f"{field.capitalize()}: {step[field]}")
-    for field in ("modification_points", "logic_flow", "requirements", "acceptance", "focus_paths"):
-        if field in step:
-            env.echo(f"{field.replace('_', ' ').capitalize()}:")
-            for item in step[field]:
-                env.echo(f"  - {item}")
-    for n, checkpoint in enumerate(step.get("checkpoints", []), start=1):
-        env.echo(f"Checkpoint {n}: {one_line(checkpoint, 500)}")
-    if step.get("output"):
-        env.echo(f"Output binds to: [{step['output']}]")
-    env.echo("")
-    import textwrap
-
-    env.lines(textwrap.wrap(f"Answer: {brief['contract']}", 88, subsequent_indent="  "))
+    env.echo(as_text(brief, full=False).rstrip("\n"))
     env.echo("")
     env.echo(f"Resume: {shell_join(result['resume'])} --output-file F")
     env.echo("  (F holds the answer; `-` reads it from stdin. Or --output TEXT, or --skip.)")
@@ -1194,6 +1221,13 @@ def _show_pause(env: Env, result: dict[str, Any]) -> None:
     metavar="CMD",
     help="Agent command: gets each agent step's brief on stdin, answers on stdout.",
 )
+@click.option(
+    "--agent-scope",
+    type=click.Choice(["task", "step"]),
+    default="task",
+    show_default=True,
+    help="task: consecutive agent steps go to the agent in one brief; step: one brief each.",
+)
 @json_flag
 @pass_env
 def execute(
@@ -1206,6 +1240,7 @@ def execute(
     output_file: str | None,
     skip: bool,
     agent_option: str | None,
+    agent_scope: str,
 ) -> None:
     """Run a task's flow control: the given ID, or the next ready task.
 
@@ -1232,9 +1267,10 @@ def execute(
     runner = engine.Runner(
         env.layout,
         sid,
-        _agent_command(env, agent_option),
+        _agent_routes(env, agent_option),
         progress=None if dry_run else _progress(env),
         command_prefix=_command_prefix(env, sid),
+        scope=agent_scope,
     )
     if dry_run:
         _dry_run(env, runner, task_id or resume_id)
@@ -1249,18 +1285,18 @@ def execute(
                 env.echo(f"{resume_id}: {note}", err=True)
             results.append(engine.run_task(runner, task, {"skip": skip, "output": answer}))
         elif task_id:
-            task = runner.claim(task_id)
-            assert task is not None
-            results.append(engine.run_task(runner, task))
+            claimed = runner.claim(task_id)
+            assert claimed is not None
+            results.append(engine.run_task(runner, claimed))
         while (
             (run_all or not results)
             and (not results or results[-1]["status"] in going_on)
             and signals.pending() is None
         ):
-            task = runner.claim(None)
-            if task is None:
+            claimed = runner.claim(None)
+            if claimed is None:
                 break
-            results.append(engine.run_task(runner, task))
+            results.append(engine.run_task(runner, claimed))
             if not run_all:
                 break
         signum = signals.pending()
@@ -1360,10 +1396,11 @@ def flow(
     sid = env.session or (active_ids(env.layout) or [""])[0]
     prefix = _command_prefix(env, sid) if sid else ["wfs"]
     runner = FlowRunner(
-        env.layout, sid, _agent_command(env, agent_option), _progress(env), prefix, file
+        env.layout, sid, _agent_routes(env, agent_option), _progress(env), prefix, file
     )
     with signals.handled():
-        result = run_flow(runner, specs, where, {"skip": skip, "output": answer} if resume else None)
+        given = {"skip": skip, "output": answer} if resume else None
+        result = run_flow(runner, specs, where, given)
 
     def human() -> None:
         if result["status"] == "completed":
@@ -1425,12 +1462,22 @@ def schema(env: Env, name: str) -> None:
 # ---------------------------------------------------------------- agents
 
 # The keys of wfs.agents_install.TARGETS, spelled out so that `wfs --help` stays fast.
-AGENT_TARGETS = ("claude", "gemini", "codex")
+AGENT_TARGETS = (
+    "claude",
+    "gemini",
+    "codex",
+    "cursor",
+    "copilot",
+    "opencode",
+    "qwen",
+    "windsurf",
+    "agents-md",
+)
 
 
 @cli.group()
 def agents() -> None:
-    """Editor slash commands and agent definitions: list and install them.
+    """Editor commands, skills and agent definitions: install, check, remove, list.
 
     \b
     Example:
@@ -1441,32 +1488,94 @@ def agents() -> None:
 @agents.command("install")
 @click.option(
     "--target",
-    required=True,
     type=click.Choice(AGENT_TARGETS),
-    help="Editor: claude (.claude/), gemini (.gemini/) or codex (.codex/).",
+    help="The editor. Needed, except with --check (which then checks only this one).",
 )
-@click.option("--force", is_flag=True, help="Replace files that differ from the shipped ones.")
+@click.option("--force", is_flag=True, help="Replace (or remove) files that differ from wfs's.")
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Change nothing; exit 1 if an installed file is missing or stale (all targets "
+    "installed, or --target).",
+)
+@click.option("--remove", is_flag=True, help="Remove the files wfs installed for --target.")
+@click.option(
+    "--allow-shell",
+    is_flag=True,
+    help="gemini: also the user policy ~/.gemini/policies/wfs.toml that lets Gemini CLI "
+    "run wfs commands without asking.",
+)
 @json_flag
 @pass_env
-def agents_install(env: Env, target: str, force: bool) -> None:
-    """Install the wfs slash commands and agent definitions for an editor.
+def agents_install(
+    env: Env, target: str | None, force: bool, check: bool, remove: bool, allow_shell: bool
+) -> None:
+    """Install the wfs commands and agent definitions for an editor.
 
-    Files go under the project root. A file that exists and differs is only replaced
-    with --force; without it nothing is written and the command exits 2.
+    Files go under the project root; AGENTS.md gets a marked block, the rest of the
+    file is left alone. A file that exists and differs is only replaced with --force;
+    without it nothing is written and the command exits 2. Installing twice changes
+    nothing. --remove deletes only what wfs installed, and restores nothing else.
 
     \b
     Example:
       wfs agents install --target claude
-      wfs agents install --target gemini --force
+      wfs agents install --target gemini --allow-shell
+      wfs agents install --check
+      wfs agents install --target codex --remove
     """
-    from wfs.agents_install import install
+    from wfs import agents_install as installer
 
-    actions = install(env.layout, target, force)
+    if check and remove:
+        raise click.UsageError("give at most one of --check and --remove")
+    if allow_shell and target != "gemini":
+        raise click.UsageError("--allow-shell goes with --target gemini")
+    if check:
+        _agents_check(env, installer, target, allow_shell)
+        return
+    if target is None:
+        raise click.UsageError("Missing option '--target'.")
+    if remove:
+        actions = installer.remove(env.layout, target, force, allow_shell)
+    else:
+        actions = installer.install(env.layout, target, force, allow_shell)
     rows = [{"path": path, "action": action} for path, action in actions]
-    env.emit(
-        {"target": target, "files": rows},
-        lambda: env.echo("\n".join(f"{row['action']}: {row['path']}" for row in rows)),
-    )
+
+    def human() -> None:
+        env.lines([f"{row['action']}: {row['path']}" for row in rows])
+        if allow_shell and not remove:
+            env.echo(
+                "The user policy ~/.gemini/policies/wfs.toml lets Gemini CLI run `wfs ...` "
+                "shell commands without asking, in every project; other policies are "
+                "left alone.",
+                err=True,
+            )
+
+    env.emit({"target": target, "files": rows}, human)
+
+
+def _agents_check(env: Env, installer: Any, target: str | None, allow_shell: bool) -> None:
+    checked = installer.check(env.layout, [target] if target else None, allow_shell)
+    rows = [{"target": c.target, "path": c.relative, "state": c.state} for c in checked]
+    problems = [row for row in rows if row["state"] != "installed"]
+
+    def human() -> None:
+        if not rows:
+            env.echo("no wfs editor files are installed here")
+        for name in dict.fromkeys(row["target"] for row in rows):
+            mine = [row for row in rows if row["target"] == name]
+            bad = [row for row in mine if row["state"] != "installed"]
+            if not bad:
+                env.echo(f"{name}: {len(mine)} files installed and up to date")
+            for row in bad:
+                env.echo(f"{name}: {row['state']}: {row['path']}")
+        if problems:
+            fix = f" --target {target}" if target else " --target T"
+            env.echo(f"fix with: wfs agents install{fix} --force", err=True)
+
+    env.emit({"files": rows, "problems": len(problems)}, human)
+    if problems:
+        raise SystemExit(1)
 
 
 @agents.command("list")
@@ -1490,10 +1599,13 @@ def agents_list(env: Env, target: str | None) -> None:
         for name in ([target] if target else AGENT_TARGETS)
         for item in plan_install(env.layout, name)
     ]
+    width = max(len(name) for name in AGENT_TARGETS)
     env.emit(
         {"files": rows},
         lambda: env.echo(
-            "\n".join(f"{row['target']:<7} {row['state']:<10} {row['path']}" for row in rows)
+            "\n".join(
+                f"{row['target']:<{width}} {row['state']:<10} {row['path']}" for row in rows
+            )
         ),
     )
 

@@ -103,8 +103,9 @@ def _one_pass(layout: Layout, fix: bool) -> list[Finding]:
         for sid in sessions.session_ids(layout):
             lock = store.locked(layout.session_lock(sid), sid) if fix else contextlib.nullcontext()
             with lock:
-                run(_leftovers(layout, layout.session_dir(sid)))
+                # The journal first: the files it still has to rename look like leftovers.
                 run(_journal(layout, sid))
+                run(_leftovers(layout, layout.session_dir(sid)))
                 run(_session_file(layout, sid))
                 run(_hierarchy(layout, sid))
                 run(_stale_claims(layout, sid))
@@ -344,9 +345,8 @@ def _release_claim(layout: Layout, sid: str, task: dict[str, Any], owner: str) -
 
     tid = str(task["id"])
     runner = Runner(layout, sid, None)
-    runner.stop_orphan(tid)
-    record = runner.load_record(tid)
-    where = (record.get("running") or record.get("paused") or {}).get("step")
+    runner.stop_orphans(tid, owner)
+    where = runner.next_step(task)
     execution = {k: v for k, v in obj(task, "execution").items() if k != "claimed_by"}
     execution.update(paused_reason=f"its runner {owner} stopped before the task was done")
     execution["stopped_at"] = now()

@@ -99,7 +99,9 @@ def answer(argv: list[str], environ: Any) -> bytes | None:
         lines = query.show_lines(data)
     if json_out:
         return query.json_bytes(data)
-    return "".join(line + "\n" for line in lines).encode()
+    from wfs.text import for_terminal
+
+    return "".join(for_terminal(line) + "\n" for line in lines).encode()
 
 
 def _bold(text: str) -> str:

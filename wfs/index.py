@@ -22,6 +22,7 @@ from __future__ import annotations
 import marshal
 import os
 import sys
+import zlib
 
 TYPE_CHECKING = False  # typing itself costs more to import than a fast answer
 if TYPE_CHECKING:
@@ -53,10 +54,23 @@ def _stamp(st: os.stat_result) -> Stamp:
     return (st.st_mtime_ns, st.st_size, st.st_ino)
 
 
+def _sealed(payload: bytes) -> bytes:
+    """`payload` behind its CRC-32: a damaged cache file is detected, then ignored."""
+    return zlib.crc32(payload).to_bytes(4, "little") + payload
+
+
+def _unsealed(raw: bytes | memoryview) -> memoryview | None:
+    view = memoryview(raw)
+    if len(view) < 4 or int.from_bytes(view[:4], "little") != zlib.crc32(view[4:]):
+        return None
+    return view[4:]
+
+
 def _load(path: str) -> tuple[Any, ...] | None:
     try:
         with open(path, "rb") as handle:
-            data = marshal.loads(handle.read())
+            payload = _unsealed(handle.read())
+        data = marshal.loads(payload) if payload is not None else None
     except (OSError, EOFError, ValueError, TypeError):
         return None
     return data if isinstance(data, tuple) and data and data[0] == FORMAT else None
@@ -78,7 +92,10 @@ def cached_answers(
         with open(cache_path(workflow, sid, "idx"), "rb") as handle:
             raw = handle.read()
         size = int.from_bytes(raw[:4], "little")
-        head = marshal.loads(memoryview(raw)[4 : 4 + size])
+        head_bytes = _unsealed(memoryview(raw)[4 : 4 + size])
+        if head_bytes is None:
+            return None
+        head = marshal.loads(head_bytes)
         if not isinstance(head, tuple) or len(head) != 6 or head[0] != FORMAT:
             return None
         _, session_stamp, dir_stamp, names, stamps, answers = head
@@ -96,10 +113,22 @@ def cached_answers(
         if current != stamps:
             return None
         if full:
-            answers.update(marshal.loads(memoryview(raw)[4 + size :]))
-    except (OSError, EOFError, ValueError, TypeError):
+            rest = _unsealed(memoryview(raw)[4 + size :])
+            if rest is None:
+                return None
+            answers.update(marshal.loads(rest))
+        if not _answers_shape(answers, full):
+            return None
+    except (OSError, EOFError, ValueError, TypeError, AttributeError):
         return None
     return answers  # type: ignore[no-any-return]
+
+
+def _answers_shape(answers: Any, full: bool) -> bool:
+    """The cached answers have every key the commands read (a last guard after the CRC:
+    an index written by a different wfs is not believed either)."""
+    keys = HEAD_KEYS + (REST_KEYS if full else ())
+    return isinstance(answers, dict) and all(key in answers for key in keys)
 
 
 # --------------------------------------------------------------------------- building
@@ -181,7 +210,8 @@ class Snapshot:
             self.skeletons.append(task)
         trusted = [self.stamper.trusted(s) for s in self.stamps]
         if cached is None or cached[1] != self.names or cached[2] != trusted:
-            write_cache(path, marshal.dumps((FORMAT, self.names, trusted, self.skeletons)))
+            payload = marshal.dumps((FORMAT, self.names, trusted, self.skeletons))
+            write_cache(path, _sealed(payload))
 
 
 def unreadable_skeleton(stem: str, reason: str) -> Task:
@@ -228,7 +258,8 @@ def answers(layout: Layout, sid: str) -> dict[str, Any]:
             {key: result[key] for key in HEAD_KEYS},
         )
     )
-    rest = marshal.dumps({key: result[key] for key in REST_KEYS})
+    head = _sealed(head)
+    rest = _sealed(marshal.dumps({key: result[key] for key in REST_KEYS}))
     write_cache(cache_path(workflow, sid, "idx"), len(head).to_bytes(4, "little") + head + rest)
     return result
 

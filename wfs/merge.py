@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 import shlex
 import stat
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -43,33 +44,47 @@ ATTRIBUTE_LINES = (
     ".workflow/**/.task/*.json merge=wfs-json",
     ".workflow/**/workflow-session.json merge=wfs-json",
 )
-DRIVERS = {
-    "merge.wfs-views.name": "wfs: keep generated plan views conflict-free",
-    "merge.wfs-views.driver": "wfs merge-views %O %A %B %P",
-    "merge.wfs-json.name": "wfs: merge plan JSON field by field",
-    "merge.wfs-json.driver": "wfs merge-json %O %A %B %P",
-}
 HOOKS = ("pre-merge-commit", "post-merge")
 HOOK_MARK = "# wfs-managed hook"
 PENDING = "wfs-merge-pending"  # in the git dir: HEAD as the merge commit was being made
 
 
-def hook_command(name: str, root_in_repo: str) -> str:
+def wfs_function(python: str) -> str:
+    """A shell function `wfs_run` that calls wfs the way git's shell can: with the
+    interpreter that ran `wfs init` (recorded, as pre-commit does, so a shell without the
+    virtual environment works), else the `wfs` on PATH, else it says what to do."""
+    interpreter = shlex.quote(python)
+    missing = shlex.quote(f"wfs: neither {python} nor a wfs on PATH; run `wfs init` again")
+    return (
+        f"wfs_run() {{ if [ -x {interpreter} ]; then {interpreter} -m wfs \"$@\"; "
+        'elif command -v wfs >/dev/null 2>&1; then wfs "$@"; '
+        f"else echo {missing} >&2; return 127; fi; }}"
+    )
+
+
+def drivers(python: str) -> dict[str, str]:
+    """The merge drivers' git configuration."""
+    return {
+        "merge.wfs-views.name": "wfs: keep generated plan views conflict-free",
+        "merge.wfs-views.driver": f"{wfs_function(python)}; wfs_run merge-views %O %A %B %P",
+        "merge.wfs-json.name": "wfs: merge plan JSON field by field",
+        "merge.wfs-json.driver": f"{wfs_function(python)}; wfs_run merge-json %O %A %B %P",
+    }
+
+
+def hook_command(name: str, root_in_repo: str, python: str) -> str:
     """What hook `name` runs; git runs hooks at the top of the work tree."""
-    return f'wfs --root {shlex.quote(root_in_repo)} hook {name} "$@"'
+    return f'{shlex.quote(python)} -m wfs --root {shlex.quote(root_in_repo)} hook {name} "$@"'
 
 
-def hook_script(name: str, root_in_repo: str) -> str:
+def hook_script(name: str, root_in_repo: str, python: str) -> str:
     # A hook of ours never stops git: at worst the views are left to `wfs render`.
     return f"""#!/bin/sh
 {HOOK_MARK}: written by `wfs init`, which may rewrite it; delete it to opt out.
 # Keeps the generated plan views in merge commits fresh (see `wfs init --help`).
-if command -v wfs >/dev/null 2>&1; then
-  {hook_command(name, root_in_repo)} ||
-    echo "wfs: the {name} hook failed; check the plan views with 'wfs render --check'" >&2
-else
-  echo "wfs is not on PATH: plan views were not re-rendered; run 'wfs render' and commit" >&2
-fi
+{wfs_function(python)}
+wfs_run --root {shlex.quote(root_in_repo)} hook {name} "$@" ||
+  echo "wfs: the {name} hook failed; check the plan views with 'wfs render --check'" >&2
 exit 0
 """
 
@@ -98,20 +113,21 @@ def setup_git(layout: Layout) -> GitSetup:
     attributes = write_attributes(layout.root / ".gitattributes")
     if not git.is_work_tree(layout.root):
         return GitSetup(attributes, False, None, {}, None, {})
-    drivers = "unchanged"
-    for key, value in DRIVERS.items():
+    python = sys.executable
+    configured = "unchanged"
+    for key, value in drivers(python).items():
         if git.get_config(layout.root, key) != value:
             git.set_config(layout.root, key, value)
-            drivers = "configured"
+            configured = "configured"
     prefix = git.show_prefix(layout.root).rstrip("/") or "."
     folder = git.git_path(layout.root, "hooks")
     hooks, manual = {}, {}
     for name in HOOKS:
-        hooks[name] = install_hook(folder / name, hook_script(name, prefix), name)
+        hooks[name] = install_hook(folder / name, hook_script(name, prefix, python), name)
         if hooks[name] == "foreign":
-            manual[name] = hook_command(name, prefix)
+            manual[name] = hook_command(name, prefix, python)
     shown = os.path.relpath(folder, layout.root)
-    return GitSetup(attributes, True, drivers, hooks, shown, manual)
+    return GitSetup(attributes, True, configured, hooks, shown, manual)
 
 
 def write_attributes(path: Path) -> str:

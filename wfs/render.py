@@ -20,13 +20,14 @@ from typing import Any
 from wfs import store
 from wfs.layout import task_sort_key
 from wfs.tasks import Task, TaskIndex, depends_on, obj, parent_id, session_facts
+from wfs.text import printable
 
 VIEWS = ("TODO_LIST.md", "IMPL_PLAN.md")
 
 
 def _one_line(value: Any) -> str:
     text = value if isinstance(value, str) else ("" if value is None else str(value))
-    return " ".join(text.split())
+    return printable(" ".join(text.split()))
 
 
 def _strings(value: Any) -> list[str]:
@@ -128,7 +129,7 @@ def render_views(
         "type": _one_line(facts["type"]),
         "phase": _one_line(facts["phase"]),
         "status": _one_line(session.get("status")),
-        "overview": str(plan.get("overview") or "").strip(),
+        "overview": printable(str(plan.get("overview") or "").strip()),
         "requirements": _strings(plan.get("requirements")),
         "entries": entries,
         "edges": edges,
@@ -234,6 +235,12 @@ def write_views(
     return written
 
 
+def _fence(text: str) -> str:
+    """A code fence longer than any run of backticks in `text`, so the text stays whole."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    return "`" * max(3, longest + 1)
+
+
 def read_view(path: Path) -> str | None:
     try:
         return path.read_text(encoding="utf-8")
@@ -241,22 +248,34 @@ def read_view(path: Path) -> str | None:
         return None
 
 
-MAX_OUTPUT_IN_SUMMARY = 4000
+def render_summary(
+    task: Task,
+    steps: list[dict[str, Any]],
+    changed: list[str],
+    links: dict[str, str] | None = None,
+) -> str:
+    """`.summaries/<ID>-summary.md` for a completed task.
 
+    `links`: output name -> where its whole text is, for the outputs too long to show
+    whole (see engine.needs_link): those show their start and link the rest.
+    """
+    from wfs.flow.engine import SUMMARY_OUTPUT_CHARS, SUMMARY_OUTPUT_LINES
 
-def render_summary(task: Task, steps: list[dict[str, Any]], changed: list[str]) -> str:
-    """`.summaries/<ID>-summary.md` for a completed task."""
     global _ENV
     if _ENV is None:
         _ENV = _environment()
+    links = links or {}
     outputs = []
     for step in steps:
-        if step.get("bind") and step.get("status") == "done":
+        name = step.get("bind")
+        if name and step.get("status") == "done":
             value = str(step.get("output", "")).rstrip("\n")
-            if len(value) > MAX_OUTPUT_IN_SUMMARY:
-                value = value[:MAX_OUTPUT_IN_SUMMARY] + "\n… (truncated)"
-            # A fence inside the value would end the code block early.
-            outputs.append({"name": step["bind"], "value": value.replace("```", "ʼʼʼ")})
+            if name in links:
+                value = "\n".join(value.splitlines()[:SUMMARY_OUTPUT_LINES])[:SUMMARY_OUTPUT_CHARS]
+            value = printable(value)
+            outputs.append(
+                {"name": name, "value": value, "fence": _fence(value), "link": links.get(name)}
+            )
     data = {
         "id": task.get("id"),
         "title": _one_line(task.get("title")),

@@ -23,7 +23,10 @@ DEFAULT_LOCK_TIMEOUT = 10.0
 
 def dumps(data: Any) -> bytes:
     """2-space indent, UTF-8 with non-ASCII kept, key order kept, trailing newline."""
-    return orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n"
+    try:
+        return orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n"
+    except orjson.JSONEncodeError as err:  # nested over 254 levels, a lone surrogate
+        raise WfsError(f"cannot write this JSON: {err}") from None
 
 
 def parse_json(raw: bytes, where: str) -> Any:
@@ -62,16 +65,18 @@ def write_bytes(path: Path, data: bytes, durable: bool = True) -> None:
 
     `durable=False` skips the fsyncs, for derived files (caches) only: a crash may lose
     them but never tears them."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    with _naming(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        os.fchmod(fd, _file_mode())  # mkstemp makes 0600; plan files are ordinary files
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            if durable:
-                handle.flush()
-                os.fsync(handle.fileno())
-        os.replace(tmp, path)
+        with _naming(path):
+            os.fchmod(fd, _file_mode())  # mkstemp makes 0600; plan files are ordinary files
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                if durable:
+                    handle.flush()
+                    os.fsync(handle.fileno())
+            os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
@@ -114,20 +119,53 @@ def write_if_changed(path: Path, data: bytes) -> bool:
 def write_together(files: list[tuple[Path, bytes]], journal: Path) -> None:
     """Write several files so that a crash leaves all of them written or none.
 
-    The new contents go to `journal` first; once it is durable each file is replaced
-    atomically and the journal removed. After a crash, `replay(journal)` (run under the
-    same lock before anything else) finishes the job.
+    Every new content is first staged in a temporary file beside its target and made
+    durable: a full disk, a read-only folder or a permission refused stops the change
+    there, with nothing changed. Then a journal lists the renames that remain, and they
+    are done; after a crash, `replay(journal)` (run under the same lock before anything
+    else) finishes them.
     """
     if len(files) <= 1:
         for path, data in files:
             write_bytes(path, data)
         return
     base = journal.parent
-    entries = [[os.path.relpath(path, base), data.decode("utf-8")] for path, data in files]
-    write_bytes(journal, dumps({"files": entries}))
-    _apply(base, entries)
+    staged: list[tuple[Path, Path]] = []
+    try:
+        for path, data in files:
+            staged.append((path, stage(path, data)))
+        renames = [[os.path.relpath(t, base), os.path.relpath(s, base)] for t, s in staged]
+        write_bytes(journal, dumps({"renames": renames}))
+    except BaseException:
+        for _, temporary in staged:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+        raise
+    for target, temporary in staged:
+        os.replace(temporary, target)
+    for folder in {target.parent for target, _ in staged}:
+        _fsync_dir(folder)
     journal.unlink()
     _fsync_dir(base)
+
+
+def stage(path: Path, data: bytes) -> Path:
+    """`data` in a durable temporary file beside `path`, ready to be renamed over it."""
+    with _naming(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with _naming(path):
+            os.fchmod(fd, _file_mode())
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    return Path(tmp)
 
 
 def replay(journal: Path) -> bool:
@@ -136,20 +174,34 @@ def replay(journal: Path) -> bool:
         raw = journal.read_bytes()
     except FileNotFoundError:
         return False
+    base = journal.parent
     try:
-        entries = orjson.loads(raw)["files"]
-    except (orjson.JSONDecodeError, KeyError, TypeError):
-        # Torn before it was complete: none of its files were touched yet.
+        data = orjson.loads(raw)
+        renames = data.get("renames")
+        files = data.get("files")  # journals of earlier versions hold the contents
+    except (orjson.JSONDecodeError, AttributeError):
+        # Torn before it was complete: no file was renamed yet (the staged ones are
+        # leftovers `wfs doctor --fix` removes).
         journal.unlink()
         return True
-    _apply(journal.parent, entries)
+    for target, temporary in renames if isinstance(renames, list) else []:
+        if (base / temporary).exists():  # not renamed yet
+            os.replace(base / temporary, base / target)
+    for relative, text in files if isinstance(files, list) else []:
+        write_bytes(base / relative, text.encode("utf-8"))
     journal.unlink()
     return True
 
 
-def _apply(base: Path, entries: list[list[str]]) -> None:
-    for relative, text in entries:
-        write_bytes(base / relative, text.encode("utf-8"))
+@contextlib.contextmanager
+def _naming(path: Path) -> Iterator[None]:
+    """An I/O error without a file name (a full disk on write) names `path`."""
+    try:
+        yield
+    except OSError as err:
+        if err.filename:
+            raise
+        raise OSError(err.errno, err.strerror, str(path)) from None
 
 
 def _fsync_dir(directory: Path) -> None:

@@ -812,7 +812,7 @@ def _checked_files(layout: Layout, sid: str, folder: Path, key: str) -> list[_Ch
     if cached is None or cached[1] != rules or cached[2] != names or cached[3] != trusted:
         results = [([tuple(p) for p in c.problems], c.skeleton, c.readable) for c in checked]
         payload = marshal.dumps((index.FORMAT, rules, names, trusted, results))
-        index.write_cache(path, payload)
+        index.write_cache(path, index._sealed(payload))
     return checked
 
 
@@ -831,6 +831,17 @@ def validate_session(layout: Layout, sid: str, folder: Path | None = None) -> li
     session_where = layout.relative(session_path)
     data, problem = _load(session_path, session_where)
     problems = [problem] if problem else validate_session_data(data, session_where, folder=sid)
+    journal = layout.journal(sid)
+    if journal.exists() and folder == primary:
+        problems.insert(
+            0,
+            Problem(
+                layout.relative(journal),
+                "interrupted",
+                "a change to several files of this session was interrupted, so they are "
+                "half written; `wfs doctor --fix` finishes it",
+            ),
+        )
 
     task_dir = folder / ".task"
     checked = _checked_files(layout, sid, folder, key)

@@ -23,32 +23,29 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from wfs import store
 from wfs.claims import claim_alive, owner_id
 from wfs.edit import editing, refuse_container, unknown_task
 from wfs.errors import WfsError
+from wfs.flow import brief as brief_mod
 from wfs.flow import signals
 from wfs.flow import steps as run_steps
-from wfs.flow.answer import CONTRACT, EmptyAnswer, read_answer
-from wfs.flow.variables import (
-    MissingInput,
-    as_text,
-    check_inputs,
-    substitute_prose,
-    substitute_session,
-    task_values,
-)
+from wfs.flow.answer import Answer, EmptyAnswer, read_answer
+from wfs.flow.routing import AgentRoutes
+from wfs.flow.variables import MissingInput, check_inputs, substitute_session, task_values
 from wfs.flow.work import Step, Uninterpretable, task_steps
 from wfs.formats import canonical_task, status_of
-from wfs.index import load_skeletons
 from wfs.layout import Layout, check_task_id
-from wfs.tasks import Task, TaskIndex, depends_on, obj
+from wfs.tasks import Task, obj
 
 RUNS_DIR = ".runs"
 TAIL_BYTES = 64 * 1024  # of stdout and of stderr, kept in the run record for each failure
+RECORD_INLINE = 256 * 1024  # a larger step output is kept in a file beside the record
 TAIL_LINES = 20  # shown to people and in --json
-PROSE_FIELDS = ("title", "description", "action")
-LIST_FIELDS = ("modification_points", "logic_flow", "requirements", "acceptance", "focus_paths")
+SUMMARY_OUTPUT_CHARS = 2000  # an output longer than this is cut in the summary, and linked
+SUMMARY_OUTPUT_LINES = 40
 TASK_VARIABLES = (
     "focus_paths",
     "depends_on",
@@ -101,6 +98,46 @@ def now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+class TaskRun:
+    """One run of a task: its steps, its run record, and the values bound so far."""
+
+    def __init__(self, runner: Runner, task: Task, plan: list[Step], record: dict[str, Any]):
+        self.task = task
+        self.plan = plan
+        self.record = record
+        self.values = runner.base_values(task)
+        self.declared = {s.output for s in plan if s.output}
+        self.produced: dict[str, tuple[str, str]] = {}  # output name -> (step key, text)
+        # Steps after agent work: a failing check there goes back to the agent.
+        self.after_agent: set[str] = set()
+        seen_agent = False
+        for step in plan:
+            if seen_agent:
+                self.after_agent.add(step.key)
+            seen_agent = seen_agent or has_agent_part(step)
+
+    def bind(self, step: Step, output: str) -> None:
+        if step.output:
+            self.values[step.output] = output
+            self.produced[step.output] = (step.key, output)
+
+
+def has_agent_part(step: Step) -> bool:
+    return not step.parts or any(run_steps.classify(p).kind == "agent" for p in step.parts)
+
+
+def agent_only(step: Step) -> bool:
+    return all(run_steps.classify(p).kind == "agent" for p in step.parts)
+
+
+def fix_budget(step: Step) -> int:
+    """How many times a failing check of this step goes back to the agent."""
+    n = step.spec.get("max_iterations")
+    if isinstance(n, int) and not isinstance(n, bool) and n >= 1:
+        return n
+    return 1 if step.spec.get("on_error") == "retry_once" else 0
+
+
 class Runner:
     """Runs the tasks of one session."""
 
@@ -108,17 +145,19 @@ class Runner:
         self,
         layout: Layout,
         sid: str,
-        agent: str | None,
+        routes: AgentRoutes | None = None,
         progress: Progress | None = None,
         command_prefix: list[str] | None = None,
+        scope: str = "task",
     ) -> None:
         self.layout = layout
         self.sid = sid
-        self.agent = agent
+        self.routes = routes or AgentRoutes(None, {}, None)
         self.progress = progress or (lambda event, data: None)
         self.owner = owner_id()
         # How people and agents call wfs again: the resume commands start with it.
         self.command_prefix = command_prefix or ["wfs", "--session", sid]
+        self.scope = scope  # "task": consecutive agent steps in one hand-off; "step": one each
 
     def resume_argv(self, tid: str) -> list[str]:
         return [*self.command_prefix, "execute", "--resume", tid]
@@ -193,9 +232,7 @@ class Runner:
                 if why:
                     problems.append(f"{step.key} ({step.name}): {why}")
         if problems:
-            raise WfsError(
-                f"{tid} is unsafe to run; nothing was changed:\n" + "\n".join(problems)
-            )
+            raise WfsError(f"{tid} is unsafe to run; nothing was changed:\n" + "\n".join(problems))
         return plan
 
     def reclaim(self, requested: str) -> tuple[Task, list[str]]:
@@ -228,7 +265,7 @@ class Runner:
                         "wait for it to stop, or stop that process first"
                     )
                 notes.append(f"took over the claim of {owner}, which is no longer running")
-                notes.extend(self.stop_orphan(tid))
+                notes.extend(self.stop_orphans(tid, owner))
             self.preflight(task)
             if self.load_record(tid).get("finished_at"):
                 self.save_record(new_record(tid))  # that run completed: this one starts over
@@ -239,14 +276,24 @@ class Runner:
             draft.put(claimed)
             return claimed, notes
 
-    def stop_orphan(self, tid: str) -> list[str]:
-        """Stop the step a killed runner left running, before anything runs it again."""
-        running = self.load_record(tid).get("running")
-        if not isinstance(running, dict) or not isinstance(running.get("pid"), int):
-            return []
-        if run_steps.stop_orphan(running["pid"], str(running.get("token", ""))):
-            return [f"stopped the orphaned process group {running['pid']} of {running['step']}"]
-        return []
+    def step_token(self, tid: str, owner: str | None = None) -> str:
+        """What marks the processes of a task's steps (WFS_STEP in their environment)."""
+        return f"{self.sid}/{tid}/{owner or self.owner}"
+
+    def stop_orphans(self, tid: str, owner: str) -> list[str]:
+        """Stop what the steps of a dead runner left running, before anything runs again."""
+        groups = run_steps.stop_orphans(self.step_token(tid, owner))
+        return [f"stopped the orphaned step processes of {owner} (group {g})" for g in groups]
+
+    def next_step(self, task: Task) -> str | None:
+        """The key of the first step of the task that its run record has not finished."""
+        steps = self.load_record(task["id"])["steps"]
+        try:
+            plan = task_steps(task)
+        except Uninterpretable:
+            return None
+        unfinished = (s.key for s in plan if steps.get(s.key, {}).get("status") not in FINISHED)
+        return next(unfinished, None)
 
     def finish(
         self, tid: str, status: str, reason: str | None = None, step: str | None = None
@@ -286,6 +333,30 @@ class Runner:
         path = self.record_path(record["task"])
         store.write_bytes(path, store.dumps(record), durable=False)
 
+    def stored_output(self, tid: str, step: Step, output: str) -> dict[str, Any]:
+        """How a step's output goes into the run record: inline, or (when large) in a
+        file next to it, so that the record stays small to rewrite after every step."""
+        data = output.encode("utf-8", "surrogateescape")
+        if len(data) <= RECORD_INLINE:
+            return {"output": output}
+        path = self.output_path(tid, step.key.replace("/", "-") + ".output")
+        store.write_bytes(path, data, durable=False)
+        return {"output_file": self.layout.relative(path), "output_bytes": len(data)}
+
+    def entry_output(self, entry: dict[str, Any]) -> str:
+        """A recorded step's output, from the record or the file it was put in."""
+        if "output_file" not in entry:
+            return str(entry.get("output", ""))
+        where = str(entry["output_file"])
+        try:
+            return (self.layout.root / where).read_bytes().decode("utf-8", "surrogateescape")
+        except OSError as err:
+            raise WfsError(f"{where}: cannot read a recorded output: {err.strerror}") from None
+
+    def output_path(self, tid: str, name: str) -> Path:
+        """Where a step output too long to show is kept whole, next to the run record."""
+        return self.record_path(tid).with_suffix("") / f"{name}.txt"
+
     # ------------------------------------------------------------ variables
 
     def base_values(self, task: Task) -> dict[str, Any]:
@@ -293,18 +364,9 @@ class Runner:
         folder = self.layout.relative(self.layout.session_dir(self.sid)) if self.sid else None
         values = task_values(canonical_task(task), self.sid, folder)
         if self.sid:
-            values["dependency_summaries"] = self.dependency_summaries(task)
+            texts = [d["text"] for d in brief_mod.dependencies(self, task) if "text" in d]
+            values["dependency_summaries"] = "\n".join(texts)
         return values
-
-    def dependency_summaries(self, task: Task) -> str:
-        index = TaskIndex(load_skeletons(self.layout, self.sid))
-        texts = []
-        for dep in depends_on(task):
-            for tid in index.children.get(dep) or [dep]:
-                path = self.summary_path(tid)
-                if path.exists():
-                    texts.append(path.read_text(encoding="utf-8"))
-        return "\n".join(texts)
 
     def summary_path(self, tid: str) -> Path:
         return self.layout.session_dir(self.sid) / ".summaries" / f"{tid}-summary.md"
@@ -320,73 +382,95 @@ class Runner:
         step, which is where the task stopped. `plan`: the steps, if not the task's own.
         """
         tid = task["id"]
-        record = self.load_record(tid)
-        values = self.base_values(task)
         plan = task_steps(task) if plan is None else plan
-        declared = {s.output for s in plan if s.output}
+        run = TaskRun(self, task, plan, self.load_record(tid))
+        record = run.record
         given = resume
-        for step in plan:
+        i = 0
+        while i < len(plan):
+            step = plan[i]
             entry = record["steps"].get(step.key)
             if entry and entry.get("status") in FINISHED:
-                self._bind(values, step, entry.get("output", ""))
+                run.bind(step, self.entry_output(entry))
+                i += 1
                 continue
+            group = self._group(run, i)
             try:
                 signals.check()
-                entry = self.run_step(task, step, values, declared, record, given)
+                self.run_step(run, group, given)
             except signals.Interrupted as stop:
                 record["paused"] = {"step": step.key, "reason": f"interrupted ({stop.name})"}
-                record["running"] = None
                 self.save_record(record)
                 stop.step_key = step.key
                 raise
             given = None
-            self._bind(values, step, entry.get("output", ""))
+            i += len(group)
         record["finished_at"] = now()
         record["paused"] = None
         self.save_record(record)
         steps = [
-            record["steps"][s.key] | {"key": s.key, "name": s.name, "bind": s.output} for s in plan
+            record["steps"][s.key]
+            | {"key": s.key, "name": s.name, "bind": s.output}
+            | {"output": self.entry_output(record["steps"][s.key])}
+            for s in plan
         ]
-        return {"task": tid, "steps": steps, "values": values}
+        return {"task": tid, "steps": steps, "values": run.values}
 
-    def _bind(self, values: dict[str, Any], step: Step, output: str) -> None:
-        if step.output:
-            values[step.output] = output
+    def _group(self, run: TaskRun, index: int) -> list[Step]:
+        """The step at `index`, with the agent steps right after it that go to the agent
+        in the same hand-off (implementation steps only, with `--agent-scope task`)."""
+        first = run.plan[index]
+        if self.scope != "task" or not groupable(first):
+            return [first]
+        group = [first]
+        for step in run.plan[index + 1 :]:
+            entry = run.record["steps"].get(step.key) or {}
+            if entry.get("status") in FINISHED or not groupable(step):
+                break
+            group.append(step)
+        return group
 
-    def run_step(
-        self,
-        task: Task,
-        step: Step,
-        values: dict[str, Any],
-        declared: set[str],
-        record: dict[str, Any],
-        given: dict[str, Any] | None,
-    ) -> dict[str, Any]:
-        """Run what is left of one step, part by part, with its on_error strategy.
-
-        Returns its finished record entry; raises a Stop when the task stops here.
-        """
-        tid = task["id"]
+    def run_step(self, run: TaskRun, group: list[Step], given: dict[str, Any] | None) -> None:
+        """Run what is left of a step (with the agent steps grouped with it), part by
+        part, with its on_error strategy. Raises a Stop when the task stops here."""
+        step = group[0]
+        tid = run.task["id"]
+        record = run.record
         previous = record["steps"].get(step.key) or {}
         done: list[str] = list(previous.get("parts") or [])
         checkpoints: list[str] = list(previous.get("checkpoints") or [])
+        fixes: list[dict[str, Any]] = list(previous.get("fixes") or [])
+        waiting_fix: dict[str, Any] | None = previous.get("fix")
         tries: list[dict[str, Any]] = []
-        on_error = step.spec.get("on_error", "fail")
         parts = step.parts or ("",)
+        budget = fix_budget(step) if step.key in run.after_agent else 0
         started = time.monotonic()
-        self.progress("start", {"task": tid, "step": step.key, "name": step.name})
+        self.progress("start", {"task": tid, "step": step.key, "name": _names(group)})
 
         def save(status: str, **extra: Any) -> dict[str, Any]:
+            output = extra.pop("output", None)
+            if output is not None:
+                extra.update(self.stored_output(tid, step, output))
             entry = {
                 "status": status,
-                "parts": done,
+                # The outputs of finished parts, to resume a step part way; a finished
+                # step keeps only its output.
+                **({} if status in FINISHED else {"parts": done}),
                 "elapsed": round(time.monotonic() - started, 3),
                 **({"checkpoints": checkpoints} if checkpoints else {}),
+                **({"fixes": fixes} if fixes else {}),
                 **({"tries": tries} if tries else {}),
                 **extra,
             }
             record["steps"][step.key] = entry
-            record["running"] = None
+            if status in FINISHED:
+                for other in group[1:]:
+                    record["steps"][other.key] = {
+                        "status": status,
+                        **self.stored_output(tid, other, output or ""),
+                        "elapsed": 0.0,
+                        "how": f"in one hand-off with {step.key}",
+                    }
             record["paused"] = (
                 None if status in FINISHED else {"step": step.key, "reason": extra.get("reason")}
             )
@@ -396,193 +480,223 @@ class Runner:
                 {
                     "task": tid,
                     "step": step.key,
-                    "name": step.name,
+                    "name": _names(group),
                     "outcome": status,
                     "elapsed": entry["elapsed"],
                 },
             )
+            if status in FINISHED:
+                for member in group:
+                    run.bind(member, output or "")
             return entry
 
         if given and given.get("skip"):
-            return save("skipped", output="", how="skipped on resume")
+            save("skipped", output="", how="skipped on resume")
+            return
         hows: list[str] = []
         try:
             while len(done) < len(parts):
                 index = len(done)
                 text = substitute_session(parts[index], self.sid)
-                command = run_steps.classify(text) if text.strip() else run_steps.Command("agent", "")
-                if given and given.get("output") is not None:
-                    answer = read_answer(given["output"], "the resume")
+                command = (
+                    run_steps.classify(text) if text.strip() else run_steps.Command("agent", "")
+                )
+                if command.kind == "agent":
+                    if given and given.get("output") is not None:
+                        answer = read_answer(given["output"], "the resume")
+                        hows.append("given on resume")
+                    else:
+                        answer = self._ask(run, group, command.text, index, checkpoints, save)
+                        hows.append("answered by the agent")
                     given = None
-                    hows.append("given on resume")
-                else:
-                    given = None
-                    try:
-                        result, part_tries = self._run_part(
-                            task, step, command, text, values, declared, record, index, checkpoints
+                    if answer.kind == "checkpoint":
+                        checkpoints.append(answer.text)
+                        brief = self.brief(run, group, command.text, checkpoints=checkpoints)
+                        save("paused", reason=CHECKPOINT)
+                        raise Pause(step, CHECKPOINT, brief)
+                    if answer.kind == "blocked":
+                        save("blocked", reason=answer.reason, answer=answer.text)
+                        raise StepFailed(
+                            step,
+                            f"agent reported TASK BLOCKED at {_label(step)}: {answer.reason}",
+                            [],
                         )
-                    except Pause as pause:  # no agent to ask: keep the parts done so far
-                        save("paused", reason=pause.reason)
-                        raise
-                    tries.extend(part_tries)
-                    if result is None:  # a successful command
-                        done.append(part_tries[-1]["output"])
-                        continue
-                    if isinstance(result, str):  # a failure, after its retries
-                        return self._failed(step, on_error, result, save, values, task)
-                    answer = result
-                    hows.append("answered by the agent")
-                if answer.kind == "blocked":
-                    save("blocked", reason=answer.reason, answer=answer.text)
-                    raise StepFailed(
-                        step, f"agent reported TASK BLOCKED at {_label(step)}: {answer.reason}", []
+                    done.append("\n\n".join([*checkpoints, answer.text]))
+                    checkpoints = []
+                    continue
+                if waiting_fix is not None and given and given.get("output") is not None:
+                    answer = read_answer(given["output"], "the resume")
+                    self._fixed(step, answer, waiting_fix, fixes, save)
+                given = None
+                waiting_fix = None
+                while True:
+                    failure, output, failed_tries = self._run_command(
+                        run, step, command, text, index, retries=1 if budget else None
                     )
-                if answer.kind == "checkpoint":
-                    checkpoints.append(answer.text)
-                    brief = self.brief(task, step, values, None, command.text, checkpoints)
-                    save("paused", reason=CHECKPOINT)
-                    raise Pause(step, CHECKPOINT, brief)
-                done.append("\n\n".join([*checkpoints, answer.text]))
-                checkpoints = []
+                    tries.extend(failed_tries)
+                    if failure is None:
+                        done.append(output)
+                        break
+                    if len(fixes) >= budget:
+                        self._failed(run, step, failure, save)
+                        return  # skip_optional: the step is skipped
+                    fix = {
+                        "step": step.key,
+                        "command": text,
+                        "error": failure,
+                        "stdout": tail_lines(failed_tries[-1].get("stdout", "")),
+                        "stderr": tail_lines(failed_tries[-1].get("stderr", "")),
+                        "iteration": len(fixes) + 1,
+                        "of": budget,
+                    }
+                    self.progress("fix", {"task": tid, "step": step.key, "name": step.name, **fix})
+                    answer = self._ask(run, [step], "", index, [], save, fix=fix)
+                    self._fixed(step, answer, fix, fixes, save)
         except EmptyAnswer as empty:
             save("paused", reason=empty.message)
             raise Refused(step, f"{_label(step)}: {empty.message}") from None
         except signals.Interrupted:
             save("interrupted", reason="interrupted")
             raise
+        if fixes:
+            hows.append(f"after {len(fixes)} fix{'es' if len(fixes) != 1 else ''}")
         output = "\n".join(part.rstrip("\n") for part in done)
-        return save("done", output=output, **({"how": ", ".join(hows)} if hows else {}))
+        save("done", output=output, **({"how": ", ".join(hows)} if hows else {}))
 
-    def _run_part(
+    def _fixed(
         self,
-        task: Task,
+        step: Step,
+        answer: Answer,
+        fix: dict[str, Any],
+        fixes: list[dict[str, Any]],
+        save: Callable[..., dict[str, Any]],
+    ) -> None:
+        """Record the agent's answer to a fix brief; the check then runs again."""
+        if answer.kind == "blocked":
+            save("blocked", reason=answer.reason, answer=answer.text)
+            raise StepFailed(
+                step,
+                f"agent reported TASK BLOCKED while fixing {_label(step)}: {answer.reason}",
+                [],
+            )
+        fixes.append({"iteration": fix["iteration"], "error": fix["error"], "answer": answer.text})
+
+    def _ask(
+        self,
+        run: TaskRun,
+        group: list[Step],
+        command: str,
+        index: int,
+        checkpoints: list[str],
+        save: Callable[..., dict[str, Any]],
+        fix: dict[str, Any] | None = None,
+    ) -> Answer:
+        """The agent's answer to the brief for `group` (or to a fix brief). Pauses when
+        no agent is configured; a failing agent fails the step."""
+        step = group[0]
+        brief = self.brief(run, group, command, checkpoints=checkpoints, fix=fix)
+        handoff = self.routes.for_task(run.task)
+        if handoff is None:
+            reason = WAITING_FOR_AGENT
+            if fix:
+                reason = f"waiting for an agent to fix {step.key}: {fix['error']}"
+            save("paused", reason=reason, **({"fix": fix} if fix else {}))
+            raise Pause(step, reason, brief)
+        from wfs.flow.brief import as_text
+
+        stdin = orjson.dumps(brief).decode() if handoff.form == "json" else as_text(brief)
+        token = self.step_token(run.task["id"])
+        result = run_steps.run_agent(handoff.command, stdin, self.layout.root, {"WFS_STEP": token})
+        if result.exit_code != 0 or result.timed_out:
+            error = f"the agent `{handoff.command}` failed: {_failure(result, None)}"
+            entry = {"part": index, "exit_code": result.exit_code, "error": error}
+            entry.update(stdout=_tail_bytes(result.output), stderr=_tail_bytes(result.error))
+            reason = f"step {_label(step)} failed: {error}"
+            save("failed", reason=reason, error=error, tries=[entry])
+            raise StepFailed(step, reason, [entry])
+        return read_answer(result.output, f"the agent `{handoff.command}`")
+
+    def _run_command(
+        self,
+        run: TaskRun,
         step: Step,
         command: run_steps.Command,
         text: str,
-        values: dict[str, Any],
-        declared: set[str],
-        record: dict[str, Any],
         index: int,
-        checkpoints: list[str],
-    ) -> tuple[Any, list[dict[str, Any]]]:
-        """Run one part: (None, tries) on success, (reason, tries) on failure, or
-        (Answer, tries) for an agent's answer. Raises Pause when no agent is configured."""
+        retries: int | None,
+    ) -> tuple[str | None, str, list[dict[str, Any]]]:
+        """Run one command part: (None, output, failed tries) on success, (why, "",
+        failed tries) on failure. `retries`: how many tries (default: two for
+        `retry_once`, else one)."""
         criteria = step.spec.get("success_criteria")
         criteria = criteria if isinstance(criteria, str) else None
         timeout = step.spec.get("timeout")
         timeout = float(timeout) if isinstance(timeout, (int, float)) and timeout > 0 else None
-        retries = 2 if step.spec.get("on_error") == "retry_once" else 1
+        if retries is None:
+            retries = 2 if step.spec.get("on_error") == "retry_once" else 1
         tries: list[dict[str, Any]] = []
-        token = os.urandom(8).hex()
-        started = self._started(record, step, index, token)
         for _ in range(retries):
+            try:
+                check_inputs(text, run.values, run.declared)
+            except MissingInput as missing:
+                tries.append({"part": index, "error": missing.message})
+                return missing.message, "", tries
             began = time.monotonic()
-            if command.kind == "agent":
-                brief = self.brief(task, step, values, None, command.text, checkpoints)
-                if not self.agent:
-                    raise Pause(step, WAITING_FOR_AGENT, brief)
-                import orjson
-
-                result = run_steps.run_agent(
-                    self.agent,
-                    orjson.dumps(brief).decode(),
-                    self.layout.root,
-                    started,
-                    {"WFS_STEP": token},
-                )
-            else:
-                try:
-                    check_inputs(text, values, declared)
-                except MissingInput as missing:
-                    tries.append({"part": index, "error": missing.message})
-                    return missing.message, tries
-                result = run_steps.run_command(
-                    command, values, self.layout.root, timeout, started, {"WFS_STEP": token}
-                )
-            ok = run_steps.meets(criteria, result)
-            try_entry: dict[str, Any] = {
+            token = self.step_token(run.task["id"])
+            result = run_steps.run_command(
+                command, run.values, self.layout.root, timeout, {"WFS_STEP": token}
+            )
+            entry: dict[str, Any] = {
                 "part": index,
                 "exit_code": result.exit_code,
                 "elapsed": round(time.monotonic() - began, 3),
             }
-            if ok:
-                if command.kind == "agent":
-                    return read_answer(result.output, f"the agent `{self.agent}`"), tries
-                try_entry["output"] = result.output
-                tries.append(try_entry)
-                return None, tries
-            try_entry.update(
+            if run_steps.meets(criteria, result, timeout):
+                return None, result.output, tries
+            entry.update(
                 error=_failure(result, criteria),
                 stdout=_tail_bytes(result.output),
                 stderr=_tail_bytes(result.error),
             )
-            tries.append(try_entry)
-        return tries[-1]["error"], tries
-
-    def _started(
-        self, record: dict[str, Any], step: Step, index: int, token: str
-    ) -> Callable[[int], None]:
-        def started(pid: int) -> None:
-            record["running"] = {"step": step.key, "part": index, "pid": pid, "token": token}
-            self.save_record(record)
-
-        return started
+            tries.append(entry)
+        return tries[-1]["error"], "", tries
 
     def _failed(
-        self,
-        step: Step,
-        on_error: str,
-        error: str,
-        save: Callable[..., dict[str, Any]],
-        values: dict[str, Any],
-        task: Task,
-    ) -> dict[str, Any]:
-        """Apply on_error to a failed step: skipped (entry returned), or a Stop."""
+        self, run: TaskRun, step: Step, error: str, save: Callable[..., dict[str, Any]]
+    ) -> None:
+        """Apply on_error to a failed step: skipped (returns), or a Stop."""
+        on_error = step.spec.get("on_error", "fail")
         if on_error == "skip_optional":
-            return save("skipped", output="", error=error)
+            save("skipped", output="", error=error)
+            return
         reason = f"step {_label(step)} failed: {error}"
         if on_error == "manual_intervention":
             reason = f"manual intervention needed: {reason}"
             save("failed", reason=reason, error=error)
-            raise Pause(step, reason, self.brief(task, step, values, error), manual=True)
+            brief = self.brief(run, [step], "", error=error)
+            raise Pause(step, reason, brief, manual=True)
         entry = save("failed", reason=reason, error=error)
         raise StepFailed(step, reason, entry.get("tries", []))
 
     def brief(
         self,
-        task: Task,
-        step: Step,
-        values: dict[str, Any],
-        error: str | None,
-        command: str | None = None,
+        run: TaskRun,
+        group: list[Step],
+        command: str,
         checkpoints: list[str] | None = None,
+        fix: dict[str, Any] | None = None,
+        error: str | None = None,
     ) -> dict[str, Any]:
-        """Everything an agent (or a person) needs to do one step, fully resolved."""
-        resolved: dict[str, Any] = {"key": step.key, "name": step.name}
-        for field in PROSE_FIELDS:
-            if isinstance(step.spec.get(field), str):
-                resolved[field] = substitute_prose(
-                    substitute_session(step.spec[field], self.sid), values
-                )
-        for field in LIST_FIELDS:
-            items = step.spec.get(field)
-            if isinstance(items, list):
-                resolved[field] = [substitute_prose(as_text(i), values) for i in items]
-        if command:
-            resolved["command"] = substitute_prose(command, values)
-        if step.output:
-            resolved["output"] = step.output
+        """Everything an agent (or a person) needs to do the steps of `group`."""
+        steps = [
+            brief_mod.resolved_step(self, s, run.values, command if n == 0 else None)
+            for n, s in enumerate(group)
+        ]
         if error:
-            resolved["error"] = error
-        if checkpoints:
-            resolved["checkpoints"] = checkpoints
-        return {
-            "task": task,
-            "workflow": {"session": self.sid, "phase": self.session_phase()},
-            "step": resolved,
-            "contract": CONTRACT,
-            "resume": self.resume_argv(task["id"]),
-        }
+            steps[0]["error"] = error
+        return brief_mod.build(
+            self, run.task, steps, dict(run.produced), checkpoints=checkpoints, fix=fix
+        )
 
     def session_phase(self) -> str | None:
         if not self.sid:
@@ -596,13 +710,35 @@ class Runner:
     def write_summary(self, task: Task, result: dict[str, Any], changed: list[str]) -> Path:
         from wfs.render import render_summary
 
-        path = self.summary_path(task["id"])
-        store.write_text(path, render_summary(task, result["steps"], changed))
+        tid = task["id"]
+        path = self.summary_path(tid)
+        links: dict[str, str] = {}
+        for step in result["steps"]:
+            name, output = step.get("bind"), str(step.get("output", ""))
+            if name and step.get("status") == "done" and needs_link(output):
+                if "output_file" in step:  # already kept whole beside the record
+                    full = self.layout.root / step["output_file"]
+                else:
+                    full = self.output_path(tid, name)
+                    store.write_bytes(full, output.encode("utf-8"), durable=False)
+                links[name] = os.path.relpath(full, path.parent)
+        store.write_text(path, render_summary(task, result["steps"], changed, links))
         return path
 
 
+def groupable(step: Step) -> bool:
+    """An implementation step done by the agent alone, which may share a hand-off."""
+    return not step.key.startswith(("pre_analysis/", "acceptance/")) and agent_only(step)
+
+
+def _names(group: list[Step]) -> str:
+    if len(group) == 1:
+        return group[0].name
+    return f"{group[0].name} (+{len(group) - 1} more in one hand-off)"
+
+
 def new_record(tid: str) -> dict[str, Any]:
-    return {"task": tid, "started_at": now(), "steps": {}, "paused": None, "running": None}
+    return {"task": tid, "started_at": now(), "steps": {}, "paused": None}
 
 
 def _label(step: Step) -> str:
@@ -637,6 +773,11 @@ def tail_lines(text: str) -> list[str]:
     return text.splitlines()[-TAIL_LINES:]
 
 
+def needs_link(output: str) -> bool:
+    """Whether a summary shows only the start of `output`, and links the whole."""
+    return len(output) > SUMMARY_OUTPUT_CHARS or output.count("\n") >= SUMMARY_OUTPUT_LINES
+
+
 def iter_ready(runner: Runner) -> Iterator[Task]:
     while True:
         task = runner.claim(None)
@@ -645,8 +786,14 @@ def iter_ready(runner: Runner) -> Iterator[Task]:
         yield task
 
 
-def git_dirty(root: Path) -> set[str] | None:
-    """Paths git reports as changed or new, outside .workflow/; None outside a git repo."""
+HASHED_UP_TO = 16 * 1024 * 1024  # larger files are compared by size and mtime
+
+
+def file_states(root: Path) -> dict[str, str] | None:
+    """What each path git reports as changed or new (outside .workflow/) holds: a
+    content hash (or size and mtime for a large file, "absent" for a deleted one).
+    None outside a git repository."""
+    import hashlib
     import subprocess
 
     try:
@@ -654,18 +801,39 @@ def git_dirty(root: Path) -> set[str] | None:
             ["git", "status", "--porcelain", "-z", "--untracked-files=all"],
             cwd=root,
             capture_output=True,
-            timeout=30,
+            timeout=60,
         )
     except (OSError, subprocess.TimeoutExpired):
         return None
     if proc.returncode != 0:
         return None
-    paths = set()
-    for item in proc.stdout.decode("utf-8", "replace").split("\0"):
-        path = item[3:]
-        if path and not path.startswith(".workflow/"):
-            paths.add(path)
-    return paths
+    states: dict[str, str] = {}
+    entries = iter(proc.stdout.decode("utf-8", "replace").split("\0"))
+    for item in entries:
+        code, path = item[:2], item[3:]
+        if "R" in code or "C" in code:
+            next(entries, None)  # a rename or copy: its original path comes next
+        if not path or path.startswith(".workflow/"):
+            continue
+        full = root / path
+        try:
+            st = full.stat()
+            if st.st_size > HASHED_UP_TO:
+                states[path] = f"size {st.st_size} mtime {st.st_mtime_ns}"
+            else:
+                states[path] = hashlib.sha256(full.read_bytes()).hexdigest()
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            states[path] = "absent"
+        except OSError:
+            states[path] = "unreadable"
+    return states
+
+
+def files_changed(before: dict[str, str] | None, after: dict[str, str] | None) -> list[str]:
+    """Paths the task changed: newly changed, changed again (new content), or restored."""
+    if before is None or after is None:
+        return []
+    return sorted(p for p in before.keys() | after.keys() if before.get(p) != after.get(p))
 
 
 def run_until_stop(
@@ -730,13 +898,16 @@ def run_task(runner: Runner, task: Task, resume: dict[str, Any] | None = None) -
     interrupted, and every stop carries the `resume` command (argv) that continues it.
     """
     tid = task["id"]
-    before = git_dirty(runner.layout.root)
+    record = runner.load_record(tid)
+    if "files_before" not in record:  # kept across stops, so a resumed run sees it all
+        record["files_before"] = file_states(runner.layout.root)
+        runner.save_record(record)
     result, release = run_until_stop(runner, task, resume)
     if release is not None:
         runner.finish(tid, *release)
         return result
-    after = git_dirty(runner.layout.root)
-    changed = sorted(after - before) if after is not None and before is not None else []
+    after = file_states(runner.layout.root)
+    changed = files_changed(runner.load_record(tid)["files_before"], after)
     summary = runner.write_summary(task, result, changed)
     runner.finish(tid, "completed")
     return {
@@ -752,7 +923,7 @@ def run_task(runner: Runner, task: Task, resume: dict[str, Any] | None = None) -
 
 def _shown_try(entry: dict[str, Any]) -> dict[str, Any]:
     """A try as --json shows it: its tails cut to the last lines."""
-    shown = {k: v for k, v in entry.items() if k not in ("stdout", "stderr", "output")}
+    shown = {k: v for k, v in entry.items() if k not in ("stdout", "stderr")}
     for stream in ("stdout", "stderr"):
         if stream in entry:
             shown[stream] = tail_lines(entry[stream])

@@ -20,6 +20,7 @@ from typing import Any
 
 from wfs.errors import WfsError
 from wfs.flow.engine import RUNS_DIR, Progress, Runner, new_record, run_until_stop
+from wfs.flow.routing import AgentRoutes
 from wfs.flow.work import pre_analysis_step
 from wfs.layout import Layout
 
@@ -64,12 +65,12 @@ class FlowRunner(Runner):
         self,
         layout: Layout,
         sid: str,
-        agent: str | None,
+        routes: AgentRoutes,
         progress: Progress | None,
         command_prefix: list[str],
         file: str,
     ) -> None:
-        super().__init__(layout, sid, agent, progress, command_prefix)
+        super().__init__(layout, sid, routes, progress, command_prefix, scope="step")
         self.file = file
         self.digest = hashlib.sha256(os.path.abspath(file).encode()).hexdigest()[:16]
 

@@ -15,8 +15,16 @@ import shutil
 from typing import Any
 
 from wfs.flow import steps as run_steps
-from wfs.flow.engine import Runner
-from wfs.flow.variables import TOKEN, lookup, preview_shell, substitute_prose, substitute_session
+from wfs.flow.engine import Runner, groupable
+from wfs.flow.routing import Handoff
+from wfs.flow.shell import TOKEN
+from wfs.flow.variables import (
+    known_spelling,
+    lookup,
+    preview_shell,
+    substitute_prose,
+    substitute_session,
+)
 from wfs.flow.work import Step, Uninterpretable, task_steps
 from wfs.tasks import Task
 
@@ -38,12 +46,19 @@ def dry_run(runner: Runner, task: Task) -> dict[str, Any]:
         refused.append(f"{where}{err.message}")
         plan = []
     values = runner.base_values(task)
+    handoff = runner.routes.for_task(task)
     position = {s.key: n for n, s in enumerate(plan)}
     producers = {s.output: s for s in plan if s.output}
+    leaders: dict[str, str] = {}  # step key -> the first step of its hand-off
+    for before, step in zip(plan, plan[1:], strict=False):
+        if runner.scope == "task" and groupable(before) and groupable(step):
+            leaders[step.key] = leaders.get(before.key, before.key)
     rows = []
     for n, step in enumerate(plan):
         problems: list[str] = []
-        parts = [_part(runner, step, text, values, problems) for text in step.parts or ("",)]
+        parts = [
+            _part(runner, handoff, step, text, values, problems) for text in step.parts or ("",)
+        ]
         for text in _texts(step):
             for match in TOKEN.finditer(text):
                 name = match.group(1)
@@ -61,8 +76,12 @@ def dry_run(runner: Runner, task: Task) -> dict[str, Any]:
                         else "it stays as written"
                     )
                     problems.append(f"[{name}] is bound by {producer.key}, which {when}: {effect}")
-            for match in PLACEHOLDER.finditer(text):
-                if match.group(0) == "{session}" or _is_shell_variable(step, match.group(0)):
+            for match in PLACEHOLDER.finditer(substitute_session(text, runner.sid)):
+                if (
+                    match.group(0) == "{session}"
+                    or _is_shell_variable(step, match.group(0))
+                    or known_spelling(match.group(0), values)  # {{name}} of a known name
+                ):
                     continue
                 problems.append(f"placeholder {match.group(0)} is not filled in")
         on_error = step.spec.get("on_error", "fail")
@@ -74,6 +93,7 @@ def dry_run(runner: Runner, task: Task) -> dict[str, Any]:
                 "on_error": on_error,
                 "parts": parts,
                 "problems": sorted(set(problems), key=problems.index),
+                **({"handoff_with": leaders[step.key]} if step.key in leaders else {}),
             }
         )
         if step.output:
@@ -103,13 +123,19 @@ def _is_shell_variable(step: Step, placeholder: str) -> bool:
 
 
 def _part(
-    runner: Runner, step: Step, text: str, values: dict[str, Any], problems: list[str]
+    runner: Runner,
+    handoff: Handoff | None,
+    step: Step,
+    text: str,
+    values: dict[str, Any],
+    problems: list[str],
 ) -> dict[str, Any]:
     text = substitute_session(text, runner.sid)
     command = run_steps.classify(text) if text.strip() else run_steps.Command("agent", "")
     row: dict[str, Any] = {"kind": command.kind}
     if command.kind in ("bash", "cli"):
-        row["shell"] = preview_shell(command.text, values)
+        row["shell"], refused = preview_shell(command.text, values)
+        problems.extend(refused)
         if command.kind == "cli":
             program = command.text.split(None, 1)[0]
             if not _SHELL_OPERATORS.search(command.text):  # a plain command line
@@ -127,7 +153,7 @@ def _part(
         if why:
             problems.append(why)
     else:
-        row["agent"] = runner.agent
+        row["agent"] = handoff.command if handoff else None
         description = step.spec.get("description") or step.spec.get("action") or step.name
         row["brief"] = substitute_prose(command.text or str(description), values)
     return row
@@ -155,5 +181,7 @@ def human_lines(plan: dict[str, Any]) -> list[str]:
             else:
                 who = f"the agent `{part['agent']}`" if part["agent"] else "an agent (pauses)"
                 lines.append(f"      to {who}: {part['brief']}")
+        if row.get("handoff_with"):
+            lines.append(f"      (in one hand-off with {row['handoff_with']})")
         lines.extend(f"      ! {problem}" for problem in row["problems"])
     return lines

@@ -26,7 +26,8 @@ from typing import Any, NamedTuple
 
 from wfs.errors import WfsError
 from wfs.flow import signals
-from wfs.flow.variables import TOKEN, substitute_prose, substitute_shell
+from wfs.flow.shell import TOKEN
+from wfs.flow.variables import substitute_prose, substitute_shell
 
 MAX_GREP_LINES = 1000
 _BUILTIN = re.compile(r"(bash|Read|Glob|Grep|Search)\((.*)\)\s*", re.S)
@@ -92,30 +93,19 @@ def _looks_like_cli(text: str) -> bool:
     return bool(rest) and (rest.startswith("-") or rest[:1] in "\"'" or " -" in rest)
 
 
-Started = Callable[[int], None]
-
-
 def run_shell(
-    script: str,
-    env: Mapping[str, str],
-    root: Path,
-    timeout: float | None,
-    started: Started | None = None,
+    script: str, env: Mapping[str, str], root: Path, timeout: float | None
 ) -> StepResult:
     """Run a bash script in the project root."""
-    return _run(script, root, {**os.environ, **env}, None, timeout, started)
+    return _run(script, root, {**os.environ, **env}, None, timeout)
 
 
 def run_agent(
-    agent_command: str,
-    brief: str,
-    root: Path,
-    started: Started | None = None,
-    env: Mapping[str, str] | None = None,
+    agent_command: str, brief: str, root: Path, env: Mapping[str, str] | None = None
 ) -> StepResult:
     """Send the brief to the configured agent command on stdin; its stdout is the output."""
     full_env = {**os.environ, **(env or {})}
-    return _run(agent_command, root, full_env, brief.encode("utf-8"), None, started)
+    return _run(agent_command, root, full_env, brief.encode("utf-8"), None)
 
 
 def _run(
@@ -124,13 +114,12 @@ def _run(
     env: dict[str, str],
     stdin: bytes | None,
     timeout: float | None,
-    started: Started | None,
 ) -> StepResult:
     """Run `bash -c script` in a process group of its own and collect its output.
 
     It is spawned, not forked: a fork copies this process's page tables, which was most
     of the engine's overhead. The process group lets a timeout or an interruption stop
-    everything the step started. `started(pid)` is told the group's id before the wait.
+    everything the step started.
     """
     bash = shutil.which("bash")
     if bash is None:
@@ -158,6 +147,11 @@ def _run(
             setsid=True,
             setsigdef=(signal.SIGPIPE, signal.SIGXFSZ),  # what Popen's restore_signals does
         )
+    except OSError as failure:  # E2BIG, EAGAIN (no processes left), ENOMEM...
+        for fd in (out_r, err_r, in_w):
+            if fd is not None:
+                os.close(fd)
+        return StepResult(126, "", f"cannot start the command: {failure.strerror}")
     except BaseException:
         for fd in (out_r, err_r, in_w):
             if fd is not None:
@@ -169,14 +163,6 @@ def _run(
             if fd is not None:
                 os.close(fd)
     try:
-        try:
-            if started is not None:
-                started(pid)
-        except BaseException:
-            for fd in (out_r, err_r, in_w):
-                if fd is not None:
-                    os.close(fd)
-            raise
         out, err, timed_out = _collect(pid, out_r, err_r, in_w, stdin or b"", timeout)
         with signals.armed():
             _, status = os.waitpid(pid, 0)
@@ -248,70 +234,6 @@ def _collect(
 GRACE_SECONDS = 3.0
 
 
-def stop_orphan(pgid: int, token: str) -> bool:
-    """Kill the process group a killed runner left behind, and wait until it is gone.
-
-    Only a group whose processes carry the step's `WFS_STEP` token is touched, so a
-    reused process id is never hit. Returns whether anything was stopped.
-    """
-    import time
-
-    members = _group_members(pgid)
-    if members is None:  # no /proc: the group id alone must do
-        try:
-            os.killpg(pgid, 0)
-        except (ProcessLookupError, PermissionError):
-            return False
-    elif not members or not any(_has_token(pid, token) for pid in members):
-        return False
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, signal.SIGKILL)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        left = _group_members(pgid)
-        if left == [] or (left is None and not _group_exists(pgid)):
-            break
-        time.sleep(0.02)
-    return True
-
-
-def _group_members(pgid: int) -> list[int] | None:
-    """Live (not zombie) processes of a process group, from /proc; None without /proc."""
-    proc = Path("/proc")
-    if not (proc / "self" / "stat").exists():
-        return None
-    members = []
-    for entry in proc.iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(")") + 2 :].split()
-        if len(fields) > 2 and fields[2] == str(pgid) and fields[0] != "Z":
-            members.append(int(entry.name))
-    return members
-
-
-def _has_token(pid: int, token: str) -> bool:
-    try:
-        environ = Path(f"/proc/{pid}/environ").read_bytes()
-    except OSError:
-        return False
-    return f"WFS_STEP={token}".encode() in environ.split(b"\0")
-
-
-def _group_exists(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def stop_group(pid: int) -> None:
     """Stop a step's whole process group: SIGTERM, a short grace, then SIGKILL; reap it."""
     import time
@@ -334,6 +256,47 @@ def stop_group(pid: int) -> None:
             os.waitpid(pid, 0)
 
 
+def stop_orphans(token: str) -> list[int]:
+    """Kill the process groups of steps that outlived their runner, and wait until they
+    are gone. They are found by `WFS_STEP=token` in their environment (the runner's
+    session, task and process), so no other process is ever hit. Reads /proc (Linux);
+    returns the groups stopped."""
+    import time
+
+    found = _processes_with(token)
+    groups = sorted(set(found.values()))
+    for group in groups:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(group, signal.SIGKILL)
+    deadline = time.monotonic() + 30
+    while found and time.monotonic() < deadline:
+        time.sleep(0.02)
+        found = _processes_with(token)
+    return groups
+
+
+def _processes_with(token: str) -> dict[int, int]:
+    """Live (not zombie) processes whose environment holds WFS_STEP=token: pid -> pgid."""
+    wanted = f"WFS_STEP={token}".encode()
+    found: dict[int, int] = {}
+    proc = Path("/proc")
+    try:
+        entries = [e for e in proc.iterdir() if e.name.isdigit()]
+    except OSError:
+        return found
+    for entry in entries:
+        try:
+            if wanted not in (entry / "environ").read_bytes().split(b"\0"):
+                continue
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(")") + 2 :].split()
+        if len(fields) > 2 and fields[0] != "Z":
+            found[int(entry.name)] = int(fields[2])
+    return found
+
+
 def _text(raw: bytes) -> str:
     return raw.decode("utf-8", errors="replace")
 
@@ -343,7 +306,6 @@ def run_command(
     values: Mapping[str, Any],
     root: Path,
     timeout: float | None,
-    started: Started | None = None,
     env: Mapping[str, str] | None = None,
 ) -> StepResult:
     """Run one non-agent command with `values` substituted."""
@@ -352,18 +314,90 @@ def run_command(
             program = command.text.split(None, 1)[0]
             if shutil.which(program) is None:
                 return StepResult(127, "", f"{program}: command not found on PATH")
-        shell = substitute_shell(command.text, values)
-        return run_shell(shell.script, {**shell.env, **(env or {})}, root, timeout, started)
+        try:
+            shell = substitute_shell(command.text, values)
+        except WfsError as refused:  # a value bash would read as code, or a NUL byte
+            return StepResult(2, "", refused.message)
+        if not shell.files:
+            return run_shell(shell.script, {**shell.env, **(env or {})}, root, timeout)
+        import tempfile
+
+        with tempfile.TemporaryDirectory(prefix="wfs-values-") as folder:
+            paths = {}
+            for var, text in shell.files.items():
+                path = os.path.join(folder, var)
+                with open(path, "w", encoding="utf-8", errors="surrogateescape") as handle:
+                    handle.write(text)
+                paths[f"{var}_FILE"] = path
+            return run_shell(shell.script, {**shell.env, **paths, **(env or {})}, root, timeout)
     argument = _this_session(substitute_prose(command.text, values), values, root)
+
+    def builtin() -> StepResult:
+        try:
+            if command.kind == "read":
+                return StepResult(0, read_file(root, argument))
+            if command.kind == "glob":
+                return StepResult(0, "\n".join(glob_files(root, argument)))
+            pattern, where = split_grep(argument, root)
+            found = grep_files(root, pattern, where)
+            return StepResult(0, "\n".join(found))
+        except WfsError as err:
+            return StepResult(1, "", err.message)
+
+    return isolated(builtin, timeout)
+
+
+def isolated(work: Callable[[], StepResult], timeout: float | None) -> StepResult:
+    """Run a built-in in a forked child, so that a slow disk, a huge tree or a
+    catastrophic regular expression cannot hold the engine past the step's timeout, and
+    Ctrl-C stops it too."""
+    import selectors
+    import time
+
+    import orjson
+
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: compute, send, and leave without cleanup
+        code = 0
+        try:
+            os.close(read_fd)
+            data = orjson.dumps(list(work()))
+            view = memoryview(data)
+            while view:
+                view = view[os.write(write_fd, view) :]
+        except BaseException:
+            code = 70
+        os._exit(code)
+    os.close(write_fd)
+    chunks: list[bytes] = []
+    deadline = None if timeout is None else time.monotonic() + timeout
     try:
-        if command.kind == "read":
-            return StepResult(0, read_file(root, argument))
-        if command.kind == "glob":
-            return StepResult(0, "\n".join(glob_files(root, argument)))
-        pattern, where = split_grep(argument, root)
-        return StepResult(0, "\n".join(grep_files(root, pattern, where)))
-    except WfsError as err:
-        return StepResult(1, "", err.message)
+        with selectors.DefaultSelector() as selector, signals.armed():
+            selector.register(read_fd, selectors.EVENT_READ)
+            while True:
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    os.kill(pid, signal.SIGKILL)
+                    os.waitpid(pid, 0)
+                    return StepResult(124, "", f"timed out after {timeout:g}s", True)
+                if selector.select(left):
+                    chunk = os.read(read_fd, 1 << 20)
+                    if not chunk:
+                        break
+                    chunks.append(chunk)
+            _, status = os.waitpid(pid, 0)
+    except BaseException:
+        with contextlib.suppress(ProcessLookupError, ChildProcessError):
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        raise
+    finally:
+        os.close(read_fd)
+    if os.waitstatus_to_exitcode(status) != 0 or not chunks:
+        return StepResult(1, "", "the built-in stopped without an answer")
+    exit_code, output, error, timed_out = orjson.loads(b"".join(chunks))
+    return StepResult(exit_code, output, error, timed_out)
 
 
 def _this_session(argument: str, values: Mapping[str, Any], root: Path) -> str:
@@ -454,7 +488,10 @@ def confined(root: Path, relative: str) -> Path:
     if candidate.is_absolute() or ".." in candidate.parts:
         raise WfsError(f"path {relative!r} leads outside the project root")
     real_root = root.resolve()
-    resolved = (real_root / candidate).resolve()
+    try:
+        resolved = (real_root / candidate).resolve()
+    except (RuntimeError, OSError):  # a symlink loop, a path too long
+        raise WfsError(f"path {relative!r} cannot be resolved (a symlink loop?)") from None
     if resolved != real_root and real_root not in resolved.parents:
         raise WfsError(f"path {relative!r} leads outside the project root (through a symlink)")
     return resolved
@@ -462,6 +499,8 @@ def confined(root: Path, relative: str) -> Path:
 
 def read_file(root: Path, relative: str) -> str:
     """The file's text; `path:10-20` or `path 第 10-20 行` (lines 10 to 20): those lines."""
+    import stat
+
     relative = _unquote(relative)
     lines = _LINES.search(relative)
     if lines:
@@ -471,6 +510,13 @@ def read_file(root: Path, relative: str) -> str:
         raise WfsError(f"Read({relative}): the placeholder {unfilled.group()} is not filled in")
     path = confined(root, relative)
     try:
+        if not stat.S_ISREG(path.stat().st_mode):
+            if path.is_dir():
+                raise IsADirectoryError
+            raise WfsError(
+                f"Read({relative}): not a regular file (a FIFO, a socket or a device); "
+                "wfs reads only files"
+            )
         text = path.read_text(encoding="utf-8", errors="replace")
         if lines:
             first, last = int(lines.group(1)), int(lines.group(2))
@@ -543,8 +589,11 @@ def grep_files(root: Path, pattern: str, where: str) -> list[str]:
     return lines
 
 
-def meets(criteria: str | None, result: StepResult) -> bool:
-    """success_criteria: `exit_code:N`, `contains:TEXT`, `regex:PAT`, `not_empty`."""
+def meets(criteria: str | None, result: StepResult, timeout: float | None = None) -> bool:
+    """success_criteria: `exit_code:N`, `contains:TEXT`, `regex:PAT`, `not_empty`.
+
+    A `regex:` runs isolated, within `timeout`: a catastrophic pattern fails the step
+    instead of hanging it."""
     if result.timed_out:
         return False
     if not criteria:
@@ -555,7 +604,12 @@ def meets(criteria: str | None, result: StepResult) -> bool:
     if kind == "contains":
         return result.exit_code == 0 and arg in result.output
     if kind == "regex":
-        return result.exit_code == 0 and re.search(arg, result.output) is not None
+        if result.exit_code != 0:
+            return False
+        found = isolated(
+            lambda: StepResult(0 if re.search(arg, result.output) else 1, ""), timeout
+        )
+        return found.exit_code == 0
     if kind == "not_empty":
         return result.exit_code == 0 and bool(result.output.strip())
     return False

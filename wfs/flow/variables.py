@@ -7,9 +7,10 @@ value holds (`$(...)`, backticks, quotes, `;`, newlines) it reaches the command 
 
 Real task files spell placeholders in other ways too: `{{name}}`, `${name}`, `{name}`
 stand for `[name]` when the name is known (`{{context_package_path}}`,
-`${session_dir}`), and `WFS-[session]`, `WFS-{session_id}`, `{session_id}` name the
-session. An unknown name is left as written (never replaced by an empty string), so
-that `--dry-run` and `validate` can name it.
+`${session_dir}`), and are read as `[name]` before anything else; `WFS-[session]`,
+`WFS-{session_id}`, `{session_id}` name the session. An unknown name is left as written
+(never replaced by an empty string; `${HOME}` in a command stays the shell's), so that
+`--dry-run` and `validate` can name it.
 """
 
 from __future__ import annotations
@@ -21,9 +22,10 @@ from typing import Any, NamedTuple
 import orjson
 
 from wfs.errors import WfsError
+from wfs.flow.shell import TOKEN as TOKEN  # re-exported: `[name]`, the canonical spelling
+from wfs.flow.shell import Slot, scan, whole_number
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*"
-TOKEN = re.compile(rf"\[({_NAME})\]")
 # `[name]` and the other spellings of a placeholder; the name is the one group that matched.
 SPELLING = re.compile(
     rf"\[({_NAME})\]|\{{\{{\s*({_NAME})\s*\}}\}}|\$\{{({_NAME})\}}|\{{({_NAME})\}}"
@@ -81,10 +83,22 @@ def name_of(match: re.Match[str]) -> str:
     return next(group for group in match.groups() if group is not None)
 
 
-def known(match: re.Match[str], values: Mapping[str, Any]) -> bool:
-    """A placeholder to replace: `[name]` of any known name; another spelling only when
-    its name is known (`${HOME}` in a shell command stays the shell's)."""
-    return lookup(name_of(match), values)[0]
+def known_spelling(placeholder: str, values: Mapping[str, Any]) -> bool:
+    """Whether `{{name}}`, `${name}` or `{name}` names a known value."""
+    match = SPELLING.fullmatch(placeholder)
+    return match is not None and lookup(name_of(match), values)[0]
+
+
+def normalize(text: str, values: Mapping[str, Any]) -> str:
+    """Every other spelling of a known placeholder (`{{name}}`, `${name}`, `{name}`)
+    written as `[name]`, which the rest of this module reads; an unknown one is left as
+    it is."""
+
+    def spell(match: re.Match[str]) -> str:
+        name = name_of(match)
+        return f"[{name}]" if lookup(name, values)[0] else match.group(0)
+
+    return SPELLING.sub(spell, text) if ("{" in text) else text
 
 
 def task_values(
@@ -139,86 +153,86 @@ def check_inputs(text: str, values: Mapping[str, Any], declared: set[str]) -> No
 
 class ShellCommand(NamedTuple):
     """A bash script with `[name]` tokens replaced by variable expansions (after a
-    prelude that builds list variables), and the environment that carries the values."""
+    prelude that builds list variables), and the environment that carries the values.
+
+    A large value goes through a file instead (`files`: variable -> text): the kernel
+    refuses an environment string over 128 KiB (E2BIG). The prelude reads the file
+    named by `<variable>_FILE` into the variable, trailing newlines included.
+    """
 
     script: str
     env: dict[str, str]
+    files: dict[str, str] = {}
 
 
-class Token(NamedTuple):
-    """A known `[name]` in a shell command, and the quoting it sits in."""
-
-    name: str
-    value: Any
-    state: str  # plain | single | double
-
-    @property
-    def as_list(self) -> bool:
-        """Unquoted lists become separate words."""
-        return self.state == "plain" and isinstance(self.value, list)
+ENV_VALUE_LIMIT = 64 * 1024  # larger values, and all values past ENV_TOTAL_LIMIT, use files
+ENV_TOTAL_LIMIT = 512 * 1024
 
 
-def shell_segments(command: str, values: Mapping[str, Any]) -> list[str | Token]:
-    """`command` cut into literal text and the known `[name]` tokens within it."""
-    out: list[str | Token] = []
-    literal: list[str] = []
-    state = "plain"  # plain | single | double
-    i = 0
-    while i < len(command):
-        ch = command[i]
-        if state != "single" and ch == "\\" and i + 1 < len(command):
-            literal.append(command[i : i + 2])
-            i += 2
-            continue
-        if ch in "[{$":
-            match = SPELLING.match(command, i)
-            if match:
-                found, value = lookup(name_of(match), values)
-                if found:
-                    out.append("".join(literal))
-                    literal = []
-                    out.append(Token(name_of(match), value, state))
-                    i = match.end()
-                    continue
-        if state == "plain" and ch == "'":
-            state = "single"
-        elif state == "single" and ch == "'":
-            state = "plain"
-        elif state == "plain" and ch == '"':
-            state = "double"
-        elif state == "double" and ch == '"':
-            state = "plain"
-        literal.append(ch)
-        i += 1
-    out.append("".join(literal))
-    return [part for part in out if part != ""]
+class UnsafeValue(WfsError):
+    """A value in a spot where bash would read it as code: the command is refused."""
+
+
+def _refusal(slot: Slot) -> str | None:
+    """Why `slot` cannot be written safely, or None."""
+    if slot.context == "arithmetic" and whole_number(slot.value) is None:
+        return (
+            f"[{slot.name}] is used in {slot.detail or 'arithmetic'}, where bash evaluates "
+            "text as an expression that can run commands, and its value is not a whole "
+            "number; the command was refused"
+        )
+    if slot.context == "literal":
+        text = as_text(slot.value, " ")
+        if slot.delimiter in text.split("\n"):
+            return (
+                f"[{slot.name}] is in a here-document ended by {slot.delimiter!r}, and its "
+                "value holds that line, which would end the document early; the command "
+                "was refused"
+            )
+    return None
 
 
 def substitute_shell(command: str, values: Mapping[str, Any]) -> ShellCommand:
     """Make `command` safe to run with bash: values go through the environment.
 
     Unquoted, a list becomes separate words ("${v[@]}") and anything else one word;
-    inside double quotes it is expanded as data; inside single quotes the quote is
-    closed around a double-quoted expansion.
+    inside double quotes or an expanding here-document it is expanded as data; inside
+    single quotes the quote is closed around a double-quoted expansion. In arithmetic
+    only a whole number is written; a value bash would evaluate as code is refused
+    (UnsafeValue), see wfs/flow/shell.py.
     """
     env: dict[str, str] = {}
+    files: dict[str, str] = {}
     prelude: list[str] = []
     slots: dict[tuple[str, bool], str] = {}
+    total = 0
 
-    def slot(token: Token) -> str:
-        key = (token.name, token.as_list)
+    def carry(var: str, name: str, text: str) -> None:
+        """`var` holds `text` in the script: through the environment, or a file."""
+        nonlocal total
+        text = _env_safe(name, text)
+        size = len(text.encode("utf-8", "surrogateescape"))
+        if size > ENV_VALUE_LIMIT or total + size > ENV_TOTAL_LIMIT:
+            files[var] = text
+            prelude.append(f'IFS= read -r -d "" {var} < "${{{var}_FILE}}" || true')
+        else:
+            env[var] = text
+            total += size
+
+    def slot_var(name: str, value: Any, as_list: bool) -> str:
+        key = (name, as_list)
         if key in slots:
             return slots[key]
         var = f"WFS_V{len(slots)}"
         slots[key] = var
-        if token.as_list:
-            items = [as_text(v) for v in token.value]
+        if as_list:
+            items = [as_text(v) for v in value]
             for n, item in enumerate(items):
-                env[f"{var}_{n}"] = _env_safe(token.name, item)
+                carry(f"{var}_{n}", name, item)
             words = " ".join(f'"${{{var}_{n}}}"' for n in range(len(items)))
             prelude.append(f"{var}=({words})")
         else:
-            env[var] = _env_safe(token.name, as_text(token.value, " "))
+            carry(var, name, as_text(value, " "))
         return var
 
     out: list[str] = []
@@ -226,40 +240,72 @@ def substitute_shell(command: str, values: Mapping[str, Any]) -> ShellCommand:
         if isinstance(part, str):
             out.append(part)
             continue
-        var = slot(part)
-        if part.as_list:
-            out.append(f'"${{{var}[@]}}"')
-        elif part.state == "single":
-            out.append(f"'\"${{{var}}}\"'")
-        elif part.state == "double":
-            out.append(f"${{{var}}}")
+        why = _refusal(part)
+        if why:
+            raise UnsafeValue(why)
+        if part.context == "comment":
+            out.append(f"[{part.name}]")
+        elif part.context == "arithmetic":
+            out.append(str(whole_number(part.value)))
+        elif part.context == "literal":
+            out.append(as_text(part.value, " "))
+        elif part.context == "word" and isinstance(part.value, list):
+            out.append(f'"${{{slot_var(part.name, part.value, True)}[@]}}"')
         else:
-            out.append(f'"${{{var}}}"')
+            var = slot_var(part.name, part.value, False)
+            out.append(
+                {
+                    "word": f'"${{{var}}}"',
+                    "double": f"${{{var}}}",
+                    "single": f"'\"${{{var}}}\"'",
+                    "ansi": f"'\"${{{var}}}\"$'",
+                }[part.context]
+            )
     script = "".join(out)
     if prelude:
         script = "\n".join(prelude) + "\n" + script
-    return ShellCommand(script, env)
+    return ShellCommand(script, env, files)
 
 
-def preview_shell(command: str, values: Mapping[str, Any]) -> str:
+def shell_segments(command: str, values: Mapping[str, Any]) -> list[str | Slot]:
+    """`command` cut into literal text and the known `[name]` tokens within it (other
+    spellings of a known name read as `[name]`)."""
+    return scan(normalize(command, values), lambda name: lookup(name, values))
+
+
+def preview_shell(command: str, values: Mapping[str, Any]) -> tuple[str, list[str]]:
     """The command as bash will see it once substituted, with each value written out
-    as a quoted literal (what `--dry-run` shows): the same words, the same data."""
+    as a quoted literal (what `--dry-run` shows): the same words, the same data. Also
+    the reasons the real run will refuse it, if any."""
     import shlex
 
     out: list[str] = []
+    problems: list[str] = []
     for part in shell_segments(command, values):
         if isinstance(part, str):
             out.append(part)
-        elif part.as_list:
+            continue
+        why = _refusal(part)
+        if why:
+            problems.append(why)
+            out.append(f"[{part.name}]")
+        elif part.context == "comment":
+            out.append(f"[{part.name}]")
+        elif part.context == "arithmetic":
+            out.append(str(whole_number(part.value)))
+        elif part.context == "literal":
+            out.append(as_text(part.value, " "))
+        elif part.context == "word" and isinstance(part.value, list):
             out.append(" ".join(shlex.quote(as_text(v)) for v in part.value))
-        elif part.state == "double":
+        elif part.context == "double":
             text = as_text(part.value, " ")
             out.append("".join("\\" + c if c in '"$`\\' else c for c in text))
-        elif part.state == "single":
-            out.append("'" + shlex.quote(as_text(part.value, " ")) + "'")
+        elif part.context in ("single", "ansi"):
+            reopen = "$'" if part.context == "ansi" else "'"
+            out.append("'" + shlex.quote(as_text(part.value, " ")) + reopen)
         else:
             out.append(shlex.quote(as_text(part.value, " ")))
-    return "".join(out)
+    return "".join(out), problems
 
 
 def _env_safe(name: str, text: str) -> str:

@@ -9,7 +9,10 @@ it ran:
   number is its position; a string step is an agent step with that text;
 - an object approach (the v1 form, or another object): the one step `wfs migrate`
   makes of it;
-- no implementation steps at all: one agent step for the whole task.
+- no implementation steps at all: one agent step for the whole task;
+- then the acceptance checks that are commands (the flat format's
+  `convergence.verification` and `test.commands`), which run before the task is
+  completed and go back to the agent when they fail (`max_iterations`, default 1).
 
 A step with `commands`/`command` runs them in order as its parts; a part that is natural
 language or an MCP tool is done by an agent. A step with no command is one agent part.
@@ -70,14 +73,44 @@ def task_steps(task: Task) -> list[Step]:
             "is neither an array of steps nor an object",
         )
     else:
-        return steps + [_whole_task(seed, taken)]
+        return steps + [_whole_task(seed, taken)] + acceptance_steps(seed)
     implementation = [
         _implementation_step(prefix, i, spec, where(("flow_control", "implementation_approach", i)))
         for i, spec in enumerate(items)
     ]
-    return steps + _in_dependency_order(
-        implementation, items, where(("flow_control", "implementation_approach"))
+    return (
+        steps
+        + _in_dependency_order(
+            implementation, items, where(("flow_control", "implementation_approach"))
+        )
+        + acceptance_steps(seed)
     )
+
+
+def acceptance_steps(task: Task) -> list[Step]:
+    """The task's acceptance checks that are commands, as steps that run last."""
+    from wfs.flow.steps import classify
+
+    convergence = obj(task, "convergence")
+    checks: list[tuple[str, Any]] = []
+    verification = convergence.get("verification")
+    if isinstance(verification, str):
+        checks.append(("/convergence/verification", verification))
+    elif isinstance(verification, list):
+        checks += [(f"/convergence/verification/{i}", v) for i, v in enumerate(verification)]
+    commands = obj(task, "test").get("commands")
+    if isinstance(commands, list):
+        checks += [(f"/test/commands/{i}", c) for i, c in enumerate(commands)]
+    budget = convergence.get("max_iterations", 1)
+    found: list[Step] = []
+    for pointer, command in checks:
+        if not isinstance(command, str) or classify(command).kind not in ("bash", "cli"):
+            continue  # words for the agent (they are in its brief), not a check to run
+        n = len(found) + 1
+        spec = {"title": f"Acceptance check {n}", "command": command, "max_iterations": budget}
+        name = f"acceptance check {n}"
+        found.append(Step(f"acceptance/{n}", name, spec, None, pointer, (command,)))
+    return found
 
 
 class Uninterpretable(WfsError):
@@ -146,7 +179,7 @@ def _implementation_step(prefix: str, index: int, spec: Any, pointer: str) -> St
 
 def _short(spec: dict[str, Any]) -> str:
     """A one-line name from the step's own words."""
-    for field in ("title", "step", "action", "description", "task_description"):
+    for field in ("title", "step", "action", "phase", "description", "task_description"):
         value = spec.get(field)
         if isinstance(value, str) and value.strip():
             line = " ".join(value.split())

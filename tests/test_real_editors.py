@@ -1,0 +1,579 @@
+"""The installed commands, skills and agents inside the real editor programs (SPEC §5).
+
+Claude Code, Gemini CLI and Codex CLI, at the versions pinned in
+tests/editors/package.json, run headless in a temporary project against a loopback
+stand-in for their model API (tests/model_standins.py). Only the model is fake: the
+editors' own command and skill loaders, argument substitution, permission systems and
+subagent runners are the real ones. The stand-in answers like a model following the
+installed text, and records every request, so the tests see what reached the model and
+what the editor did with each tool call. When the editors cannot be installed the tests
+fail with the reason; they never skip.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shlex
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import REPO, read_json, wfs_process
+from model_standins import Call, Conversation, Move, Say, StandIn, running
+from real_editors import (
+    EditorsUnavailable,
+    base_environment,
+    install_editors,
+    run,
+    stream_events,
+)
+from test_agents import (
+    AGENTS,
+    RELEASE_PLAN,
+    ExecuteInstructions,
+    Pause,
+    agent_path,
+    fake_agent,
+    parse,
+    read_pause,
+)
+
+SMALL_PLAN = [
+    {"id": "IMPL-1", "title": "Write the greeting"},
+    {"id": "IMPL-2", "title": "Test the greeting", "context": {"depends_on": ["IMPL-1"]}},
+]
+ADDED_TASK = '[{"id": "IMPL-3", "title": "Added from inside the editor"}]'
+
+
+@pytest.fixture(scope="session")
+def editors() -> Path:
+    try:
+        return install_editors()
+    except EditorsUnavailable as err:
+        pytest.fail(f"the real editors could not be installed: {err}", pytrace=False)
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    home = tmp_path / "home"
+    home.mkdir()
+    return home
+
+
+def planned_session(project: Path, tasks: Any = SMALL_PLAN, topic: str = "Greeter") -> str:
+    (project / "plan.json").write_text(json.dumps(tasks))
+    planned = wfs_process("plan", topic, "--from", "plan.json", cwd=project)
+    assert planned.code == 0, planned.err
+    (project / "plan.json").unlink()
+    return planned.out.strip()
+
+
+def texts(value: Any) -> Iterator[str]:
+    """Every string inside a request body, for looking up what reached the model."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from texts(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from texts(item)
+
+
+def seen(standin: StandIn) -> str:
+    return "\n".join(text for request in standin.requests for text in texts(request.body))
+
+
+def heredoc(argv: list[str], document: str, word: str) -> str:
+    return f"{shlex.join(argv)} <<'{word}'\n{document}\n{word}"
+
+
+# ---------------------------------------------------------------- Claude Code
+
+
+def claude(
+    editors: Path, standin: StandIn, project: Path, home: Path, prompt: str, *extra: str
+) -> dict[str, Any]:
+    env = base_environment(home) | {
+        "ANTHROPIC_BASE_URL": standin.url,
+        "ANTHROPIC_API_KEY": "sk-ant-stand-in",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_AUTOUPDATER": "1",
+    }
+    argv = [str(editors / "claude"), "-p", prompt, "--output-format", "stream-json"]
+    # "default" asks before anything not allowed; headless, asking means refusing.
+    argv += ["--verbose", "--permission-mode", "default", *extra]
+    proc = run(argv, project, env)
+    results = [e for e in stream_events(proc.stdout) if e.get("type") == "result"]
+    assert proc.returncode == 0 and results, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert not standin.errors, standin.errors
+    result: dict[str, Any] = results[-1]
+    return result
+
+
+def last_claude_call(conversation: Conversation) -> dict[str, Any]:
+    """The tool_use block of the model's last turn."""
+    for message in reversed(conversation.request.body["messages"]):
+        if message["role"] == "assistant":
+            blocks = [b for b in message["content"] if b.get("type") == "tool_use"]
+            return blocks[-1]
+    raise AssertionError("no tool call yet")
+
+
+def bash_result(text: str) -> tuple[int, str]:
+    """(exit code, output) of a Bash tool result: Claude Code prefixes "Exit code N"."""
+    match = re.match(r"Exit code (\d+)\n", text)
+    return (int(match.group(1)), text[match.end() :]) if match else (0, text)
+
+
+def first_json(text: str) -> Any:
+    return json.JSONDecoder().raw_decode(text[text.index("{") :])[0]
+
+
+def subagent_report(text: str) -> str:
+    """The report inside Claude Code's frame around a subagent's final message."""
+    body = text.split("The report follows:\n", 1)[1].split("\nagentId: ", 1)[0]
+    return "\n".join(line.removeprefix("  ") for line in body.split("\n"))
+
+
+def test_claude_code_loads_the_command_substitutes_arguments_and_allows_wfs(
+    editors: Path, project: Path, home: Path
+) -> None:
+    assert wfs_process("agents", "install", "--target", "claude", cwd=project).code == 0
+    planned_session(project)
+    expected = wfs_process("status", cwd=project)
+
+    def script(conversation: Conversation) -> Move:
+        if not conversation.tool_results:
+            return Call("Bash", {"command": "wfs status", "description": "Show the session"})
+        return Say("Reported the status.")
+
+    with running("anthropic", script) as standin:
+        result = claude(editors, standin, project, home, "/wfs:status IMPL-1")
+    first = standin.conversations[0]
+    (command,) = [t for t in first.user_texts if t.startswith("<command-message>")]
+    assert "<command-name>/wfs:status</command-name>" in command
+    (body,) = [t for t in first.user_texts if t.startswith("# wfs session status")]
+    assert body.startswith("# wfs session status\n\nTask asked about: `IMPL-1` (may be empty).")
+    assert "$ARGUMENTS" not in body and "wfs task show IMPL-1 --json" in body
+    # The five agents are offered to the Agent tool, each with the tools it asked for.
+    listing = "\n".join(texts(first.request.body))
+    for name in AGENTS:
+        data, _ = parse(project / agent_path("claude", name))
+        assert f"- {name}: {data['description']} (Tools: {data['tools']})" in listing
+    # The Bash call ran, allowed by the command's allowed-tools: wfs's real output.
+    assert standin.conversations[-1].tool_results == [expected.out.strip()]
+    assert result["permission_denials"] == []
+
+
+def test_claude_code_refuses_wfs_without_the_command(
+    editors: Path, project: Path, home: Path
+) -> None:
+    """The control: what allows `wfs` above is the command's allowed-tools."""
+    assert wfs_process("agents", "install", "--target", "claude", cwd=project).code == 0
+    planned_session(project)
+
+    def script(conversation: Conversation) -> Move:
+        if not conversation.tool_results:
+            return Call("Bash", {"command": "wfs status", "description": "Show the session"})
+        return Say("Could not.")
+
+    with running("anthropic", script) as standin:
+        result = claude(editors, standin, project, home, "What is the wfs status?")
+    assert [d["tool_input"]["command"] for d in result["permission_denials"]] == ["wfs status"]
+    (refusal,) = standin.conversations[-1].tool_results
+    assert "requires approval" in refusal and "WFS-greeter" not in refusal
+
+
+class ClaudeExecuteModel:
+    """Plays the model following the installed /wfs:execute text, step by step.
+
+    Main conversation: the loop of the command (start, exit-code table, Agent tool for
+    a paused step, resume with the here-document). Subagent conversations (their system
+    prompt is the agent definition): answer the brief like the agent would."""
+
+    def __init__(self) -> None:
+        self.instructions: ExecuteInstructions | None = None
+        self.pauses: dict[str, Pause] = {}  # by the brief handed to the subagent
+        self.agent_calls: list[dict[str, Any]] = []
+        self.subagent_systems: list[str] = []
+        self.subagent_tools: list[list[str]] = []
+        self.codes: list[int] = []
+
+    def __call__(self, conversation: Conversation) -> Move:
+        if "# @code-developer" in conversation.system:
+            self.subagent_systems.append(conversation.system)
+            self.subagent_tools.append(conversation.tool_names)
+            (prompt,) = [t for t in conversation.user_texts if "## How to answer" in t]
+            return Say(fake_agent(prompt))
+        if self.instructions is None:
+            (body,) = [t for t in conversation.user_texts if t.startswith("# Execute wfs tasks")]
+            self.instructions = ExecuteInstructions(body, arguments="--all")
+        loop = self.instructions
+        if not conversation.tool_results:
+            return Call("Bash", {"command": shlex.join(loop.start), "description": "Run"})
+        call = last_claude_call(conversation)
+        result = conversation.tool_results[-1]
+        if call["name"] == "Agent":
+            answer = subagent_report(result)
+            pause = self.pauses[call["input"]["prompt"]]
+            command = loop.resume_script(pause, answer).rstrip("\n")
+            return Call("Bash", {"command": command, "description": "Resume the task"})
+        command = call["input"]["command"]
+        code, output = bash_result(result)
+        if command == shlex.join(loop.finish):
+            assert code == 0, output
+            return Say("The session is completed and closed.")
+        if command == "wfs status --json":
+            status = first_json(output)
+            assert status["progress"]["completed"] == status["progress"]["total"], status
+            return Call("Bash", {"command": shlex.join(loop.finish), "description": "Close"})
+        self.codes.append(code)
+        if loop.actions[code] == "stop":
+            return Call("Bash", {"command": "wfs status --json", "description": "Report"})
+        assert loop.actions[code] == "resume", output
+        pause = read_pause(output)
+        arguments = {
+            "description": f"Do {pause.task} {' '.join(pause.keys)}",
+            "prompt": pause.brief,
+            "subagent_type": pause.agent,
+            "run_in_background": False,
+        }
+        self.agent_calls.append(arguments)
+        self.pauses[pause.brief] = pause
+        return Call("Agent", arguments)
+
+
+def test_claude_code_execute_takes_a_plan_to_completed_through_subagents(
+    editors: Path, project: Path, home: Path
+) -> None:
+    assert wfs_process("agents", "install", "--target", "claude", cwd=project).code == 0
+    sid = planned_session(project, RELEASE_PLAN, topic="Release notes")
+    model = ClaudeExecuteModel()
+    with running("anthropic", model) as standin:
+        result = claude(editors, standin, project, home, "/wfs:execute --all")
+    assert result["permission_denials"] == [], result["permission_denials"]
+    assert model.codes == [3, 3, 0]
+    # Each paused step went to the code-developer subagent, in the foreground: its
+    # system prompt is the installed definition, its tools the ones the file names.
+    assert [c["subagent_type"] for c in model.agent_calls] == ["code-developer"] * 2
+    assert len(model.subagent_systems) == 2
+    _, definition = parse(project / agent_path("claude", "code-developer"))
+    for system, tools in zip(model.subagent_systems, model.subagent_tools, strict=True):
+        assert definition.strip()[:2000] in system
+        assert {"Read", "Write", "Edit", "Bash"} <= set(tools)
+    # The subagents' answers reached wfs, and the session was closed.
+    record = read_json(project / ".workflow" / sid / ".runs" / "IMPL-2.json")
+    outputs = [record["steps"][key]["output"].rstrip("\n") for key in record["steps"]]
+    assert "Login is fixed.\nTokens are new." in outputs
+    assert "Approved: `date` and $HOME stay as written." in outputs
+    closed = wfs_process("--session", sid, "status", "--json", cwd=project)
+    assert closed.json()["status"] == "completed"
+    assert closed.json()["progress"]["completed"] == 3
+
+
+def test_claude_code_plugin_validates_strictly_and_loads_as_wfs(
+    editors: Path, project: Path, home: Path
+) -> None:
+    env = base_environment(home)
+    for path in (REPO / "editors" / "claude", REPO):  # the plugin, then the marketplace
+        proc = run(
+            [str(editors / "claude"), "plugin", "validate", "--strict", str(path)], REPO, env
+        )
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert "Validation passed" in proc.stdout
+    planned_session(project)
+
+    def script(conversation: Conversation) -> Move:
+        return Say("Done.")
+
+    plugin = REPO / "editors" / "claude"
+    with running("anthropic", script) as standin:
+        argv = ["--plugin-dir", str(plugin)]
+        claude(editors, standin, project, home, "/wfs:plan add a greeting", *argv)
+    first = standin.conversations[0]
+    (body,) = [t for t in first.user_texts if t.startswith("# Plan a wfs session")]
+    assert "> add a greeting\n" in body
+    # The plugin's own files are found through ${CLAUDE_PLUGIN_ROOT}.
+    definition = plugin / "agents" / "action-planning-agent.md"
+    assert f"`{definition}`" in body and definition.is_file()
+    listing = "\n".join(texts(first.request.body))
+    for name in AGENTS:
+        assert f"- wfs:{name}: " in listing  # plugin agents are named wfs:<agent>
+    assert not (project / ".claude").exists()
+
+
+# ---------------------------------------------------------------- Gemini CLI
+
+
+def gemini_home(home: Path, project: Path) -> None:
+    """What a Gemini CLI user has set up: an API key login, and the project's agents
+    acknowledged (headless runs skip project agents that were not)."""
+    (home / ".gemini").mkdir(exist_ok=True)
+    settings = {"security": {"auth": {"selectedType": "gemini-api-key"}}}
+    (home / ".gemini" / "settings.json").write_text(json.dumps(settings))
+    agents = project / ".gemini" / "agents"
+    if agents.is_dir():
+        hashes = {p.stem: hashlib.sha256(p.read_bytes()).hexdigest() for p in agents.glob("*.md")}
+        (home / ".gemini" / "acknowledgments").mkdir(exist_ok=True)
+        (home / ".gemini" / "acknowledgments" / "agents.json").write_text(
+            json.dumps({str(project): hashes})
+        )
+
+
+def gemini(editors: Path, standin: StandIn, project: Path, home: Path, prompt: str) -> Any:
+    env = base_environment(home) | {
+        "GOOGLE_GEMINI_BASE_URL": standin.url,
+        "GEMINI_API_KEY": "stand-in-key",
+        "GEMINI_CLI_TRUST_WORKSPACE": "true",
+    }
+    # A model named explicitly: "auto" would first ask a classifier model to route.
+    argv = [str(editors / "gemini"), "-p", prompt, "-m", "gemini-2.5-pro"]
+    proc = run([*argv, "--output-format", "stream-json"], project, env)
+    events = stream_events(proc.stdout)
+    assert proc.returncode == 0 and events, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert not standin.errors, standin.errors
+    return events
+
+
+def is_gemini_main(conversation: Conversation) -> bool:
+    return "invoke_agent" in conversation.tool_names
+
+
+def test_gemini_cli_loads_the_command_agents_and_policy(
+    editors: Path, project: Path, home: Path
+) -> None:
+    installed = wfs_process(
+        "agents",
+        "install",
+        "--target",
+        "gemini",
+        "--allow-shell",
+        cwd=project,
+        env={"HOME": str(home)},
+    )
+    assert installed.code == 0, installed.err
+    gemini_home(home, project)
+    sid = planned_session(project)
+    expected = wfs_process("status", cwd=project)
+    add = heredoc(
+        ["wfs", "plan", "--session", sid, "--from", "-", "--json"], ADDED_TASK, "WFS_PLAN"
+    )
+    subagent_prompts: list[str] = []
+
+    def script(conversation: Conversation) -> Move:
+        if not is_gemini_main(conversation):
+            subagent_prompts.append(conversation.system)
+            return Call("complete_task", {"result": "Greeting written."})
+        done = len(conversation.tool_results)
+        if done == 0:
+            return Call("run_shell_command", {"command": "wfs status", "description": "Status"})
+        if done == 1:
+            return Call("run_shell_command", {"command": add, "description": "Add a task"})
+        if done == 2:
+            prompt = "Do this wfs step and report: write the greeting."
+            return Call("invoke_agent", {"agent_name": "code-developer", "prompt": prompt})
+        return Say("Reported.")
+
+    with running("gemini", script) as standin:
+        gemini(editors, standin, project, home, "/wfs:status IMPL-1")
+    first = standin.conversations[0]
+    (body,) = [t for t in first.user_texts if t.startswith("# wfs session status")]
+    assert body.startswith("# wfs session status\n\nTask asked about: `IMPL-1` (may be empty).")
+    assert "{{args}}" not in body
+    # Both shell calls ran: the user policy allows `wfs`, here-documents included.
+    results = standin.conversations[-1].tool_results
+    assert expected.out.strip() in results[0]
+    assert '"session": "WFS-greeter"' in results[1]
+    assert wfs_process("task", "show", "IMPL-3", cwd=project).code == 0
+    # The subagent ran with the installed definition as its instructions.
+    _, definition = parse(project / agent_path("gemini", "code-developer"))
+    assert subagent_prompts and definition.strip()[:2000] in subagent_prompts[0]
+    assert "Greeting written." in results[2]
+
+
+def test_gemini_cli_offers_no_shell_without_the_policy(
+    editors: Path, project: Path, home: Path
+) -> None:
+    """The control: headless Gemini CLI has no shell tool unless a policy allows it."""
+    assert wfs_process("agents", "install", "--target", "gemini", cwd=project).code == 0
+    gemini_home(home, project)
+
+    with running("gemini", lambda conversation: Say("Nothing to run.")) as standin:
+        gemini(editors, standin, project, home, "/wfs:status")
+    first = standin.conversations[0]
+    assert any(t.startswith("# wfs session status") for t in first.user_texts)
+    assert "run_shell_command" not in first.tool_names
+    assert "read_file" in first.tool_names
+
+
+def test_gemini_cli_extension_installs_and_provides_the_commands(
+    editors: Path, project: Path, home: Path
+) -> None:
+    gemini_home(home, project)
+    env = base_environment(home)
+    extension = REPO / "editors" / "gemini"
+    # Gemini CLI asks whether to trust the extension's folder: the user says yes.
+    argv = [str(editors / "gemini"), "extensions", "install", str(extension), "--consent"]
+    proc = run(argv, project, env, stdin="y\n")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (home / ".gemini" / "extensions" / "wfs" / "gemini-extension.json").is_file()
+    with running("gemini", lambda conversation: Say("Done.")) as standin:
+        gemini(editors, standin, project, home, "/wfs:plan add a greeting")
+    first = standin.conversations[0]
+    (body,) = [t for t in first.user_texts if t.startswith("# Plan a wfs session")]
+    assert "> add a greeting\n" in body
+    assert not (project / ".gemini").exists()
+
+
+# ---------------------------------------------------------------- Codex CLI
+
+
+def codex(
+    editors: Path,
+    standin: StandIn,
+    project: Path,
+    home: Path,
+    prompt: str,
+    *extra: str,
+    trusted: bool = True,
+) -> list[dict[str, Any]]:
+    codex_home = home / ".codex"
+    codex_home.mkdir(exist_ok=True)
+    config = [
+        'model = "gpt-5.5"',
+        'model_provider = "stand-in"',
+        "[model_providers.stand-in]",
+        'name = "stand-in"',
+        f'base_url = "{standin.url}/v1"',
+        'wire_api = "responses"',
+        'env_key = "STAND_IN_API_KEY"',
+    ]
+    if trusted:  # what answering Codex's trust question writes
+        config += [f'[projects."{project}"]', 'trust_level = "trusted"']
+    (codex_home / "config.toml").write_text("\n".join(config) + "\n")
+    env = base_environment(home) | {"CODEX_HOME": str(codex_home), "STAND_IN_API_KEY": "stand-in"}
+    argv = [str(editors / "codex"), "exec", "--json", "--skip-git-repo-check", *extra, prompt]
+    proc = run(argv, project, env)
+    events = stream_events(proc.stdout)
+    assert proc.returncode == 0 and events, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert not standin.errors, standin.errors
+    return events
+
+
+def shell(command: str) -> Call:
+    # login=false: a login shell would reset PATH from /etc/profile, losing this wfs.
+    return Call("exec_command", {"cmd": command, "login": False})
+
+
+def commands_run(events: list[dict[str, Any]]) -> list[tuple[int | None, str]]:
+    return [
+        (e["item"]["exit_code"], e["item"]["aggregated_output"])
+        for e in events
+        if e.get("type") == "item.completed" and e["item"]["type"] == "command_execution"
+    ]
+
+
+def test_codex_loads_the_skill_with_its_arguments_and_runs_wfs(
+    editors: Path, project: Path, home: Path
+) -> None:
+    assert wfs_process("agents", "install", "--target", "codex", cwd=project).code == 0
+    sid = planned_session(project)
+    expected = wfs_process("status", cwd=project)
+    add = heredoc(
+        ["wfs", "plan", "--session", sid, "--from", "-", "--json"], ADDED_TASK, "WFS_PLAN"
+    )
+
+    def script(conversation: Conversation) -> Move:
+        steps = [shell("wfs status"), shell(add)]
+        done = len(conversation.tool_results)
+        return steps[done] if done < len(steps) else Say("Reported.")
+
+    with running("openai", script) as standin:
+        events = codex(editors, standin, project, home, "$wfs-status IMPL-1")
+    first = standin.conversations[0]
+    # Every wfs skill is listed with its description; the one named is given in full,
+    # and the arguments reach the model in the user's message.
+    listing = first.system
+    for name in ("execute", "plan", "status", "switch"):
+        data, _ = parse(project / f".agents/skills/wfs-{name}/SKILL.md")
+        assert f"- wfs-{name}: {data['description']}" in listing
+    assert "$wfs-status IMPL-1" in first.user_texts
+    (skill,) = [t for t in first.user_texts if t.startswith("<skill>")]
+    assert "<name>wfs-status</name>" in skill and "\n# wfs session status\n" in skill
+    assert "`ARGS` below stands for that text" in skill
+    assert commands_run(events) == [(0, expected.out), (0, commands_run(events)[1][1])]
+    assert '"session": "WFS-greeter"' in commands_run(events)[1][1]
+    assert wfs_process("task", "show", "IMPL-3", cwd=project).code == 0
+
+
+@pytest.mark.parametrize("with_rule", [True, False])
+def test_codex_runs_wfs_outside_a_read_only_sandbox_only_with_the_rule(
+    editors: Path, project: Path, home: Path, with_rule: bool
+) -> None:
+    assert wfs_process("agents", "install", "--target", "codex", cwd=project).code == 0
+    if not with_rule:
+        (project / ".codex/rules/wfs.rules").unlink()
+
+    def script(conversation: Conversation) -> Move:
+        return shell('wfs plan "Sandbox check"') if not conversation.tool_results else Say("Ok.")
+
+    with running("openai", script) as standin:
+        codex(editors, standin, project, home, "$wfs-plan Sandbox check", "-s", "read-only")
+    (result,) = standin.conversations[-1].tool_results
+    if with_rule:
+        assert "Process exited with code 0" in result and "WFS-sandbox-check" in result
+        assert (project / ".workflow" / "WFS-sandbox-check").is_dir()
+    else:
+        assert "Read-only file system" in result
+        assert not (project / ".workflow").exists()
+
+
+def test_codex_loads_the_custom_agents_and_spawns_one(
+    editors: Path, project: Path, home: Path
+) -> None:
+    assert wfs_process("agents", "install", "--target", "codex", cwd=project).code == 0
+    subagents: list[Conversation] = []
+
+    def script(conversation: Conversation) -> Move:
+        if "Do IMPL-1 step 1" in conversation.user_texts:
+            subagents.append(conversation)
+            return Say("Step done: greeting written.")
+        steps = [
+            Call("tool_search", {"query": "spawn agent"}),
+            Call(
+                "multi_agent_v1.spawn_agent",
+                {"agent_type": "code-developer", "message": "Do IMPL-1 step 1"},
+            ),
+        ]
+        done = len(conversation.tool_results)
+        if done < len(steps):
+            return steps[done]
+        if done == len(steps):
+            agent = json.loads(conversation.tool_results[-1])["agent_id"]
+            return Call("multi_agent_v1.wait_agent", {"targets": [agent]})
+        return Say("Done.")
+
+    with running("openai", script) as standin:
+        codex(editors, standin, project, home, "$wfs-execute")
+    # The spawn_agent tool offers the five agents, with their descriptions.
+    search_result = standin.conversations[1].tool_results[0]
+    for name in AGENTS:
+        data = parse(project / agent_path("codex", name))[0]
+        assert f"{name}: {{\\n{data['description']}\\n}}" in search_result
+    # The spawned agent runs with the installed developer_instructions.
+    (subagent,) = subagents
+    _, instructions = parse(project / agent_path("codex", "code-developer"))
+    assert instructions.strip()[:2000] in subagent.system
+    assert "Step done: greeting written." in seen(standin)
+
+
+def test_every_editor_version_is_the_pinned_one(editors: Path) -> None:
+    from real_editors import PROGRAMS, pinned
+
+    installed = json.loads((editors.parent.parent / "installed.json").read_text())
+    for package, program in PROGRAMS.items():
+        assert pinned()[package] in installed[package], program

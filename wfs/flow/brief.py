@@ -1,0 +1,309 @@
+"""The brief: everything an agent needs to do a task's step(s) (SPEC §3.15).
+
+One agent gets the whole task: the task JSON, the step(s) to do with every known
+`[variable]` resolved, every output gathered so far (`pre_analysis` and earlier steps)
+by name, the summaries of the tasks it depends on, the session's paths, the focus
+paths, acceptance criteria, target files and artifacts, the agent definition to follow,
+the answer contract, and the command that resumes the run.
+
+`as_json` is what an agent command gets on stdin; `as_text` is the same brief for
+people and for CLI tools that take a prompt.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from wfs import store
+from wfs.flow.answer import CONTRACT
+from wfs.flow.variables import as_text as value_text
+from wfs.flow.variables import substitute_prose, substitute_session
+from wfs.flow.work import Step
+from wfs.tasks import Task, depends_on, obj
+
+if TYPE_CHECKING:
+    from wfs.flow.engine import Runner
+
+INLINE_LIMIT = 8 * 1024  # a larger value goes to a file, passed by path
+FILE_LIMIT = 1024 * 1024  # what such a file keeps at most
+SUMMARY_LIMIT = 16 * 1024  # of each dependency summary, in the brief
+PROSE_FIELDS = ("title", "description", "action", "phase", "cli_prompt")
+LIST_FIELDS = (
+    "modification_points",
+    "logic_flow",
+    "steps",
+    "requirements",
+    "acceptance",
+    "focus_paths",
+)
+
+
+def resolved_step(
+    runner: Runner, step: Step, values: dict[str, Any], command: str | None
+) -> dict[str, Any]:
+    """One step as the agent reads it: every known `[variable]` resolved."""
+    resolved: dict[str, Any] = {"key": step.key, "name": step.name}
+    for field in PROSE_FIELDS:
+        if isinstance(step.spec.get(field), str):
+            resolved[field] = substitute_prose(
+                substitute_session(step.spec[field], runner.sid), values
+            )
+    for field in LIST_FIELDS:
+        items = step.spec.get(field)
+        if isinstance(items, list):
+            resolved[field] = [substitute_prose(value_text(i), values) for i in items]
+    if command:
+        resolved["command"] = substitute_prose(command, values)
+    if step.output:
+        resolved["output"] = step.output
+    return resolved
+
+
+def build(
+    runner: Runner,
+    task: Task,
+    steps: list[dict[str, Any]],
+    outputs: dict[str, tuple[str, str]],
+    **extra: Any,
+) -> dict[str, Any]:
+    """The brief for `steps` (already resolved) of `task`. `outputs`: every value bound
+    so far, by name, with the step that bound it. `extra`: `checkpoints`, `fix`."""
+    tid = task["id"]
+    brief: dict[str, Any] = {
+        "task": task,
+        "workflow": {"session": runner.sid, "phase": runner.session_phase()},
+        "steps": steps,
+        "outputs": _outputs(runner, tid, outputs),
+        "dependencies": [_cut(dep) for dep in dependencies(runner, task)],
+        "paths": session_paths(runner, tid),
+        "context": task_context(runner, task),
+        "agent": agent_entry(task),
+    }
+    brief.update((key, value) for key, value in extra.items() if value)
+    brief["contract"] = CONTRACT
+    brief["resume"] = runner.resume_argv(tid)
+    return brief
+
+
+def _outputs(runner: Runner, tid: str, outputs: dict[str, tuple[str, str]]) -> dict[str, Any]:
+    """Each output inline, or written to a file next to the run record when large."""
+    shown: dict[str, Any] = {}
+    for name, (key, text) in outputs.items():
+        data = text.encode("utf-8")
+        if len(data) <= INLINE_LIMIT:
+            shown[name] = {"from": key, "text": text}
+            continue
+        path = runner.output_path(tid, name)
+        store.write_bytes(path, data[:FILE_LIMIT], durable=False)
+        shown[name] = {
+            "from": key,
+            "path": runner.layout.relative(path),
+            "bytes": len(data),
+            **({"cut_to": FILE_LIMIT} if len(data) > FILE_LIMIT else {}),
+        }
+    return shown
+
+
+def dependencies(runner: Runner, task: Task) -> list[dict[str, Any]]:
+    """The tasks this one depends on (a container: its children), with the whole text
+    of their summaries (a missing summary, or one leading outside the project root: None)."""
+    if not runner.sid:
+        return []
+    from wfs.index import load_skeletons
+    from wfs.tasks import TaskIndex
+
+    index = TaskIndex(load_skeletons(runner.layout, runner.sid))
+    found = []
+    for dep in depends_on(task):
+        for tid in index.children.get(dep) or [dep]:
+            path = runner.summary_path(tid)
+            text = read_summary(runner, path)
+            if text is None:
+                found.append({"task": tid, "summary": None})
+            else:
+                found.append({"task": tid, "summary": runner.layout.relative(path), "text": text})
+    return found
+
+
+def _cut(dependency: dict[str, Any]) -> dict[str, Any]:
+    text = dependency.get("text")
+    if text is None or len(text) <= SUMMARY_LIMIT:
+        return dependency
+    return {**dependency, "text": text[:SUMMARY_LIMIT], "cut_to": SUMMARY_LIMIT}
+
+
+def read_summary(runner: Runner, path: Path) -> str | None:
+    """A summary's text, unless it is missing or leads outside the project root."""
+    try:
+        real = path.resolve()
+        root = runner.layout.root.resolve()
+        if root not in real.parents:
+            return None
+        return real.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+def session_paths(runner: Runner, tid: str) -> dict[str, str]:
+    """Where things are, relative to the project root (the agent's working directory).
+    An inline flow has no task file, and may have no session."""
+    from wfs.layout import parse_task_id
+
+    relative = runner.layout.relative
+    paths = {"project": "."}
+    if runner.sid:
+        folder = runner.layout.session_dir(runner.sid)
+        paths["session"] = relative(folder)
+        if parse_task_id(tid):
+            paths["task_file"] = relative(runner.layout.task_file(runner.sid, tid))
+        paths["summaries"] = relative(folder / ".summaries")
+        paths["process"] = relative(folder / ".process")
+    paths["run_record"] = relative(runner.record_path(tid))
+    return paths
+
+
+def task_context(runner: Runner, task: Task) -> dict[str, Any]:
+    """Where to work and what done means; artifacts resolved to the files that exist."""
+    context = obj(task, "context")
+    found: dict[str, Any] = {}
+    for name in ("requirements", "focus_paths", "acceptance"):
+        value = context.get(name, task.get(name))
+        if value:
+            found[name] = value
+    target_files = obj(task, "flow_control").get("target_files")
+    if target_files:
+        found["target_files"] = target_files
+    artifacts = context.get("artifacts")
+    if isinstance(artifacts, list) and artifacts:
+        found["artifacts"] = [_artifact(runner, a) for a in artifacts if isinstance(a, dict)]
+    return found
+
+
+def _artifact(runner: Runner, artifact: dict[str, Any]) -> dict[str, Any]:
+    entry = dict(artifact)
+    path = artifact.get("path")
+    if isinstance(path, str) and path.strip():
+        entry["files"] = existing_files(runner, substitute_session(path, runner.sid))
+    return entry
+
+
+def existing_files(runner: Runner, pattern: str) -> list[str]:
+    """The files `pattern` names (a path or a glob) inside the project root."""
+    root = runner.layout.root.resolve()
+    if os.path.isabs(pattern) or ".." in Path(pattern).parts:
+        return []
+    matches = glob.glob(pattern, root_dir=root, recursive=True)
+    files = []
+    for match in sorted(matches):
+        real = (root / match).resolve()
+        if root in real.parents and real.is_file():
+            files.append(Path(match).as_posix())
+    return files
+
+
+def agent_entry(task: Task) -> dict[str, Any]:
+    """The agent named by `meta.agent`, with its definition when wfs ships one."""
+    name = obj(task, "meta").get("agent")
+    if not isinstance(name, str) or not name:
+        return {}
+    entry: dict[str, Any] = {"name": name}
+    definition = agent_definition(name)
+    if definition is not None:
+        entry["definition"] = definition
+    return entry
+
+
+def agent_definition(name: str) -> str | None:
+    """The shipped definition of `@name`, as text, or None when wfs has none."""
+    from wfs import agents_install
+
+    wanted = name.lstrip("@")
+    for source in agents_install.sources("definitions"):
+        if source.name == wanted:
+            env = agents_install._environment(agents_install.agents_dir())
+            text = agents_install.render_text(source.body, agents_install.TARGETS["claude"], env)
+            return text.strip() + "\n"
+    return None
+
+
+# ---------------------------------------------------------------- as text
+
+
+def as_text(brief: dict[str, Any], full: bool = True) -> str:
+    """The brief for CLI tools that take a prompt, and for people: at a terminal
+    (`full=False`) the agent definition and the dependency summaries are named by path
+    rather than shown whole."""
+    task = brief["task"]
+    lines = [f"# {task.get('id')}: {task.get('title')}", ""]
+    workflow = brief["workflow"]
+    lines.append(f"Session {workflow['session']}, phase {workflow['phase']}.")
+    fix = brief.get("fix")
+    if fix:
+        lines += [
+            "",
+            f"## Fix {fix['iteration']} of {fix['of']}: {fix['step']} failed",
+            "",
+            f"Command: {fix['command']}",
+            f"Error: {fix['error']}",
+        ]
+        for stream in ("stdout", "stderr"):
+            if fix.get(stream):
+                lines += ["", f"{stream} (last lines):", *(f"    {line}" for line in fix[stream])]
+    lines += ["", "## To do" if len(brief["steps"]) == 1 else "## To do, in order"]
+    for step in brief["steps"]:
+        lines += ["", f"### {step['key']}: {step['name']}"]
+        for field in ("description", "action", "command"):
+            if field in step and step[field] != step["name"]:
+                lines.append(f"{field.capitalize()}: {step[field]}")
+        for field in ("phase", "cli_prompt"):
+            if field in step:
+                lines.append(f"{field.replace('_', ' ').capitalize()}: {step[field]}")
+        for field in ("modification_points", "logic_flow", "steps"):
+            if step.get(field):
+                lines.append(f"{field.replace('_', ' ').capitalize()}:")
+                lines += [f"  - {item}" for item in step[field]]
+        if step.get("output"):
+            lines.append(f"Output binds to: [{step['output']}]")
+    for n, checkpoint in enumerate(brief.get("checkpoints", []), start=1):
+        lines += ["", f"## Partial answer {n} (continue from it)", "", checkpoint.rstrip()]
+    context = brief["context"]
+    for field in ("requirements", "acceptance", "focus_paths", "target_files"):
+        if context.get(field):
+            lines += ["", f"## {field.replace('_', ' ').capitalize()}", ""]
+            lines += [f"- {value_text(item)}" for item in context[field]]
+    if context.get("artifacts"):
+        lines += ["", "## Artifacts", ""]
+        for artifact in context["artifacts"]:
+            files = ", ".join(artifact.get("files") or []) or "no file yet"
+            lines.append(f"- {artifact.get('type', 'artifact')}: {artifact.get('path')} ({files})")
+    if brief["outputs"]:
+        lines += ["", "## Gathered so far", ""]
+        for name, output in brief["outputs"].items():
+            if "text" in output:
+                lines += [f"### [{name}] (from {output['from']})", "", output["text"].rstrip(), ""]
+            else:
+                lines.append(
+                    f"### [{name}] (from {output['from']}): {output['bytes']} bytes, "
+                    f"in {output['path']}"
+                )
+    if brief["dependencies"]:
+        lines += ["", "## Tasks this one depends on", ""]
+        for dep in brief["dependencies"]:
+            if dep.get("summary") is None:
+                lines.append(f"- {dep['task']}: no summary")
+            elif not full:
+                lines.append(f"- {dep['task']}: {dep['summary']}")
+            else:
+                lines += [f"### {dep['task']} ({dep['summary']})", "", dep["text"].rstrip(), ""]
+    paths = brief["paths"]
+    lines += ["", "## Paths", ""] + [f"- {key}: {value}" for key, value in paths.items() if value]
+    agent = brief["agent"]
+    if agent:
+        lines += ["", f"## Your role: {agent['name']}"]
+        if full and agent.get("definition"):
+            lines += ["", agent["definition"].rstrip()]
+    lines += ["", "## How to answer", "", brief["contract"], ""]
+    return "\n".join(lines)

@@ -1,0 +1,77 @@
+"""Which command does a task's agent work (SPEC §3.16).
+
+In order: `--agent CMD` or `WFS_AGENT`; for a task whose `meta.execution_config.method`
+is `cli`, the CLI tool it names (`cli_tool`), which gets one hand-off prompt on stdin;
+the command `.workflow/config.json` maps the task's `meta.agent` to; its `default`
+(or the older top-level `"agent"`). With none, execution pauses for an agent.
+
+    {"agents": {"@code-developer": "claude -p", "@test-fix-agent": "codex exec -",
+                "cli:gemini": "gemini --yolo", "default": "my-agent"}}
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from wfs.errors import WfsError
+from wfs.layout import Layout
+from wfs.tasks import Task, obj
+
+# How each CLI tool takes a prompt on stdin and works without asking; `cli:<tool>` in
+# the config replaces one.
+CLI_TOOLS = {
+    "claude": "claude -p --permission-mode acceptEdits",
+    "codex": "codex exec --full-auto -",
+    "gemini": "gemini --yolo",
+    "qwen": "qwen --yolo",
+}
+
+
+class Handoff(NamedTuple):
+    command: str  # run with bash in the project root; the brief on stdin
+    form: str  # "json": the brief as JSON; "text": as a prompt (CLI tools)
+
+
+class AgentRoutes(NamedTuple):
+    override: str | None  # --agent CMD or WFS_AGENT
+    by_name: dict[str, str]  # from .workflow/config.json "agents"
+    default: str | None
+
+    def for_task(self, task: Task) -> Handoff | None:
+        if self.override:
+            return Handoff(self.override, "json")
+        config = obj(obj(task, "meta"), "execution_config")
+        tool = config.get("cli_tool")
+        if config.get("method") == "cli" and isinstance(tool, str) and tool != "auto":
+            command = self.by_name.get(f"cli:{tool}") or CLI_TOOLS.get(tool)
+            if command:
+                return Handoff(command, "text")
+        name = obj(task, "meta").get("agent")
+        command = self.by_name.get(name) if isinstance(name, str) else None
+        command = command or self.default
+        return Handoff(command, "json") if command else None
+
+
+def load_routes(layout: Layout, override: str | None) -> AgentRoutes:
+    """The routes of `.workflow/config.json`, checked, with `override` first."""
+    from wfs import store
+
+    path = layout.workflow / "config.json"
+    where = layout.relative(path)
+    if not path.exists():
+        return AgentRoutes(override, {}, None)
+    data: Any = store.read_json(path, where)
+    if not isinstance(data, dict):
+        raise WfsError(f"{where}: expected a JSON object")
+    legacy = data.get("agent")
+    if legacy is not None and not isinstance(legacy, str):
+        raise WfsError(f"{where}#/agent: expected a command string")
+    agents = data.get("agents", {})
+    if not isinstance(agents, dict):
+        raise WfsError(f"{where}#/agents: expected an object mapping agent names to commands")
+    for name, command in agents.items():
+        if not isinstance(command, str) or not command.strip():
+            pointer = name.replace("~", "~0").replace("/", "~1")
+            raise WfsError(f"{where}#/agents/{pointer}: expected a command string")
+    routes = {k: v for k, v in agents.items() if k != "default"}
+    return AgentRoutes(override, routes, agents.get("default") or legacy)
