@@ -262,9 +262,9 @@ def test_a_flat_task_runs_what_it_holds(project: Path, tmp_path: Path) -> None:
     run = wfs("execute", "--agent", str(agent))
     assert run.code == 0, run.err
     assert (project / "src/greet.txt").read_text() == "hi\n"
-    brief = json.loads((tmp_path / "agent.brief").read_text())
-    assert brief["step"]["key"] == "implementation/2"
-    assert brief["step"]["description"] == "Check README and explain"  # [listing] filled in
+    [step] = json.loads((tmp_path / "agent.brief").read_text())["steps"]
+    assert step["key"] == "implementation/2"
+    assert step["description"] == "Check README and explain"  # [listing] filled in
     written = read_json(task_dir(project, sid) / "IMPL-1.json")
     assert written == {**FLAT_TASK, "status": "completed", "execution": written["execution"]}
 
