@@ -51,6 +51,7 @@ def outputs(project: Path) -> dict[str, str]:
 def test_session_and_context_package_placeholders_resolve_in_reads_and_commands(
     project: Path,
 ) -> None:
+    # `{id}` and `${id}` in prose are code (a route, a JavaScript template), left alone.
     process = project / ".workflow" / SID / ".process"
     folder = plan(
         project,
@@ -69,6 +70,7 @@ def test_session_and_context_package_placeholders_resolve_in_reads_and_commands(
     (process / "notes.txt").write_text("notes\n")
     run = wfs("execute")
     assert run.code == 0, run.err
+    assert wfs("validate").out == f"OK: {SID}\n"
     assert outputs(project) == {
         "implementation_approach/1": '{"k": 1}',
         "implementation_approach/2": '{"k": 1}',
@@ -103,6 +105,15 @@ def test_unknown_placeholders_are_named_and_never_expand_to_nothing(project: Pat
     dry = wfs("execute", "--dry-run")
     assert "      ! placeholder {{analysis_report}} is not filled in\n" in dry.out
     assert "      ! placeholder {{nobody}} is not filled in\n" in dry.out
+    where = f".workflow/{SID}/.task/IMPL-1.json#/flow_control/implementation_approach"
+    unfilled = (
+        "is filled in by nothing: no step output, task field or session value has that name; "
+        "the command gets it as written"
+    )
+    assert wfs("validate").out.splitlines() == [
+        f"{where}/0/command: placeholder: warning: placeholder {{{{analysis_report}}}} {unfilled}",
+        f"{where}/1/command: placeholder: warning: placeholder {{{{nobody}}}} {unfilled}",
+    ]
     run = wfs("execute", "--json")
     assert run.code == 1
     [task] = run.json()["tasks"]
@@ -224,3 +235,16 @@ def test_on_error_values_of_other_tools_mean_skip_optional_and_validate_warns(
         "implementation_approach/3": "skipped",
         "implementation_approach/4": "done",
     }
+
+
+def test_braces_in_prose_are_code_not_placeholders(project: Path, tmp_path: Path) -> None:
+    plan(
+        project,
+        [step(1, None, "a", description="Add GET /users/{id}; log `${id}` and [id] ({{title}})")],
+    )
+    helper = agent(tmp_path)
+    assert wfs("execute", "--agent", str(helper)).code == 0
+    [brief] = [json.loads(line) for line in (tmp_path / "agent.briefs").read_text().splitlines()]
+    assert brief["steps"][0]["description"] == (
+        "Add GET /users/{id}; log `${id}` and IMPL-1 (Words)"
+    )

@@ -1445,10 +1445,13 @@ def capture(env: Env, kind: str, description: str, command: tuple[str, ...]) -> 
 
 
 @cli.command()
-@click.argument("name", type=click.Choice(["task", "session", "plan"]))
+@click.argument("name", type=click.Choice(["task", "task-v1", "task-flat", "session", "plan"]))
 @pass_env
 def schema(env: Env, name: str) -> None:
     """Print the JSON Schema of a task, session or plan document.
+
+    `task` is the canonical seed form; `task-v1` and `task-flat` are the other task
+    formats wfs reads (docs/formats.md).
 
     \b
     Example:

@@ -304,6 +304,56 @@ def _check_relations(data: Any, file_stem: str | None, report: _Report) -> None:
             for i, step in enumerate(steps):
                 if isinstance(step, dict):
                     _check_step_relations(step, (key, i), "implementation", "output", report, {})
+    _check_placeholders(data, report)
+
+
+_UNFILLED = re.compile(
+    r"\{\{\s*([A-Za-z_][\w.]*)\s*\}\}|\$\{(session|session_id|session_dir|context_package_path)\}"
+)
+
+
+def _check_placeholders(data: dict[str, Any], report: _Report) -> None:
+    """A `{{name}}` (or `${context_package_path}`) in a command that nothing fills in:
+    no step output, task field or session value has that name. It is left as written
+    when the command runs (never replaced by an empty string)."""
+    from wfs.flow.variables import TASK_VARIABLES
+    from wfs.formats import canonical
+
+    read = canonical(data)
+    seed = read.task
+    context = seed.get("context") if isinstance(seed.get("context"), dict) else {}
+    known = {"id", "title", "session", "session_id", "session_dir", "dependency_summaries"}
+    known |= {name for name in TASK_VARIABLES if name in context}
+    if "shared_context" in context:
+        known.add("shared")
+    if isinstance(seed.get("context_package_path"), str):
+        known.add("context_package_path")
+    flow = seed.get("flow_control") if isinstance(seed.get("flow_control"), dict) else {}
+    commands: list[tuple[Pointer, str]] = []
+    for key, field in (("pre_analysis", "output_to"), ("implementation_approach", "output")):
+        steps = flow.get(key)
+        for i, step in enumerate(steps if isinstance(steps, list) else []):
+            if not isinstance(step, dict):
+                continue
+            if isinstance(step.get(field), str):
+                known.add(step[field])
+            where = read.origins.get(("flow_control", key, i), ("flow_control", key, i))
+            if isinstance(step.get("command"), str):
+                commands.append(((*where, "command"), step["command"]))
+            for j, command in enumerate(step.get("commands") or []):
+                if isinstance(command, str):
+                    commands.append(((*where, "commands", j), command))
+    for where, command in commands:
+        for match in _UNFILLED.finditer(command):
+            name = match.group(1) or match.group(2)
+            if name.split(".")[0] not in known:
+                report.warning(
+                    where,
+                    "placeholder",
+                    f"placeholder {match.group()} is filled in by nothing: no step output, "
+                    "task field or session value has that name; the command gets it as "
+                    "written",
+                )
 
 
 def _check_step_relations(
@@ -774,12 +824,19 @@ def _check_file(layout: Layout, path: Path, name: str) -> _Checked:
 
 
 def _rules_stamp() -> tuple[Any, ...]:
-    """Cached results are only as good as the rules that produced them."""
-    from wfs import __version__
+    """Cached results are only as good as the rules that produced them: this module, the
+    reader of formats, the schemas and what runs them."""
+    from wfs import __version__, formats, schemacheck
     from wfs.index import FORMAT
+    from wfs.resources import resource_dir
 
-    st = Path(__file__).stat()
-    return (__version__, FORMAT, st.st_mtime_ns, st.st_size)
+    sources = [Path(__file__), Path(formats.__file__), Path(schemacheck.__file__)]
+    sources += sorted(Path(str(resource_dir("schemas"))).glob("*.schema.json"))
+    stamps = []
+    for source in sources:
+        st = source.stat()
+        stamps += [st.st_mtime_ns, st.st_size]
+    return (__version__, FORMAT, *stamps)
 
 
 def _checked_files(layout: Layout, sid: str, folder: Path, key: str) -> list[_Checked]:

@@ -5,12 +5,13 @@ shell command the value never becomes shell text: each token is replaced by a qu
 expansion of a shell variable, and the values travel in the environment. Whatever a
 value holds (`$(...)`, backticks, quotes, `;`, newlines) it reaches the command as data.
 
-Real task files spell placeholders in other ways too: `{{name}}`, `${name}`, `{name}`
-stand for `[name]` when the name is known (`{{context_package_path}}`,
-`${session_dir}`), and are read as `[name]` before anything else; `WFS-[session]`,
-`WFS-{session_id}`, `{session_id}` name the session. An unknown name is left as written
-(never replaced by an empty string; `${HOME}` in a command stays the shell's), so that
-`--dry-run` and `validate` can name it.
+Real task files spell placeholders in other ways too: `{{name}}` stands for `[name]`
+when the name is known (`{{context_package_path}}`), `${session_dir}` and the like for
+what wfs knows of the session (`${id}` in a description is code, and `${HOME}` in a
+command stays the shell's), and they are read as `[name]` before anything else;
+`WFS-[session]`, `WFS-{session_id}`, `{session_id}` name the session. An unknown name is
+left as written, never replaced by an empty string, so that `--dry-run` and `validate`
+can name it.
 """
 
 from __future__ import annotations
@@ -26,9 +27,12 @@ from wfs.flow.shell import TOKEN as TOKEN  # re-exported: `[name]`, the canonica
 from wfs.flow.shell import Slot, scan, whole_number
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*"
+# What wfs itself knows about the session and the task's files: `${name}` means these
+# only (`${id}` in a description is code, a JavaScript template, not a placeholder).
+SESSION_NAMES = ("session", "session_id", "session_dir", "context_package_path")
 # `[name]` and the other spellings of a placeholder; the name is the one group that matched.
 SPELLING = re.compile(
-    rf"\[({_NAME})\]|\{{\{{\s*({_NAME})\s*\}}\}}|\$\{{({_NAME})\}}|\{{({_NAME})\}}"
+    rf"\[({_NAME})\]|\{{\{{\s*({_NAME})\s*\}}\}}|\$\{{({'|'.join(SESSION_NAMES)})\}}"
 )
 SESSION_TOKEN = re.compile(
     r"(?:WFS-)?(?:\{session\}|\{session_id\}|\$\{session_id\}|\{\{\s*session_id\s*\}\})"
@@ -84,15 +88,14 @@ def name_of(match: re.Match[str]) -> str:
 
 
 def known_spelling(placeholder: str, values: Mapping[str, Any]) -> bool:
-    """Whether `{{name}}`, `${name}` or `{name}` names a known value."""
+    """Whether `{{name}}` or `${name}` names a known value."""
     match = SPELLING.fullmatch(placeholder)
     return match is not None and lookup(name_of(match), values)[0]
 
 
 def normalize(text: str, values: Mapping[str, Any]) -> str:
-    """Every other spelling of a known placeholder (`{{name}}`, `${name}`, `{name}`)
-    written as `[name]`, which the rest of this module reads; an unknown one is left as
-    it is."""
+    """Every other spelling of a known placeholder (`{{name}}`, `${session_dir}`) written
+    as `[name]`, which the rest of this module reads; an unknown one is left as it is."""
 
     def spell(match: re.Match[str]) -> str:
         name = name_of(match)
