@@ -321,14 +321,14 @@ def _check_placeholders(data: dict[str, Any], report: _Report) -> None:
 
     read = canonical(data)
     seed = read.task
-    context = seed.get("context") if isinstance(seed.get("context"), dict) else {}
+    context = seed["context"] if isinstance(seed.get("context"), dict) else {}
     known = {"id", "title", "session", "session_id", "session_dir", "dependency_summaries"}
     known |= {name for name in TASK_VARIABLES if name in context}
     if "shared_context" in context:
         known.add("shared")
     if isinstance(seed.get("context_package_path"), str):
         known.add("context_package_path")
-    flow = seed.get("flow_control") if isinstance(seed.get("flow_control"), dict) else {}
+    flow = seed["flow_control"] if isinstance(seed.get("flow_control"), dict) else {}
     commands: list[tuple[Pointer, str]] = []
     for key, field in (("pre_analysis", "output_to"), ("implementation_approach", "output")):
         steps = flow.get(key)
