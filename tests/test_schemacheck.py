@@ -188,7 +188,7 @@ def test_jsonschema_is_never_imported_by_the_commands_agents_call_all_the_time(
             }
         ],
     )
-    # validate is where the schemas run.
+    # validate is where the schemas run (for the file that changed) ...
     proc = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "wfs", "validate"],
         cwd=project,
@@ -198,3 +198,16 @@ def test_jsonschema_is_never_imported_by_the_commands_agents_call_all_the_time(
     )
     assert proc.returncode == 1
     assert "jsonschema" in proc.stderr
+    # ... and a plan that did not change since is answered from the per-file cache.
+    os.utime(path, (1_000_000, 1_000_000))  # an old stamp: trusted by the cache
+    os.utime(project / ".workflow/WFS-hot-paths/workflow-session.json", (1_000_000, 1_000_000))
+    assert wfs("validate").code == 1
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "wfs", "validate"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 1
+    assert "jsonschema" not in proc.stderr

@@ -884,10 +884,7 @@ def validate_session(layout: Layout, sid: str, folder: Path | None = None) -> li
     primary = layout.session_dir(sid)
     folder = folder or primary
     key = sid if folder == primary else f"{sid}@{layout.place_of(folder) or 'workflow'}"
-    session_path = folder / SESSION_FILE
-    session_where = layout.relative(session_path)
-    data, problem = _load(session_path, session_where)
-    problems = [problem] if problem else validate_session_data(data, session_where, folder=sid)
+    problems = _checked_session(layout, sid, folder, key)
     journal = layout.journal(sid)
     if journal.exists() and folder == primary:
         problems.insert(
@@ -928,6 +925,35 @@ def validate_session(layout: Layout, sid: str, folder: Path | None = None) -> li
             _check_task(TaskSource(where, report.data, item.name[: -len(".json")]), report)
             report.found.extend(found)
             problems.extend(report.problems())
+    return problems
+
+
+def _checked_session(layout: Layout, sid: str, folder: Path, key: str) -> list[Problem]:
+    """The problems of the session file, cached per file stamp like those of the task
+    files: a plan that did not change is validated without running a schema again."""
+    import marshal
+
+    from wfs import index
+
+    path = folder / SESSION_FILE
+    where = layout.relative(path)
+    cache = index.cache_path(str(layout.workflow), key, "svalid")
+    rules = (*_rules_stamp(), where, sid)
+    stamper = index._Stamper()
+    try:
+        stamp: index.Stamp | None = stamper.take(path.stat())
+    except OSError:
+        stamp = None
+    cached = index._load(cache)
+    if stamp is not None and cached is not None and len(cached) == 4:
+        if cached[1] == rules and cached[2] == stamp:
+            return [Problem(*p) for p in cached[3]]
+    data, problem = _load(path, where)
+    problems = [problem] if problem else validate_session_data(data, where, folder=sid)
+    trusted = stamper.trusted(stamp)
+    if trusted is not None:
+        payload = marshal.dumps((index.FORMAT, rules, trusted, [tuple(p) for p in problems]))
+        index.write_cache(cache, index._sealed(payload))
     return problems
 
 
