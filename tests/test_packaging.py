@@ -33,6 +33,13 @@ def test_wheel_contains_the_shipped_folders(wheel: Path) -> None:
         assert f"wfs/agents/{source}" in names
     assert "wfs/templates/TODO_LIST.md.j2" in names
     assert "wfs/templates/IMPL_PLAN.md.j2" in names
+    metadata = zipfile.ZipFile(wheel).read("wfs-0.1.0.dist-info/METADATA").decode()
+    requires = [line for line in metadata.splitlines() if line.startswith("Requires-Dist: mcp")]
+    # The MCP SDK only comes with the `mcp` extra (and the test extra, for its tests).
+    assert requires == [
+        "Requires-Dist: mcp<3,>=2.3; extra == 'mcp'",
+        "Requires-Dist: mcp<3,>=2.3; extra == 'test'",
+    ]
 
 
 def test_installed_wheel_finds_its_resources(wheel: Path, tmp_path: Path) -> None:
@@ -73,3 +80,11 @@ def test_installed_wheel_finds_its_resources(wheel: Path, tmp_path: Path) -> Non
     )
     assert installed.returncode == 0, installed.stderr
     assert (work / ".gemini/commands/wfs/execute.toml").read_text().startswith("description = ")
+    # Without the `mcp` extra, everything above works, and `wfs mcp` says what to install.
+    server = subprocess.run([str(wfs), "mcp"], cwd=work, capture_output=True, text=True)
+    assert (server.returncode, server.stdout, server.stderr) == (
+        2,
+        "",
+        "wfs: error: wfs mcp needs the MCP Python SDK 2.x (mcp>=2.3,<3), which is not "
+        "installed; install it with: pip install 'wfs[mcp]'\n",
+    )

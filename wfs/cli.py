@@ -302,35 +302,21 @@ def plan(
     """
     from click.core import ParameterSource
 
-    from wfs import edit, sessions
+    from wfs import commands
 
     env = ctx.find_object(Env)
     assert env is not None
-    layout = env.layout
     # WFS_SESSION in the environment must not turn `wfs plan TOPIC` into a replan.
     explicit = replan_id
     if explicit is None and env.session and ctx.parent is not None:
         from_flag = ctx.parent.get_parameter_source("session") == ParameterSource.COMMANDLINE
         if from_flag or topic is None:
             explicit = env.session
-    if explicit and topic:
-        raise WfsError("give either TOPIC (a new session) or --session ID (replan it), not both")
-    if explicit:
-        if source is None:
-            raise WfsError("replanning a session needs --from FILE|-")
-        sid = sessions.require_session(layout, explicit)
-        added, replaced = edit.replan(layout, sid, *read_input(source))
-        env.emit({"session": sid, "added": added, "replaced": replaced}, lambda: env.echo(sid))
-        return
-    if topic is None:
+    if not explicit and topic is None:
         raise click.UsageError("missing TOPIC (or --session ID to replan a session)")
-    if source is None:
-        sid, count = sessions.create_session(layout, topic, session_type), 0
-    else:
-        raw, where = read_input(source)
-        sid, count = edit.new_session_from_plan(layout, topic, raw, where, session_type)
-    path = layout.relative(layout.session_dir(sid))
-    env.emit({"session": sid, "path": path, "tasks": count}, lambda: env.echo(sid))
+    document = None if source is None else lambda: read_input(source)
+    data = commands.plan(env.layout, topic, document, session_type, explicit)
+    env.emit(data, lambda: env.echo(data["session"]))
 
 
 @cli.command()
@@ -346,16 +332,15 @@ def switch(env: Env, session_id: str) -> None:
     Example:
       wfs switch user-auth-system
     """
-    from wfs.sessions import active_ids
-    from wfs.sessions import switch as do_switch
+    from wfs import commands
 
-    before = active_ids(env.layout)
-    sid = do_switch(env.layout, session_id)
-    paused = [s for s in before if s != sid]
+    data = commands.switch(env.layout, session_id)
+    paused = data["paused"]
     env.emit(
-        {"session": sid, "status": "active", "paused": paused},
+        data,
         lambda: env.echo(
-            f"Active session: {sid}" + (f" (paused {', '.join(paused)})" if paused else "")
+            f"Active session: {data['session']}"
+            + (f" (paused {', '.join(paused)})" if paused else "")
         ),
     )
 
@@ -379,22 +364,16 @@ def status(env: Env) -> None:
     Example:
       wfs status --json
     """
-    from wfs.sessions import active_ids, marker_ids
+    from wfs import commands
 
-    layout = env.layout
-    if env.session is None and not active_ids(layout) and not marker_ids(layout):
-        env.emit({"session": None}, lambda: env.echo("No active session."))
+    summary = commands.status(env.layout, env.session, _root_option(env))
+    if summary["session"] is None:
+        env.emit(summary, lambda: env.echo("No active session."))
         return
-    from wfs.query import status_data, status_lines
-    from wfs.sessions import session_warnings
+    from wfs.query import status_lines
 
-    sid = env.current_session()
-    summary = status_data(_answers(layout, sid)["summary"], _command_prefix(env, sid))
-    warnings = session_warnings(layout, sid)
-    if warnings:
-        summary["warnings"] = warnings
     env.emit(summary, lambda: env.lines(status_lines(summary, lambda t: env.style(t, bold=True))))
-    for warning in warnings:
+    for warning in summary.get("warnings", []):
         env.echo(f"wfs: warning: {warning}", err=True)
     _refuse_unreadable(summary.get("unreadable"))
 
@@ -406,19 +385,67 @@ def _refuse_unreadable(found: list[str] | None) -> None:
         raise WfsError("\n".join(found))
 
 
-def _command_prefix(env: Env, sid: str) -> list[str]:
-    """`wfs [--root DIR] --session SID`: how the next commands we print call wfs again.
+def _root_option(env: Env) -> str | None:
+    """The project root when `--root` was given on the command line, else None.
 
-    `--root` is kept when it was given on the command line, so the commands work from
-    wherever this one was run.
+    The commands we print (`resume`) keep it, so they work from wherever this one ran.
     """
     from click.core import ParameterSource
 
-    from wfs.query import command_prefix
-
     root_ctx = click.get_current_context().find_root()
     given = root_ctx.get_parameter_source("root") == ParameterSource.COMMANDLINE
-    return command_prefix(sid, str(env.layout.root) if given else None)
+    return str(env.layout.root) if given else None
+
+
+def _command_prefix(env: Env, sid: str) -> list[str]:
+    """`wfs [--root DIR] --session SID`: how the next commands we print call wfs again."""
+    from wfs.query import command_prefix
+
+    return command_prefix(sid, _root_option(env))
+
+
+@cli.command()
+@click.option(
+    "--hook-json",
+    is_flag=True,
+    help="Print it as the output of an editor's SessionStart hook (JSON).",
+)
+@click.option(
+    "--editor",
+    type=click.Choice(["claude", "gemini", "codex"]),
+    help="With --hook-json: the editor running the hook (default: claude).",
+)
+@json_flag
+@pass_env
+def prime(env: Env, hook_json: bool, editor: str | None) -> None:
+    """Print a short digest of the active session for an agent's context.
+
+    Phase, progress, the next ready task and the command that runs it, the blocked and
+    paused tasks with their resume commands, and the ground rules; at most 1,500
+    characters. With --hook-json, the same text in the JSON a SessionStart hook of
+    Claude Code, Gemini CLI or Codex CLI prints, and a plan that cannot be read is
+    reported in the text instead of failing the hook.
+
+    \b
+    Example:
+      wfs prime
+      wfs prime --hook-json --editor gemini
+    """
+    from wfs import commands
+    from wfs import prime as digests
+
+    if editor is not None and not hook_json:
+        raise click.UsageError("--editor goes with --hook-json")
+    if not hook_json:
+        sid, text = commands.prime(env.layout, env.session)
+        env.emit(digests.json_data(sid, text), lambda: click.echo(text, nl=False))
+        return
+    try:
+        text = commands.prime(env.layout, env.session)[1]
+    except WfsError as err:
+        text = digests.error_text(err.message)
+    sys.stdout.buffer.write(digests.hook_json(text, editor or "claude"))
+    sys.stdout.flush()
 
 
 # ---------------------------------------------------------------- session
@@ -654,18 +681,12 @@ def task_show(env: Env, task_id: str) -> None:
     Example:
       wfs task show IMPL-1.2 --json
     """
-    from wfs.edit import unknown_task
-    from wfs.layout import check_task_id
-    from wfs.query import show_data, show_lines
-    from wfs.tasks import read_task
+    from wfs import commands
+    from wfs.query import show_lines
 
-    sid = env.current_session()
-    found = _answers(env.layout, sid)
-    if check_task_id(task_id) not in found["status"]:
-        raise unknown_task(task_id, found["status"])
-    data = show_data(sid, found, task_id, read_task(env.layout, sid, task_id))
+    data = commands.show_task(env.layout, env.session, task_id)
     env.emit(data, lambda: env.lines(show_lines(data)))
-    _refuse_unreadable(found["summary"].get("unreadable"))
+    _refuse_unreadable(commands.unreadable(env.layout, env.session))
 
 
 def _fields(
@@ -856,13 +877,12 @@ def next_task(env: Env, all_ready: bool) -> None:
     Example:
       wfs next --all --json
     """
-    from wfs.query import next_data, next_lines
+    from wfs import commands
+    from wfs.query import next_lines
 
-    sid = env.current_session()
-    found = _answers(env.layout, sid)
-    data = next_data(sid, found, all_ready, _command_prefix(env, sid))
+    data = commands.next_tasks(env.layout, env.session, all_ready, _root_option(env))
     env.emit(data, lambda: env.lines(next_lines(data)))
-    _refuse_unreadable(found["summary"].get("unreadable"))
+    _refuse_unreadable(commands.unreadable(env.layout, env.session))
 
 
 # ---------------------------------------------------------------- checks
@@ -881,34 +901,22 @@ def validate(env: Env, all_sessions: bool) -> None:
     Example:
       wfs validate --all
     """
+    from wfs import commands
     from wfs.sessions import session_ids
-    from wfs.validate import validate_project, validate_session
 
     layout = env.layout
-    if all_sessions:
-        sids = session_ids(layout)
-        problems = validate_project(layout)
-    else:
-        sids = [env.current_session()]
-        problems = validate_session(layout, sids[0])
-    errors = sum(1 for p in problems if p.severity == "error")
-    data = {
-        "sessions": sids,
-        "problems": [p._asdict() for p in problems],
-        "errors": errors,
-        "warnings": len(problems) - errors,
-    }
+    sids = session_ids(layout) if all_sessions else [env.current_session()]
+    result = commands.validate(layout, sids, every=all_sessions)
 
     def human() -> None:
-        for problem in problems:
+        for problem in result.problems:
             env.echo(str(problem))
-        if not problems:
+        if not result.problems:
             env.echo(f"OK: {', '.join(sids) or 'no sessions'}")
 
-    env.emit(data, human)
-    if errors:
-        ctx = click.get_current_context()
-        ctx.exit(1)
+    env.emit(result.data, human)
+    if result.exit_code:
+        click.get_current_context().exit(result.exit_code)
 
 
 @cli.command()
@@ -1086,10 +1094,9 @@ def migrate(env: Env, all_sessions: bool, target_layout: str | None) -> None:
 
 
 def _agent_routes(env: Env, option: str | None) -> Any:
-    """--agent, then WFS_AGENT, then the routes of .workflow/config.json."""
-    from wfs.flow.routing import load_routes
+    from wfs.commands import agent_routes
 
-    return load_routes(env.layout, option or os.environ.get("WFS_AGENT") or None)
+    return agent_routes(env.layout, option)
 
 
 def _progress(env: Env) -> Any:
@@ -1258,103 +1265,56 @@ def execute(
       wfs execute --all
       wfs execute --resume IMPL-2 --output-file answer.md
     """
-    from wfs.flow import engine, signals
+    from wfs import commands
 
     if resume_id and task_id:
         raise click.UsageError("give either a task ID or --resume ID, not both")
     answer = _resume_answer(output_text, output_file, skip, resume_id is not None)
-    sid = env.current_session()
-    runner = engine.Runner(
+    runner = commands.runner(
         env.layout,
-        sid,
-        _agent_routes(env, agent_option),
+        env.current_session(),
+        agent_option,
+        _root_option(env),
         progress=None if dry_run else _progress(env),
-        command_prefix=_command_prefix(env, sid),
         scope=agent_scope,
     )
     if dry_run:
         _dry_run(env, runner, task_id or resume_id)
         return
-    results: list[dict[str, Any]] = []
-    notes: list[str] = []
-    going_on = ("completed", "blocked")  # --all carries on after these
-    with signals.handled():
-        if resume_id:
-            task, notes = runner.reclaim(resume_id)
-            for note in notes:
-                env.echo(f"{resume_id}: {note}", err=True)
-            results.append(engine.run_task(runner, task, {"skip": skip, "output": answer}))
-        elif task_id:
-            claimed = runner.claim(task_id)
-            assert claimed is not None
-            results.append(engine.run_task(runner, claimed))
-        while (
-            (run_all or not results)
-            and (not results or results[-1]["status"] in going_on)
-            and signals.pending() is None
-        ):
-            claimed = runner.claim(None)
-            if claimed is None:
-                break
-            results.append(engine.run_task(runner, claimed))
-            if not run_all:
-                break
-        signum = signals.pending()
-    statuses = [r["status"] for r in results]
-    interrupted = [r for r in results if r["status"] == "interrupted"]
-    if interrupted:
-        code, overall = interrupted[0]["exit_code"], "interrupted"
-    elif signum is not None:
-        code, overall = 128 + signum, "interrupted"
-    elif "refused" in statuses:
-        code, overall = 2, "refused"
-    elif "paused" in statuses:
-        code, overall = 3, "paused"
-    elif "blocked" in statuses:
-        code, overall = 1, "failed"
-    else:
-        code, overall = 0, "completed" if results else "idle"
-    data: dict[str, Any] = {"session": sid, "status": overall, "tasks": results}
-    if not results:
-        from wfs.query import stopped_view
-
-        data["stopped"] = stopped_view(
-            _answers(env.layout, sid)["summary"].get("stopped", []), runner.command_prefix
-        )
+    run = commands.execute(
+        runner,
+        task_id,
+        resume_id,
+        answer,
+        skip,
+        run_all,
+        note=lambda text: env.echo(f"{resume_id}: {text}", err=True),
+    )
+    data = run.data
 
     def human() -> None:
         from wfs.query import idle_lines
 
-        if not results:
+        if not data["tasks"]:
             env.lines(idle_lines(data["stopped"]))
-        for result in results:
+        for result in data["tasks"]:
             _show_result(env, result)
-        if signum is not None and not interrupted:
+        if run.signum is not None and not run.interrupted:
             env.echo("Interrupted: stopped before the next task.")
 
     env.emit(data, human)
-    if code:
-        click.get_current_context().exit(code)
+    if run.exit_code:
+        click.get_current_context().exit(run.exit_code)
 
 
 def _dry_run(env: Env, runner: Any, task_id: str | None) -> None:
-    from wfs.flow.preview import dry_run, human_lines
-    from wfs.index import load_skeletons
-    from wfs.layout import check_task_id
-    from wfs.tasks import TaskIndex, read_task
+    from wfs import commands
+    from wfs.flow.preview import human_lines
 
-    index = TaskIndex(load_skeletons(env.layout, runner.sid))
-    if task_id is None:
-        ready = index.ready()
-        if not ready:
-            env.emit({"session": runner.sid, "task": None}, lambda: env.echo("No task is ready."))
-            return
-        task_id = ready[0]
-    if check_task_id(task_id) not in index.by_id:
-        from wfs.edit import unknown_task
-
-        raise unknown_task(task_id, index.by_id)
-    plan = dry_run(runner, read_task(env.layout, runner.sid, task_id))
+    plan = commands.dry_run(env.layout, runner, task_id)
+    if plan.get("task") is None:
+        env.emit(plan, lambda: env.echo("No task is ready."))
+        return
     env.emit(plan, lambda: env.lines(human_lines(plan)))
 
 
@@ -1460,6 +1420,35 @@ def schema(env: Env, name: str) -> None:
     from wfs.resources import read_text
 
     click.echo(read_text("schemas", f"{name}.schema.json"), nl=False)
+
+
+# ---------------------------------------------------------------- mcp
+
+
+@cli.command("mcp")
+@pass_env
+def mcp_server(env: Env) -> None:
+    """Serve wfs to an MCP client over stdio (needs the extra: pip install 'wfs[mcp]').
+
+    Eight tools (status, next, task_show, plan, validate, execute, resume, switch)
+    answer with the JSON of the matching command and its exit code; the JSON Schemas
+    and each session's TODO_LIST.md are resources; `plan` and `execute` are prompts.
+    --root and --session given to `wfs` apply to every call.
+
+    \b
+    Example:
+      claude mcp add wfs -- wfs mcp
+    """
+    try:
+        from wfs.mcp_server import serve
+    except ImportError as err:
+        if (err.name or "").startswith("wfs"):
+            raise
+        raise WfsError(
+            "wfs mcp needs the MCP Python SDK 2.x (mcp>=2.3,<3), which is not installed; "
+            "install it with: pip install 'wfs[mcp]'"
+        ) from None
+    serve(env.layout, env.session, _root_option(env))
 
 
 # ---------------------------------------------------------------- agents

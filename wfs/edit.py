@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from wfs import render, sessions, store
-from wfs.errors import WfsError
+from wfs.errors import ProblemsError, WfsError
 from wfs.index import load_skeletons, unreadable_skeleton
 from wfs.layout import Layout, parent_of, parse_task_id, task_sort_key
 from wfs.tasks import (
@@ -133,7 +133,7 @@ def refuse_problems(problems: list[Any], what: str) -> None:
     if errors:
         listing = "\n".join(str(p) for p in errors)
         count = f"{len(errors)} problem{'s' if len(errors) != 1 else ''}"
-        raise WfsError(f"{what}: {count}; nothing was written:\n{listing}")
+        raise ProblemsError(f"{what}: {count}; nothing was written:\n{listing}", errors)
 
 
 class Draft:

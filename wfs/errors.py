@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 # Exit codes (SPEC section 4).
 OK = 0
 FAILED = 1
@@ -20,6 +22,14 @@ class WfsError(Exception):
         self.message = message
         if exit_code is not None:
             self.exit_code = exit_code
+
+
+class ProblemsError(WfsError):
+    """Validation refused a change; `problems` are the rules it broke (wfs.validate.Problem)."""
+
+    def __init__(self, message: str, problems: list[Any]) -> None:
+        super().__init__(message)
+        self.problems = problems
 
 
 class BusyError(WfsError):

@@ -66,6 +66,8 @@ def answer(argv: list[str], environ: Any) -> bytes | None:
     if "--json" in command:
         json_out = True
         command = [a for a in command if a != "--json"]
+    if command[:1] == ["prime"]:
+        return _prime(command[1:], root, session, json_out)
     if command not in (["status"], ["next"], ["next", "--all"]) and command[:2] != ["task", "show"]:
         return None
     if command[:2] == ["task", "show"] and len(command) != 3:
@@ -102,6 +104,56 @@ def answer(argv: list[str], environ: Any) -> bytes | None:
     from wfs.text import for_terminal
 
     return "".join(for_terminal(line) + "\n" for line in lines).encode()
+
+
+def _prime(
+    options: list[str], root: str | None, session: str | None, json_out: bool
+) -> bytes | None:
+    """`wfs prime [--hook-json [--editor E]]` from the index, as wfs.commands.prime says it."""
+    from wfs import prime
+
+    hook = False
+    editor = None
+    given = iter(options)
+    for option in given:
+        if option == "--hook-json":
+            hook = True
+        elif option == "--editor":
+            editor = next(given, None)
+            if editor is None:
+                return None
+        elif option.startswith("--editor="):
+            editor = option[len("--editor=") :]
+        else:
+            return None
+    if editor is not None and (not hook or editor not in prime.EDITORS):
+        return None
+    workflow = _workflow(root)
+    from wfs import query
+
+    if workflow is None:
+        # No .workflow/ anywhere: no session, in any layout. (An editor's hook may run
+        # in projects that have none yet.)
+        if session is not None or (root is not None and not os.path.isdir(root)):
+            return None
+        sid, text = None, prime.no_session_text()
+    else:
+        chosen = _session(workflow, session)
+        if chosen is None:
+            return None
+        from wfs import index
+
+        sid, folder = chosen
+        found = index.cached_answers(workflow, sid, full=False, folder=folder)
+        if found is None or found["summary"].get("unreadable"):
+            return None
+        prefix = query.command_prefix(sid)
+        text = prime.digest(query.status_data(found["summary"], prefix), found["next"], prefix)
+    if hook:
+        return prime.hook_json(text, editor or "claude")
+    if json_out:
+        return query.json_bytes(prime.json_data(sid, text))
+    return text.encode()
 
 
 def _bold(text: str) -> str:

@@ -1,0 +1,362 @@
+"""`wfs mcp`: the wfs commands as an MCP server over stdio (the optional extra `wfs[mcp]`).
+
+Eight tools, each doing what its command does (wfs/commands.py) and answering with
+the JSON that command prints with `--json`, plus its exit code first:
+`{"exit_code": 3, "session": ..., "status": "paused", ...}`. An error the command
+would print on stderr is `{"exit_code": 2, "error": "..."}`, with the `problems` of a
+refused plan as objects. Exit codes other than 0, 1 and 3 also set `isError`.
+
+The tools run on the event loop's thread, which is the main thread, one at a time:
+the engine installs signal handlers while it runs steps (a SIGTERM stops the step and
+leaves the task resumable, then ends the server), and it expects a single thread
+while it starts a step's process.
+"""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Callable
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError
+from mcp.types import CallToolResult, Resource, TextContent, ToolAnnotations
+from pydantic import Field
+
+from wfs import __version__, commands
+from wfs.errors import ProblemsError, WfsError
+from wfs.layout import Layout
+from wfs.query import json_bytes
+
+SCHEMAS = ("task", "session", "plan")
+TODO_LIST_URI = "wfs://sessions/{session}/TODO_LIST.md"
+
+INSTRUCTIONS = """\
+wfs keeps this project's plan in .workflow/ as task JSON files, the single source of
+truth. Read it with status, next and task_show; create or change it with plan; run
+it with execute, and when execute pauses (exit_code 3) do the work its brief
+describes and answer with resume. Never edit the JSON under .workflow/ yourself, and
+never mark a task completed by hand: execute completes a task once its steps ran."""
+
+PLAN_PROMPT = """\
+Plan "{topic}" with the wfs tools.
+
+1. Read the resource wfs://schemas/plan.schema.json. Write a plan document:
+   {{"overview": "...", "requirements": [...], "tasks": [...]}}, one task per unit
+   of work (id IMPL-1, IMPL-2, ...; subtasks IMPL-1.1), each with a title, its
+   context (requirements, focus_paths, acceptance, depends_on) and its steps.
+2. Call the plan tool with topic "{topic}" and the document. With exit_code 2 the
+   plan was refused and nothing was written: fix each problem (`where` points into
+   your document, `rule` and `message` say what is wrong) and call plan again.
+3. Call validate, then status, and report the session id and the ready tasks."""
+
+EXECUTE_PROMPT = """\
+Drive the wfs session{which} to completion with the wfs tools.
+
+1. Call execute{task}. Then, by its exit_code:
+   - 0 with status "completed": call execute again; status "idle" means nothing is
+     ready: report what `stopped` lists, or that every task is done.
+   - 3 (paused): the task's `brief` says what to do: its steps, outputs gathered so
+     far, dependencies, focus paths and acceptance. Do that work in the project, then
+     call resume with the task id and your answer in plain text (what you did, the
+     files you changed). Follow the brief's `contract`: start the answer with
+     `## TASK BLOCKED: why` if you cannot do it.
+   - 1 (a step failed, the task is blocked): read `reason` and `tail`, fix the cause,
+     then call resume with the task id (the step runs again), or skip=true.
+   - 2: read `error` and correct the call.
+2. Never edit the JSON under .workflow/ and never mark a task completed by hand."""
+
+
+def _answer(work: Callable[[], tuple[dict[str, Any], int]]) -> CallToolResult:
+    """Run a command's work; its JSON and exit code, or the error it reports."""
+    try:
+        data, code = work()
+        body: dict[str, Any] = {"exit_code": code, **data}
+    except WfsError as err:
+        code = err.exit_code
+        body = {"exit_code": code, "error": err.message}
+        if isinstance(err, ProblemsError):
+            body["problems"] = [p._asdict() for p in err.problems]
+    return CallToolResult(
+        content=[TextContent(type="text", text=json_bytes(body).decode())],
+        structured_content=body,
+        is_error=code not in (0, 1, 3),
+    )
+
+
+def _ok(data: dict[str, Any]) -> tuple[dict[str, Any], int]:
+    return data, 0
+
+
+def _plan_source(document: Any) -> Callable[[], tuple[bytes, str]]:
+    """A plan document given as JSON text or as a JSON value, named `document`."""
+    if isinstance(document, str):
+        raw = document.encode()
+    else:
+        import orjson
+
+        raw = orjson.dumps(document)
+    return lambda: (raw, "document")
+
+
+Session = Annotated[
+    str | None,
+    Field(description="Session id (WFS-x or x); default: the active session."),
+]
+TaskId = Annotated[str, Field(description="Task id, e.g. IMPL-2 or IMPL-1.3.")]
+
+READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+
+
+class WfsServer(MCPServer[Any]):
+    """Lists each session's TODO_LIST.md among the resources, as sessions come and go."""
+
+    def __init__(self, layout: Layout, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.layout = layout
+
+    async def list_resources(self) -> list[Resource]:
+        from wfs.sessions import session_ids
+
+        listed = await super().list_resources()
+        for sid in session_ids(self.layout):
+            if (self.layout.session_dir(sid) / "TODO_LIST.md").is_file():
+                listed.append(
+                    Resource(
+                        uri=TODO_LIST_URI.format(session=sid),
+                        name=f"{sid}/TODO_LIST.md",
+                        description=f"The task list of {sid}, rendered from its task files.",
+                        mime_type="text/markdown",
+                    )
+                )
+        return listed
+
+
+def build_server(layout: Layout, session: str | None, root_option: str | None) -> WfsServer:
+    """The server for the project at `layout`; `session`: the default session
+    (`wfs --session`), `root_option`: a `--root` the printed commands keep."""
+    server = WfsServer(
+        layout, name="wfs", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
+    )
+
+    def chosen(requested: str | None) -> str | None:
+        return requested or session
+
+    @server.tool(annotations=READ_ONLY)
+    async def status(session: Session = None) -> CallToolResult:
+        """The session's phase, type, task counts, progress, ready tasks, and the stopped
+        (paused, blocked, running) tasks with the command that resumes each."""
+        return _answer(lambda: _ok(commands.status(layout, chosen(session), root_option)))
+
+    @server.tool(name="next", annotations=READ_ONLY)
+    async def next_task(
+        all: Annotated[bool, Field(description="Every ready task, not just the first.")] = False,
+        session: Session = None,
+    ) -> CallToolResult:
+        """The next ready task (lowest id whose dependencies are completed), or all of
+        them; when none is ready, `stopped` says what holds the tasks up."""
+        return _answer(lambda: _ok(commands.next_tasks(layout, chosen(session), all, root_option)))
+
+    @server.tool(annotations=READ_ONLY)
+    async def task_show(task_id: TaskId, session: Session = None) -> CallToolResult:
+        """One task: its JSON, derived status, whether it is ready and what it waits on."""
+        return _answer(lambda: _ok(commands.show_task(layout, chosen(session), task_id)))
+
+    @server.tool(annotations=ToolAnnotations(destructive_hint=False, open_world_hint=False))
+    async def plan(
+        topic: Annotated[
+            str | None, Field(description="Topic of a new session (it becomes the active one).")
+        ] = None,
+        document: Annotated[
+            dict[str, Any] | list[Any] | str | None,
+            Field(
+                description='Plan document: {"overview", "requirements", "tasks": [...]} or a '
+                "task array (resource wfs://schemas/plan.schema.json), as JSON or JSON text."
+            ),
+        ] = None,
+        session: Annotated[
+            str | None,
+            Field(description="Instead of a new session: add or replace tasks in this one."),
+        ] = None,
+        type: Annotated[
+            str | None,
+            Field(description="Complexity to start from: simple, medium or complex."),
+        ] = None,
+    ) -> CallToolResult:
+        """Create a session for a topic with the tasks of a plan document, or add and
+        replace tasks in an existing session. The whole plan is validated first: when it
+        is refused nothing is written, and `problems` lists each one as `where`
+        (document#/json/pointer), `rule` and `message`."""
+
+        def work() -> tuple[dict[str, Any], int]:
+            if session is None and topic is None:
+                raise WfsError("give a topic (a new session) or a session (to replan it)")
+            if session is not None and document is None:
+                raise WfsError("replanning a session needs a plan document")
+            if type is not None and type not in ("simple", "medium", "complex"):
+                raise WfsError(f"type {type!r}: expected simple, medium or complex")
+            source = None if document is None else _plan_source(document)
+            return _ok(commands.plan(layout, topic, source, type, session))
+
+        return _answer(work)
+
+    @server.tool(annotations=READ_ONLY)
+    async def validate(
+        all: Annotated[bool, Field(description="Every session, not just the active one.")] = False,
+        session: Session = None,
+    ) -> CallToolResult:
+        """Check the task and session files against every rule; one problem per broken
+        rule (`where`: file#/json/pointer, `rule`, `message`, `severity`). exit_code 1
+        when any is an error."""
+
+        def work() -> tuple[dict[str, Any], int]:
+            from wfs.sessions import current_session, session_ids
+
+            sids = session_ids(layout) if all else [current_session(layout, chosen(session))]
+            result = commands.validate(layout, sids)
+            return result.data, result.exit_code
+
+        return _answer(work)
+
+    def run(
+        requested: str | None,
+        task_id: str | None = None,
+        resume_id: str | None = None,
+        answer: str | None = None,
+        skip: bool = False,
+        run_all: bool = False,
+        dry_run: bool = False,
+    ) -> tuple[dict[str, Any], int]:
+        from wfs.sessions import current_session
+
+        sid = current_session(layout, chosen(requested))
+        runner = commands.runner(layout, sid, root_option=root_option)
+        if dry_run:
+            return commands.dry_run(layout, runner, task_id), 0
+        outcome = commands.execute(runner, task_id, resume_id, answer, skip, run_all)
+        stop = outcome.signum or next(
+            (
+                getattr(signal, t["signal"])
+                for t in outcome.data["tasks"]
+                if t["status"] == "interrupted"
+            ),
+            None,
+        )
+        if stop is not None:
+            # The client (or the system) asked this server to stop: the task is left
+            # resumable, and now the server goes as it would have without the engine.
+            signal.raise_signal(stop)
+        return outcome.data, outcome.exit_code
+
+    @server.tool(annotations=ToolAnnotations(destructive_hint=False, open_world_hint=True))
+    async def execute(
+        task_id: Annotated[
+            str | None, Field(description="Task to run; default: the next ready task.")
+        ] = None,
+        all: Annotated[bool, Field(description="Keep going until no task is ready.")] = False,
+        dry_run: Annotated[
+            bool, Field(description="Show every step as it would run; run nothing.")
+        ] = False,
+        session: Session = None,
+    ) -> CallToolResult:
+        """Run a task's steps (commands, and agent steps through the configured agents).
+        A task is completed only when every step ran and succeeded. exit_code 3: paused
+        for an agent, and the task's `brief` says what to do; answer with resume.
+        exit_code 1: a step failed and the task is blocked (`reason`, `tail`)."""
+        return _answer(lambda: run(session, task_id=task_id, run_all=all, dry_run=dry_run))
+
+    @server.tool(annotations=ToolAnnotations(destructive_hint=False, open_world_hint=True))
+    async def resume(
+        task_id: TaskId,
+        answer: Annotated[
+            str | None,
+            Field(
+                description="The paused step's answer, in plain text (`## TASK BLOCKED: why` "
+                "blocks the task; `## CHECKPOINT REACHED` keeps partial work and pauses)."
+            ),
+        ] = None,
+        skip: Annotated[bool, Field(description="Skip the step where it stopped.")] = False,
+        session: Session = None,
+    ) -> CallToolResult:
+        """Continue a stopped task where it stopped: give a paused agent step its answer,
+        run a failed step again (neither answer nor skip), or skip the step. Finished
+        steps never run again."""
+
+        def work() -> tuple[dict[str, Any], int]:
+            if answer is not None and skip:
+                raise WfsError("give either an answer or skip, not both")
+            if answer is not None:
+                from wfs.flow.answer import read_answer
+
+                read_answer(answer, "`answer`")  # an empty one is refused before any change
+            return run(session, resume_id=task_id, answer=answer, skip=skip)
+
+        return _answer(work)
+
+    @server.tool(
+        annotations=ToolAnnotations(
+            destructive_hint=False, idempotent_hint=True, open_world_hint=False
+        )
+    )
+    async def switch(
+        session: Annotated[str, Field(description="Session id (WFS-x or x).")],
+    ) -> CallToolResult:
+        """Make a session the single active one; the others become paused."""
+        return _answer(lambda: _ok(commands.switch(layout, session)))
+
+    for name in SCHEMAS:
+        _add_schema(server, name)
+
+    @server.resource(
+        TODO_LIST_URI,
+        name="TODO_LIST.md",
+        description="A session's task list, rendered from its task files.",
+        mime_type="text/markdown",
+    )
+    def todo_list(session: str) -> str:
+        from wfs.sessions import require_session
+
+        try:
+            sid = require_session(layout, session)
+        except WfsError as err:
+            raise ResourceNotFoundError(err.message) from None
+        path = layout.session_dir(sid) / "TODO_LIST.md"
+        try:
+            return path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise ResourceNotFoundError(f"{layout.relative(path)}: no such file") from None
+
+    @server.prompt(name="plan", description="Plan a topic into a wfs session, with the tools.")
+    def plan_prompt(
+        topic: Annotated[str, Field(description="What to plan.")],
+    ) -> str:
+        return PLAN_PROMPT.format(topic=topic)
+
+    @server.prompt(name="execute", description="Run a wfs session's tasks until done.")
+    def execute_prompt(
+        session: Annotated[str | None, Field(description="Session id; default: active.")] = None,
+    ) -> str:
+        which = f" {session}" if session else ""
+        task = f' with session "{session}"' if session else ""
+        return EXECUTE_PROMPT.format(which=which, task=task)
+
+    return server
+
+
+def _add_schema(server: WfsServer, name: str) -> None:
+    from wfs.resources import read_text
+
+    def schema() -> str:
+        return read_text("schemas", f"{name}.schema.json")
+
+    server.resource(
+        f"wfs://schemas/{name}.schema.json",
+        name=f"{name}.schema.json",
+        description=f"JSON Schema of a {name} document (draft 2020-12).",
+        mime_type="application/schema+json",
+    )(schema)
+
+
+def serve(layout: Layout, session: str | None, root_option: str | None) -> None:
+    """Serve until the client closes stdin."""
+    build_server(layout, session, root_option).run("stdio")
