@@ -29,7 +29,7 @@ class Run(NamedTuple):
 
 @pytest.fixture(autouse=True)
 def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("WFS_ROOT", "WFS_SESSION", "WFS_AGENT", "NO_COLOR", "WFS_LOCK_TIMEOUT"):
+    for name in ("WFS_ROOT", "WFS_SESSION", "WFS_AGENT", "NO_COLOR", "WFS_LOCK_TIMEOUT", "WFS_NO_CACHE"):
         monkeypatch.delenv(name, raising=False)
 
 

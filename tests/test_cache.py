@@ -328,7 +328,7 @@ def test_damaged_cache_files_are_ignored(project: Path) -> None:
     }
     cache = project / ".workflow" / ".cache"
     names = sorted(p.name for p in cache.iterdir())
-    assert names == [f"{SID}.idx", f"{SID}.skel", f"{SID}.valid"]
+    assert names == [f"{SID}.idx", f"{SID}.skel", f"{SID}.svalid", f"{SID}.valid"]
     for name in names:
         original = (cache / name).read_bytes()
         for offset in (0, 4, 9, len(original) // 3, len(original) // 2, len(original) - 1):

@@ -146,10 +146,13 @@ def test_completion_of_ids_never_fails(planned: Path) -> None:
     (planned / ".workflow/.active-WFS-alpha").touch()
     assert bash_complete(planned, "wfs task show ") == NOTHING
     assert bash_complete(planned, "wfs --session beta task show IMPL-2") == "plain,IMPL-2\n"
-    # A malformed task file and a malformed session file.
+    # A malformed task file (the others are still offered, and its id) and a malformed
+    # session file.
     (planned / ".workflow/WFS-beta/.task/IMPL-2.json").write_text("{")
     (planned / ".workflow/WFS-alpha/workflow-session.json").write_text("[")
-    assert bash_complete(planned, "wfs --session beta task show ") == NOTHING
+    assert bash_complete(planned, "wfs --session beta task show ") == (
+        "plain,IMPL-1\nplain,IMPL-1.1\nplain,IMPL-1.2\nplain,IMPL-2\n"
+    )
     assert complete(planned, "zsh", "wfs switch ", 2) == (
         "plain\nWFS-alpha\nunreadable\nplain\nWFS-beta\nactive: Beta\n"
     )

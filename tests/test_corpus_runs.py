@@ -18,6 +18,8 @@ from typing import Any
 import pytest
 from conftest import CORPUS, read_json, wfs_process
 
+from wfs.formats import dependencies
+
 INSTANCES = CORPUS / "ccw" / "instances"
 MISSING = f"the corpus is not available at {INSTANCES} (it is kept outside the repository)"
 FAKE_CLIS = ("gemini", "qwen", "codex", "claude", "npm", "npx", "pytest", "rg", "ccw")
@@ -102,7 +104,7 @@ def prepare(root: Path, task: dict[str, Any]) -> tuple[dict[str, str], list[str]
         if isinstance(path, str) and not Path(path).is_absolute() and ".." not in path:
             if "*" not in path and "." not in Path(path).name:
                 (root / path).mkdir(parents=True, exist_ok=True)
-    deps = context.get("depends_on") if isinstance(context.get("depends_on"), list) else []
+    deps = dependencies(task)  # wherever the file writes them (issue 13)
     env = {
         "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
         "HOME": str(home),

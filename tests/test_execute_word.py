@@ -271,7 +271,8 @@ def test_a_task_wfs_cannot_interpret_is_refused_before_the_claim(project: Path) 
 def test_an_unknown_on_error_is_refused_with_validates_message(project: Path) -> None:
     plan([task("IMPL-1", [step(1, "bash(true)")])])
     data = task_json(project)
-    data["flow_control"]["implementation_approach"][0]["on_error"] = "warn"
+    # (continue, skip and warn, written by other tools, are read as skip_optional)
+    data["flow_control"]["implementation_approach"][0]["on_error"] = "ignore"
     task_file(project).write_text(json.dumps(data))
     run = wfs("execute", "IMPL-1")
     assert run.code == 2
@@ -626,9 +627,9 @@ def test_dry_run_shows_what_the_run_will_use_and_names_what_it_cannot(
         "  implementation_approach/3 Step 3 [read] → [ctx] on_error=fail\n"
         "      Read({{context_package_path}})\n"
         "      ! placeholder {{context_package_path}} is not filled in\n"
-        "  implementation_approach/4 Step 4 [read] → [roles] on_error=fail\n"
-        "      Read(each discovered role analysis file)\n"
-        "      ! Read(each discovered role analysis file) holds prose, not a path: it will fail\n"
+        # a sentence where Read() expects a path is an instruction for the agent
+        "  implementation_approach/4 Step 4 [agent] → [roles] on_error=fail\n"
+        "      to the agent `my-agent`: Read(each discovered role analysis file)\n"
         "  implementation_approach/5 Step 5 [cli] → [review] on_error=fail\n"
         "      cli: qwen-not-installed -p \"review <output of implementation_approach/1>\"\n"
         "      ! qwen-not-installed is not on PATH: this step will fail\n"
@@ -655,13 +656,13 @@ def test_dry_run_shows_what_the_run_will_use_and_names_what_it_cannot(
 def test_dry_run_names_why_execute_would_refuse(project: Path) -> None:
     plan([task("IMPL-1", [step(1, "bash(true)")])])
     data = task_json(project)
-    data["flow_control"]["implementation_approach"][0]["on_error"] = "warn"
+    data["flow_control"]["implementation_approach"][0]["on_error"] = "ignore"
     task_file(project).write_text(json.dumps(data))
     run = wfs("execute", "--dry-run", "IMPL-1")
     assert run.out.splitlines()[1:3] == [
         "  refused: `wfs execute` will not run this task as written:",
         f"    .workflow/{SID}/.task/IMPL-1.json#/flow_control/implementation_approach/0/on_error: "
-        'implementation-approach: on_error "warn" is not one of skip_optional, fail, '
+        'implementation-approach: on_error "ignore" is not one of skip_optional, fail, '
         "retry_once, manual_intervention",
     ]
 

@@ -1,4 +1,7 @@
-"""The shipped JSON Schemas are valid draft 2020-12 schemas that accept the seed's task."""
+"""The shipped JSON Schemas are valid draft 2020-12 schemas that accept the seed's task.
+
+The schemas refer to each other (task-v1 and task-flat use the definitions of task), so
+they are loaded together into one registry, as an editor or wfs itself loads them."""
 
 from __future__ import annotations
 
@@ -20,7 +23,16 @@ def load(name: str) -> Any:
 
 
 def validator(name: str) -> Draft202012Validator:
-    return Draft202012Validator(load(name))
+    from referencing import Registry, Resource
+
+    documents = [load(n) for n in NAMES]
+    registry: Any = Registry().with_resources(
+        (doc["$id"], Resource.from_contents(doc)) for doc in documents
+    )
+    return Draft202012Validator(load(name), registry=registry)
+
+
+NAMES = ["task", "task-v1", "task-flat", "session", "plan"]
 
 
 def seed_task() -> dict[str, Any]:
@@ -28,7 +40,7 @@ def seed_task() -> dict[str, Any]:
     return data
 
 
-@pytest.mark.parametrize("name", ["task", "session", "plan"])
+@pytest.mark.parametrize("name", NAMES)
 def test_schema_is_a_valid_draft_2020_12_schema_with_an_id(name: str) -> None:
     schema = load(name)
     Draft202012Validator.check_schema(schema)
@@ -40,9 +52,10 @@ def test_seed_jwt_task_matches_the_task_schema() -> None:
     assert list(validator("task").iter_errors(seed_task())) == []
 
 
-def test_v1_task_with_the_legacy_approach_matches_the_task_schema() -> None:
+def test_v1_task_with_the_legacy_approach_matches_the_v1_schema_not_the_v2_one() -> None:
     v1 = json.loads((FIXTURES / "seed-v1-IMPL-1.2.json").read_text("utf-8"))
-    assert list(validator("task").iter_errors(v1)) == []
+    assert list(validator("task-v1").iter_errors(v1)) == []
+    assert list(validator("task").iter_errors(v1)) != []
 
 
 def change(path: list[Any], value: Any) -> dict[str, Any]:
@@ -76,10 +89,10 @@ DELETE = object()
         (["context", "focus_paths", 0], "src/../x"),
         (["context", "parent"], "IMPL-1.1"),
         (["context", "depends_on", 0], "TEST-1"),
-        (["context", "artifacts", 0, "type"], "synthesis_specification"),
+        (["context", "artifacts", 0, "type"], "role_analyses|topic_framework"),
         (["context", "artifacts", 0, "priority"], "critical"),
-        (["flow_control", "pre_analysis"], {"step": "x"}),
-        (["flow_control", "pre_analysis", 0, "command"], DELETE),
+        (["flow_control", "pre_analysis"], "bash(ls)"),
+        (["flow_control", "pre_analysis", 0, "step"], DELETE),
         (["flow_control", "pre_analysis", 0, "on_error"], "warn"),
         (["flow_control", "pre_analysis", 0, "success_criteria"], "matches:x"),
         (["flow_control", "pre_analysis", 0, "timeout"], 0),
@@ -117,3 +130,25 @@ def test_plan_schema_accepts_the_example_plan_and_a_bare_task_array() -> None:
     assert list(check.iter_errors([{"id": "IMPL-1", "title": "Do it"}])) == []
     assert list(check.iter_errors({"tasks": [{"id": "IMPL-1"}]})) != []
     assert list(check.iter_errors([{"id": "IMPL-1.2.3", "title": "x"}])) != []
+
+
+def test_wfs_plan_runs_the_plan_schema_for_the_document_around_the_tasks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from conftest import wfs
+
+    monkeypatch.chdir(tmp_path)
+    cases = [
+        ({"overview": 3, "tasks": []}, "plan.json#/overview: expected a string"),
+        (
+            {"requirements": ["a", 1], "tasks": []},
+            "plan.json#/requirements/1: expected an array of strings",
+        ),
+        ({"overview": "x"}, 'plan.json: expected "tasks", an array of tasks'),
+        ("tasks", "plan.json: expected a plan object or a task array, got string"),
+    ]
+    for document, message in cases:
+        (tmp_path / "plan.json").write_text(json.dumps(document))
+        run = wfs("plan", "P", "--from", "plan.json")
+        assert (run.code, run.err) == (2, f"wfs: error: {message}\n"), document
+    assert not (tmp_path / ".workflow").exists() or not list((tmp_path / ".workflow").glob("WFS-*"))

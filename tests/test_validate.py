@@ -178,8 +178,10 @@ def test_problems_come_by_file_then_in_document_order() -> None:
         f"{I1}#/flow_control/implementation_approach/0/step: step-sequence: step 2 is at "
         "position 1; steps are numbered 1..n in array order, so 1 was expected",
         f'{where("IMPL-2")}: required: missing required field "title"',
-        f'{where("IMPL-2")}: required: missing required field "meta"',
-        f'{where("IMPL-2")}: required: missing required field "context"',
+        f'{where("IMPL-2")}: required: warning: missing required field "meta"; wfs reads it as '
+        "empty, and `wfs migrate` writes it",
+        f'{where("IMPL-2")}: required: warning: missing required field "context"; wfs reads it '
+        "as empty, and `wfs migrate` writes it",
         f"{where('IMPL-2')}#/flow_control/target_files: target-files: flow_control.target_files "
         'must be an array of strings, got string "x"; wrap a single value in [ ]',
         f'{where("IMPL-2")}#/status: status: status "nope" is not one of pending, active, '
@@ -196,11 +198,26 @@ def test_type_task_must_be_an_object() -> None:
 
 
 def test_required_reports_each_missing_field() -> None:
+    # An id and a title are what a task cannot do without; the rest is read as empty
+    # (status as pending), which `wfs migrate` writes.
     assert lines({"id": "IMPL-1", "title": "x"}) == [
-        f'{I1}: required: missing required field "status"',
-        f'{I1}: required: missing required field "meta"',
-        f'{I1}: required: missing required field "context"',
-        f'{I1}: required: missing required field "flow_control"',
+        f'{I1}: required: warning: missing required field "meta"; wfs reads it as empty, and '
+        "`wfs migrate` writes it",
+        f'{I1}: required: warning: missing required field "context"; wfs reads it as empty, and '
+        "`wfs migrate` writes it",
+        f'{I1}: required: warning: missing required field "flow_control"; wfs reads it as empty, '
+        "and `wfs migrate` writes it",
+        f'{I1}: format: warning: no status: read as "pending"; `wfs migrate` writes it',
+    ]
+    assert lines({"status": "pending"}) == [
+        f'{I1}: required: missing required field "id"',
+        f'{I1}: required: missing required field "title"',
+        f'{I1}: required: warning: missing required field "meta"; wfs reads it as empty, and '
+        "`wfs migrate` writes it",
+        f'{I1}: required: warning: missing required field "context"; wfs reads it as empty, and '
+        "`wfs migrate` writes it",
+        f'{I1}: required: warning: missing required field "flow_control"; wfs reads it as empty, '
+        "and `wfs migrate` writes it",
     ]
 
 
@@ -378,13 +395,15 @@ def test_meta_type_copied_enum_is_an_error() -> None:
     ]
 
 
-def test_meta_type_unknown_kind_is_a_warning() -> None:
-    problems = validate_task(TaskSource(I1, task(meta={"type": "docs-tree"}), "IMPL-1"))
-    assert [str(p) for p in problems] == [
-        f'{I1}#/meta/type: meta: warning: meta.type "docs-tree" is not a known task type '
-        "(feature, bugfix, refactor, test-gen, test-fix, docs, test)"
+def test_meta_type_of_a_project_own_kind_is_accepted() -> None:
+    # wfs uses the type only to pick a default agent; projects and other tools have their
+    # own kinds (docs-tree, infrastructure, backend), which no migration could change.
+    for kind in ("docs-tree", "infrastructure", "backend"):
+        assert lines(task(meta={"type": kind})) == []
+    assert lines(task(meta={"type": 3})) == [
+        f"{I1}#/meta/type: meta: meta.type must be one of feature, bugfix, refactor, test-gen, "
+        "test-fix, docs, test; got integer 3"
     ]
-    assert problems[0].severity == "warning"
 
 
 def test_meta_agent_must_be_an_at_name_or_a_v1_name() -> None:
@@ -451,24 +470,30 @@ def test_artifacts_type_priority_and_path() -> None:
     data = with_context(
         artifacts=[
             {"type": "role_analyses", "path": ".workflow/WFS-x/.brainstorming/*/a.md"},
-            {"type": "role_analysis", "priority": "critical", "path": "/abs/a.md"},
+            {"type": "role_analyses|topic_framework", "priority": "critical", "path": "/abs/a.md"},
             {"path": ""},
+            # shapes other tools write: a path, an object of their own, another type
             "notes.md",
+            {"type": "route", "location": "src/a.ts:11"},
+            {"type": "synthesis_specification", "path": "a.md"},
+            "/etc/passwd",
+            3,
         ]
     )
     assert lines(data) == [
-        f'{I1}#/context/artifacts/1/type: artifacts: artifact type "role_analysis" is not one of '
-        'role_analyses, topic_framework, individual_role_analysis; did you mean "role_analyses"?',
+        f'{I1}#/context/artifacts/1/type: artifacts: artifact type "role_analyses|topic_framework" '
+        "is the list of allowed values copied from a template; choose one of role_analyses, "
+        "topic_framework, individual_role_analysis",
         f'{I1}#/context/artifacts/1/priority: artifacts: artifact priority "critical" is not one '
         "of highest, high, medium, low",
         f'{I1}#/context/artifacts/1/path: artifacts: artifact path "/abs/a.md" is absolute; '
         "paths are relative to the project root",
-        f'{I1}#/context/artifacts/2: artifacts: artifact has no "type" (one of role_analyses, '
-        "topic_framework, individual_role_analysis)",
         f"{I1}#/context/artifacts/2/path: artifacts: artifact path must be a non-empty string, "
         'got string ""',
-        f"{I1}#/context/artifacts/3: artifacts: an artifact must be an object with type and "
-        'path, got string "notes.md"',
+        f'{I1}#/context/artifacts/6: artifacts: artifact path "/etc/passwd" is absolute; '
+        "paths are relative to the project root",
+        f"{I1}#/context/artifacts/7: artifacts: an artifact must be an object with type and "
+        "path, or a path; got integer 3",
     ]
 
 
@@ -506,11 +531,23 @@ def test_depends_on_placeholder_entries_are_named() -> None:
     ]
 
 
-def test_depends_on_at_top_level_is_a_warning() -> None:
+def test_depends_on_elsewhere_is_read_with_a_warning_naming_migrate() -> None:
     assert lines(task(depends_on=["IMPL-2"])) == [
-        f"{I1}#/depends_on: depends-on: warning: a top-level depends_on is ignored; task "
-        "dependencies belong in context.depends_on"
+        f"{I1}#/depends_on: format: warning: depends_on is read as context.depends_on; "
+        "`wfs migrate` moves it"
     ]
+    data = task(dependencies=["IMPL-3"])
+    data["meta"]["depends_on"] = ["IMPL-2", "IMPL-N"]
+    assert lines(data) == [
+        f"{I1}#/meta/depends_on: format: warning: meta.depends_on is read as context.depends_on; "
+        "`wfs migrate` moves it",
+        f'{I1}#/meta/depends_on/1: depends-on: depends_on entry "IMPL-N" is a template '
+        "placeholder, not an id; N and M stand for numbers, e.g. IMPL-1 or IMPL-1.2",
+        f"{I1}#/dependencies: format: warning: dependencies is read as context.depends_on; "
+        "`wfs migrate` moves it",
+    ]
+    # a project's own `dependencies` (packages) is not read as task dependencies
+    assert lines(task(dependencies=["react", "zustand"])) == []
 
 
 def test_dependency_cycle_is_reported_once_with_its_path() -> None:
@@ -557,9 +594,15 @@ def test_chains_and_diamonds_are_not_cycles() -> None:
 
 
 def test_pre_analysis_must_be_an_array() -> None:
-    assert lines(with_flow(pre_analysis={"step": "x"})) == [
+    assert lines(with_flow(pre_analysis="bash(ls)")) == [
         f"{I1}#/flow_control/pre_analysis: pre-analysis: flow_control.pre_analysis must be an "
-        "array of steps, got object"
+        'array of steps, got string "bash(ls)"'
+    ]
+    # An object (objectives, key patterns, ...) is notes for the agent, not steps to run.
+    assert lines(with_flow(pre_analysis={"objectives": ["x"]})) == [
+        f"{I1}#/flow_control/pre_analysis: format: warning: flow_control.pre_analysis is an "
+        "object, not a list of steps: it is read as notes for the agent (context.analysis); "
+        "`wfs migrate` moves it"
     ]
 
 
@@ -573,8 +616,6 @@ def test_pre_analysis_step_fields() -> None:
     ]
     assert lines(with_flow(pre_analysis=steps)) == [
         f'{I1}#/flow_control/pre_analysis/1: pre-analysis: pre_analysis step has no "step" name',
-        f"{I1}#/flow_control/pre_analysis/1: pre-analysis: pre_analysis step has neither "
-        '"command" nor "commands"',
         f'{I1}#/flow_control/pre_analysis/1/action: pre-analysis: "action" must be a string, '
         "got integer 5",
         f'{I1}#/flow_control/pre_analysis/2/step: pre-analysis: "step" must be a non-empty '
@@ -593,7 +634,7 @@ def test_pre_analysis_missing_action_is_only_a_warning() -> None:
     problems = validate_task(TaskSource(I1, with_flow(pre_analysis=steps), "IMPL-1"))
     assert [str(p) for p in problems] == [
         f"{I1}#/flow_control/pre_analysis/0: pre-analysis: warning: pre_analysis step has no "
-        '"action" (its human-readable description)'
+        '"action" (its human-readable description); `wfs migrate` sets it to the step name'
     ]
 
 
@@ -617,8 +658,9 @@ def test_pre_analysis_output_on_error_success_criteria_and_timeout() -> None:
         f"{I1}#/flow_control/pre_analysis/0/on_error: pre-analysis: on_error "
         '"skip_optional|fail|retry_once" is the list of allowed values copied from a template; '
         "choose one of skip_optional, fail, retry_once, manual_intervention",
-        f'{I1}#/flow_control/pre_analysis/1/on_error: pre-analysis: on_error "warn" is not one '
-        "of skip_optional, fail, retry_once, manual_intervention",
+        f'{I1}#/flow_control/pre_analysis/1/on_error: pre-analysis: warning: on_error "warn" is '
+        'read as "skip_optional" (a failure does not stop the task); `wfs migrate` writes '
+        '"skip_optional"',
         f"{I1}#/flow_control/pre_analysis/1/success_criteria: pre-analysis: success_criteria "
         '"exit_code:zero": exit_code needs an integer, e.g. exit_code:0',
         f"{I1}#/flow_control/pre_analysis/1/timeout: pre-analysis: timeout must be a positive "
@@ -653,10 +695,11 @@ def test_implementation_approach_must_be_an_array() -> None:
         f"{I1}#/flow_control/implementation_approach: implementation-approach: "
         'flow_control.implementation_approach must be an array of steps, got string "do it"'
     ]
-    assert lines(with_flow(implementation_approach={"steps": []})) == [
-        f"{I1}#/flow_control/implementation_approach: implementation-approach: "
-        "flow_control.implementation_approach must be an array of steps, got object "
-        "(the v1 object form needs a task_description string)"
+    # Another object than the v1 form (strategy, phases, ...) runs as one step holding it.
+    assert lines(with_flow(implementation_approach={"strategy": "s", "phases": []})) == [
+        f"{I1}#/flow_control/implementation_approach: format: warning: implementation_approach "
+        "is an object, not the seed's step array; it is read as one step holding it, and "
+        "`wfs migrate` converts it to the step array"
     ]
 
 
@@ -686,10 +729,10 @@ def test_implementation_step_without_work_is_an_error_and_missing_fields_are_war
         "logic_flow, steps, command, commands",
         f"{I1}#/flow_control/implementation_approach/1: implementation-approach: warning: step "
         "lacks the seed's fields description, modification_points, logic_flow, depends_on; "
-        "it runs as written",
+        "it runs as written, and `wfs migrate` fills them in",
         f"{I1}#/flow_control/implementation_approach/2: implementation-approach: warning: step "
         "lacks the seed's fields step, title, modification_points, logic_flow, depends_on, "
-        "output; it runs as written (an unnumbered step runs at its position)",
+        "output; it runs as written, and `wfs migrate` fills them in",
     ]
 
 
@@ -713,7 +756,8 @@ def test_implementation_step_field_types() -> None:
         "must be a variable name (letters, digits and _, not starting with a digit) that later "
         'steps use as [name]; got string "swagger.yaml"',
         f"{I1}#/flow_control/implementation_approach/1: implementation-approach: warning: "
-        "step is a string, not a step object; it runs as an agent step with this text",
+        "step is a string, not a step object; it runs as an agent step with this text, and "
+        "`wfs migrate` makes it a step object",
     ]
 
 
@@ -864,15 +908,40 @@ def test_session_id_must_match_its_folder() -> None:
 
 
 def test_session_enums_and_required_fields() -> None:
-    data = session(type="simple|medium|complex", current_phase="BUILD", status="done")
+    data = session(type="simple|medium|complex", current_phase="BUILD", status="a|b")
     del data["progress"]
     assert session_lines(data) == [
-        f'{SESSION}: required: missing required field "progress"',
+        f'{SESSION}: required: warning: session file has no "progress"; wfs derives it from the '
+        "tasks, and `wfs migrate` writes it",
         f'{SESSION}#/type: session-type: type "simple|medium|complex" is the list of allowed '
         "values copied from a template; choose one of simple, medium, complex",
         f'{SESSION}#/current_phase: current-phase: current_phase "BUILD" is not one of PLAN, '
         "IMPLEMENT, REVIEW",
-        f'{SESSION}#/status: session-status: status "done" is not one of active, paused, completed',
+        f'{SESSION}#/status: session-status: status "a|b" is the list of allowed values copied '
+        "from a template; choose one of active, paused, completed",
+    ]
+
+
+def test_session_files_of_other_tools_are_read_with_warnings_naming_migrate() -> None:
+    # Real session files: another tool's status and kind of session, no phase or progress.
+    data = {"session_id": "WFS-x", "project": "x", "status": "planning", "type": "workflow"}
+    assert session_lines(data) == [
+        f'{SESSION}: required: warning: session file has no "current_phase"; wfs derives it from '
+        "the tasks, and `wfs migrate` writes it",
+        f'{SESSION}: required: warning: session file has no "progress"; wfs derives it from the '
+        "tasks, and `wfs migrate` writes it",
+    ]
+    assert session_lines({}) == [
+        f'{SESSION}: required: warning: session file has no "session_id"; wfs takes it from the '
+        "folder name, and `wfs migrate` writes it",
+        f'{SESSION}: required: warning: session file has no "type"; wfs derives the complexity '
+        "from the number of tasks, and `wfs migrate` writes it",
+        f'{SESSION}: required: warning: session file has no "current_phase"; wfs derives it from '
+        "the tasks, and `wfs migrate` writes it",
+        f'{SESSION}: required: warning: session file has no "status"; wfs reads it from where '
+        "the session is (active, paused or completed), and `wfs migrate` writes it",
+        f'{SESSION}: required: warning: session file has no "progress"; wfs derives it from the '
+        "tasks, and `wfs migrate` writes it",
     ]
 
 
@@ -933,10 +1002,11 @@ def test_validate_session_orders_by_file_then_document(tmp_path: Path) -> None:
     two = with_context("IMPL-2", depends_on=["IMPL-10"])
     ten = task("IMPL-10", status="paused")
     layout = make_session(tmp_path, [ten, two, task("IMPL-1")])
-    write(layout.session_file("WFS-x"), session("WFS-x", status="open"))
+    write(layout.session_file("WFS-x"), session("WFS-x", current_phase="DONE"))
     write(layout.task_dir("WFS-x") / "IMPL-3.json", task("IMPL-4"))
     assert [str(p) for p in validate_session(layout, "WFS-x")] == [
-        f'{SESSION}#/status: session-status: status "open" is not one of active, paused, completed',
+        f'{SESSION}#/current_phase: current-phase: current_phase "DONE" is not one of PLAN, '
+        "IMPLEMENT, REVIEW",
         f'{where("IMPL-3")}#/id: id-filename: id "IMPL-4" does not match the file name IMPL-3.json',
         f'{where("IMPL-10")}#/status: status: status "paused" is not one of pending, active, '
         "completed, blocked, container",

@@ -373,6 +373,16 @@ def status(env: Env) -> None:
     from wfs.query import status_lines
 
     env.emit(summary, lambda: env.lines(status_lines(summary, lambda t: env.style(t, bold=True))))
+    for warning in summary.get("warnings", []):
+        env.echo(f"wfs: warning: {warning}", err=True)
+    _refuse_unreadable(summary.get("unreadable"))
+
+
+def _refuse_unreadable(found: list[str] | None) -> None:
+    """After answering from every task that could be read: exit 2 naming each task file
+    that could not (file, line, column, reason)."""
+    if found:
+        raise WfsError("\n".join(found))
 
 
 def _root_option(env: Env) -> str | None:
@@ -474,14 +484,16 @@ def session_list(env: Env) -> None:
             errors.append(err.message)
             rows.append({"id": sid, "active": sid in active, "error": err.message})
             continue
+        # phase and type as the session file says them, else derived (docs/formats.md)
+        summary = _answers(layout, sid)["summary"]
         rows.append(
             {
                 "id": sid,
                 "active": sid in active,
                 "status": data.get("status"),
-                "phase": data.get("current_phase"),
-                "type": data.get("type"),
-                "project": data.get("project"),
+                "phase": summary["phase"],
+                "type": summary["type"],
+                "project": summary["project"],
             }
         )
 
@@ -530,8 +542,14 @@ def session_show(env: Env, session_id: str | None) -> None:
     def human() -> None:
         env.echo(f"{sid}{'  (active)' if data['active'] else ''}")
         env.echo(f"  path:    {data['path']}")
-        for key in ("project", "status", "current_phase", "type"):
-            env.echo(f"  {key + ':':<9}{data['session'].get(key)}")
+        shown = {
+            "project": summary["project"],
+            "status": data["session"].get("status"),
+            "current_phase": summary["phase"],  # derived when the file has none
+            "type": summary["type"],
+        }
+        for key, value in shown.items():
+            env.echo(f"  {key + ':':<9}{value}")
         env.echo("  tasks:   " + ", ".join(f"{k} {v}" for k, v in data["counts"].items()))
 
     env.emit(data, human)
@@ -649,6 +667,7 @@ def task_list(env: Env, status_filter: str | None, ready: bool) -> None:
         {"session": sid, "tasks": rows},
         lambda: env.lines(row_lines(rows) or ["No matching tasks."]),
     )
+    _refuse_unreadable([t["unreadable"] for t in index.tasks if t.get("unreadable")])
 
 
 @task.command("show")
@@ -667,6 +686,7 @@ def task_show(env: Env, task_id: str) -> None:
 
     data = commands.show_task(env.layout, env.session, task_id)
     env.emit(data, lambda: env.lines(show_lines(data)))
+    _refuse_unreadable(commands.unreadable(env.layout, env.session))
 
 
 def _fields(
@@ -862,6 +882,7 @@ def next_task(env: Env, all_ready: bool) -> None:
 
     data = commands.next_tasks(env.layout, env.session, all_ready, _root_option(env))
     env.emit(data, lambda: env.lines(next_lines(data)))
+    _refuse_unreadable(commands.unreadable(env.layout, env.session))
 
 
 # ---------------------------------------------------------------- checks
@@ -885,7 +906,7 @@ def validate(env: Env, all_sessions: bool) -> None:
 
     layout = env.layout
     sids = session_ids(layout) if all_sessions else [env.current_session()]
-    result = commands.validate(layout, sids)
+    result = commands.validate(layout, sids, every=all_sessions)
 
     def human() -> None:
         for problem in result.problems:
@@ -920,6 +941,9 @@ def render(env: Env, check: bool, all_sessions: bool) -> None:
     layout = env.layout
     sids = session_ids(layout) if all_sessions else [env.current_session()]
     which: dict[str, Any] = {"sessions": sids} if all_sessions else {"session": sids[0]}
+    # Views are rendered from the whole plan: a task file that cannot be read stops it.
+    skeletons = [t for sid in sids for t in load_skeletons(layout, sid)]
+    _refuse_unreadable([t["unreadable"] for t in skeletons if t.get("unreadable")])
     paths: list[str] = []
     interrupted: list[str] = []  # sessions with a half-applied change (a pending journal)
     for sid in sids:
@@ -927,7 +951,9 @@ def render(env: Env, check: bool, all_sessions: bool) -> None:
         if check:
             if layout.journal(sid).exists():
                 interrupted.append(layout.relative(layout.journal(sid)))
-            expected = views.render_views(load_session(layout, sid), load_skeletons(layout, sid))
+            expected = views.expected_views(
+                session_dir, load_session(layout, sid), load_skeletons(layout, sid)
+            )
             names = [n for n, text in expected.items() if views.read_view(session_dir / n) != text]
         else:
             with store.locked(layout.session_lock(sid), sid):
@@ -1006,24 +1032,59 @@ def doctor(env: Env, fix: bool) -> None:
 
 @cli.command()
 @click.option("--all", "all_sessions", is_flag=True, help="Every session, not just the active one.")
+@click.option(
+    "--layout",
+    "target_layout",
+    type=click.Choice(["markers", "active"]),
+    help="Move every session into this layout instead: markers (.workflow/WFS-*) or "
+    "active (.workflow/active/ and archives/).",
+)
 @json_flag
 @pass_env
-def migrate(env: Env, all_sessions: bool) -> None:
-    """Convert legacy (v1) task formats to the current one.
+def migrate(env: Env, all_sessions: bool, target_layout: str | None) -> None:
+    """Convert task and session files to the canonical seed form, keeping every field.
+
+    Task files in the v1 form, the flat format, with task_id, dependencies outside
+    context.depends_on or statuses of other tools are rewritten in the seed form;
+    session files get what the seed asks of them (current_phase, progress, ...).
+    With --layout, moves the sessions instead (active ones stay active).
 
     \b
     Example:
-      wfs migrate
+      wfs migrate --all
+      wfs migrate --layout active
     """
     from wfs.edit import migrate as do_migrate
-    from wfs.sessions import session_ids
+    from wfs.sessions import convert_layout, session_folders, session_ids
 
-    sids = session_ids(env.layout) if all_sessions else [env.current_session()]
-    changed = {sid: do_migrate(env.layout, sid) for sid in sids}
+    if target_layout is not None:
+        moves = convert_layout(env.layout, target_layout)
+        env.emit(
+            {"layout": target_layout, "moved": [{"from": a, "to": b} for a, b in moves]},
+            lambda: env.echo(
+                "\n".join(f"moved {a} to {b}" for a, b in moves)
+                or f"Already in the {target_layout} layout."
+            ),
+        )
+        return
+    layout = env.layout
+    if all_sessions:
+        # every copy of every session (validate --all reads them all)
+        names = session_ids(layout)
+        changed = {
+            (f.name if f.path == layout.session_dir(f.name) else layout.relative(f.path)): (
+                do_migrate(layout, f.name, f.path)
+            )
+            for f in session_folders(layout)
+            if f.name in names
+        }
+    else:
+        sid = env.current_session()
+        changed = {sid: do_migrate(layout, sid)}
     env.emit(
         {"migrated": changed},
         lambda: env.echo(
-            "\n".join(f"{sid}: migrated {tid}" for sid, ids in changed.items() for tid in ids)
+            "\n".join(f"{key}: migrated {name}" for key, names in changed.items() for name in names)
             or "Nothing to migrate."
         ),
     )
@@ -1344,10 +1405,13 @@ def capture(env: Env, kind: str, description: str, command: tuple[str, ...]) -> 
 
 
 @cli.command()
-@click.argument("name", type=click.Choice(["task", "session", "plan"]))
+@click.argument("name", type=click.Choice(["task", "task-v1", "task-flat", "session", "plan"]))
 @pass_env
 def schema(env: Env, name: str) -> None:
     """Print the JSON Schema of a task, session or plan document.
+
+    `task` is the canonical seed form; `task-v1` and `task-flat` are the other task
+    formats wfs reads (docs/formats.md).
 
     \b
     Example:

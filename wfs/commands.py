@@ -22,8 +22,24 @@ def status(layout: Layout, requested: str | None, root_option: str | None) -> di
 
     if requested is None and not active_ids(layout) and not marker_ids(layout):
         return {"session": None}
+    from wfs.sessions import session_warnings
+
     sid = current_session(layout, requested)
-    return status_data(answers(layout, sid)["summary"], command_prefix(sid, root_option))
+    summary = status_data(answers(layout, sid)["summary"], command_prefix(sid, root_option))
+    warnings = session_warnings(layout, sid)  # a copy in another place, no session file
+    if warnings:
+        summary["warnings"] = warnings
+    return summary
+
+
+def unreadable(layout: Layout, requested: str | None) -> list[str]:
+    """The task files of the session that cannot be read (file:line:column: reason);
+    the commands answer from every other task, then name these (exit 2)."""
+    from wfs.index import answers
+    from wfs.sessions import current_session
+
+    found = answers(layout, current_session(layout, requested))["summary"].get("unreadable")
+    return list(found or [])
 
 
 def prime(layout: Layout, requested: str | None) -> tuple[str | None, str]:
@@ -120,11 +136,17 @@ class Validation(NamedTuple):
     exit_code: int
 
 
-def validate(layout: Layout, sids: list[str]) -> Validation:
-    """`wfs validate`: every problem of the sessions; exit 1 when any is an error."""
-    from wfs.validate import validate_session
+def validate(layout: Layout, sids: list[str], every: bool = False) -> Validation:
+    """`wfs validate`: every problem of the sessions; exit 1 when any is an error.
 
-    problems = [p for sid in sids for p in validate_session(layout, sid)]
+    `every` (`--all`): also the folders that are not one session each, and every copy
+    of a session found in several places."""
+    from wfs.validate import validate_project, validate_session
+
+    if every:
+        problems = validate_project(layout)
+    else:
+        problems = [p for sid in sids for p in validate_session(layout, sid)]
     errors = sum(1 for p in problems if p.severity == "error")
     data = {
         "sessions": sids,

@@ -1,14 +1,19 @@
 """Consistency checks and the seed's recovery strategies.
 
 Each check yields findings; with `fix`, each finding's repair runs as it is found.
-Repairs never delete plan data: a corrupt session file is kept aside, and only wfs's
-own leftovers (temporary files, orphaned markers) are removed.
+Repairs never delete plan data: every file a repair replaces is copied first, byte for
+byte, to `.workflow/.doctor/<time of the run>/` (a corrupt session file is also kept
+aside beside it, an authored view is kept as `*.authored.md` and linked from the
+generated one), and only wfs's own leftovers (temporary files, orphaned markers) are
+removed. Folders that are not one session each (a session in two places, a folder named
+with a placeholder) are reported; which copy to keep is for a person to decide.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import time
 from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
@@ -16,7 +21,8 @@ from typing import Any, NamedTuple
 
 from wfs import render, sessions, store
 from wfs.errors import WfsError
-from wfs.layout import MARKER_PREFIX, SESSION_FILE, Layout, parent_of, parse_task_id
+from wfs.formats import canonical_task
+from wfs.layout import ARCHIVE_DIR, MARKER_PREFIX, SESSION_FILE, Layout, parent_of, parse_task_id
 
 Repair = Callable[[], object]
 
@@ -28,12 +34,47 @@ class Finding(NamedTuple):
     repair: Repair | None  # None: nothing wfs can safely do
 
 
+BACKUP_DIR = ".doctor"
+
+
+class _Backup:
+    """Where the files replaced by one run of `doctor --fix` are kept."""
+
+    folder: Path | None = None
+
+
+_BACKUP = _Backup()
+
+
+def _keep(layout: Layout, path: Path) -> None:
+    """Copy `path` (when it exists) into this run's backup folder, keeping its place."""
+    if not path.is_file():
+        return
+    if _BACKUP.folder is None:
+        stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+        folder = layout.workflow / BACKUP_DIR / stamp
+        n = 1
+        while folder.exists():
+            n += 1
+            folder = layout.workflow / BACKUP_DIR / f"{stamp}-{n}"
+        _BACKUP.folder = folder
+    target = _BACKUP.folder / path.relative_to(layout.workflow)
+    if not target.exists():  # the first version a run replaced is the one to keep
+        store.write_bytes(target, path.read_bytes())
+
+
+def _replace(layout: Layout, path: Path, data: bytes) -> None:
+    _keep(layout, path)
+    store.write_bytes(path, data)
+
+
 def doctor(layout: Layout, fix: bool) -> list[tuple[Finding, bool]]:
     """Every finding, and whether it was repaired.
 
     With `fix`, passes repeat until one finds nothing to repair, since one repair can
     reveal the next (a recreated parent, then its stale view).
     """
+    _BACKUP.folder = None
     results: dict[tuple[str, str], tuple[Finding, bool]] = {}
     for _ in range(5):
         found = _one_pass(layout, fix)
@@ -58,6 +99,7 @@ def _one_pass(layout: Layout, fix: bool) -> list[Finding]:
     with store.locked(layout.root_lock, ".workflow") if fix else contextlib.nullcontext():
         run(_leftovers(layout, layout.workflow))
         run(_markers(layout))
+        run(_folders(layout))
         for sid in sessions.session_ids(layout):
             lock = store.locked(layout.session_lock(sid), sid) if fix else contextlib.nullcontext()
             with lock:
@@ -69,6 +111,12 @@ def _one_pass(layout: Layout, fix: bool) -> list[Finding]:
                 run(_stale_claims(layout, sid))
                 run(_views(layout, sid))
     return found
+
+
+def _folders(layout: Layout) -> Iterator[Finding]:
+    """Sessions in several places, folders named with an unfilled placeholder."""
+    for where, _rule, message, _severity in sessions.layout_problems(layout):
+        yield Finding(where, message, "none: wfs does not choose for you", None)
 
 
 def _leftovers(layout: Layout, folder: Path) -> Iterator[Finding]:
@@ -113,9 +161,11 @@ def _markers(layout: Layout) -> Iterator[Finding]:
         if sid in active:
             valid.append(sid)
             continue
+        archived = sessions._is_session_dir(layout, sid)
         yield Finding(
             layout.relative(marker),
-            "orphaned active marker: no session folder",
+            "orphaned active marker: "
+            + ("its session is archived (completed)" if archived else "no session folder"),
             "removed the marker",
             partial(marker.unlink, missing_ok=True),
         )
@@ -140,6 +190,9 @@ def _mtime(path: Path) -> float:
 
 
 def _unmark(layout: Layout, sid: str) -> None:
+    folder = layout.session_dir(sid)
+    for name in (SESSION_FILE, *render.VIEWS):
+        _keep(layout, folder / name)
     try:
         sessions.pause(layout, sid)
     except WfsError:
@@ -148,6 +201,14 @@ def _unmark(layout: Layout, sid: str) -> None:
 
 def _session_file(layout: Layout, sid: str) -> Iterator[Finding]:
     path = layout.session_file(sid)
+    if not path.exists():
+        yield Finding(
+            layout.relative(path),
+            "no session file",
+            "wrote one from the template and the tasks",
+            lambda: _recreate_session(layout, sid),
+        )
+        return
     try:
         data = sessions.load_session(layout, sid)
     except WfsError as err:
@@ -163,7 +224,7 @@ def _session_file(layout: Layout, sid: str) -> Iterator[Finding]:
             layout.relative(path),
             f"session_id {data.get('session_id')!r} does not match its folder {sid}",
             f"set session_id to {sid}",
-            lambda: sessions.save_session(layout, sid, {**data, "session_id": sid}),
+            lambda: _replace(layout, path, store.dumps({**data, "session_id": sid})),
         )
 
 
@@ -172,6 +233,7 @@ def _recreate_session(layout: Layout, sid: str) -> None:
     from wfs.tasks import TaskIndex, load_tasks
 
     path = layout.session_file(sid)
+    _keep(layout, path)
     if path.exists():
         aside = path.with_name(SESSION_FILE + ".corrupt")
         n = 1
@@ -181,9 +243,11 @@ def _recreate_session(layout: Layout, sid: str) -> None:
         os.replace(path, aside)
     topic = sid.removeprefix("WFS-").replace("-", " ")
     data = sessions.new_session_data(sid, topic)
-    data["status"] = "active" if layout.marker(sid).exists() else "paused"
+    data["status"] = "active" if sid in sessions.active_ids(layout) else "paused"
+    if layout.place_of(layout.session_dir(sid)) == ARCHIVE_DIR:
+        data["status"] = "completed"
     try:
-        tasks = load_tasks(layout, sid)
+        tasks = [canonical_task(t) for t in load_tasks(layout, sid)]
     except WfsError:
         tasks = []
     sessions.save_session(layout, sid, refresh_session(data, TaskIndex(tasks)))
@@ -195,7 +259,7 @@ def _hierarchy(layout: Layout, sid: str) -> Iterator[Finding]:
     from wfs.tasks import TaskIndex, load_tasks
 
     try:
-        tasks = load_tasks(layout, sid)
+        raw = {canonical_task(t).get("id"): t for t in load_tasks(layout, sid)}
     except WfsError as err:
         yield Finding(
             err.message.split(":")[0],
@@ -204,7 +268,7 @@ def _hierarchy(layout: Layout, sid: str) -> Iterator[Finding]:
             None,
         )
         return
-    index = TaskIndex(tasks)
+    index = TaskIndex([canonical_task(t) for t in raw.values()])
     for tid, task in index.by_id.items():
         if parse_task_id(tid) is None:
             continue
@@ -217,14 +281,18 @@ def _hierarchy(layout: Layout, sid: str) -> Iterator[Finding]:
                 "recreated it as a container",
                 partial(_write_task, layout, sid, stub),
             )
-        context = task.get("context")
+        original = raw[tid]
+        context = original.get("context")
         if parent and isinstance(context, dict) and context.get("parent") != parent:
             yield Finding(
                 layout.relative(layout.task_file(sid, tid)),
                 f"context.parent is {context.get('parent')!r}, expected {parent}",
                 f"set context.parent to {parent}",
                 partial(
-                    _write_task, layout, sid, {**task, "context": {**context, "parent": parent}}
+                    _write_task,
+                    layout,
+                    sid,
+                    {**original, "context": {**context, "parent": parent}},
                 ),
             )
         status = task.get("status")
@@ -233,14 +301,14 @@ def _hierarchy(layout: Layout, sid: str) -> Iterator[Finding]:
                 layout.relative(layout.task_file(sid, tid)),
                 f"has subtasks but status is {status!r}",
                 "set status to container",
-                partial(_write_task, layout, sid, {**task, "status": "container"}),
+                partial(_write_task, layout, sid, {**original, "status": "container"}),
             )
         if not index.is_container(tid) and status == "container":
             yield Finding(
                 layout.relative(layout.task_file(sid, tid)),
                 "status is container but it has no subtasks",
                 "set status to pending",
-                partial(_write_task, layout, sid, {**task, "status": "pending"}),
+                partial(_write_task, layout, sid, {**original, "status": "pending"}),
             )
 
 
@@ -288,24 +356,39 @@ def _release_claim(layout: Layout, sid: str, task: dict[str, Any], owner: str) -
 
 
 def _write_task(layout: Layout, sid: str, task: dict[str, Any]) -> None:
-    store.write_json(layout.task_file(sid, task["id"]), task)
+    tid = canonical_task(task)["id"]
+    _replace(layout, layout.task_file(sid, tid), store.dumps(task))
 
 
 def _views(layout: Layout, sid: str) -> Iterator[Finding]:
-    from wfs.tasks import load_tasks
+    from wfs.index import load_skeletons
 
     try:
         session = sessions.load_session(layout, sid)
-        tasks = load_tasks(layout, sid)
+        tasks = load_skeletons(layout, sid)
     except WfsError:
         return  # reported above; views are re-rendered once the JSON is readable
     folder = layout.session_dir(sid)
-    expected = render.render_views(session, tasks)
+    expected = render.expected_views(folder, session, tasks)
     for name, text in expected.items():
-        if render.read_view(folder / name) != text:
-            yield Finding(
-                layout.relative(folder / name),
-                "stale or hand-edited view",
-                "re-rendered it",
-                partial(store.write_text, folder / name, text),
-            )
+        current = render.read_view(folder / name)
+        if current == text:
+            continue
+        kept = (folder / name).exists() and not render.is_generated(name, current)
+        yield Finding(
+            layout.relative(folder / name),
+            "stale or hand-edited view",
+            "kept it as " + render.authored_name(name) + " and re-rendered it, linking to it"
+            if kept
+            else "re-rendered it",
+            partial(_render_views, layout, folder, session, tasks),
+        )
+
+
+def _render_views(
+    layout: Layout, folder: Path, session: dict[str, Any], tasks: list[dict[str, Any]]
+) -> None:
+    for name in render.VIEWS:
+        if render.is_generated(name, render.read_view(folder / name)):
+            _keep(layout, folder / name)  # an authored one is kept beside it instead
+    render.write_views(folder, session, tasks)

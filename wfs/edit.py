@@ -15,9 +15,19 @@ from typing import Any
 
 from wfs import render, sessions, store
 from wfs.errors import ProblemsError, WfsError
-from wfs.index import load_skeletons
+from wfs.index import load_skeletons, unreadable_skeleton
 from wfs.layout import Layout, parent_of, parse_task_id, task_sort_key
-from wfs.tasks import Task, TaskIndex, complexity, obj, read_task, skeleton
+from wfs.tasks import (
+    Task,
+    TaskIndex,
+    complexity,
+    derived_phase,
+    obj,
+    read_object,
+    session_facts,
+    skeleton,
+    with_id,
+)
 
 TASK_KEY_ORDER = ("id", "title", "status", "meta", "context", "flow_control")
 CONTEXT_ARRAYS = ("requirements", "focus_paths", "acceptance", "depends_on")
@@ -79,28 +89,29 @@ def normalize_task(raw: Task, has_children: bool) -> Task:
 def parse_plan(raw: bytes, where: str) -> tuple[dict[str, Any], list[Any], str]:
     """(plan metadata, raw task list, JSON pointer of that list) from a plan document
     or a bare task array."""
+    from wfs.schemacheck import problems
+    from wfs.validate import json_pointer
+
     data = store.parse_json(raw, where)
+    # The document around the tasks, as schemas/plan.schema.json defines it; the tasks
+    # themselves are checked with the task rules once their defaults are filled in.
+    around = [
+        found
+        for found in problems("plan", data)
+        if not (found.pointer[:1] == ("tasks",) and len(found.pointer) > 1)
+        and not (isinstance(data, list) and found.pointer)
+    ]
+    if around:
+        raise WfsError(
+            "\n".join(
+                f"{where}{'#' + json_pointer(f.pointer) if f.pointer else ''}: {f.message}"
+                for f in around[:1]
+            )
+        )
     if isinstance(data, list):
         return {}, data, ""
-    if not isinstance(data, dict):
-        raise WfsError(
-            f"{where}: expected a plan object or a task array, got {type(data).__name__}"
-        )
-    tasks = data.get("tasks")
-    if not isinstance(tasks, list):
-        raise WfsError(f"{where}#/tasks: expected an array of tasks")
-    meta: dict[str, Any] = {}
-    overview = data.get("overview")
-    if overview is not None:
-        if not isinstance(overview, str):
-            raise WfsError(f"{where}#/overview: expected a string")
-        meta["overview"] = overview
-    requirements = data.get("requirements")
-    if requirements is not None:
-        if not isinstance(requirements, list) or not all(isinstance(r, str) for r in requirements):
-            raise WfsError(f"{where}#/requirements: expected an array of strings")
-        meta["requirements"] = requirements
-    return meta, tasks, "/tasks"
+    meta = {key: data[key] for key in ("overview", "requirements") if data.get(key) is not None}
+    return meta, data["tasks"], "/tasks"
 
 
 def normalize_plan_tasks(raw_tasks: list[Any], existing_ids: set[str]) -> list[Any]:
@@ -140,6 +151,7 @@ class Draft:
         for task in load_skeletons(layout, sid):
             self.skeletons.setdefault(str(task.get("id")), task)
         self.full: dict[str, Task] = {}
+        self.aliased: set[str] = set()  # files that say task_id rather than id
         self.changed: set[str] = set()
         self.session_changed = False
         self._ids: list[str] | None = None
@@ -160,8 +172,18 @@ class Draft:
         if tid not in self.skeletons:
             raise unknown_task(tid, self.skeletons)
         if tid not in self.full:
-            self.full[tid] = read_task(self.layout, self.sid, tid)
+            raw = read_object(self.layout, self.layout.task_file(self.sid, tid))
+            self.full[tid], aliased = with_id(raw, tid)
+            if aliased:
+                self.aliased.add(tid)
         return self.full[tid]
+
+    def _written(self, tid: str) -> bytes:
+        """A task as its file is written: a file that says `task_id` keeps saying it."""
+        task = self.full[tid]
+        if tid in self.aliased and task.get("task_id") == tid:
+            task = {k: v for k, v in task.items() if k != "id"}
+        return store.dumps(task)
 
     def ordered(self) -> list[Task]:
         """Every task in full, by id."""
@@ -188,7 +210,7 @@ class Draft:
             after = problems_of(self._sources())
             refuse_problems([p for p in after if str(p) not in before], what)
         files = [
-            (self.layout.task_file(self.sid, tid), store.dumps(self.full[tid]))
+            (self.layout.task_file(self.sid, tid), self._written(tid))
             for tid in sorted(self.changed, key=task_sort_key)
         ]
         index = self.index()
@@ -217,34 +239,38 @@ def editing(
 
 
 def refresh_session(session: dict[str, Any], index: TaskIndex) -> dict[str, Any]:
-    """Complexity (only ever raised), progress and phase, derived from the tasks."""
+    """The fields of the session file that wfs owns, brought up to date with the tasks:
+    complexity (only ever raised), progress and phase.
+
+    Only what the file already holds in wfs's own terms is touched: a `type` that is not
+    a complexity (`workflow`, `brainstorming`) is another tool's and stays, and a file
+    without `current_phase` or `progress` keeps without them (wfs derives them when it
+    shows the session; `wfs migrate` writes them)."""
     data = dict(session)
     computed = complexity(len(index.by_id))
-    current = data.get("type") if isinstance(data.get("type"), str) else None
-    if TYPE_RANK[computed] > TYPE_RANK.get(current or "", -1):
+    current = data.get("type")
+    if (
+        isinstance(current, str)
+        and current in TYPE_RANK
+        and TYPE_RANK[computed] > TYPE_RANK[current]
+    ):
         data["type"] = computed
-    progress = dict(obj(data, "progress"))
-    leaves = index.leaves()
-    statuses = [index.effective_status(t) for t in leaves]
-    progress["current_tasks"] = [
-        t for t in sorted(leaves, key=task_sort_key) if index.effective_status(t) == "active"
-    ]
+    if "progress" in data and isinstance(data["progress"], dict):
+        progress = dict(data["progress"])
+        progress["current_tasks"] = session_facts({}, index)["current_tasks"]
+        data["progress"] = progress
     phase = data.get("current_phase")
-    all_done = bool(leaves) and all(s == "completed" for s in statuses)
     if phase in PHASES:
-        if all_done:
-            phase = "REVIEW"
-        elif any(s != "pending" for s in statuses):
-            phase = "IMPLEMENT"
-        elif phase == "REVIEW":
-            phase = "IMPLEMENT"  # new work arrived after review began
-        completed = list(progress.get("completed_phases") or [])
-        for earlier in PHASES[: PHASES.index(phase)]:
-            if earlier not in completed:
-                completed.append(earlier)
-        progress["completed_phases"] = completed
-        data["current_phase"] = phase
-    data["progress"] = progress
+        derived = derived_phase(index)
+        if derived == "PLAN":  # nothing started: the phase stays, but review needs work done
+            derived = "IMPLEMENT" if phase == "REVIEW" else phase
+        if isinstance(data.get("progress"), dict):
+            completed = list(data["progress"].get("completed_phases") or [])
+            for earlier in PHASES[: PHASES.index(derived)]:
+                if earlier not in completed:
+                    completed.append(earlier)
+            data["progress"]["completed_phases"] = completed
+        data["current_phase"] = derived
     return data
 
 
@@ -432,13 +458,56 @@ def refuse_container(index: TaskIndex, tid: str, action: str) -> None:
         )
 
 
-def migrate(layout: Layout, sid: str) -> list[str]:
-    """Convert v1 object-form `implementation_approach` to the step array; ids changed."""
-    from wfs.validate import migrate_task
+def migrate(layout: Layout, sid: str, folder: Any = None) -> list[str]:
+    """Write every task file of the session in the canonical seed form, and complete the
+    session file with what the seed asks of it (wfs/formats.py; nothing is lost: every
+    field wfs does not know stays). `folder`: one copy of the session, when it is in
+    several places (default: the one wfs works on). Returns what changed: task file
+    names without `.json`, then SESSION_FILE. A file that is not a JSON object is left
+    for the person who can repair it (`wfs validate` names it)."""
+    from pathlib import Path
 
-    with editing(layout, sid, "wfs migrate") as draft:
-        for task in draft.ordered():
-            new, changed = migrate_task(task)
-            if changed:
-                draft.put(new)
-        return sorted(draft.changed, key=task_sort_key)
+    from wfs.formats import canonical
+    from wfs.layout import SESSION_FILE
+    from wfs.sessions import canonical_session
+    from wfs.tasks import task_entries
+
+    folder = Path(folder) if folder is not None else layout.session_dir(sid)
+    with store.locked(layout.session_lock(sid), sid):
+        store.replay(layout.journal(sid))
+        files: list[tuple[Path, bytes]] = []
+        changed: list[str] = []
+        seeds: list[Task] = []
+        for entry in task_entries(layout, sid, folder):
+            try:
+                data = store.parse_json(_read_bytes(entry.path), entry.name)
+            except WfsError as err:
+                data = err.message
+            if not isinstance(data, dict):  # counted as it is counted everywhere: unreadable
+                seeds.append(unreadable_skeleton(entry.name[: -len(".json")], str(data)))
+                continue
+            new = canonical(data).task
+            seeds.append(skeleton(new, 0))
+            if new != data:
+                files.append((Path(entry.path), store.dumps(new)))
+                changed.append(entry.name[: -len(".json")])
+        session_path = folder / SESSION_FILE
+        try:
+            session = store.read_json(session_path, layout.relative(session_path))
+        except WfsError:
+            session = None  # missing or broken: `wfs doctor --fix` writes one
+        if isinstance(session, dict):
+            completed = canonical_session(layout, sid, session, TaskIndex(seeds), folder)
+            if completed != session:
+                files.append((session_path, store.dumps(completed)))
+                changed.append(SESSION_FILE)
+        if files:
+            store.write_together(files, layout.journal(sid))
+            if isinstance(session, dict):
+                render.write_views(folder, completed, seeds)
+        return changed
+
+
+def _read_bytes(path: Any) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read()

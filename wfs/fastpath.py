@@ -74,14 +74,16 @@ def answer(argv: list[str], environ: Any) -> bytes | None:
         return None
 
     workflow = _workflow(root)
-    sid = _session(workflow, session) if workflow else None
-    if workflow is None or sid is None:
+    chosen = _session(workflow, session) if workflow else None
+    if workflow is None or chosen is None:
         return None
+    sid, folder = chosen
     from wfs import index, query
 
-    found = index.cached_answers(workflow, sid, full=command[0] != "status" and command != ["next"])
-    if found is None:
-        return None
+    full = command[0] != "status" and command != ["next"]
+    found = index.cached_answers(workflow, sid, full=full, folder=folder)
+    if found is None or found["summary"].get("unreadable"):
+        return None  # the full CLI answers, then names the broken files (exit 2)
     prefix = query.command_prefix(sid, root_option)
     if command == ["status"]:
         data = query.status_data(found["summary"], prefix)
@@ -93,7 +95,7 @@ def answer(argv: list[str], environ: Any) -> bytes | None:
         tid = command[2]
         if tid not in found["status"]:
             return None
-        data = query.show_data(sid, found, tid, _read_task(workflow, sid, tid))
+        data = query.show_data(sid, found, tid, _read_task(folder, tid))
         if data["task"] is None:
             return None
         lines = query.show_lines(data)
@@ -136,13 +138,14 @@ def _prime(
             return None
         sid, text = None, prime.no_session_text()
     else:
-        sid = _session(workflow, session)
-        if sid is None:
+        chosen = _session(workflow, session)
+        if chosen is None:
             return None
         from wfs import index
 
-        found = index.cached_answers(workflow, sid, full=False)
-        if found is None:
+        sid, folder = chosen
+        found = index.cached_answers(workflow, sid, full=False, folder=folder)
+        if found is None or found["summary"].get("unreadable"):
             return None
         prefix = query.command_prefix(sid)
         text = prime.digest(query.status_data(found["summary"], prefix), found["next"], prefix)
@@ -176,28 +179,68 @@ def _workflow(root: str | None) -> str | None:
         here = parent
 
 
-def _session(workflow: str, requested: str | None) -> str | None:
-    """The session id when it is plain and unambiguous, else None."""
+PLACES = ("active", "", "archives")  # as in wfs/layout.py, in lookup order
+
+
+def _session(workflow: str, requested: str | None) -> tuple[str, str] | None:
+    """(session id, folder) when the session is plain and unambiguous, else None.
+
+    Plain means: named by `--session`, by the one marker, or (no markers) the one
+    session of `active/` that is not paused; found in exactly one place; no placeholder,
+    symlink or missing session file. Anything else is the full CLI's to answer."""
     names = os.listdir(workflow)
     if requested is not None:
         sid = requested
     else:
         markers = [n for n in names if n.startswith(".active-")]
-        if len(markers) != 1:
+        if len(markers) > 1:
             return None
-        sid = markers[0][len(".active-") :]
-    folder = os.path.join(workflow, sid)
-    if sid not in names or not sid.startswith("WFS-") or os.path.islink(folder):
+        if markers:
+            sid = markers[0][len(".active-") :]
+        else:
+            live = _unpaused(os.path.join(workflow, "active")) if "active" in names else []
+            if len(live) != 1:
+                return None
+            sid = live[0]
+    if not sid.startswith("WFS-") or any(c in sid for c in "/\\[]{}<>$") or sid == "WFS-":
         return None
-    return sid if os.path.isdir(folder) else None
+    found = [
+        os.path.join(workflow, place, sid) if place else os.path.join(workflow, sid)
+        for place in PLACES
+    ]
+    found = [path for path in found if os.path.isdir(path)]
+    if len(found) != 1 or os.path.islink(found[0]):
+        return None
+    if requested is None and markers and found[0].endswith(os.sep + "archives" + os.sep + sid):
+        return None  # a marker naming an archived session: the full CLI says so
+    return sid, found[0]
 
 
-def _read_task(workflow: str, sid: str, tid: str) -> Any:
+def _unpaused(active: str) -> list[str]:
+    import orjson
+
+    live = []
+    for name in os.listdir(active):
+        if not name.startswith("WFS-"):
+            continue
+        try:
+            with open(os.path.join(active, name, "workflow-session.json"), "rb") as handle:
+                data = orjson.loads(handle.read())
+        except (OSError, ValueError):
+            return []  # unreadable: the full CLI reports it
+        if not isinstance(data, dict) or data.get("status") not in ("paused", "completed"):
+            live.append(name)
+    return live
+
+
+def _read_task(folder: str, tid: str) -> Any:
     """The task as the index saw it (its stamp matched just now), or None."""
     import orjson
 
     from wfs import index
 
-    with open(os.path.join(workflow, sid, index.TASK_DIR, tid + ".json"), "rb") as handle:
+    with open(os.path.join(folder, index.TASK_DIR, tid + ".json"), "rb") as handle:
         task = orjson.loads(handle.read())
-    return task if isinstance(task, dict) and task.get("id") == tid else None
+    if not isinstance(task, dict):
+        return None
+    return task if task.get("id", task.get("task_id")) == tid else None

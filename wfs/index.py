@@ -80,10 +80,13 @@ def cache_path(workflow: str, sid: str, kind: str) -> str:
     return os.path.join(workflow, ".cache", f"{sid}.{kind}")
 
 
-def cached_answers(workflow: str, sid: str, full: bool = True) -> dict[str, Any] | None:
+def cached_answers(
+    workflow: str, sid: str, full: bool = True, folder: str | None = None
+) -> dict[str, Any] | None:
     """The `.idx` answers when every stamp still matches, else None. Stdlib only.
 
-    Without `full`, only the keys in HEAD_KEYS are loaded.
+    Without `full`, only the keys in HEAD_KEYS are loaded. `folder`: the session's
+    folder (default `.workflow/<sid>`; see wfs/layout.py for the other places).
     """
     try:
         with open(cache_path(workflow, sid, "idx"), "rb") as handle:
@@ -96,7 +99,7 @@ def cached_answers(workflow: str, sid: str, full: bool = True) -> dict[str, Any]
         if not isinstance(head, tuple) or len(head) != 6 or head[0] != FORMAT:
             return None
         _, session_stamp, dir_stamp, names, stamps, answers = head
-        session_dir = os.path.join(workflow, sid)
+        session_dir = folder or os.path.join(workflow, sid)
         if _stamp(os.stat(os.path.join(session_dir, SESSION_FILE))) != session_stamp:
             return None
         fd = os.open(os.path.join(session_dir, TASK_DIR), os.O_RDONLY)
@@ -155,10 +158,14 @@ class _Stamper:
 
 
 def write_cache(path: str, payload: bytes) -> None:
+    """Write a derived cache file; never with WFS_NO_CACHE set (a shared or read-only
+    checkout: every answer is then derived from the files, only slower)."""
     from pathlib import Path
 
     from wfs import store
 
+    if os.environ.get("WFS_NO_CACHE"):
+        return
     try:
         store.write_bytes(Path(path), payload, durable=False)
     except OSError:
@@ -169,6 +176,7 @@ class Snapshot:
     """Every task skeleton of a session with the stamps of the files they came from."""
 
     def __init__(self, layout: Layout, sid: str) -> None:
+        from wfs.errors import WfsError
         from wfs.tasks import read_object, skeleton, task_entries
 
         workflow = str(layout.workflow)
@@ -191,7 +199,12 @@ class Snapshot:
             if previous is not None and previous[0] == stamp:
                 task = previous[1]
             else:
-                task = skeleton(read_object(layout, entry.path), file_stem=entry.name[:-5])
+                try:
+                    task = skeleton(read_object(layout, entry.path), file_stem=entry.name[:-5])
+                except WfsError as err:
+                    # One broken file must not hide the others: it is a task that never
+                    # runs (and holds up its dependents) until someone repairs it.
+                    task = unreadable_skeleton(entry.name[:-5], err.message)
             self.names.append(entry.name)
             self.stamps.append(stamp)
             self.skeletons.append(task)
@@ -199,6 +212,16 @@ class Snapshot:
         if cached is None or cached[1] != self.names or cached[2] != trusted:
             payload = marshal.dumps((FORMAT, self.names, trusted, self.skeletons))
             write_cache(path, _sealed(payload))
+
+
+def unreadable_skeleton(stem: str, reason: str) -> Task:
+    return {
+        "id": stem,
+        "title": "(unreadable file)",
+        "status": "pending",
+        "errors": 1,
+        "unreadable": reason,
+    }
 
 
 def load_skeletons(layout: Layout, sid: str) -> list[Task]:
@@ -209,7 +232,7 @@ def load_skeletons(layout: Layout, sid: str) -> list[Task]:
 def answers(layout: Layout, sid: str) -> dict[str, Any]:
     """What `status`, `next` and `task show` need, from the cache or rebuilt."""
     workflow = str(layout.workflow)
-    found = cached_answers(workflow, sid)
+    found = cached_answers(workflow, sid, folder=str(layout.session_dir(sid)))
     if found is not None:
         return found
     from wfs.sessions import load_session
@@ -242,34 +265,35 @@ def answers(layout: Layout, sid: str) -> dict[str, Any]:
 
 
 def compute_answers(sid: str, data: dict[str, Any], skeletons: list[Task]) -> dict[str, Any]:
-    from wfs.tasks import TaskIndex, obj, task_row
+    from wfs.tasks import TaskIndex, session_facts, task_row
 
     index = TaskIndex(skeletons)
     leaves = index.leaves()
     status = {tid: index.effective_status(tid) for tid in index.by_id}
     done = sum(1 for t in leaves if status[t] == "completed")
     ready = index.ready()
-    progress = obj(data, "progress")
+    facts = session_facts(data, index)
 
     waiting = {tid: index.unmet_dependencies(tid) for tid in index.by_id}
     return {
         "summary": {
             "session": sid,
-            "project": data.get("project"),
+            "project": data.get("project") or data.get("topic"),
             "status": data.get("status"),
-            "phase": data.get("current_phase"),
-            "type": data.get("type"),
+            "phase": facts["phase"],
+            "type": facts["type"],
             "counts": index.counts(),
             "progress": {
                 "completed": done,
                 "total": len(leaves),
                 "percent": round(100 * done / len(leaves)) if leaves else 0,
-                "completed_phases": progress.get("completed_phases", []),
-                "current_tasks": progress.get("current_tasks", []),
+                "completed_phases": facts["completed_phases"],
+                "current_tasks": facts["current_tasks"],
             },
             "ready": ready,
             "blocked": [t for t in leaves if status[t] == "blocked"],
             "stopped": stopped_tasks(index, leaves),
+            **unreadable_files(skeletons),
         },
         "next": [task_row(index, tid) for tid in ready[:1]],
         "ready_rows": [task_row(index, tid) for tid in ready],
@@ -277,6 +301,12 @@ def compute_answers(sid: str, data: dict[str, Any], skeletons: list[Task]) -> di
         "children": index.children,
         "waiting": {tid: w for tid, w in waiting.items() if w},
     }
+
+
+def unreadable_files(skeletons: list[Task]) -> dict[str, list[str]]:
+    """{"unreadable": [why, ...]} when some task files cannot be read, else {}."""
+    found = [t["unreadable"] for t in skeletons if t.get("unreadable")]
+    return {"unreadable": found} if found else {}
 
 
 def stopped_tasks(index: Any, leaves: list[str]) -> list[dict[str, Any]]:
@@ -306,6 +336,8 @@ def stopped_tasks(index: Any, leaves: list[str]) -> list[dict[str, Any]]:
                 state="blocked",
                 reason=execution.get("blocked_reason") or "marked blocked (no reason recorded)",
             )
+        elif status == "pending" and task.get("unreadable"):
+            entry.update(state="invalid", reason=task["unreadable"])
         elif status == "pending" and task.get("errors"):
             count = task["errors"]
             entry.update(

@@ -2,6 +2,15 @@
 
 Every id that becomes part of a path is checked here, so nothing a user or a file
 supplies can point outside `.workflow/`.
+
+Sessions live in one of three places (SPEC §1, "Layouts in use"):
+
+- `.workflow/WFS-*`, active when an `.active-WFS-*` marker names them (the seed);
+- `.workflow/active/WFS-*`, active unless paused (markers optional);
+- `.workflow/archives/WFS-*`, completed.
+
+A session is looked up in that order (`active/` first); a new one is created where the
+project already keeps its sessions.
 """
 
 from __future__ import annotations
@@ -19,6 +28,12 @@ WORKFLOW_DIR = ".workflow"
 SESSION_PREFIX = "WFS-"
 MARKER_PREFIX = ".active-"
 SESSION_FILE = "workflow-session.json"
+ACTIVE_DIR = "active"
+ARCHIVE_DIR = "archives"
+# Where a session folder may be, in lookup order: "" is `.workflow/` itself.
+PLACES = (ACTIVE_DIR, "", ARCHIVE_DIR)
+MARKERS_LAYOUT = "markers"
+ACTIVE_LAYOUT = "active"
 TASK_DIR = ".task"
 SUMMARY_DIR = ".summaries"
 LOCK_DIR = ".locks"
@@ -32,6 +47,8 @@ GITIGNORE = """\
 .runs/
 .cache/
 WFS-*/.runs/
+active/WFS-*/.runs/
+archives/WFS-*/.runs/
 """
 
 _SLUG_JUNK = re.compile(r"[^a-z0-9]+")
@@ -67,7 +84,46 @@ class Layout(NamedTuple):
         return self.workflow / LOCK_DIR
 
     def session_dir(self, session_id: str) -> Path:
-        return self.workflow / check_session_id(session_id)
+        """The folder of a session: where it is (`active/`, then `.workflow/`, then
+        `archives/`), else where a new one would be made."""
+        sid = check_session_id(session_id)
+        for place in PLACES:
+            folder = self.workflow / place / sid if place else self.workflow / sid
+            if folder.is_dir():
+                return folder
+        return self.new_session_dir(sid)
+
+    def place_dir(self, place: str) -> Path:
+        return self.workflow / place if place else self.workflow
+
+    def new_session_dir(self, session_id: str) -> Path:
+        """Where a new session goes: `active/` in a project that uses it, else `.workflow/`."""
+        sid = check_session_id(session_id)
+        if self.kind() == ACTIVE_LAYOUT:
+            return self.workflow / ACTIVE_DIR / sid
+        return self.workflow / sid
+
+    def kind(self) -> str:
+        """ACTIVE_LAYOUT when the project keeps sessions in `active/` or `archives/` (and
+        none directly in `.workflow/`), else MARKERS_LAYOUT (the seed's)."""
+        if (self.workflow / ACTIVE_DIR).is_dir():
+            return ACTIVE_LAYOUT
+        if (self.workflow / ARCHIVE_DIR).is_dir():
+            try:
+                names = os.listdir(self.workflow)
+            except OSError:
+                names = []
+            if not any(n.startswith(SESSION_PREFIX) for n in names):
+                return ACTIVE_LAYOUT
+        return MARKERS_LAYOUT
+
+    def archive_dir(self, session_id: str) -> Path:
+        return self.workflow / ARCHIVE_DIR / check_session_id(session_id)
+
+    def place_of(self, folder: Path) -> str:
+        """ACTIVE_DIR, ARCHIVE_DIR or "" for a session folder."""
+        parent = folder.parent.name if folder.parent != self.workflow else ""
+        return parent if parent in (ACTIVE_DIR, ARCHIVE_DIR) else ""
 
     def session_file(self, session_id: str) -> Path:
         return self.session_dir(session_id) / SESSION_FILE

@@ -2,10 +2,16 @@
 
 Rendering is a pure function of the session and task JSON (no clock, no environment),
 so identical JSON always gives byte-identical views.
+
+A view that wfs did not generate (an IMPL_PLAN.md written by a planning agent, a
+TODO_LIST.md kept by hand) is never destroyed: before the first render it is renamed,
+byte for byte, to `IMPL_PLAN.authored.md` (or `TODO_LIST.authored.md`), and the
+generated view links to it.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from types import SimpleNamespace
@@ -13,7 +19,7 @@ from typing import Any
 
 from wfs import store
 from wfs.layout import task_sort_key
-from wfs.tasks import Task, TaskIndex, depends_on, obj, parent_id
+from wfs.tasks import Task, TaskIndex, depends_on, obj, parent_id, session_facts
 from wfs.text import printable
 
 VIEWS = ("TODO_LIST.md", "IMPL_PLAN.md")
@@ -99,22 +105,29 @@ _ENV: Any = None
 
 
 def render_views(
-    session: dict[str, Any], tasks: list[Task], index: TaskIndex | None = None
+    session: dict[str, Any],
+    tasks: list[Task],
+    index: TaskIndex | None = None,
+    kept: dict[str, list[str]] | None = None,
 ) -> dict[str, str]:
-    """View file name -> text (`index`: the TaskIndex of `tasks`, when already built)."""
+    """View file name -> text (`index`: the TaskIndex of `tasks`, when already built;
+    `kept`: view name -> the authored copies kept beside it, which it links to)."""
     global _ENV
     if _ENV is None:
         _ENV = _environment()
     index = index or TaskIndex(tasks)
+    facts = session_facts(session, index)
     entries = _entries(index)
     leaves = [e for e in entries if not e.container]
     edges = [(_node(dep), e.node) for e in entries for dep in e.depends_on if dep in index.by_id]
     plan = obj(session, "plan")
     data = {
         "session_id": _one_line(session.get("session_id")),
-        "topic": _one_line(session.get("project")) or _one_line(session.get("session_id")),
-        "type": _one_line(session.get("type")),
-        "phase": _one_line(session.get("current_phase")),
+        "topic": _one_line(session.get("project"))
+        or _one_line(session.get("topic"))
+        or _one_line(session.get("session_id")),
+        "type": _one_line(facts["type"]),
+        "phase": _one_line(facts["phase"]),
         "status": _one_line(session.get("status")),
         "overview": printable(str(plan.get("overview") or "").strip()),
         "requirements": _strings(plan.get("requirements")),
@@ -125,15 +138,98 @@ def render_views(
         "has_active": any(e.status == "active" for e in leaves),
         "has_blocked": any(e.status == "blocked" for e in leaves),
     }
-    return {name: _ENV.get_template(f"{name}.j2").render(data) for name in VIEWS}
+    kept = kept or {}
+    return {
+        name: _ENV.get_template(f"{name}.j2").render({**data, "kept": kept.get(name, [])})
+        for name in VIEWS
+    }
+
+
+AUTHORED = ".authored"
+# What wfs writes: IMPL_PLAN.md opens with its header; every line of TODO_LIST.md is one
+# of the template's (headings, task lines, legend). Anything else was written by someone.
+_GENERATED_PLAN = re.compile(
+    r"\A# Implementation Plan: [^\n]*\n\n- \*\*Session\*\*: `[^`\n]*`\n- \*\*Type\*\*: "
+)
+_TODO_LINE = re.compile(
+    r"# Tasks: .*|## Task Progress|## Status Legend|"
+    r"▸ \*\*[^*]+\*\*: .* → \[📋\]\(\./\.task/[^)]+\.json\)|"
+    r"(  )?- \[[ x]\] \*\*[^*]+\*\*: .* → \[📋\]\(\./\.task/[^)]+\.json\)"
+    r"( \| \[✅\]\(\./\.summaries/[^)]+\))?( ⏳ active| 🚫 blocked)?|"
+    r"- `[^`]+` = .*|- Maximum 2 levels: Main tasks and subtasks only|"
+    r"_No tasks yet: .*_|> Kept as written before wfs generated this view: .*"
+)
+
+
+def is_generated(name: str, text: str | None) -> bool:
+    """Whether a view's text is one wfs generated (up to date or not)."""
+    if text is None:
+        return False
+    if name == "IMPL_PLAN.md":
+        return bool(_GENERATED_PLAN.match(text))
+    lines = text.splitlines()
+    return (
+        bool(lines)
+        and lines[0].startswith("# Tasks: ")
+        and all(not line or _TODO_LINE.fullmatch(line) for line in lines)
+    )
+
+
+def authored_name(name: str, n: int = 1) -> str:
+    stem, dot, ext = name.rpartition(".")
+    return f"{stem}{AUTHORED}{'' if n == 1 else f'-{n}'}{dot}{ext}"
+
+
+def kept_views(session_dir: Path) -> dict[str, list[str]]:
+    """View name -> the authored copies kept beside it, in the order they were kept."""
+    kept: dict[str, list[str]] = {}
+    for name in VIEWS:
+        n = 1
+        while (session_dir / authored_name(name, n)).exists():
+            kept.setdefault(name, []).append(authored_name(name, n))
+            n += 1
+    return kept
+
+
+def keep_authored(session_dir: Path) -> list[str]:
+    """Rename every view wfs did not generate to its next free `.authored` name, byte
+    for byte; return the new names."""
+    moved = []
+    for name in VIEWS:
+        path = session_dir / name
+        if not path.is_file() or is_generated(name, read_view(path)):
+            continue
+        n = 1
+        while os.path.lexists(session_dir / authored_name(name, n)):
+            n += 1
+        os.replace(path, session_dir / authored_name(name, n))
+        moved.append(authored_name(name, n))
+    return moved
+
+
+def expected_views(
+    session_dir: Path, session: dict[str, Any], tasks: list[Task], index: TaskIndex | None = None
+) -> dict[str, str]:
+    """What the views of a session folder should read (linking to its authored copies,
+    including those `write_views` is about to keep)."""
+    kept = kept_views(session_dir)
+    for name in VIEWS:
+        path = session_dir / name
+        if path.is_file() and not is_generated(name, read_view(path)):
+            n = len(kept.get(name, [])) + 1
+            while (session_dir / authored_name(name, n)).exists():
+                n += 1
+            kept.setdefault(name, []).append(authored_name(name, n))
+    return render_views(session, tasks, index, kept)
 
 
 def write_views(
     session_dir: Path, session: dict[str, Any], tasks: list[Task], index: TaskIndex | None = None
 ) -> list[str]:
-    """Write the views that changed; return their names."""
+    """Write the views that changed (authored ones kept aside first); return their names."""
+    keep_authored(session_dir)
     written = []
-    for name, text in render_views(session, tasks, index).items():
+    for name, text in render_views(session, tasks, index, kept_views(session_dir)).items():
         if store.write_if_changed(session_dir / name, text.encode("utf-8")):
             written.append(name)
     return written

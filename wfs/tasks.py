@@ -9,11 +9,14 @@ from typing import Any
 
 from wfs import store
 from wfs.errors import WfsError
+from wfs.formats import canonical, dependencies, task_id
 from wfs.layout import Layout, parent_of, parse_task_id, task_sort_key
 
 Task = dict[str, Any]
 
 TASK_STATUSES = ("pending", "active", "completed", "blocked", "container")
+# Read as active, blocked and pending (wfs/formats.py says why); `wfs migrate` writes those.
+STATUS_ALIASES = ("in_progress", "failed", "skipped")
 LEAF_STATUSES = ("pending", "active", "completed", "blocked")
 
 
@@ -22,9 +25,12 @@ def task_files(layout: Layout, sid: str) -> list[str]:
     return [entry.name for entry in task_entries(layout, sid)]
 
 
-def task_entries(layout: Layout, sid: str) -> list[os.DirEntry[str]]:
+def task_entries(layout: Layout, sid: str, folder: Path | None = None) -> list[os.DirEntry[str]]:
+    """The task files of a session (`folder`: one of its copies, when not the one wfs
+    works on)."""
+    task_dir = folder / ".task" if folder is not None else layout.task_dir(sid)
     try:
-        entries = list(os.scandir(layout.task_dir(sid)))
+        entries = list(os.scandir(task_dir))
     except FileNotFoundError:
         return []
     found = []
@@ -43,7 +49,17 @@ def load_tasks(layout: Layout, sid: str) -> list[Task]:
 
 
 def read_task(layout: Layout, sid: str, tid: str) -> Task:
-    return read_object(layout, layout.task_file(sid, tid))
+    """The task file of `tid` as written, with `id` set when the file names it `task_id`
+    (in memory only: see `with_id`)."""
+    return with_id(read_object(layout, layout.task_file(sid, tid)), tid)[0]
+
+
+def with_id(task: Task, tid: str) -> tuple[Task, bool]:
+    """(task, True) with `"id": tid` first when the file says `task_id` instead; the
+    writer drops it again (edit.Draft), so the file keeps its own spelling."""
+    if "id" not in task and task.get("task_id") == tid:
+        return {"id": tid, **task}, True
+    return task, False
 
 
 def read_object(layout: Layout, path: Path | str) -> Task:
@@ -69,36 +85,55 @@ SKELETON_EXECUTION = (
 
 
 def skeleton(task: Task, errors: int | None = None, file_stem: str | None = None) -> Task:
-    """The part of a task that status, readiness and the views need.
+    """The part of a task that status, readiness and the views need, in the canonical
+    seed form whatever the format of the file (wfs/formats.py).
 
     `errors`: how many errors `validate` finds in the task alone (counted here when not
-    given); a task with any is never ready, since `execute` refuses it.
+    given); a task with any is never ready, since `execute` refuses it. `moved`: where
+    the file holds the id and the dependencies, when not at their seed place (so that
+    problems found across files point into the file as written).
     """
-    kept: Task = {key: task[key] for key in ("id", "title", "status") if key in task}
-    agent = obj(task, "meta").get("agent")
+    read = canonical(task)
+    seed = read.task
+    kept: Task = {key: seed[key] for key in ("id", "title", "status") if key in seed}
+    agent = obj(seed, "meta").get("agent")
     if agent is not None:
         kept["meta"] = {"agent": agent}
-    context = obj(task, "context")
+    context = obj(seed, "context")
     picked = {key: context[key] for key in SKELETON_CONTEXT if key in context}
     if picked:
         kept["context"] = picked
-    execution = obj(task, "execution")
+    execution = obj(seed, "execution")
     stopped = {key: execution[key] for key in SKELETON_EXECUTION if key in execution}
     if stopped:
         kept["execution"] = stopped
+    moved: dict[str, Any] = {}
+    if ("id",) in read.origins:
+        moved["id"] = list(read.origins[("id",)])
+    deps = context.get("depends_on")
+    if isinstance(deps, list) and any(
+        ("context", "depends_on", k) in read.origins for k in range(len(deps))
+    ):
+        moved["depends_on"] = [
+            list(read.origins.get(("context", "depends_on", k), ("context", "depends_on", k)))
+            for k in range(len(deps))
+        ]
+    if moved:
+        kept["moved"] = moved
     if errors is None:
-        errors = task_errors(task, file_stem if file_stem is not None else task.get("id"))
+        stem = file_stem if file_stem is not None else seed.get("id")
+        errors = task_errors(task, stem)
     if errors:
         kept["errors"] = errors
     return kept
 
 
 def task_errors(task: Task, file_stem: Any) -> int:
-    """How many errors `wfs validate` reports in this task file on its own."""
-    from wfs.validate import TaskSource, validate_task
+    """How many errors `wfs validate` reports in this task file on its own (counted
+    without jsonschema, which `status` and `next` cannot afford to import)."""
+    from wfs.validate import task_error_count
 
-    stem = file_stem if isinstance(file_stem, str) else None
-    return sum(1 for p in validate_task(TaskSource("", task, stem)) if p.severity == "error")
+    return task_error_count(task, file_stem if isinstance(file_stem, str) else None)
 
 
 def obj(data: Any, key: str) -> dict[str, Any]:
@@ -124,13 +159,13 @@ def parent_id(task: Task) -> str | None:
     declared = obj(task, "context").get("parent")
     if isinstance(declared, str) and declared:
         return declared
-    tid = task.get("id")
+    tid = task_id(task)
     return parent_of(tid) if isinstance(tid, str) and parse_task_id(tid) else None
 
 
 def depends_on(task: Task) -> list[str]:
-    deps = obj(task, "context").get("depends_on")
-    return [d for d in deps if isinstance(d, str)] if isinstance(deps, list) else []
+    """The tasks this one depends on, wherever its file writes them (merged)."""
+    return dependencies(task)
 
 
 class TaskIndex:
@@ -214,6 +249,45 @@ def task_row(index: TaskIndex, tid: str) -> dict[str, Any]:
         "parent": parent_id(task),
         "depends_on": depends_on(task),
         "agent": obj(task, "meta").get("agent"),
+    }
+
+
+PHASES = ("PLAN", "IMPLEMENT", "REVIEW")
+COMPLEXITIES = ("simple", "medium", "complex")
+
+
+def derived_phase(index: TaskIndex) -> str:
+    """PLAN until a task starts, IMPLEMENT while work goes on, REVIEW when all is done."""
+    statuses = [index.effective_status(t) for t in index.leaves()]
+    if statuses and all(s == "completed" for s in statuses):
+        return "REVIEW"
+    return "IMPLEMENT" if any(s != "pending" for s in statuses) else "PLAN"
+
+
+def session_facts(session: dict[str, Any], index: TaskIndex) -> dict[str, Any]:
+    """What the seed says a session holds (phase, complexity, progress): from its file
+    when the file has it, else derived from the tasks (session files written by other
+    tools have no `current_phase` or `progress`; their `type` is a kind of session,
+    such as `workflow`, rather than a complexity)."""
+    phase = session.get("current_phase")
+    if phase not in PHASES:
+        phase = derived_phase(index)
+    kind = session.get("type")
+    progress = obj(session, "progress")
+    done = progress.get("completed_phases")
+    current = progress.get("current_tasks")
+    if not isinstance(current, list):
+        current = [
+            t
+            for t in sorted(index.leaves(), key=task_sort_key)
+            if index.effective_status(t) == "active"
+        ]
+    return {
+        "phase": phase,
+        "type": kind if isinstance(kind, str) and kind else complexity(len(index.by_id)),
+        "complexity": kind if kind in COMPLEXITIES else complexity(len(index.by_id)),
+        "completed_phases": done if isinstance(done, list) else list(PHASES[: PHASES.index(phase)]),
+        "current_tasks": current,
     }
 
 

@@ -34,8 +34,9 @@ from wfs.flow import signals
 from wfs.flow import steps as run_steps
 from wfs.flow.answer import Answer, EmptyAnswer, read_answer
 from wfs.flow.routing import AgentRoutes
-from wfs.flow.variables import MissingInput, check_inputs, substitute_session
+from wfs.flow.variables import MissingInput, check_inputs, substitute_session, task_values
 from wfs.flow.work import Step, Uninterpretable, task_steps
+from wfs.formats import canonical_task, status_of
 from wfs.layout import Layout, check_task_id
 from wfs.tasks import Task, obj
 
@@ -207,13 +208,11 @@ class Runner:
         That is what `validate` reports as an error in the task, what wfs cannot read as
         steps, and built-ins whose literal paths leave the project root.
         """
-        from wfs.validate import TaskSource, validate_task
+        from wfs.validate import TaskSource, refusal
 
         tid = task["id"]
         where = self.layout.relative(self.layout.task_file(self.sid, tid))
-        errors = [
-            str(p) for p in validate_task(TaskSource(where, task, tid)) if p.severity == "error"
-        ]
+        errors = refusal(TaskSource(where, task, tid))
         if errors:
             raise WfsError(
                 f"{tid} cannot run as written; nothing was changed "
@@ -246,7 +245,7 @@ class Runner:
                 raise unknown_task(tid, draft.skeletons)
             refuse_container(draft.index(), tid, "resume it")
             task = draft.get(tid)
-            status = task.get("status")
+            status = status_of(task)  # another tool's in_progress / failed read as active / blocked
             execution = dict(obj(task, "execution"))
             owner = execution.get("claimed_by")
             if status == "completed":
@@ -361,9 +360,9 @@ class Runner:
     # ------------------------------------------------------------ variables
 
     def base_values(self, task: Task) -> dict[str, Any]:
-        context = obj(task, "context")
-        values: dict[str, Any] = {name: context[name] for name in TASK_VARIABLES if name in context}
-        values.update(id=task.get("id"), title=task.get("title"), session_id=self.sid)
+        # whatever format the task file is in; its session's id and folder included
+        folder = self.layout.relative(self.layout.session_dir(self.sid)) if self.sid else None
+        values = task_values(canonical_task(task), self.sid, folder)
         if self.sid:
             texts = [d["text"] for d in brief_mod.dependencies(self, task) if "text" in d]
             values["dependency_summaries"] = "\n".join(texts)

@@ -18,7 +18,13 @@ from wfs.flow import steps as run_steps
 from wfs.flow.engine import Runner, groupable
 from wfs.flow.routing import Handoff
 from wfs.flow.shell import TOKEN
-from wfs.flow.variables import lookup, preview_shell, substitute_prose, substitute_session
+from wfs.flow.variables import (
+    known_spelling,
+    lookup,
+    preview_shell,
+    substitute_prose,
+    substitute_session,
+)
 from wfs.flow.work import Step, Uninterpretable, task_steps
 from wfs.tasks import Task
 
@@ -29,11 +35,11 @@ _SHELL_OPERATORS = re.compile(r"[|&;<>()$`\n]")
 
 def dry_run(runner: Runner, task: Task) -> dict[str, Any]:
     """The resolved plan of a task's steps; runs nothing, changes nothing."""
-    from wfs.validate import TaskSource, validate_task
+    from wfs.validate import TaskSource, refusal
 
     tid = task["id"]
     where = runner.layout.relative(runner.layout.task_file(runner.sid, tid))
-    refused = [str(p) for p in validate_task(TaskSource(where, task, tid)) if p.severity == "error"]
+    refused = refusal(TaskSource(where, task, tid))
     try:
         plan = task_steps(task)
     except Uninterpretable as err:
@@ -70,8 +76,12 @@ def dry_run(runner: Runner, task: Task) -> dict[str, Any]:
                         else "it stays as written"
                     )
                     problems.append(f"[{name}] is bound by {producer.key}, which {when}: {effect}")
-            for match in PLACEHOLDER.finditer(text):
-                if match.group(0) == "{session}" or _is_shell_variable(step, match.group(0)):
+            for match in PLACEHOLDER.finditer(substitute_session(text, runner.sid)):
+                if (
+                    match.group(0) == "{session}"
+                    or _is_shell_variable(step, match.group(0))
+                    or known_spelling(match.group(0), values)  # {{name}} of a known name
+                ):
                     continue
                 problems.append(f"placeholder {match.group(0)} is not filled in")
         on_error = step.spec.get("on_error", "fail")

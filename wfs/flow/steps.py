@@ -1,8 +1,16 @@
-"""Step executors: bash(), Read(), Glob(), Grep(), external CLI tools, agent steps.
+"""Step executors: bash(), Read(), Glob(), Grep(), Search(), external CLI tools, agent steps.
 
 Every executor returns a StepResult; none raises for a failing command. Built-ins are
 confined to the project root: a path that leads outside it (by `..`, an absolute path
-or a symlink) is refused.
+or a symlink) is refused. What real task files write is read as it is meant:
+
+- `Read(each discovered role analysis file)`, a sentence rather than a path, and
+  `Read(~/...)`, outside the project, are instructions for the agent;
+- `Read(src/a.ts:10-20)` and `Read(src/a.ts 第 10-20 行)` read those lines;
+- an absolute path into the project's `.workflow/` (`D:\\repo\\.workflow\\...`, written on
+  another machine) is read from this project's `.workflow/`;
+- `Search(pattern, path)` is `Grep(pattern, path)`; in both, the path is what follows
+  the last comma when that names something in the project (a regex may hold commas).
 """
 
 from __future__ import annotations
@@ -22,7 +30,11 @@ from wfs.flow.shell import TOKEN
 from wfs.flow.variables import substitute_prose, substitute_shell
 
 MAX_GREP_LINES = 1000
-_BUILTIN = re.compile(r"(bash|Read|Glob|Grep)\((.*)\)\s*", re.S)
+_BUILTIN = re.compile(r"(bash|Read|Glob|Grep|Search)\((.*)\)\s*", re.S)
+# A line range after a path: `:10-20`, ` 第 10-20 行`, ` lines 10-20`.
+_LINES = re.compile(
+    r"(?:\s*:\s*|\s+第\s*|\s+(?:lines?|L)\s*)(\d+)\s*(?:-|–|~|to)\s*(\d+)\s*(?:行)?\s*$"
+)
 _PROGRAM = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]*")
 # A bare command whose program is missing fails the step (SPEC §3.5) when it looks like
 # a command line; plain sentences are agent steps.
@@ -46,7 +58,10 @@ def classify(command: str) -> Command:
     text = command.strip()
     match = _BUILTIN.fullmatch(text)
     if match:
-        return Command(match.group(1).lower(), match.group(2))
+        kind = "grep" if match.group(1) == "Search" else match.group(1).lower()
+        if kind == "read" and not _is_path_argument(match.group(2)):
+            return Command("agent", text)  # an instruction, not a file to read
+        return Command(kind, match.group(2))
     if not text or text.startswith("mcp__"):
         return Command("agent", text)
     first = text.split(None, 1)[0]
@@ -55,6 +70,22 @@ def classify(command: str) -> Command:
     ):
         return Command("cli", text)
     return Command("agent", text)
+
+
+def _is_path_argument(argument: str) -> bool:
+    """Whether Read()'s argument names a file: one word, or words around a path (a line
+    range); a sentence (`each discovered role analysis file`) or a path in the home
+    directory is for the agent to act on."""
+    text = _unquote(argument).strip()
+    if TOKEN.search(text) or PLACEHOLDER.search(text):
+        return True  # filled in when it runs; left unfilled, the read fails naming it
+    if text.startswith("~"):
+        return False
+    path = _LINES.sub("", text).strip()
+    return " " not in path or bool(re.search(r"[/\\]|\.\w", path))
+
+
+PLACEHOLDER = re.compile(r"\{\{[^{}]*\}\}|\$\{[^{}]*\}|(?<![$\w{])\{[A-Za-z_][\w.-]*\}(?!\})")
 
 
 def _looks_like_cli(text: str) -> bool:
@@ -299,7 +330,7 @@ def run_command(
                     handle.write(text)
                 paths[f"{var}_FILE"] = path
             return run_shell(shell.script, {**shell.env, **paths, **(env or {})}, root, timeout)
-    argument = substitute_prose(command.text, values)
+    argument = _this_session(substitute_prose(command.text, values), values, root)
 
     def builtin() -> StepResult:
         try:
@@ -307,8 +338,8 @@ def run_command(
                 return StepResult(0, read_file(root, argument))
             if command.kind == "glob":
                 return StepResult(0, "\n".join(glob_files(root, argument)))
-            pattern, _, where = argument.partition(",")
-            found = grep_files(root, pattern.strip(), where.strip() or ".")
+            pattern, where = split_grep(argument, root)
+            found = grep_files(root, pattern, where)
             return StepResult(0, "\n".join(found))
         except WfsError as err:
             return StepResult(1, "", err.message)
@@ -369,6 +400,45 @@ def isolated(work: Callable[[], StepResult], timeout: float | None) -> StepResul
     return StepResult(exit_code, output, error, timed_out)
 
 
+def _this_session(argument: str, values: Mapping[str, Any], root: Path) -> str:
+    """A path into this session's folder written for another of its places
+    (`.workflow/active/WFS-x/...` once the session is archived, or after `wfs migrate
+    --layout`), as the path in the folder the session is in now."""
+    sid, folder = values.get("session_id"), values.get("session_dir")
+    if not isinstance(sid, str) or not isinstance(folder, str) or not sid:
+        return argument
+    pattern = re.compile(
+        r"\.workflow[/\\](?:(?:active|archives)[/\\])?" + re.escape(sid) + r"(?=[/\\]|$)"
+    )
+
+    def moved(match: re.Match[str]) -> str:
+        return match.group() if (root / match.group()).is_dir() else folder
+
+    return pattern.sub(moved, argument)
+
+
+def split_grep(argument: str, root: Path | None) -> tuple[str, str]:
+    """(pattern, path) of `Grep(pattern[, path])`. A quoted pattern ends at its quote;
+    otherwise the path is what follows the last comma, when that names something in the
+    project (or looks like a path), so `Grep(a{1,3}, src)` searches `src` for `a{1,3}`."""
+    text = argument.strip()
+    if text[:1] in "\"'" and text.count(text[0]) >= 2:
+        end = text.index(text[0], 1)
+        rest = text[end + 1 :].strip()
+        if not rest or rest.startswith(","):
+            return text[1:end], rest[1:].strip() or "."
+    head, comma, tail = text.rpartition(",")
+    candidate = _unquote(tail.strip())
+    if comma and candidate and _names_a_place(candidate, root):
+        return head.strip(), candidate
+    return text, "."
+
+
+def _names_a_place(text: str, root: Path | None) -> bool:
+    """A path, not the end of a regular expression: no spaces, no regex syntax."""
+    return not (" " in text or any(c in text for c in "()[]{}*+?|^$\\"))
+
+
 def escapes_root(command: Command, root: Path) -> str | None:
     """Why a built-in's literal argument would leave the project root, else None.
 
@@ -379,12 +449,11 @@ def escapes_root(command: Command, root: Path) -> str | None:
         return None
     try:
         if command.kind == "read":
-            confined(root, command.text)
+            confined(root, _LINES.sub("", _unquote(command.text)))
         elif command.kind == "glob":
             _check_pattern(command.text)
         else:
-            where = command.text.partition(",")[2].strip()
-            confined(root, where or ".")
+            confined(root, split_grep(command.text, root)[1])
     except WfsError as err:
         return err.message
     return None
@@ -397,9 +466,22 @@ def _unquote(text: str) -> str:
     return text
 
 
+def _project_path(text: str) -> str:
+    """An absolute path into a `.workflow/` folder (written on another machine, or in
+    another checkout) as the same path in this project: `D:\\repo\\.workflow\\x` is
+    `.workflow/x`. Any other path is returned as it is."""
+    parts = re.split(r"[/\\]", text)
+    if (text.startswith(("/", "\\")) or _DRIVE.match(text)) and ".workflow" in parts:
+        return "/".join(parts[parts.index(".workflow") :])
+    return text
+
+
+_DRIVE = re.compile(r"[A-Za-z]:[\\/]")
+
+
 def confined(root: Path, relative: str) -> Path:
     """`relative` resolved inside the project root, or an error naming why not."""
-    relative = _unquote(relative)
+    relative = _project_path(_unquote(relative))
     if not relative or "\0" in relative:
         raise WfsError(f"invalid path {relative!r}")
     candidate = Path(relative)
@@ -416,8 +498,16 @@ def confined(root: Path, relative: str) -> Path:
 
 
 def read_file(root: Path, relative: str) -> str:
+    """The file's text; `path:10-20` or `path 第 10-20 行` (lines 10 to 20): those lines."""
     import stat
 
+    relative = _unquote(relative)
+    lines = _LINES.search(relative)
+    if lines:
+        relative = relative[: lines.start()]
+    unfilled = PLACEHOLDER.search(relative)
+    if unfilled:
+        raise WfsError(f"Read({relative}): the placeholder {unfilled.group()} is not filled in")
     path = confined(root, relative)
     try:
         if not stat.S_ISREG(path.stat().st_mode):
@@ -427,7 +517,11 @@ def read_file(root: Path, relative: str) -> str:
                 f"Read({relative}): not a regular file (a FIFO, a socket or a device); "
                 "wfs reads only files"
             )
-        return path.read_text(encoding="utf-8", errors="replace")
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if lines:
+            first, last = int(lines.group(1)), int(lines.group(2))
+            text = "".join(text.splitlines(keepends=True)[max(first - 1, 0) : last])
+        return text
     except FileNotFoundError:
         raise WfsError(f"Read({relative}): no such file") from None
     except IsADirectoryError:
@@ -448,10 +542,20 @@ def glob_files(root: Path, pattern: str) -> list[str]:
     return sorted(found)
 
 
+# Placeholders that name a session or its files: left unfilled in a glob, `[session]`
+# would be a character class matching other sessions' folders.
+_SESSION_PLACEHOLDER = re.compile(
+    r"\[(?:session|session_id|session_dir|context_package_path)\]|\{\{[^{}]*\}\}|\$\{[^{}]*\}"
+)
+
+
 def _check_pattern(pattern: str) -> str:
     pattern = _unquote(pattern)
     if not pattern or Path(pattern).is_absolute() or ".." in Path(pattern).parts:
         raise WfsError(f"Glob({pattern}): the pattern leads outside the project root")
+    unfilled = _SESSION_PLACEHOLDER.search(pattern)
+    if unfilled:
+        raise WfsError(f"Glob({pattern}): the placeholder {unfilled.group()} is not filled in")
     return pattern
 
 

@@ -4,6 +4,14 @@ In prose (descriptions, agent briefs) a known `[name]` is replaced by its text. 
 shell command the value never becomes shell text: each token is replaced by a quoted
 expansion of a shell variable, and the values travel in the environment. Whatever a
 value holds (`$(...)`, backticks, quotes, `;`, newlines) it reaches the command as data.
+
+Real task files spell placeholders in other ways too: `{{name}}` stands for `[name]`
+when the name is known (`{{context_package_path}}`), `${session_dir}` and the like for
+what wfs knows of the session (`${id}` in a description is code, and `${HOME}` in a
+command stays the shell's), and they are read as `[name]` before anything else;
+`WFS-[session]`, `WFS-{session_id}`, `{session_id}` name the session. An unknown name is
+left as written, never replaced by an empty string, so that `--dry-run` and `validate`
+can name it.
 """
 
 from __future__ import annotations
@@ -15,9 +23,21 @@ from typing import Any, NamedTuple
 import orjson
 
 from wfs.errors import WfsError
-from wfs.flow.shell import TOKEN, Slot, scan, whole_number
+from wfs.flow.shell import TOKEN as TOKEN  # re-exported: `[name]`, the canonical spelling
+from wfs.flow.shell import Slot, scan, whole_number
 
-SESSION_TOKEN = re.compile(r"(WFS-)?\{session\}")
+_NAME = r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*"
+# What wfs itself knows about the session and the task's files: `${name}` means these
+# only (`${id}` in a description is code, a JavaScript template, not a placeholder).
+SESSION_NAMES = ("session", "session_id", "session_dir", "context_package_path")
+# `[name]` and the other spellings of a placeholder; the name is the one group that matched.
+SPELLING = re.compile(
+    rf"\[({_NAME})\]|\{{\{{\s*({_NAME})\s*\}}\}}|\$\{{({'|'.join(SESSION_NAMES)})\}}"
+)
+SESSION_TOKEN = re.compile(
+    r"(?:WFS-)?(?:\{session\}|\{session_id\}|\$\{session_id\}|\{\{\s*session_id\s*\}\})"
+    r"|WFS-(?:\[session\]|\[session_id\]|\$\{session\}|\{\{\s*session\s*\}\})"
+)
 
 # Task fields exposed as variables, and their short aliases.
 ALIASES = {"shared": "shared_context"}
@@ -55,24 +75,81 @@ def as_text(value: Any, separator: str = ", ") -> str:
 
 
 def substitute_session(text: str, session_id: str) -> str:
-    """`{session}` in paths: `WFS-{session}` and `{session}` both name the session."""
+    """The session's id for `WFS-{session}`, `{session}`, `WFS-[session]`,
+    `{session_id}` and their like: each names the session (in paths mostly)."""
+    if not session_id:
+        return text
     return SESSION_TOKEN.sub(session_id, text)
 
 
+def name_of(match: re.Match[str]) -> str:
+    """The name a SPELLING match stands for."""
+    return next(group for group in match.groups() if group is not None)
+
+
+def known_spelling(placeholder: str, values: Mapping[str, Any]) -> bool:
+    """Whether `{{name}}` or `${name}` names a known value."""
+    match = SPELLING.fullmatch(placeholder)
+    return match is not None and lookup(name_of(match), values)[0]
+
+
+def normalize(text: str, values: Mapping[str, Any]) -> str:
+    """Every other spelling of a known placeholder (`{{name}}`, `${session_dir}`) written
+    as `[name]`, which the rest of this module reads; an unknown one is left as it is."""
+
+    def spell(match: re.Match[str]) -> str:
+        name = name_of(match)
+        return f"[{name}]" if lookup(name, values)[0] else match.group(0)
+
+    return SPELLING.sub(spell, text) if ("{" in text) else text
+
+
+def task_values(
+    task: Mapping[str, Any], session_id: str | None, session_dir: str | None
+) -> dict[str, Any]:
+    """The variables a task's steps can use, from the task in the seed form: its context
+    fields, id and title, its context package, and the session's id and folder."""
+    context = task.get("context")
+    context = context if isinstance(context, dict) else {}
+    values: dict[str, Any] = {name: context[name] for name in TASK_VARIABLES if name in context}
+    values.update(id=task.get("id"), title=task.get("title"), session_id=session_id)
+    if session_id:
+        values["session"] = session_id
+    if session_dir:
+        values["session_dir"] = session_dir
+    package = task.get("context_package_path")
+    if isinstance(package, str) and package.strip():
+        values["context_package_path"] = substitute_session(package, session_id or "")
+    return values
+
+
+TASK_VARIABLES = (
+    "focus_paths",
+    "depends_on",
+    "parent",
+    "requirements",
+    "acceptance",
+    "inherited",
+    "shared_context",
+    "artifacts",
+)
+
+
 def substitute_prose(text: str, values: Mapping[str, Any]) -> str:
-    """Replace every known `[name]`; leave anything else (`[0-9]`, unknown names) alone."""
+    """Replace every known placeholder; leave anything else (`[0-9]`, unknown names)
+    alone."""
 
     def replace(match: re.Match[str]) -> str:
-        found, value = lookup(match.group(1), values)
+        found, value = lookup(name_of(match), values)
         return as_text(value) if found else match.group(0)
 
-    return TOKEN.sub(replace, text)
+    return SPELLING.sub(replace, text)
 
 
 def check_inputs(text: str, values: Mapping[str, Any], declared: set[str]) -> None:
     """Fail when `text` uses a declared step output that has no value yet."""
-    for match in TOKEN.finditer(text):
-        name = match.group(1)
+    for match in SPELLING.finditer(text):
+        name = name_of(match)
         if name.split(".")[0] in declared and not lookup(name, values)[0]:
             raise MissingInput(f"Missing required input: {name}")
 
@@ -194,8 +271,9 @@ def substitute_shell(command: str, values: Mapping[str, Any]) -> ShellCommand:
 
 
 def shell_segments(command: str, values: Mapping[str, Any]) -> list[str | Slot]:
-    """`command` cut into literal text and the known `[name]` tokens within it."""
-    return scan(command, lambda name: lookup(name, values))
+    """`command` cut into literal text and the known `[name]` tokens within it (other
+    spellings of a known name read as `[name]`)."""
+    return scan(normalize(command, values), lambda name: lookup(name, values))
 
 
 def preview_shell(command: str, values: Mapping[str, Any]) -> tuple[str, list[str]]:

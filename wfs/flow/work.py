@@ -4,10 +4,11 @@ Every unit of work a task holds becomes a Step, so that "completed" means that a
 it ran:
 
 - `pre_analysis` steps, in array order;
-- `implementation_approach` steps (or the flat format's top-level `implementation`), in
-  `depends_on` order, ties kept in array order; a step's number is its position;
-  a string step is an agent step with that text;
-- the v1 object approach: the one step `wfs migrate` makes of it;
+- `implementation_approach` steps (or the flat format's top-level `implementation`,
+  or `implementation_steps`), in `depends_on` order, ties kept in array order; a step's
+  number is its position; a string step is an agent step with that text;
+- an object approach (the v1 form, or another object): the one step `wfs migrate`
+  makes of it;
 - no implementation steps at all: one agent step for the whole task;
 - then the acceptance checks that are commands (the flat format's
   `convergence.verification` and `test.commands`), which run before the task is
@@ -38,37 +39,52 @@ class Step(NamedTuple):
 
 
 def task_steps(task: Task) -> list[Step]:
-    """Every step of the task, in the order it runs."""
-    flow = obj(task, "flow_control")
-    steps = [
-        pre_analysis_step(i, spec, f"{base}/{i}")
-        for base, items in [_array(task, flow, "pre_analysis")]
-        for i, spec in enumerate(items)
-    ]
+    """Every step of the task, in the order it runs, whatever format its file is in: it
+    is read in the seed form first (wfs/formats.py), so the flat format's top-level
+    `pre_analysis` and `implementation`, `implementation_steps` and an object
+    `implementation_approach` run like the seed's steps. Pointers name the place in the
+    file as written."""
+    from wfs.formats import canonical
+
+    read = canonical(task)
+    seed = read.task
+    flow = obj(seed, "flow_control")
+
+    def where(canonical_pointer: tuple[str | int, ...]) -> str:
+        found = read.origins.get(canonical_pointer, canonical_pointer)
+        return "".join(f"/{part}" for part in found)
+
+    steps = []
+    _, items = _array(flow, "pre_analysis")
+    for i, spec in enumerate(items):
+        steps.append(pre_analysis_step(i, spec, where(("flow_control", "pre_analysis", i))))
     taken = {s.output for s in steps if s.output}
     approach = flow.get("implementation_approach")
-    if _is_v1_object(approach):
-        from wfs.validate import migrate_task
-
-        migrated = obj(migrate_task(task)[0], "flow_control")["implementation_approach"]
-        base, items = "/flow_control/implementation_approach", migrated
+    if isinstance(approach, list) and approach:
+        # Step keys (in run records) name the array the steps come from.
+        moved = read.origins.get(("flow_control", "implementation_approach", 0))
         prefix = "implementation_approach"
-    elif isinstance(approach, list) and approach:
-        base, items = "/flow_control/implementation_approach", approach
-        prefix = "implementation_approach"
+        if moved is not None and moved[0] != "flow_control":
+            prefix = str(moved[0])
+        items = approach
     elif approach not in (None, []):
         raise Uninterpretable(
             "/flow_control/implementation_approach",
-            "is neither an array of steps nor the v1 object form",
+            "is neither an array of steps nor an object",
         )
-    elif isinstance(task.get("implementation"), list) and task["implementation"]:
-        base, items, prefix = "/implementation", task["implementation"], "implementation"
     else:
-        return steps + [_whole_task(task, taken)] + acceptance_steps(task)
+        return steps + [_whole_task(seed, taken)] + acceptance_steps(seed)
     implementation = [
-        _implementation_step(prefix, i, spec, f"{base}/{i}") for i, spec in enumerate(items)
+        _implementation_step(prefix, i, spec, where(("flow_control", "implementation_approach", i)))
+        for i, spec in enumerate(items)
     ]
-    return steps + _in_dependency_order(implementation, items, base) + acceptance_steps(task)
+    return (
+        steps
+        + _in_dependency_order(
+            implementation, items, where(("flow_control", "implementation_approach"))
+        )
+        + acceptance_steps(seed)
+    )
 
 
 def acceptance_steps(task: Task) -> list[Step]:
@@ -106,19 +122,12 @@ class Uninterpretable(WfsError):
         self.problem = problem
 
 
-def _array(task: Task, flow: dict[str, Any], key: str) -> tuple[str, list[Any]]:
-    """`flow_control.<key>`, or the flat format's top-level `<key>`."""
-    if key in flow:
-        value, base = flow[key], f"/flow_control/{key}"
-    else:
-        value, base = task.get(key, []), f"/{key}"
+def _array(flow: dict[str, Any], key: str) -> tuple[str, list[Any]]:
+    """`flow_control.<key>` of the task in the seed form."""
+    value, base = flow.get(key, []), f"/flow_control/{key}"
     if not isinstance(value, list):
         raise Uninterpretable(base, "must be an array of steps")
     return base, value
-
-
-def _is_v1_object(value: Any) -> bool:
-    return isinstance(value, dict) and isinstance(value.get("task_description"), str)
 
 
 def _parts(spec: dict[str, Any], pointer: str) -> tuple[str, ...]:

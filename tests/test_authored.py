@@ -1,0 +1,148 @@
+"""Authored content is never destroyed: an IMPL_PLAN.md or TODO_LIST.md wfs did not
+generate is kept (byte for byte) and linked from the generated view; session fields wfs
+does not own are never rewritten; `doctor --fix` keeps every byte it replaces."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import CORPUS, read_json, wfs
+
+HAPI = (
+    CORPUS / "realworld/flintttan__hapi/.workflow/archives/"
+    "WFS-add-multi-user-support-to-hapi-with-data-isolation"
+)
+STEP = {
+    "step": 1,
+    "title": "Greet",
+    "description": "Write the greeting",
+    "modification_points": ["greeting.txt"],
+    "logic_flow": ["echo"],
+    "depends_on": [],
+    "output": "greeting",
+    "command": "bash(echo hello > greeting.txt)",
+}
+
+
+def authored_plan() -> bytes:
+    """24 KB of a plan written by a planning agent (the corpus's, when it is there)."""
+    if (HAPI / "IMPL_PLAN.md").is_file():
+        data = (HAPI / "IMPL_PLAN.md").read_bytes()
+    else:
+        section = (
+            "## Phase {n}\n\n- 认证 step {n}: keep `tokens` safe\n\n```mermaid\ngraph TD\n```\n\n"
+        )
+        data = "---\nidentifier: WFS-x\n---\n# 实施计划\n\n".encode() + b"".join(
+            section.format(n=n).encode() for n in range(400)
+        )
+    assert len(data) >= 24_000
+    return data
+
+
+def run(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "wfs", *args],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ},
+    )
+
+
+def test_an_authored_24_kb_plan_stays_readable_byte_for_byte_after_execute_and_doctor(
+    project: Path,
+) -> None:
+    plan = [{"id": "IMPL-1", "title": "Greet", "flow_control": {"implementation_approach": [STEP]}}]
+    sid = wfs("plan", "Greeting", "--from", "-", input=json.dumps(plan)).out.strip()
+    folder = project / ".workflow" / sid
+    authored = authored_plan()
+    (folder / "IMPL_PLAN.md").write_bytes(authored)  # as a planning agent leaves it
+    (folder / "TODO_LIST.md").write_text("# TODO\n\n- [ ] IMPL-1 with my own notes\n")
+    assert run(project, "execute").returncode == 0
+    assert (project / "greeting.txt").read_text() == "hello\n"
+    kept = folder / "IMPL_PLAN.authored.md"
+    assert kept.read_bytes() == authored
+    plan_view = (folder / "IMPL_PLAN.md").read_text()
+    assert (
+        "- **Authored plan**: [IMPL_PLAN.authored.md](./IMPL_PLAN.authored.md) (written before "
+        "wfs generated this view, kept as it was)\n"
+    ) in plan_view
+    assert "**Progress**: 1/1 tasks completed" in plan_view
+    todo = (folder / "TODO_LIST.md").read_text()
+    assert todo.startswith(
+        "# Tasks: Greeting\n\n"
+        "> Kept as written before wfs generated this view: "
+        "[TODO_LIST.authored.md](./TODO_LIST.authored.md)\n\n"
+        "## Task Progress\n"
+    )
+    assert (folder / "TODO_LIST.authored.md").read_text() == (
+        "# TODO\n\n- [ ] IMPL-1 with my own notes\n"
+    )
+    assert run(project, "render", "--check").returncode == 0
+    # doctor: a hand edit to the generated view is kept too, and nothing is lost
+    generated = (folder / "IMPL_PLAN.md").read_bytes()
+    (folder / "IMPL_PLAN.md").write_bytes(
+        generated.replace(b"## Overview", b"## Overview (edited)")
+    )
+    fixed = run(project, "doctor", "--fix")
+    assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+    assert kept.read_bytes() == authored
+    backups = list((project / ".workflow/.doctor").glob(f"*/{sid}/IMPL_PLAN.md"))
+    assert [b.read_bytes() for b in backups] == [
+        generated.replace(b"## Overview", b"## Overview (edited)")
+    ]
+    assert (folder / "IMPL_PLAN.md").read_bytes() == generated
+    assert run(project, "doctor").stdout == "OK: nothing to repair\n"
+
+
+def test_a_real_session_keeps_its_plan_and_its_own_session_fields(
+    project: Path, tmp_path: Path
+) -> None:
+    if not HAPI.is_dir():
+        pytest.skip(f"the real-world corpus is not available at {CORPUS}")
+    folder = project / ".workflow/archives" / HAPI.name
+    shutil.copytree(HAPI, folder)
+    session_before = (folder / "workflow-session.json").read_bytes()
+    plan_before = (folder / "IMPL_PLAN.md").read_bytes()
+    agent = tmp_path / "agent"
+    agent.write_text("#!/bin/sh\ncat > /dev/null\necho done\n")
+    agent.chmod(0o755)
+    # its next task stops at a file of the project that is not in the corpus: blocked
+    done = run(project, "--session", HAPI.name, "execute", "--agent", str(agent))
+    assert done.returncode == 1
+    assert run(project, "doctor", "--fix").returncode == 0
+    assert (folder / "IMPL_PLAN.authored.md").read_bytes() == plan_before
+    assert (folder / "workflow-session.json").read_bytes() == session_before
+    assert read_json(folder / "workflow-session.json")["type"] == "workflow"
+    assert (
+        "[IMPL_PLAN.authored.md](./IMPL_PLAN.authored.md)" in (folder / "IMPL_PLAN.md").read_text()
+    )
+
+
+def test_wfs_keeps_session_fields_it_does_not_own(project: Path) -> None:
+    plan = [{"id": f"IMPL-{n}", "title": f"T{n}"} for n in range(1, 7)]
+    sid = wfs("plan", "Owned", "--from", "-", input=json.dumps(plan)).out.strip()
+    path = project / ".workflow" / sid / "workflow-session.json"
+    theirs = {"session_id": sid, "project": "Owned", "status": "planning", "type": "workflow",
+              "created_at": "2026-01-13T01:25:00Z"}  # fmt: skip
+    path.write_text(json.dumps(theirs))
+    for args in (["task", "status", "IMPL-1", "completed"], ["render"], ["switch", sid]):
+        assert wfs(*args).code == 0, args
+    assert read_json(path) == theirs  # no phase, no progress, no complexity written
+    status = wfs("--session", sid, "status", "--json").json()
+    assert (status["type"], status["phase"], status["status"]) == (
+        "workflow",
+        "IMPLEMENT",
+        "planning",
+    )
+    # a seed session file is kept up to date as before: complexity raised, phase derived
+    wfs("plan", "Seed", "--from", "-", input=json.dumps(plan))
+    seed = read_json(project / ".workflow/WFS-seed/workflow-session.json")
+    assert (seed["type"], seed["current_phase"]) == ("medium", "PLAN")

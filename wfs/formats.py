@@ -1,0 +1,727 @@
+"""The task formats in use, and the one reader that turns any of them into the seed form.
+
+Three formats are written in the wild (SPEC §1):
+
+- seed v2: `flow_control.implementation_approach` is an array of steps (canonical);
+- seed v1: `implementation_approach` is one object (`task_description`,
+  `modification_points`, `logic_flow`);
+- flat: no `flow_control`; top-level `description`, `depends_on`, `focus_paths`,
+  `convergence`, `files`, `implementation[]`, `pre_analysis[]`, `cli_execution`, …
+
+Whatever the format, a file may say `task_id` for `id`, put its dependencies in
+`context.depends_on`, `depends_on`, `meta.depends_on`, `dependencies` (and a few close
+variants), and use the statuses `in_progress`, `failed` and `skipped`.
+
+`canonical(task)` reads any of these into the canonical seed form, in memory, without
+losing anything: values are moved to their seed place and every field it does not know
+stays where it is. Every reader of tasks goes through it (readiness, the index, the
+engine), `wfs migrate` writes its result, and `validate` reports each move as a
+warning naming `wfs migrate`. Moves are recorded with the place they came from, so a
+problem found in the canonical form can be shown at its place in the file.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, NamedTuple
+
+Pointer = tuple[str | int, ...]
+Place = tuple[str, ...]  # a place in a task: object keys only
+
+SEED = "seed"
+SEED_V1 = "seed-v1"
+FLAT = "flat"
+
+CANONICAL_STATUSES = ("pending", "active", "completed", "blocked", "container")
+
+# Statuses other tools write, and what they mean here (docs/formats.md):
+# - in_progress: started and not finished, which is `active` (a paused task:
+#   `wfs execute --resume ID` continues it);
+# - failed: a step failed, which is `blocked` (its dependents wait; --resume retries);
+# - skipped: not run because a dependency failed, which is `pending` (ready again once
+#   every dependency is completed).
+STATUS_ALIASES = {"in_progress": "active", "failed": "blocked", "skipped": "pending"}
+
+# Where dependencies are found, the canonical place first. Every list found is merged,
+# in this order, without repeats.
+DEPENDENCY_PLACES: tuple[Place, ...] = (
+    ("context", "depends_on"),
+    ("depends_on",),
+    ("meta", "depends_on"),
+    ("dependencies",),
+    ("meta", "dependencies"),
+    ("context", "dependencies"),
+    ("blocked_by",),
+    ("meta", "blocked_by"),
+    ("context", "blocked_by"),
+)
+# Loosely named places are read only when every entry looks like a task id: a project's
+# `dependencies` may just as well list packages.
+_LOOSE_DEPENDENCIES = frozenset(DEPENDENCY_PLACES[3:])
+
+# (from, to): lists of strings merged into a seed list.
+LIST_MOVES: tuple[tuple[Place, Place], ...] = (
+    (("requirements",), ("context", "requirements")),
+    (("focus_paths",), ("context", "focus_paths")),
+    (("meta", "focus_paths"), ("context", "focus_paths")),
+    (("acceptance",), ("context", "acceptance")),
+    (("acceptance_criteria",), ("context", "acceptance")),
+    (("context", "acceptance_criteria"), ("context", "acceptance")),
+    (("convergence", "criteria"), ("context", "acceptance")),
+    (("target_files",), ("flow_control", "target_files")),
+)
+# (from, to): objects that take the seed place when it is free.
+OBJECT_MOVES: tuple[tuple[Place, Place], ...] = (
+    (("inherited",), ("context", "inherited")),
+    (("shared_context",), ("context", "shared_context")),
+)
+STEP_PLACES: tuple[Place, ...] = (
+    ("flow_control", "implementation_approach"),
+    ("implementation",),
+    ("implementation_steps",),
+    ("flow_control", "implementation_steps"),
+)
+FLAT_KEYS = frozenset(
+    (
+        "description",
+        "depends_on",
+        "focus_paths",
+        "convergence",
+        "files",
+        "implementation",
+        "implementation_steps",
+        "pre_analysis",
+        "cli_execution",
+        "acceptance_criteria",
+        "dependencies",
+        "requirements",
+    )
+)
+SEED_STEP_FIELDS = (
+    "step",
+    "title",
+    "description",
+    "modification_points",
+    "logic_flow",
+    "depends_on",
+    "output",
+)
+LEGACY_KEYS = ("task_description", "modification_points", "logic_flow")
+# on_error values of other tools; each means "a failure does not stop the task".
+ON_ERROR_ALIASES = {"continue": "skip_optional", "skip": "skip_optional", "warn": "skip_optional"}
+_TITLE_LENGTH = 80
+
+
+class Move(NamedTuple):
+    """One value read from a non-canonical place: `source` in the file, `target` in
+    the canonical form."""
+
+    source: Pointer
+    target: Pointer
+    message: str
+
+
+class Canonical(NamedTuple):
+    task: dict[str, Any]
+    moves: list[Move]
+    # canonical pointer -> pointer in the file, for values that were moved
+    origins: dict[Pointer, Pointer]
+
+
+def task_format(data: Any) -> str:
+    """SEED, SEED_V1 or FLAT: which format a task file is written in."""
+    if not isinstance(data, dict):
+        return SEED
+    flow = data.get("flow_control")
+    if isinstance(flow, dict):
+        # The v1 form, or another object (strategy, phases, …): read as one step either way.
+        return SEED_V1 if isinstance(flow.get("implementation_approach"), dict) else SEED
+    if "flow_control" not in data and not FLAT_KEYS.isdisjoint(data):
+        return FLAT
+    return SEED
+
+
+def is_legacy_approach(value: Any) -> bool:
+    """The v1 object form: `{"task_description", "modification_points", "logic_flow"}`."""
+    return isinstance(value, dict) and isinstance(value.get("task_description"), str)
+
+
+def task_id(data: Any) -> Any:
+    """The id a task file gives itself: `id`, else its alias `task_id`."""
+    if not isinstance(data, dict):
+        return None
+    return data["id"] if "id" in data else data.get("task_id")
+
+
+def status_of(data: Any) -> Any:
+    """The canonical status of a task (aliases read); None when it has none."""
+    status = data.get("status") if isinstance(data, dict) else None
+    return STATUS_ALIASES.get(status, status) if isinstance(status, str) else status
+
+
+def dependencies(data: Any) -> list[str]:
+    """Every task this one depends on, from every place they are written, merged."""
+    found: list[str] = []
+    for place in DEPENDENCY_PLACES:
+        entries = _readable_dependencies(data, place)
+        for entry in entries or ():
+            if isinstance(entry, str) and entry not in found:
+                found.append(entry)
+    return found
+
+
+def _readable_dependencies(data: Any, place: Place) -> list[Any] | None:
+    value = _get(data, place)
+    if not isinstance(value, list):
+        return None
+    if place in _LOOSE_DEPENDENCIES and not all(_looks_like_id(v) for v in value):
+        return None
+    return value
+
+
+def _looks_like_id(value: Any) -> bool:
+    from wfs.layout import parse_task_id
+
+    return isinstance(value, str) and parse_task_id(value) is not None
+
+
+def _get(data: Any, place: Pointer) -> Any:
+    for key in place:
+        if not isinstance(data, dict) or key not in data:
+            return None
+        data = data[key]
+    return data
+
+
+def _where(place: Pointer) -> str:
+    return ".".join(str(p) for p in place)
+
+
+# ---------------------------------------------------------------- the reader
+
+
+def canonical(data: dict[str, Any]) -> Canonical:
+    """`data` in the canonical seed form; `data` itself is not changed."""
+    reader = _Reader(data)
+    reader.read()
+    return Canonical(reader.task, reader.moves, reader.origins)
+
+
+def canonical_task(data: dict[str, Any]) -> dict[str, Any]:
+    return canonical(data).task
+
+
+class _Reader:
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.original = data
+        self.task: dict[str, Any] = dict(data)
+        self.moves: list[Move] = []
+        self.origins: dict[Pointer, Pointer] = {}
+        self.format = task_format(data)
+
+    def moved(self, source: Pointer, target: Pointer, message: str) -> None:
+        self.moves.append(Move(source, target, message))
+
+    def writable(self, key: str) -> dict[str, Any] | None:
+        """The object at `key` (copied once), created when absent; None when the file
+        holds something else there (reported by validate, left alone)."""
+        if key not in self.task:
+            created: dict[str, Any] = {}
+            self.task[key] = created
+            return created
+        value = self.task[key]
+        if not isinstance(value, dict):
+            return None
+        if id(value) == id(self.original.get(key)):  # still the caller's object
+            copied: dict[str, Any] = dict(value)
+            self.task[key] = copied
+            return copied
+        return value
+
+    def remove(self, place: Place) -> None:
+        if len(place) == 1:
+            self.task.pop(place[0], None)
+            return
+        parent = self.writable(place[0])
+        if parent is not None:
+            parent.pop(place[1], None)
+
+    def read(self) -> None:
+        self.read_id()
+        self.read_status()
+        self.read_type()
+        self.read_dependencies()
+        self.read_lists()
+        self.read_objects()
+        self.read_pre_analysis()
+        self.read_files()
+        self.read_steps()
+        self.alias_on_error()
+        self.order()
+
+    # ------------------------------------------------------------ fields
+
+    def read_id(self) -> None:
+        if "id" not in self.task and "task_id" in self.task:
+            self.task["id"] = self.task.pop("task_id")
+            self.origins[("id",)] = ("task_id",)
+            self.moved(("task_id",), ("id",), "task_id is read as id; `wfs migrate` renames it")
+
+    def read_status(self) -> None:
+        status = self.task.get("status")
+        if "status" not in self.task:
+            self.task["status"] = "pending"
+            self.moved((), ("status",), 'no status: read as "pending"; `wfs migrate` writes it')
+            return
+        if not isinstance(status, str) or status not in STATUS_ALIASES:
+            return
+        new = STATUS_ALIASES[status]
+        self.task["status"] = new
+        execution = self.writable("execution")
+        if execution is not None:
+            execution.setdefault("previous_status", status)
+            if status == "failed":
+                result = self.task.get("result")
+                error = result.get("error") if isinstance(result, dict) else None
+                execution.setdefault(
+                    "blocked_reason", error if isinstance(error, str) and error else "failed"
+                )
+        self.moved(
+            ("status",),
+            ("status",),
+            f'status "{status}" is read as "{new}"; `wfs migrate` writes "{new}"',
+        )
+
+    def read_type(self) -> None:
+        kind = self.task.get("type")
+        if self.format != FLAT or not isinstance(kind, str):
+            return
+        meta = self.writable("meta")
+        if meta is None or "type" in meta:
+            return
+        meta["type"] = self.task.pop("type")
+        self.moved(("type",), ("meta", "type"), "type is read as meta.type; `wfs migrate` moves it")
+
+    def read_dependencies(self) -> None:
+        merged: list[Any] = []
+        origins: list[Pointer] = []
+        seen: set[str] = set()
+        found = False
+        for place in DEPENDENCY_PLACES:
+            entries = (
+                _readable_dependencies(self.task, place)
+                if place != DEPENDENCY_PLACES[0]
+                else (_get(self.task, place))
+            )
+            if not isinstance(entries, list):
+                continue
+            found = found or place != DEPENDENCY_PLACES[0]
+            for j, entry in enumerate(entries):
+                key = entry if isinstance(entry, str) else None
+                if key is not None and key in seen:
+                    continue
+                if key is not None:
+                    seen.add(key)
+                merged.append(entry)
+                origins.append((*place, j))
+            if place != DEPENDENCY_PLACES[0]:
+                self.remove(place)
+                self.moved(
+                    place,
+                    ("context", "depends_on"),
+                    f"{_where(place)} is read as context.depends_on; `wfs migrate` moves it",
+                )
+        if not found:
+            return
+        context = self.writable("context")
+        if context is None:
+            return
+        context["depends_on"] = merged
+        for k, origin in enumerate(origins):
+            if origin != ("context", "depends_on", k):
+                self.origins[("context", "depends_on", k)] = origin
+
+    def read_lists(self) -> None:
+        for source, target in LIST_MOVES:
+            value = _get(self.task, source)
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                continue
+            holder = self.writable(target[0])
+            if holder is None:
+                continue
+            current = holder.get(target[1])
+            if current is not None and not isinstance(current, list):
+                continue
+            combined = list(current or [])
+            for j, item in enumerate(value):
+                if item not in combined:
+                    self.origins[(*target, len(combined))] = (*source, j)
+                    combined.append(item)
+            holder[target[1]] = combined
+            self.remove(source)
+            if source == ("convergence", "criteria") and self.task.get("convergence") == {}:
+                self.task.pop("convergence")
+            self.moved(
+                source,
+                target,
+                f"{_where(source)} is read as {_where(target)}; `wfs migrate` moves it",
+            )
+
+    def read_objects(self) -> None:
+        for source, target in OBJECT_MOVES:
+            value = _get(self.task, source)
+            if not isinstance(value, dict):
+                continue
+            holder = self.writable(target[0])
+            if holder is None or target[1] in holder:
+                continue
+            holder[target[1]] = value
+            self.remove(source)
+            self.moved(
+                source,
+                target,
+                f"{_where(source)} is read as {_where(target)}; `wfs migrate` moves it",
+            )
+
+    def read_pre_analysis(self) -> None:
+        for place in (("flow_control", "pre_analysis"), ("pre_analysis",)):
+            value = _get(self.task, place)
+            if not isinstance(value, dict):
+                continue
+            # Notes for the agent (objectives, key patterns, …) rather than steps to run.
+            context = self.writable("context")
+            if context is None or "analysis" in context:
+                continue
+            context["analysis"] = value
+            self.remove(place)
+            self.moved(
+                place,
+                ("context", "analysis"),
+                f"{_where(place)} is an object, not a list of steps: it is read as notes for "
+                "the agent (context.analysis); `wfs migrate` moves it",
+            )
+        steps = self.task.get("pre_analysis")
+        flow = self.task.get("flow_control")
+        if isinstance(steps, list) and not (isinstance(flow, dict) and "pre_analysis" in flow):
+            writable = self.writable("flow_control")
+            if writable is not None:
+                writable["pre_analysis"] = steps
+                del self.task["pre_analysis"]
+                for i in range(len(steps)):
+                    self.origins[("flow_control", "pre_analysis", i)] = ("pre_analysis", i)
+                self.moved(
+                    ("pre_analysis",),
+                    ("flow_control", "pre_analysis"),
+                    "pre_analysis is read as flow_control.pre_analysis; `wfs migrate` moves it",
+                )
+        self.fill_actions()
+
+    def fill_actions(self) -> None:
+        """Seed pre_analysis steps describe themselves in `action`; the name stands in."""
+        flow = self.task.get("flow_control")
+        steps = flow.get("pre_analysis") if isinstance(flow, dict) else None
+        if not isinstance(steps, list):
+            return
+        fixed = []
+        for step in steps:
+            name = step.get("step") if isinstance(step, dict) else None
+            if isinstance(step, dict) and "action" not in step and isinstance(name, str):
+                step = {**step, "action": name} if name.strip() else step
+            fixed.append(step)
+        if fixed != steps:
+            flow = self.writable("flow_control")
+            assert flow is not None
+            flow["pre_analysis"] = fixed
+
+    def alias_on_error(self) -> None:
+        """`continue`, `skip` and `warn` mean what `skip_optional` means."""
+        flow = self.task.get("flow_control")
+        if not isinstance(flow, dict):
+            return
+        for key in ("pre_analysis", "implementation_approach"):
+            steps = flow.get(key)
+            if not isinstance(steps, list) or not any(_aliased(s) for s in steps):
+                continue
+            writable = self.writable("flow_control")
+            assert writable is not None
+            writable[key] = [
+                {**s, "on_error": ON_ERROR_ALIASES[s["on_error"]]} if _aliased(s) else s
+                for s in steps
+            ]
+
+    def read_files(self) -> None:
+        files = self.task.get("files")
+        single = self.task.get("file")
+        paths: list[str] = []
+        source: Place | None = None
+        keep_files = False
+        if isinstance(files, list) and files:
+            strings = all(isinstance(f, str) for f in files)
+            objects = all(isinstance(f, dict) and isinstance(f.get("path"), str) for f in files)
+            if strings:
+                paths = list(files)
+                source = ("files",)
+            elif objects:
+                paths = [f["path"] for f in files]
+                source = ("files",)
+                keep_files = True  # their details (action, changes) stay with them
+        elif isinstance(single, str) and single.strip():
+            paths = [single]
+            source = ("file",)
+        if source is None:
+            return
+        flow = self.writable("flow_control")
+        if flow is None:
+            return
+        current = flow.get("target_files")
+        if current is not None and not isinstance(current, list):
+            return
+        combined = list(current or [])
+        added = [p for p in paths if p not in combined]
+        if not added and keep_files:
+            return
+        for p in added:
+            combined.append(p)
+        flow["target_files"] = combined
+        if keep_files:
+            self.moved(
+                source,
+                ("flow_control", "target_files"),
+                "the paths of files are read as flow_control.target_files; "
+                "`wfs migrate` copies them there",
+            )
+            return
+        self.task.pop(source[0])
+        self.moved(
+            source,
+            ("flow_control", "target_files"),
+            f"{_where(source)} is read as flow_control.target_files; `wfs migrate` moves it",
+        )
+
+    # ------------------------------------------------------------ steps
+
+    def read_steps(self) -> None:
+        flow = self.task.get("flow_control")
+        approach = flow.get("implementation_approach") if isinstance(flow, dict) else None
+        if isinstance(approach, dict) and approach:
+            assert isinstance(flow, dict)
+            self.writable("flow_control")
+            self.task["flow_control"]["implementation_approach"] = [
+                _object_step(approach, self.task.get("title"), flow)
+            ]
+            self.origins[(*STEP_PLACES[0], 0)] = STEP_PLACES[0]
+            self.moved(
+                STEP_PLACES[0],
+                STEP_PLACES[0],
+                "implementation_approach uses the v1 object form (task_description, "
+                "modification_points, logic_flow); it is read as one step, and `wfs migrate` "
+                "converts it to the step array"
+                if is_legacy_approach(approach)
+                else "implementation_approach is an object, not the seed's step array; it is read "
+                "as one step holding it, and `wfs migrate` converts it to the step array",
+            )
+            return
+        place: Place = STEP_PLACES[0]
+        steps: Any = approach
+        if approach in (None, []):
+            for other in STEP_PLACES[1:]:
+                value = _get(self.task, other)
+                if isinstance(value, list) and value:
+                    place, steps = other, value
+                    break
+        if not isinstance(steps, list):
+            if self.format == FLAT or "flow_control" not in self.original:
+                self.writable("flow_control")
+            return
+        if place != STEP_PLACES[0]:
+            flow_now = self.writable("flow_control")
+            if flow_now is None:
+                return
+            self.remove(place)
+            self.moved(
+                place,
+                STEP_PLACES[0],
+                f"{_where(place)} is read as flow_control.implementation_approach; "
+                "`wfs migrate` moves it",
+            )
+        converted = _complete_steps(steps, self.task)
+        if converted is not steps or place != STEP_PLACES[0]:
+            flow_now = self.writable("flow_control")
+            assert flow_now is not None
+            flow_now["implementation_approach"] = converted
+            for i in range(len(steps)):
+                self.origins[(*STEP_PLACES[0], i)] = (*place, i)
+
+    def order(self) -> None:
+        """Seed fields first, in seed order; everything else after, as it was."""
+        for key in ("meta", "context", "flow_control"):
+            if key not in self.task:
+                self.task[key] = {}
+        ordered: dict[str, Any] = {}
+        for key in ("id", "title", "status", "meta", "context", "flow_control"):
+            if key in self.task:
+                ordered[key] = self.task[key]
+        for key, value in self.task.items():
+            if key not in ordered:
+                ordered[key] = value
+        self.task = ordered
+
+
+def _object_step(approach: dict[str, Any], title: Any, flow: dict[str, Any]) -> dict[str, Any]:
+    """The one step an object `implementation_approach` stands for: the v1 form's
+    `task_description` is its description; every other key stays in the step."""
+    legacy = is_legacy_approach(approach)
+    described = next(
+        (
+            approach[key]
+            for key in ("task_description", "description", "strategy", "summary")
+            if isinstance(approach.get(key), str) and approach[key].strip()
+        ),
+        None,
+    )
+    named = title if isinstance(title, str) and title.strip() else "Implementation"
+    step: dict[str, Any] = {
+        "step": 1,
+        "title": named,
+        "description": described or named,
+        "modification_points": copy.deepcopy(approach.get("modification_points", []))
+        if legacy
+        else [],
+        "logic_flow": copy.deepcopy(approach.get("logic_flow", [])) if legacy else [],
+        "depends_on": [],
+        "output": _free_name({"task": {"flow_control": flow}}, "implementation"),
+    }
+    consumed = LEGACY_KEYS if legacy else ()
+    step.update((k, copy.deepcopy(v)) for k, v in approach.items() if k not in consumed)
+    return step
+
+
+def _taken_names(task: dict[str, Any]) -> set[str]:
+    flow = task.get("flow_control")
+    taken: set[str] = set()
+    for key, field in (("pre_analysis", "output_to"), ("implementation_approach", "output")):
+        steps = flow.get(key) if isinstance(flow, dict) else None
+        for step in steps if isinstance(steps, list) else []:
+            if isinstance(step, dict) and isinstance(step.get(field), str):
+                taken.add(step[field])
+    return taken
+
+
+def _free_name(holder: dict[str, Any], wanted: str) -> str:
+    """`wanted`, or `wanted_2`, … when a pre_analysis step already binds that name."""
+    flow = holder["task"].get("flow_control")
+    steps = flow.get("pre_analysis") if isinstance(flow, dict) else None
+    taken = (
+        {
+            s["output_to"]
+            for s in steps
+            if isinstance(s, dict) and isinstance(s.get("output_to"), str)
+        }
+        if isinstance(steps, list)
+        else set()
+    )
+    name, n = wanted, 1
+    while name in taken:
+        n += 1
+        name = f"{wanted}_{n}"
+    return name
+
+
+def _complete_steps(steps: list[Any], task: dict[str, Any]) -> list[Any]:
+    """The steps with what the seed asks of each filled in; the same list when nothing
+    is missing. Steps that hold no work are left for validate to report."""
+    if all(_complete(s) for s in steps):
+        return steps
+    taken = _taken_names(task)
+    names = {
+        s["step"]: i + 1
+        for i, s in enumerate(steps)
+        if isinstance(s, dict) and isinstance(s.get("step"), str)
+    }
+    numbered = all(isinstance(s, dict) and _is_int(s.get("step")) for s in steps) or not any(
+        isinstance(s, dict) and "step" in s for s in steps
+    )
+    out: list[Any] = []
+    for i, spec in enumerate(steps):
+        if isinstance(spec, str) and spec.strip():
+            spec = {"description": spec}
+        if not isinstance(spec, dict) or _complete(spec) or not _has_work(spec):
+            out.append(spec)
+            continue
+        step = dict(spec)
+        number = step.get("step")
+        if not _is_int(number):
+            if isinstance(number, str) and number.strip() and not number.strip().isdigit():
+                step.setdefault("name", number)
+            if numbered or number is None or isinstance(number, str):
+                step["step"] = i + 1
+        if not isinstance(step.get("title"), str) or not step.get("title", "").strip():
+            step["title"] = _title(step) or f"Step {i + 1}"
+        if "description" not in step:
+            step["description"] = step["title"]
+        step.setdefault("modification_points", [])
+        step.setdefault("logic_flow", [])
+        deps = step.get("depends_on", [])
+        if isinstance(deps, list):
+            step["depends_on"] = [
+                names.get(d, int(d) if isinstance(d, str) and d.strip().isdigit() else d)
+                if isinstance(d, str)
+                else d
+                for d in deps
+            ]
+        if "output" not in step:
+            name = f"step_{i + 1}_output"
+            while name in taken:
+                name += "_"
+            taken.add(name)
+            step["output"] = name
+        ordered = {k: step[k] for k in SEED_STEP_FIELDS if k in step}
+        ordered.update((k, v) for k, v in step.items() if k not in ordered)
+        out.append(ordered)
+    return out
+
+
+def _aliased(step: Any) -> bool:
+    return (
+        isinstance(step, dict)
+        and isinstance(step.get("on_error"), str)
+        and (step["on_error"] in ON_ERROR_ALIASES)
+    )
+
+
+def _complete(step: Any) -> bool:
+    return (
+        isinstance(step, dict)
+        and all(field in step for field in SEED_STEP_FIELDS)
+        and _is_int(step.get("step"))
+    )
+
+
+def _has_work(step: dict[str, Any]) -> bool:
+    return any(
+        isinstance(step.get(key), (str, list)) and step.get(key)
+        for key in (
+            "title",
+            "description",
+            "action",
+            "modification_points",
+            "logic_flow",
+            "command",
+            "commands",
+            "actions",
+            "details",
+        )
+    )
+
+
+def _title(step: dict[str, Any]) -> str:
+    for key in ("name", "action", "description", "details"):
+        value = step.get(key)
+        if isinstance(value, str) and value.strip():
+            line = " ".join(value.split())
+            return line if len(line) <= _TITLE_LENGTH else line[: _TITLE_LENGTH - 1] + "…"
+    return ""
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
