@@ -12,6 +12,7 @@ import orjson
 import pytest
 from click.testing import CliRunner
 
+from wfs import store
 from wfs.cli import cli
 
 REPO = Path(__file__).resolve().parent.parent
@@ -31,6 +32,9 @@ class Run(NamedTuple):
 def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("WFS_ROOT", "WFS_SESSION", "WFS_AGENT", "NO_COLOR", "WFS_LOCK_TIMEOUT", "WFS_NO_CACHE"):
         monkeypatch.delenv(name, raising=False)
+    # Each in-process run confines writes to its project root: one test's root is not
+    # another's.
+    monkeypatch.setattr(store, "_PLACES", [])
 
 
 @pytest.fixture

@@ -106,6 +106,10 @@ def claude_events(
         "ANTHROPIC_API_KEY": "sk-ant-stand-in",
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
         "DISABLE_AUTOUPDATER": "1",
+        # Headless, Claude Code starts the first turn while MCP servers still connect
+        # (then they show as "pending"); wait for them, however slow the machine.
+        "MCP_CONNECTION_NONBLOCKING": "0",
+        "MCP_TIMEOUT": "300000",
     }
     argv = [str(editors / "claude"), "-p", prompt, "--output-format", "stream-json"]
     # "default" asks before anything not allowed; headless, asking means refusing.

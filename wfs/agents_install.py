@@ -14,12 +14,12 @@ deletes what is byte for byte wfs's own, unless `--force`).
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from wfs import store
 from wfs.errors import WfsError
 
 if TYPE_CHECKING:
@@ -578,6 +578,7 @@ def plan_install(
     for item in rendered_files(target_name, allow_shell, mcp):
         if item.kind == "home":
             path = _home() / item.relative.removeprefix("~/")
+            store.confine(path.parent)  # the user's own file, asked for by an option
         else:
             path = layout.root / item.relative
             layout.check_inside(path)
@@ -758,14 +759,12 @@ def install(
 
     All or nothing: when a file differs from the shipped one and `force` is not set,
     nothing is written and the error names every such file."""
-    from wfs import store
-
     planned = plan_install(layout, target_name, allow_shell, mcp)
     if not force:
         _refuse_differing(planned, "overwritten", "replace")
     for item in planned:  # temporary files an earlier, killed install left behind
         for leftover in item.path.parent.glob(f".{item.path.name}.*.tmp"):
-            leftover.unlink(missing_ok=True)
+            store.remove(leftover)
     # Every file is staged before any is replaced: a failure (a full disk, a kill while
     # staging) leaves the editor's folders as they were.
     changed = [item for item in planned if item.state != "same"]
@@ -778,7 +777,7 @@ def install(
             temporary.unlink(missing_ok=True)
         raise
     for item, temporary in staged:
-        os.replace(temporary, item.path)
+        store.move(temporary, item.path)
     return [
         (
             item.relative,
@@ -833,8 +832,6 @@ def remove(
     or an entry is cut out of its file, which goes only when nothing else is left in it
     (a settings file: when it is exactly as wfs creates it). Folders left empty are
     removed too; nothing that was there before the install is restored."""
-    from wfs import store
-
     planned = plan_install(layout, target_name, allow_shell, mcp)
     if not force:
         _refuse_differing(planned, "removed", "remove")
@@ -847,7 +844,7 @@ def remove(
         if item.removed is not None:
             store.write_bytes(item.path, item.removed)
         else:
-            item.path.unlink()
+            store.remove(item.path)
             if item.kind != "home":
                 folders.add(item.path.parent)
         actions.append((item.relative, "removed"))
@@ -859,6 +856,7 @@ def remove(
 def _remove_empty_folders(folder: Path, root: Path) -> None:
     """Remove `folder` and its parents while they are empty, up to `root` (kept)."""
     while folder != root and root in folder.parents:
+        store.guard(folder / "_")
         try:
             folder.rmdir()
         except OSError:  # not empty, or gone already

@@ -33,9 +33,11 @@ class Env:
     @property
     def layout(self) -> Any:
         if self._layout is None:
+            from wfs import store
             from wfs.layout import Layout, find_root
 
             self._layout = Layout(find_root(self._root))
+            store.confine(self._layout.root)
         return self._layout
 
     def current_session(self) -> str:
@@ -1616,9 +1618,7 @@ def agents_list(env: Env, target: str | None) -> None:
     env.emit(
         {"files": rows},
         lambda: env.echo(
-            "\n".join(
-                f"{row['target']:<{width}} {row['state']:<10} {row['path']}" for row in rows
-            )
+            "\n".join(f"{row['target']:<{width}} {row['state']:<10} {row['path']}" for row in rows)
         ),
     )
 

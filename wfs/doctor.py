@@ -12,7 +12,6 @@ with a placeholder) are reported; which copy to keep is for a person to decide.
 from __future__ import annotations
 
 import contextlib
-import os
 import time
 from collections.abc import Callable, Iterator
 from functools import partial
@@ -145,12 +144,7 @@ def _journal(layout: Layout, sid: str) -> Iterator[Finding]:
 
 
 def _remove(path: Path) -> None:
-    import shutil
-
-    if path.is_dir() and not path.is_symlink():
-        shutil.rmtree(path)
-    else:
-        path.unlink(missing_ok=True)
+    store.remove_tree(path)
 
 
 def _markers(layout: Layout) -> Iterator[Finding]:
@@ -167,7 +161,7 @@ def _markers(layout: Layout) -> Iterator[Finding]:
             "orphaned active marker: "
             + ("its session is archived (completed)" if archived else "no session folder"),
             "removed the marker",
-            partial(marker.unlink, missing_ok=True),
+            partial(store.remove, marker),
         )
     if len(valid) > 1:
         newest = max(valid, key=lambda s: (_mtime(layout.workflow / (MARKER_PREFIX + s)), s))
@@ -196,7 +190,7 @@ def _unmark(layout: Layout, sid: str) -> None:
     try:
         sessions.pause(layout, sid)
     except WfsError:
-        layout.marker(sid).unlink(missing_ok=True)
+        store.remove(layout.marker(sid))
 
 
 def _session_file(layout: Layout, sid: str) -> Iterator[Finding]:
@@ -240,7 +234,7 @@ def _recreate_session(layout: Layout, sid: str) -> None:
         while aside.exists():
             n += 1
             aside = path.with_name(f"{SESSION_FILE}.corrupt-{n}")
-        os.replace(path, aside)
+        store.move(path, aside)
     topic = sid.removeprefix("WFS-").replace("-", " ")
     data = sessions.new_session_data(sid, topic)
     data["status"] = "active" if sid in sessions.active_ids(layout) else "paused"

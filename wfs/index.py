@@ -163,13 +163,16 @@ def write_cache(path: str, payload: bytes) -> None:
     from pathlib import Path
 
     from wfs import store
+    from wfs.errors import WfsError
 
     if os.environ.get("WFS_NO_CACHE"):
         return
+    target = Path(path)
+    store.confine(target.parent.parent.parent)  # the project root: <root>/.workflow/.cache/
     try:
-        store.write_bytes(Path(path), payload, durable=False)
-    except OSError:
-        pass  # a read-only checkout still works, only slower
+        store.write_bytes(target, payload, durable=False)
+    except (OSError, WfsError):
+        pass  # a read-only checkout, or a symlinked .cache: it works, only slower
 
 
 class Snapshot:

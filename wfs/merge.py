@@ -56,7 +56,7 @@ def wfs_function(python: str) -> str:
     interpreter = shlex.quote(python)
     missing = shlex.quote(f"wfs: neither {python} nor a wfs on PATH; run `wfs init` again")
     return (
-        f"wfs_run() {{ if [ -x {interpreter} ]; then {interpreter} -m wfs \"$@\"; "
+        f'wfs_run() {{ if [ -x {interpreter} ]; then {interpreter} -m wfs "$@"; '
         'elif command -v wfs >/dev/null 2>&1; then wfs "$@"; '
         f"else echo {missing} >&2; return 127; fi; }}"
     )
@@ -121,6 +121,7 @@ def setup_git(layout: Layout) -> GitSetup:
             configured = "configured"
     prefix = git.show_prefix(layout.root).rstrip("/") or "."
     folder = git.git_path(layout.root, "hooks")
+    store.confine(folder)  # git's folder, outside the work tree in a linked worktree
     hooks, manual = {}, {}
     for name in HOOKS:
         hooks[name] = install_hook(folder / name, hook_script(name, prefix, python), name)
@@ -314,7 +315,9 @@ def note_merge_commit(layout: Layout) -> None:
         return
     # `git merge` names each commit being merged in a GITHEAD_<id> variable.
     merged = sorted(k[len("GITHEAD_") :] for k in os.environ if k.startswith("GITHEAD_"))
-    store.write_text(git.git_path(layout.root, PENDING), "\n".join([head, *merged]) + "\n")
+    pending = git.git_path(layout.root, PENDING)
+    store.confine(pending.parent)  # git's folder
+    store.write_text(pending, "\n".join([head, *merged]) + "\n")
 
 
 def _is_noted_merge(noted: list[str], parents: list[str]) -> bool:
@@ -339,9 +342,10 @@ class AfterMerge(NamedTuple):
 def after_merge(layout: Layout, squash: bool) -> AfterMerge:
     """post-merge: put fresh views (and progress fields) into the merge just made."""
     pending = git.git_path(layout.root, PENDING)
+    store.confine(pending.parent)
     try:
         noted = pending.read_text().split()
-        pending.unlink()
+        store.remove(pending)
     except FileNotFoundError:
         noted = []
     if squash:

@@ -202,7 +202,7 @@ def keep_authored(session_dir: Path) -> list[str]:
         n = 1
         while os.path.lexists(session_dir / authored_name(name, n)):
             n += 1
-        os.replace(path, session_dir / authored_name(name, n))
+        store.move(path, session_dir / authored_name(name, n))
         moved.append(authored_name(name, n))
     return moved
 

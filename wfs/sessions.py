@@ -53,7 +53,7 @@ def init(layout: Layout) -> bool:
     `active/` and `archives/` layouts); anyone else's is left alone."""
     created = False
     if not layout.workflow.is_dir():
-        layout.workflow.mkdir(parents=True)
+        store.make_dirs(layout.workflow)
         created = True
     gitignore = layout.workflow / ".gitignore"
     if not gitignore.exists():
@@ -357,8 +357,8 @@ def create_session(
         # Built aside and renamed into place, so a session folder is never half made.
         staging = layout.workflow / f".{sid}.new"
         if staging.exists():
-            _remove_tree(staging)
-        (staging / ".task").mkdir(parents=True)
+            store.remove_tree(staging)
+        store.make_dirs(staging / ".task")
         tasks = tasks or []
         data = new_session_data(sid, topic, session_type or "simple")
         if plan:
@@ -368,20 +368,13 @@ def create_session(
             store.write_json(staging / ".task" / f"{task['id']}.json", task)
         store.write_json(staging / SESSION_FILE, data)
         render.write_views(staging, data, tasks)
-        session_dir.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(staging, session_dir)
+        store.move(staging, session_dir)
         _make_only_active(layout, sid)
     return sid
 
 
 def _name_taken(layout: Layout, sid: str) -> bool:
     return any(os.path.lexists(layout.place_dir(place) / sid) for place in PLACES)
-
-
-def _remove_tree(path: Path) -> None:
-    import shutil
-
-    shutil.rmtree(path)
 
 
 def switch(layout: Layout, value: str) -> str:
@@ -402,9 +395,7 @@ def _make_only_active(layout: Layout, sid: str) -> None:
         _move(layout, sid, folder, layout.workflow / ACTIVE_DIR / sid)
     # The new marker is created first: a crash in between leaves several markers, and
     # recovery keeps the newest, which is this one.
-    marker = layout.marker(sid)
-    marker.touch()
-    os.utime(marker)
+    store.touch(layout.marker(sid))
     _set_status(layout, sid, "active", only_if=("paused", "completed", None))
     for other in sorted(set(marker_ids(layout)) | set(previous)):
         if other == sid:
@@ -414,7 +405,7 @@ def _make_only_active(layout: Layout, sid: str) -> None:
                 _set_status(layout, other, "paused", only_if=("active",))
             except WfsError:
                 pass  # a broken session file is left for `wfs doctor` to report
-        (layout.workflow / (MARKER_PREFIX + other)).unlink(missing_ok=True)
+        store.remove(layout.workflow / (MARKER_PREFIX + other))
 
 
 def _move(layout: Layout, sid: str, source: Path, target: Path) -> None:
@@ -425,8 +416,7 @@ def _move(layout: Layout, sid: str, source: Path, target: Path) -> None:
             "that folder exists already (a second copy of the session); keep one, then retry"
         )
     with store.locked(layout.session_lock(sid), sid):
-        target.parent.mkdir(parents=True, exist_ok=True)
-        os.rename(source, target)
+        store.move(source, target)
 
 
 def _set_status(
@@ -451,7 +441,7 @@ def _set_status(
 def pause(layout: Layout, sid: str) -> None:
     with store.locked(layout.root_lock, ".workflow"):
         _set_status(layout, sid, "paused")
-        layout.marker(sid).unlink(missing_ok=True)
+        store.remove(layout.marker(sid))
 
 
 def complete(layout: Layout, sid: str) -> None:
@@ -463,7 +453,7 @@ def complete(layout: Layout, sid: str) -> None:
         if moving and os.path.lexists(target):
             _move(layout, sid, folder, target)  # refuses, naming both folders
         _set_status(layout, sid, "completed")
-        layout.marker(sid).unlink(missing_ok=True)
+        store.remove(layout.marker(sid))
         if moving:
             _move(layout, sid, folder, target)
 
@@ -509,12 +499,13 @@ def convert_layout(layout: Layout, kind: str) -> list[tuple[str, str]]:
                 _set_status(layout, folder.name, "completed")
         if kind == MARKERS_LAYOUT:
             for sid in sorted(active):
-                layout.marker(sid).touch()
+                store.touch(layout.marker(sid))
             for place in (ACTIVE_DIR, ARCHIVE_DIR):
+                store.guard(layout.workflow / place / "_")
                 try:
                     (layout.workflow / place).rmdir()
                 except OSError:
                     pass  # not empty (something else lives there) or absent
         else:
-            (layout.workflow / ACTIVE_DIR).mkdir(exist_ok=True)
+            store.make_dirs(layout.workflow / ACTIVE_DIR)
         return moves

@@ -60,11 +60,80 @@ def read_json(path: Path, where: str | None = None) -> Any:
     return parse_json(raw, where)
 
 
+# Where wfs may write, symlinks resolved: the project root, and what a command allows
+# besides (git's hooks folder, the user's Gemini policy). Empty: not confined (wfs used
+# as a library, by tests of one function).
+_PLACES: list[str] = []
+
+
+def confine(*places: Path | str) -> None:
+    """Allow writes under `places` from now on, and (once called) nowhere else."""
+    for place in places:
+        real = os.path.realpath(place)
+        if real not in _PLACES:
+            _PLACES.append(real)
+
+
+def guard(path: Path | str) -> None:
+    """Refuse (exit 2) to create, replace, move or delete `path` when its folder, with
+    every symlink resolved, is outside the places allowed: a symlinked `.workflow`,
+    session folder or `.runs` must not lead a write out of the project."""
+    if not _PLACES:
+        return
+    folder = os.path.realpath(os.path.dirname(os.path.abspath(path)))
+    for place in _PLACES:
+        if folder == place or folder.startswith(place.rstrip(os.sep) + os.sep):
+            return
+    raise WfsError(
+        f"{path}: refused: a symlink leads this path outside the project root "
+        f"(to {folder}); nothing was written"
+    )
+
+
+def make_dirs(path: Path) -> None:
+    guard(path / "_")
+    path.mkdir(parents=True, exist_ok=True)
+
+
+def touch(path: Path) -> None:
+    guard(path)
+    path.touch()
+    os.utime(path)
+
+
+def remove(path: Path) -> None:
+    """Delete the file (or the symlink itself) at `path`; absent is fine."""
+    guard(path)
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
+
+
+def remove_tree(path: Path) -> None:
+    """Delete the folder `path` and all in it (a symlink: only the link)."""
+    guard(path)
+    if path.is_symlink() or not path.is_dir():
+        remove(path)
+        return
+    import shutil
+
+    guard(path / "_")
+    shutil.rmtree(path)
+
+
+def move(source: Path, target: Path) -> None:
+    """Rename `source` to `target` (replacing a file there)."""
+    guard(source)
+    guard(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    os.replace(source, target)
+
+
 def write_bytes(path: Path, data: bytes, durable: bool = True) -> None:
     """Replace `path` with `data` atomically, creating its directory on demand.
 
     `durable=False` skips the fsyncs, for derived files (caches) only: a crash may lose
     them but never tears them."""
+    guard(path)
     with _naming(path):
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -151,6 +220,7 @@ def write_together(files: list[tuple[Path, bytes]], journal: Path) -> None:
 
 def stage(path: Path, data: bytes) -> Path:
     """`data` in a durable temporary file beside `path`, ready to be renamed over it."""
+    guard(path)
     with _naming(path):
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -182,14 +252,14 @@ def replay(journal: Path) -> bool:
     except (orjson.JSONDecodeError, AttributeError):
         # Torn before it was complete: no file was renamed yet (the staged ones are
         # leftovers `wfs doctor --fix` removes).
-        journal.unlink()
+        remove(journal)
         return True
     for target, temporary in renames if isinstance(renames, list) else []:
         if (base / temporary).exists():  # not renamed yet
-            os.replace(base / temporary, base / target)
+            move(base / temporary, base / target)
     for relative, text in files if isinstance(files, list) else []:
         write_bytes(base / relative, text.encode("utf-8"))
-    journal.unlink()
+    remove(journal)
     return True
 
 
@@ -236,6 +306,7 @@ def locked(lock_path: Path, what: str) -> Iterator[None]:
     from filelock import FileLock, Timeout
 
     timeout = lock_timeout()
+    guard(lock_path)
     lock_path.parent.mkdir(parents=True, exist_ok=True)
     lock = FileLock(lock_path, timeout=timeout, is_singleton=True)
     try:

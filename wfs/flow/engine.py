@@ -233,6 +233,11 @@ class Runner:
                     problems.append(f"{step.key} ({step.name}): {why}")
         if problems:
             raise WfsError(f"{tid} is unsafe to run; nothing was changed:\n" + "\n".join(problems))
+        # Where the run will write, refused now rather than after the work is done.
+        store.guard(self.record_path(tid))
+        store.guard(self.output_path(tid, "output"))
+        if self.sid:
+            store.guard(self.summary_path(tid))
         return plan
 
     def reclaim(self, requested: str) -> tuple[Task, list[str]]:

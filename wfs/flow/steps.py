@@ -93,9 +93,7 @@ def _looks_like_cli(text: str) -> bool:
     return bool(rest) and (rest.startswith("-") or rest[:1] in "\"'" or " -" in rest)
 
 
-def run_shell(
-    script: str, env: Mapping[str, str], root: Path, timeout: float | None
-) -> StepResult:
+def run_shell(script: str, env: Mapping[str, str], root: Path, timeout: float | None) -> StepResult:
     """Run a bash script in the project root."""
     return _run(script, root, {**os.environ, **env}, None, timeout)
 
@@ -606,9 +604,7 @@ def meets(criteria: str | None, result: StepResult, timeout: float | None = None
     if kind == "regex":
         if result.exit_code != 0:
             return False
-        found = isolated(
-            lambda: StepResult(0 if re.search(arg, result.output) else 1, ""), timeout
-        )
+        found = isolated(lambda: StepResult(0 if re.search(arg, result.output) else 1, ""), timeout)
         return found.exit_code == 0
     if kind == "not_empty":
         return result.exit_code == 0 and bool(result.output.strip())
