@@ -167,6 +167,8 @@ def test_jsonschema_is_never_imported_by_the_commands_agents_call_all_the_time(
         ("status",),
         ("next",),
         ("task", "show", "IMPL-2"),
+        ("task", "add", "--title", "C", "--depends-on", "IMPL-2"),
+        ("task", "update", "IMPL-3", "--title", "C, renamed"),
         ("execute", "IMPL-1"),  # claim, run, finish
     ):
         assert heavy_modules(*args) == set(), args

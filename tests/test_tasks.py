@@ -306,3 +306,34 @@ def test_legacy_approach_warns_and_migrate_converts_it(project: Path) -> None:
     assert isinstance(approach, list) and approach[0]["description"] == "Do it"
     assert wfs("validate").out == f"OK: {sid}\n"
     assert wfs("migrate").out == "Nothing to migrate.\n"
+
+
+def test_an_edit_is_refused_for_the_errors_it_brings_not_for_older_ones(project: Path) -> None:
+    """An edit checks the tasks it changes and the rules across the set: a problem that
+    was already there elsewhere does not block it, a new one does (naming file and place),
+    and so does one it makes in another task (a dependency cycle through the set)."""
+    tasks = [
+        {"id": "IMPL-1", "title": "One"},
+        {"id": "IMPL-2", "title": "Two", "context": {"depends_on": ["IMPL-1"]}},
+        {"id": "IMPL-3", "title": "Three"},
+    ]
+    assert wfs("plan", "Edits", "--from", "-", input=json.dumps(tasks)).code == 0
+    folder = project / ".workflow" / "WFS-edits" / ".task"
+    broken = json.loads((folder / "IMPL-3.json").read_text())
+    broken["context"] = {"focus_paths": ["src/*.ts"]}  # a glob: an error of its own
+    (folder / "IMPL-3.json").write_text(json.dumps(broken))
+    assert wfs("validate").code == 1
+
+    added = wfs("task", "add", "--title", "Four", "--depends-on", "IMPL-2")
+    assert (added.code, added.out) == (0, "IMPL-4\n"), added.err
+    assert wfs("task", "update", "IMPL-1", "--title", "One, renamed").code == 0
+
+    before = tree_listing(project), (folder / "IMPL-1.json").read_bytes()
+    own = wfs("task", "update", "IMPL-1", "--focus-path", "lib/*.py")
+    assert own.code == 2
+    assert ".task/IMPL-1.json#/context/focus_paths/0: focus-paths:" in own.err
+    assert "IMPL-3" not in own.err and "nothing was written" in own.err
+    cycle = wfs("task", "update", "IMPL-1", "--depends-on", "IMPL-4")
+    assert cycle.code == 2
+    assert "cycle" in cycle.err and "nothing was written" in cycle.err
+    assert (tree_listing(project), (folder / "IMPL-1.json").read_bytes()) == before

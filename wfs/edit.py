@@ -198,17 +198,36 @@ class Draft:
         self.changed.add(tid)
         self._index = None
 
-    def _sources(self) -> list[tuple[str, Any, str | None]]:
-        return [
-            (self.layout.relative(self.layout.task_file(self.sid, tid)), self.get(tid), tid)
-            for tid in self.ids
-            if parse_task_id(tid)
-        ]
+    def problems(self, skeletons: dict[str, Task], tasks: dict[str, Task]) -> list[Any]:
+        """The errors of `tasks` (a changed task by id, as it is or was) and of the rules
+        across the set of `skeletons` (every task, as it is or was)."""
+        from wfs.validate import TaskSource, change_problems
 
-    def commit(self, before: set[str] | None, what: str) -> None:
+        shown = self.layout.relative(self.layout.task_dir(self.sid))
+        return change_problems(
+            [TaskSource(f"{shown}/{tid}.json", data, tid) for tid, data in tasks.items()],
+            [
+                TaskSource(f"{shown}/{tid}.json", skeletons[tid], tid)
+                for tid in sorted(skeletons, key=task_sort_key)
+                if parse_task_id(tid)
+            ],
+        )
+
+    def commit(self, before: dict[str, Task] | None, what: str) -> None:
+        """Write the changed tasks, the session file and the views; with `before` (the
+        skeletons when the change began), only if the change brings no new error."""
         if before is not None:
-            after = problems_of(self._sources())
-            refuse_problems([p for p in after if str(p) not in before], what)
+            changed = sorted(self.changed, key=task_sort_key)
+            old = {
+                tid: read_object(self.layout, self.layout.task_file(self.sid, tid))
+                for tid in changed
+                if tid in before and parse_task_id(tid)
+            }
+            was = {str(p) for p in self.problems(before, old)}
+            now = self.problems(
+                self.skeletons, {t: self.full[t] for t in changed if parse_task_id(t)}
+            )
+            refuse_problems([p for p in now if str(p) not in was], what)
         files = [
             (self.layout.task_file(self.sid, tid), self._written(tid))
             for tid in sorted(self.changed, key=task_sort_key)
@@ -233,7 +252,7 @@ def editing(
     with store.locked(layout.session_lock(sid), sid):
         store.replay(layout.journal(sid))
         draft = Draft(layout, sid)
-        before = {str(p) for p in problems_of(draft._sources())} if check else None
+        before = dict(draft.skeletons) if check else None
         yield draft
         draft.commit(before, what)
 

@@ -546,6 +546,23 @@ def validate_tasks(sources: list[TaskSource]) -> list[Problem]:
     return [p for problems in _task_problems(sources, frozenset()) for p in problems]
 
 
+def change_problems(changed: list[TaskSource], seeds: list[TaskSource]) -> list[Problem]:
+    """The errors a change to some tasks can make or mend: the single-task rules of the
+    tasks it changed, and the rules across the set, run on every task's seed form
+    (`seeds`, the index's skeletons). A change costs what it changed: the other tasks'
+    files are not read, and jsonschema runs only on a changed task that has an error."""
+    found = [
+        p
+        for source in changed
+        if task_error_count(source.data, source.file_stem)
+        for p in validate_task(source)
+        if p.severity == "error"
+    ]
+    reports = [_Report(source.where, source.data) for source in seeds]
+    _check_set(seeds, reports, frozenset())
+    return found + [p for report in reports for p in report.problems() if p.severity == "error"]
+
+
 def _task_problems(sources: list[TaskSource], unreadable: frozenset[str]) -> list[list[Problem]]:
     """Problems per source, in source order; `unreadable` ids exist but could not be read."""
     from wfs.tasks import skeleton
