@@ -78,14 +78,19 @@ def make_tasks(count: int, rng: random.Random) -> list[dict[str, Any]]:
     return tasks[:count]
 
 
+def session_tasks(count: int) -> list[dict[str, Any]]:
+    """The tasks of the benchmark session of `count` tasks (the same on every call)."""
+    tasks = make_tasks(count, random.Random(count))
+    # Containers need all their subtasks: drop a trailing partial group.
+    ids = {t["id"] for t in tasks}
+    return [t for t in tasks if t["status"] != "container" or f"{t['id']}.1" in ids]
+
+
 def make_session(root: Path, count: int) -> str:
     """A project at `root` holding one session of `count` tasks; returns its id."""
     root.mkdir(parents=True, exist_ok=True)
     plan = root / "plan.json"
-    tasks = make_tasks(count, random.Random(count))
-    # Containers need all their subtasks: drop a trailing partial group.
-    ids = {t["id"] for t in tasks}
-    tasks = [t for t in tasks if t["status"] != "container" or f"{t['id']}.1" in ids]
+    tasks = session_tasks(count)
     plan.write_bytes(orjson.dumps({"overview": "Synthetic benchmark session", "tasks": tasks}))
     done = subprocess.run(
         [
