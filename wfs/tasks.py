@@ -38,6 +38,11 @@ def task_entries(layout: Layout, sid: str, folder: Path | None = None) -> list[o
         if entry.name.endswith(".json") and not entry.name.startswith("."):
             if entry.is_symlink():
                 layout.check_inside(Path(entry.path))
+            try:
+                entry.stat()  # kept by the entry: the stamp every reader takes
+            except FileNotFoundError:
+                if not os.path.lexists(entry.path):
+                    continue  # deleted since the listing: gone, as if a moment earlier
             found.append(entry)
     return sorted(found, key=lambda e: task_sort_key(e.name[: -len(".json")]))
 
