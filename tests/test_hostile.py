@@ -107,7 +107,7 @@ CASES = [
         write(f"{T}/IMPL-2.json", "[1, 2]"),
         ("task", "list"),
         2,
-        f"wfs: error: {T}/IMPL-2.json: expected a JSON object, got list\n",
+        f"wfs: error: {T}/IMPL-2.json: expected a JSON object, got array\n",
     ),
     Case(
         "UTF-8 BOM",
@@ -156,7 +156,7 @@ CASES = [
         write(f"{S}/workflow-session.json", '"hello"'),
         ("session", "show"),
         2,
-        f"wfs: error: {S}/workflow-session.json: expected a JSON object, got str\n",
+        f"wfs: error: {S}/workflow-session.json: expected a JSON object, got string\n",
     ),
     Case("title of the wrong type", edit_task("IMPL-2", title=42), ("validate",), 1, ""),
     Case("unknown status", edit_task("IMPL-2", status="done"), ("validate",), 1, ""),

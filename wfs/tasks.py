@@ -11,6 +11,7 @@ from wfs import store
 from wfs.errors import WfsError
 from wfs.formats import canonical, dependencies, task_id
 from wfs.layout import Layout, parent_of, parse_task_id, task_sort_key
+from wfs.text import json_kind
 
 Task = dict[str, Any]
 
@@ -72,7 +73,7 @@ def read_object(layout: Layout, path: Path | str) -> Task:
     data = store.read_json(path, layout.relative(path))
     if not isinstance(data, dict):
         raise WfsError(
-            f"{layout.relative(path)}: expected a JSON object, got {type(data).__name__}"
+            f"{layout.relative(path)}: expected a JSON object, got {json_kind(data)}"
         )
     return data
 

@@ -29,3 +29,18 @@ def for_terminal(text: str) -> str:
     """Like `printable`, but keeping color sequences (wfs's own styling)."""
     parts = _SGR.split(text)
     return "".join(part if n % 2 else printable(part) for n, part in enumerate(parts))
+
+
+def json_kind(value: object) -> str:
+    """The JSON name of a value's type, for messages ("array", not Python's "list")."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object" if isinstance(value, dict) else type(value).__name__
