@@ -480,6 +480,7 @@ def session_list(env: Env) -> None:
     Example:
       wfs session list --json
     """
+    from wfs.query import one_line
     from wfs.sessions import active_ids, load_session, session_ids
 
     layout = env.layout
@@ -514,10 +515,8 @@ def session_list(env: Env) -> None:
             if "error" in row:
                 env.echo(f"{mark} {row['id']}  (unreadable)")
             else:
-                env.echo(
-                    f"{mark} {row['id']}  {row['status']}  {row['phase']}  {row['type']}"
-                    f"  {row['project']}"
-                )
+                status, kind, project = (one_line(row[k]) for k in ("status", "type", "project"))
+                env.echo(f"{mark} {row['id']}  {status}  {row['phase']}  {kind}  {project}")
 
     env.emit({"sessions": rows}, human)
     if errors:
@@ -535,6 +534,7 @@ def session_show(env: Env, session_id: str | None) -> None:
     Example:
       wfs session show user-auth-system
     """
+    from wfs.query import one_line
     from wfs.sessions import active_ids, current_session, load_session
 
     layout = env.layout
@@ -558,7 +558,7 @@ def session_show(env: Env, session_id: str | None) -> None:
             "type": summary["type"],
         }
         for key, value in shown.items():
-            env.echo(f"  {key + ':':<9}{value}")
+            env.echo(f"  {key + ':':<9}{one_line(value)}")
         env.echo("  tasks:   " + ", ".join(f"{k} {v}" for k, v in data["counts"].items()))
 
     env.emit(data, human)

@@ -11,8 +11,10 @@ from __future__ import annotations
 import re
 
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-# wfs's own colors (SGR sequences from click.style) pass through the terminal filter.
-_SGR = re.compile("(\x1b\\[[0-9;]*m)")
+# wfs's own colors pass through the terminal filter: exactly the SGR sequences
+# click.style writes for the styles wfs uses (bold; red, green, yellow; reset). Any
+# other one, say "conceal" (8) or black on black, could hide text that came from a file.
+_SGR = re.compile("(\x1b\\[(?:0|1|3[123])m)")
 
 
 def _escape(match: re.Match[str]) -> str:
