@@ -797,12 +797,13 @@ def _load(path: Path, where: str) -> tuple[Any, Problem | None, list[_Found]]:
         # The store says `where:line:col: invalid JSON: reason`; the place goes in `where`.
         location, _, reason = err.message.partition(": invalid JSON: ")
         return None, Problem(location, "json", f"invalid JSON: {reason}"), []
-    return data, None, _duplicate_keys(raw)
+    return data, None, duplicate_keys(raw)
 
 
-def _duplicate_keys(raw: bytes) -> list[_Found]:
+def duplicate_keys(raw: bytes) -> list[_Found]:
     """A warning for each key an object gives twice: wfs (like most readers) keeps the
-    last one, but a person reading the file, or another tool, may take the first."""
+    last one, but a person reading the file, or another tool, may take the first.
+    `wfs migrate` writes such a file back with each key once."""
     import json
 
     class Twice(dict[str, Any]):
@@ -835,7 +836,8 @@ def _duplicate_keys(raw: bytes) -> list[_Found]:
                     _Found(
                         (*pointer, key),
                         "duplicate-key",
-                        f"key {_q(key)} is given {count} times; the last one counts",
+                        f"key {_q(key)} is given {count} times; the last one counts, and "
+                        "`wfs migrate` keeps only it",
                         "warning",
                     )
                 )
