@@ -194,6 +194,10 @@ def answer_kept(answer: str) -> Callable[[Path, Run], None]:
     return check
 
 
+def assert_once(path: Path, text: str) -> None:
+    assert path.read_text().count(text) == 1, path.read_text()
+
+
 def vanished_from_views(root: Path, done: Run) -> None:
     for name in ("TODO_LIST.md", "IMPL_PLAN.md"):
         assert "IMPL-2" not in (root / S / name).read_text(), name
@@ -219,6 +223,9 @@ class Case(NamedTuple):
 RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 OWN_SGR = re.compile("\x1b\\[(?:0|1|3[123])m")
 VANISH = f"{T}/IMPL-2.json"
+VIEWS = (f"{S}/TODO_LIST.md", f"{S}/IMPL_PLAN.md")
+# What completing IMPL-2 writes.
+COMPLETED = (VANISH, f"{S}/workflow-session.json", *VIEWS, f"{S}/.runs", f"{S}/.summaries")
 UNKNOWN_2 = "wfs: error: unknown task 'IMPL-2'; did you mean IMPL-1.2, IMPL-1, IMPL-1.1?\n"
 LONG_TID = "IMPL-" + "1" * 295
 LONG_SID = "WFS-" + "a" * 296
@@ -631,9 +638,9 @@ CASES = [
         vanish=VANISH,
     ),
     Case(
-        "vanishing: next --all",
+        "vanishing: next",
         nothing,
-        ("next", "--all"),
+        ("next",),
         0,
         "",
         out="  [ ] IMPL-1.1  First  pending\n",
@@ -710,7 +717,7 @@ CASES = [
         "",
         out=f"wrote {S}/TODO_LIST.md\nwrote {S}/IMPL_PLAN.md\n",
         vanish=VANISH,
-        writes=(f"{S}/TODO_LIST.md", f"{S}/IMPL_PLAN.md"),
+        writes=VIEWS,
         check=vanished_from_views,
     ),
     Case(
@@ -729,8 +736,9 @@ CASES = [
         ("execute",),
         3,
         "  IMPL-1.1 ▶ First …\n  IMPL-1.1 · First: paused …",
+        out="Paused: IMPL-1.1 · First (task): waiting for an agent\n…",
         vanish=VANISH,
-        writes=(S,),
+        writes=(f"{T}/IMPL-1.1.json", f"{S}/workflow-session.json", *VIEWS, f"{S}/.runs"),
     ),
     Case(
         "vanishing: doctor",
@@ -749,7 +757,7 @@ CASES = [
         "",
         out=f"fixed: {S}/TODO_LIST.md: stale or hand-edited view (re-rendered it)\n",
         vanish=VANISH,
-        writes=(f"{S}/TODO_LIST.md", f"{S}/IMPL_PLAN.md", ".workflow/.doctor"),
+        writes=(*VIEWS, ".workflow/.doctor"),
         check=vanished_from_views,
     ),
     Case(
@@ -758,8 +766,8 @@ CASES = [
         ("migrate",),
         0,
         "",
+        out="Nothing to migrate.\n",
         vanish=VANISH,
-        writes=(f"{S}/TODO_LIST.md", f"{S}/IMPL_PLAN.md"),
     ),
     Case(
         "vanishing: session list",
@@ -1037,7 +1045,7 @@ CASES = [
         ("execute", "--resume", "IMPL-2", "--output-file", "answer.json"),
         0,
         "  IMPL-2 ▶ Leaf …\n  IMPL-2 · Leaf: done …",
-        writes=(S,),
+        writes=COMPLETED,
         check=answer_kept(nested(1024)),
     ),
     Case(
@@ -1047,7 +1055,7 @@ CASES = [
         0,
         "  IMPL-2 ▶ Leaf …\n  IMPL-2 · Leaf: done …",
         stdin=nested(256).encode(),
-        writes=(S,),
+        writes=COMPLETED,
         check=answer_kept(nested(256)),
     ),
     # ------------------------------------------------------------------ what --from reads
@@ -1175,7 +1183,17 @@ CASES = [
         0,
         "",
         out=f'{T}/IMPL-2.json#/status: duplicate-key: warning: key "status" is given 2 times; '
-        "the last one counts\n",
+        "the last one counts, and `wfs migrate` keeps only it\n",
+    ),
+    Case(
+        "duplicate keys: migrate keeps the last",
+        raw_edit(VANISH, b'"status": "pending"', b'"status": "completed", "status": "pending"'),
+        ("migrate",),
+        0,
+        "",
+        out="WFS-h: migrated IMPL-2\n",
+        writes=(VANISH, *VIEWS),
+        check=lambda root, done: assert_once(root / VANISH, '"status"'),
     ),
     Case(
         "duplicate keys in a session file",
@@ -1184,7 +1202,7 @@ CASES = [
         0,
         "",
         out=f'{S}/workflow-session.json#/status: duplicate-key: warning: key "status" is given '
-        "2 times; the last one counts\n",
+        "2 times; the last one counts, and `wfs migrate` keeps only it\n",
     ),
     Case(
         "NaN in a task file",
@@ -1334,7 +1352,7 @@ CASES = [
         ("render",),
         0,
         "",
-        writes=(f"{S}/TODO_LIST.md", f"{S}/IMPL_PLAN.md"),
+        writes=VIEWS,
         check=views_hold(f"**IMPL-2**: Leaf{SHOWN}", "TODO_LIST.md"),
     ),
     Case(
@@ -1343,7 +1361,7 @@ CASES = [
         ("render",),
         0,
         "",
-        writes=(f"{S}/TODO_LIST.md", f"{S}/IMPL_PLAN.md"),
+        writes=VIEWS,
         check=views_hold(f"# Implementation Plan: Topic{SHOWN}", "IMPL_PLAN.md"),
     ),
 ]
