@@ -46,9 +46,18 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return root
 
 
-def wfs(*args: str, input: str | bytes | None = None, env: dict[str, str] | None = None) -> Run:
-    """Run the CLI in-process (fast); exceptions other than SystemExit fail the test."""
-    result = CliRunner().invoke(cli, list(args), input=input, env=env, catch_exceptions=False)
+def wfs(
+    *args: str,
+    input: str | bytes | None = None,
+    env: dict[str, str] | None = None,
+    color: bool = False,
+) -> Run:
+    """Run the CLI in-process (fast); exceptions other than SystemExit fail the test.
+
+    `color`: as if the output were a color terminal (escape sequences are kept)."""
+    result = CliRunner().invoke(
+        cli, list(args), input=input, env=env, color=color, catch_exceptions=False
+    )
     return Run(result.exit_code, result.stdout, result.stderr)
 
 

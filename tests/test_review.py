@@ -336,7 +336,7 @@ def test_malformed_json_at_the_revision_names_revision_file_and_place(repo: Path
     run = wfs("diff")
     assert run.code == 2
     assert run.err == (
-        f"wfs: error: HEAD:{TASKS.as_posix()}/IMPL-2.json: expected a JSON object, got list\n"
+        f"wfs: error: HEAD:{TASKS.as_posix()}/IMPL-2.json: expected a JSON object, got array\n"
     )
 
 

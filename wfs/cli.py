@@ -7,6 +7,7 @@ read commands start fast.
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -248,14 +249,22 @@ def read_input(source: str) -> tuple[bytes, str]:
     At most INPUT_LIMIT bytes: a device such as /dev/zero, or a runaway pipe, is refused
     instead of filling the memory."""
     name = "<stdin>" if source == "-" else source
+    fifo = False
     try:
         if source == "-":
             data = sys.stdin.buffer.read(INPUT_LIMIT + 1)
         else:
-            with open(source, "rb") as handle:
+            # Opening a FIFO waits for a writer, maybe for ever; without waiting, a FIFO
+            # nobody writes to reads as empty (one being written to, as `<(cmd)`, reads).
+            fd = os.open(source, os.O_RDONLY | os.O_NONBLOCK)
+            os.set_blocking(fd, True)
+            with open(fd, "rb") as handle:
+                fifo = stat.S_ISFIFO(os.fstat(fd).st_mode)
                 data = handle.read(INPUT_LIMIT + 1)
     except OSError as err:
         raise WfsError(f"{name}: cannot read: {err.strerror}") from None
+    if fifo and not data:
+        raise WfsError(f"{name}: is a FIFO that nobody writes to; nothing to read")
     if len(data) > INPUT_LIMIT:
         raise WfsError(f"{name}: larger than {INPUT_LIMIT // (1024 * 1024)} MiB; refused")
     return data, name
@@ -473,6 +482,7 @@ def session_list(env: Env) -> None:
     Example:
       wfs session list --json
     """
+    from wfs.query import one_line
     from wfs.sessions import active_ids, load_session, session_ids
 
     layout = env.layout
@@ -507,10 +517,8 @@ def session_list(env: Env) -> None:
             if "error" in row:
                 env.echo(f"{mark} {row['id']}  (unreadable)")
             else:
-                env.echo(
-                    f"{mark} {row['id']}  {row['status']}  {row['phase']}  {row['type']}"
-                    f"  {row['project']}"
-                )
+                status, kind, project = (one_line(row[k]) for k in ("status", "type", "project"))
+                env.echo(f"{mark} {row['id']}  {status}  {row['phase']}  {kind}  {project}")
 
     env.emit({"sessions": rows}, human)
     if errors:
@@ -528,6 +536,7 @@ def session_show(env: Env, session_id: str | None) -> None:
     Example:
       wfs session show user-auth-system
     """
+    from wfs.query import one_line
     from wfs.sessions import active_ids, current_session, load_session
 
     layout = env.layout
@@ -551,7 +560,7 @@ def session_show(env: Env, session_id: str | None) -> None:
             "type": summary["type"],
         }
         for key, value in shown.items():
-            env.echo(f"  {key + ':':<9}{value}")
+            env.echo(f"  {key + ':':<9}{one_line(value)}")
         env.echo("  tasks:   " + ", ".join(f"{k} {v}" for k, v in data["counts"].items()))
 
     env.emit(data, human)

@@ -490,6 +490,7 @@ def migrate(layout: Layout, sid: str, folder: Any = None) -> list[str]:
     from wfs.layout import SESSION_FILE
     from wfs.sessions import canonical_session
     from wfs.tasks import task_entries
+    from wfs.validate import duplicate_keys
 
     folder = Path(folder) if folder is not None else layout.session_dir(sid)
     with store.locked(layout.session_lock(sid), sid):
@@ -499,7 +500,8 @@ def migrate(layout: Layout, sid: str, folder: Any = None) -> list[str]:
         seeds: list[Task] = []
         for entry in task_entries(layout, sid, folder):
             try:
-                data = store.parse_json(_read_bytes(entry.path), entry.name)
+                raw = _read_bytes(entry.path)
+                data = store.parse_json(raw, entry.name)
             except WfsError as err:
                 data = err.message
             if not isinstance(data, dict):  # counted as it is counted everywhere: unreadable
@@ -507,17 +509,18 @@ def migrate(layout: Layout, sid: str, folder: Any = None) -> list[str]:
                 continue
             new = canonical(data).task
             seeds.append(skeleton(new, 0))
-            if new != data:
+            if new != data or duplicate_keys(raw):  # written back, each key once
                 files.append((Path(entry.path), store.dumps(new)))
                 changed.append(entry.name[: -len(".json")])
         session_path = folder / SESSION_FILE
         try:
-            session = store.read_json(session_path, layout.relative(session_path))
-        except WfsError:
+            raw = _read_bytes(session_path)
+            session = store.parse_json(raw, layout.relative(session_path))
+        except (WfsError, OSError):
             session = None  # missing or broken: `wfs doctor --fix` writes one
         if isinstance(session, dict):
             completed = canonical_session(layout, sid, session, TaskIndex(seeds), folder)
-            if completed != session:
+            if completed != session or duplicate_keys(raw):
                 files.append((session_path, store.dumps(completed)))
                 changed.append(SESSION_FILE)
         if files:

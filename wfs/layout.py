@@ -15,6 +15,7 @@ project already keeps its sessions.
 
 from __future__ import annotations
 
+import errno
 import functools
 import os
 import re
@@ -38,6 +39,11 @@ TASK_DIR = ".task"
 SUMMARY_DIR = ".summaries"
 LOCK_DIR = ".locks"
 MAX_SESSION_ID = 50
+MAX_NAME = 255  # bytes in a file name, on every file system wfs runs on
+# The longest ids whose files still have legal names: `IMPL-N.json`, and a session's
+# `.active-WFS-x` marker and `WFS-x.journal`.
+MAX_TASK_ID = MAX_NAME - len(".json")
+MAX_FOLDER_ID = MAX_NAME - len(".journal")
 
 # What `wfs init` writes to `.workflow/.gitignore`: everything wfs keeps for itself
 # (locks, run records, caches) stays out of git; the plan itself is committed.
@@ -151,7 +157,14 @@ class Layout(NamedTuple):
     def check_inside(self, path: Path) -> None:
         """Refuse a symlink that leads outside the project root."""
         real_root = self.root.resolve()
-        resolved = path.resolve()
+        try:
+            resolved = path.resolve()
+        except (RuntimeError, OSError) as err:  # RuntimeError: a loop, before Python 3.13
+            if isinstance(err, OSError) and err.errno != errno.ELOOP:
+                raise
+            raise WfsError(
+                f"{self.relative(path)}: is a symlink loop; wfs does not follow it"
+            ) from None
         if resolved != real_root and real_root not in resolved.parents:
             raise WfsError(
                 f"{self.relative(path)}: is a symlink leading outside the project root; "
@@ -166,10 +179,15 @@ class Layout(NamedTuple):
             return str(path)
 
 
-def _check_component(value: str, what: str) -> str:
-    """Refuse anything that is not one plain file name."""
+def _check_component(value: str, what: str, limit: int = MAX_NAME) -> str:
+    """Refuse anything that is not one plain file name of at most `limit` bytes."""
     if not value:
         raise WfsError(f"invalid {what}: it is empty")
+    if len(value.encode("utf-8", "surrogateescape")) > limit:
+        raise WfsError(
+            f"invalid {what} {value[:40] + '...'!r} ({len(value)} characters): it is too "
+            f"long to name a file (at most {limit} bytes)"
+        )
     if "\0" in value:
         raise WfsError(f"invalid {what} {value!r}: it contains a NUL byte")
     if "/" in value or "\\" in value or os.path.isabs(value):
@@ -181,7 +199,7 @@ def _check_component(value: str, what: str) -> str:
 
 def check_session_id(session_id: str) -> str:
     """`session_id` if it names a session folder directly inside `.workflow/`."""
-    _check_component(session_id, "session id")
+    _check_component(session_id, "session id", MAX_FOLDER_ID)
     if not session_id.startswith(SESSION_PREFIX) or len(session_id) == len(SESSION_PREFIX):
         raise WfsError(f"invalid session id {session_id!r}: it must look like WFS-<slug>")
     return session_id
@@ -189,7 +207,7 @@ def check_session_id(session_id: str) -> str:
 
 def normalize_session_id(value: str) -> str:
     """Accept `WFS-x` or `x` and return `WFS-x`."""
-    _check_component(value, "session id")
+    _check_component(value, "session id", MAX_FOLDER_ID)
     return check_session_id(value if value.startswith(SESSION_PREFIX) else SESSION_PREFIX + value)
 
 
@@ -236,8 +254,8 @@ def parse_task_id(value: str) -> TaskId | None:
 
 @functools.cache  # runs for every task of every command, often several times
 def _parse_task_id(value: str) -> TaskId | None:
-    if not value.startswith("IMPL-") or not value.isascii():
-        return None
+    if not value.startswith("IMPL-") or not value.isascii() or len(value) > MAX_NAME:
+        return None  # too long to name a file (and to be read as a number)
     major, dot, minor = value[5:].partition(".")
     if not major.isdigit() or (dot and not minor.isdigit()):
         return None
@@ -250,8 +268,8 @@ def parent_of(task_id: str) -> str | None:
 
 
 def check_task_id(value: str) -> str:
-    if parse_task_id(value) is None:
-        _check_component(value, "task id")
+    if parse_task_id(value) is None or len(value) > MAX_TASK_ID:
+        _check_component(value, "task id", MAX_TASK_ID)
         raise WfsError(f"invalid task id {value!r}: it must look like IMPL-N or IMPL-N.M")
     return value
 

@@ -18,9 +18,9 @@ def status_lines(summary: dict[str, Any], bold: Callable[[str], str]) -> list[st
     counts = summary["counts"]
     progress = summary["progress"]
     return [
-        f"Session:  {bold(summary['session'])} ({summary['status']})",
-        f"Topic:    {summary['project']}",
-        f"Phase:    {summary['phase']}    Type: {summary['type']}",
+        f"Session:  {bold(summary['session'])} ({one_line(summary['status'])})",
+        f"Topic:    {one_line(summary['project'])}",
+        f"Phase:    {summary['phase']}    Type: {one_line(summary['type'])}",
         "Tasks:    " + ", ".join(f"{k} {v}" for k, v in counts.items()),
         f"Progress: {progress['completed']}/{progress['total']} tasks completed "
         f"({progress['percent']}%)",
@@ -70,13 +70,15 @@ def stopped_lines(stopped: list[dict[str, Any]], shown: int = 10) -> list[str]:
     lines = []
     for entry in stopped[:shown]:
         state = entry["state"]
-        where = f" at {entry['step']}" if entry.get("step") else ""
+        # Every value here may come from a file: one line each, control characters escaped.
+        tid, owner, since = (one_line(entry.get(k)) for k in ("id", "owner", "since"))
+        where = f" at {one_line(entry['step'])}" if entry.get("step") else ""
         if state in ("running", "claimed"):
-            text = f"{entry['id']}{where}: claimed by {entry['owner']} since {entry['since']}"
+            text = f"{tid}{where}: claimed by {owner} since {since}"
         elif state == "stale":
-            text = f"{entry['id']}{where}: claimed by {entry['owner']}, which is no longer running"
+            text = f"{tid}{where}: claimed by {owner}, which is no longer running"
         else:
-            text = f"{entry['id']}{where}: {one_line(entry['reason'])}"
+            text = f"{tid}{where}: {one_line(entry['reason'])}"
         lines.append(f"{STATE_LABELS.get(state, state):<10}{text}")
         if entry.get("resume"):
             lines.append(f"{'':10}resume: {shell_join(entry['resume'])}")
@@ -111,8 +113,8 @@ def one_line(text: Any, limit: int = 200) -> str:
 def _some(ids: list[str], shown: int = 10) -> str:
     """A few ids for a person to read; `--json` has them all."""
     if len(ids) <= shown:
-        return ", ".join(ids) or "-"
-    return f"{', '.join(ids[:shown])} and {len(ids) - shown} more"
+        return ", ".join(map(one_line, ids)) or "-"
+    return f"{', '.join(map(one_line, ids[:shown]))} and {len(ids) - shown} more"
 
 
 def row_lines(rows: list[dict[str, Any]]) -> list[str]:
@@ -120,8 +122,11 @@ def row_lines(rows: list[dict[str, Any]]) -> list[str]:
     for row in rows:
         indent = "  " if row["parent"] else ""
         mark = "▸" if row["container"] else MARKS.get(row["status"], "[?]")
-        deps = f"  (after {', '.join(row['depends_on'])})" if row["depends_on"] else ""
-        lines.append(f"{indent}{mark} {row['id']}  {row['title']}  {row['status']}{deps}")
+        after = ", ".join(map(one_line, row["depends_on"]))
+        deps = f"  (after {after})" if after else ""
+        # An id or a title from a file is shown on its row, never as lines of its own.
+        title = one_line(row["title"])
+        lines.append(f"{indent}{mark} {one_line(row['id'])}  {title}  {row['status']}{deps}")
     return lines
 
 

@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 from wfs import git, store
 from wfs.errors import WfsError
 from wfs.layout import SESSION_FILE, SESSION_PREFIX, TASK_DIR, WORKFLOW_DIR, Layout, task_sort_key
+from wfs.text import json_kind
 
 STEP_LISTS = ("pre_analysis", "implementation_approach")
 _MISSING: Any = object()
@@ -133,7 +134,7 @@ def _parse_object(raw: bytes | None, where: str) -> dict[str, Any] | None:
         return None
     data = store.parse_json(raw, where)
     if not isinstance(data, dict):
-        raise WfsError(f"{where}: expected a JSON object, got {type(data).__name__}")
+        raise WfsError(f"{where}: expected a JSON object, got {json_kind(data)}")
     return data
 
 

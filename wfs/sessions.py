@@ -40,6 +40,7 @@ from wfs.layout import (
     normalize_session_id,
     session_id_candidates,
 )
+from wfs.text import json_kind
 
 SESSION_STATUSES = ("active", "paused", "completed")
 PHASES = ("PLAN", "IMPLEMENT", "REVIEW")
@@ -276,7 +277,7 @@ def load_session(layout: Layout, sid: str) -> dict[str, Any]:
     data = store.read_json(path, layout.relative(path))
     if not isinstance(data, dict):
         raise WfsError(
-            f"{layout.relative(path)}: expected a JSON object, got {type(data).__name__}"
+            f"{layout.relative(path)}: expected a JSON object, got {json_kind(data)}"
         )
     return data
 

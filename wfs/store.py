@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,10 +30,19 @@ def dumps(data: Any) -> bytes:
         raise WfsError(f"cannot write this JSON: {err}") from None
 
 
+# The deepest nesting wfs reads. orjson writes at most 254 levels and wfs puts a task
+# inside a few more (a brief, a `--json` answer), so a file deeper than this could be
+# read but never written back, shown or handed to an agent.
+MAX_DEPTH = 200
+# orjson reads an integer outside [-2**63, 2**64) as a float, which would change its
+# value when the file is written back; no shorter run of digits can be one.
+_LONG_DIGITS = re.compile(rb"-\d{19}|\d{20}")
+
+
 def parse_json(raw: bytes, where: str) -> Any:
     """Parse `raw`, naming `where`, the line and the column in any error."""
     try:
-        return orjson.loads(raw)
+        data = orjson.loads(raw)
     except orjson.JSONDecodeError as err:
         try:
             raw.decode("utf-8")
@@ -44,6 +54,67 @@ def parse_json(raw: bytes, where: str) -> Any:
                 f"{where}:{line}:{column}: invalid JSON: not valid UTF-8 (byte 0x{byte:02x})"
             ) from None
         raise WfsError(f"{where}:{err.lineno}:{err.colno}: invalid JSON: {err.msg}") from None
+    # Cheap checks first: only that many brackets can nest that deep, only that many
+    # digits in a row can be an integer out of range.
+    if raw.count(b"[") + raw.count(b"{") > MAX_DEPTH:
+        pointer = _too_deep(data)
+        if pointer is not None:
+            raise WfsError(
+                f"{where}#{pointer}: invalid JSON: nested more than {MAX_DEPTH} levels deep "
+                f"(wfs reads at most {MAX_DEPTH})"
+            )
+    if _LONG_DIGITS.search(raw):
+        _check_integers(raw, where)
+    return data
+
+
+def _too_deep(data: Any) -> str | None:
+    """The JSON pointer (its first three parts) to a value nested deeper than MAX_DEPTH,
+    or None."""
+    stack: list[tuple[Any, int, tuple[str, ...]]] = [(data, 1, ())]
+    while stack:
+        value, depth, path = stack.pop()
+        if isinstance(value, dict):
+            items: Any = value.items()
+        elif isinstance(value, list):
+            items = enumerate(value)
+        else:
+            continue
+        if depth > MAX_DEPTH:
+            return "".join("/" + p.replace("~", "~0").replace("/", "~1") for p in path[:3])
+        stack.extend((v, depth + 1, path + (str(k),) if len(path) < 3 else path) for k, v in items)
+    return None
+
+
+def _check_integers(raw: bytes, where: str) -> None:
+    """Refuse an integer orjson would read as a float (its value would change)."""
+    import json
+
+    def check(literal: str) -> int:
+        digits = literal.lstrip("-")
+        if len(digits) > 20 or not -(2**63) <= int(literal) < 2**64:
+            raise _OutOfRange(literal)
+        return 0
+
+    try:
+        json.loads(raw, parse_int=check)
+    except _OutOfRange as bad:
+        literal = bad.args[0]
+        found = re.search(rb"(?<![\d.eE+-])" + re.escape(literal.encode()) + rb"(?![\d.eE])", raw)
+        start = found.start() if found else 0
+        line = raw.count(b"\n", 0, start) + 1
+        column = start - (raw.rfind(b"\n", 0, start) + 1) + 1
+        shown = literal if len(literal) <= 30 else literal[:27] + "..."
+        raise WfsError(
+            f"{where}:{line}:{column}: invalid JSON: integer {shown} does not fit in 64 bits "
+            "(writing the file back would change it)"
+        ) from None
+    except ValueError:
+        pass  # orjson read it; anything else the standard library dislikes is no concern
+
+
+class _OutOfRange(Exception):
+    pass
 
 
 def read_json(path: Path, where: str | None = None) -> Any:

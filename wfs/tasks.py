@@ -11,6 +11,7 @@ from wfs import store
 from wfs.errors import WfsError
 from wfs.formats import canonical, dependencies, task_id
 from wfs.layout import Layout, parent_of, parse_task_id, task_sort_key
+from wfs.text import json_kind
 
 Task = dict[str, Any]
 
@@ -38,6 +39,11 @@ def task_entries(layout: Layout, sid: str, folder: Path | None = None) -> list[o
         if entry.name.endswith(".json") and not entry.name.startswith("."):
             if entry.is_symlink():
                 layout.check_inside(Path(entry.path))
+            try:
+                entry.stat()  # kept by the entry: the stamp every reader takes
+            except FileNotFoundError:
+                if not os.path.lexists(entry.path):
+                    continue  # deleted since the listing: gone, as if a moment earlier
             found.append(entry)
     return sorted(found, key=lambda e: task_sort_key(e.name[: -len(".json")]))
 
@@ -67,7 +73,7 @@ def read_object(layout: Layout, path: Path | str) -> Task:
     data = store.read_json(path, layout.relative(path))
     if not isinstance(data, dict):
         raise WfsError(
-            f"{layout.relative(path)}: expected a JSON object, got {type(data).__name__}"
+            f"{layout.relative(path)}: expected a JSON object, got {json_kind(data)}"
         )
     return data
 

@@ -797,22 +797,71 @@ def validate_session_data(data: Any, where: str, folder: str | None = None) -> l
     return report.problems()
 
 
-def _load(path: Path, where: str) -> tuple[Any, Problem | None]:
-    """The parsed file, or the problem that stopped it from being read."""
+def _load(path: Path, where: str) -> tuple[Any, Problem | None, list[_Found]]:
+    """The parsed file, or the problem that stopped it from being read; then the
+    warnings about how it is written (keys given twice)."""
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
-        return None, Problem(where, "file", "file not found")
+        return None, Problem(where, "file", "file not found"), []
     except IsADirectoryError:
-        return None, Problem(where, "file", "is a directory, expected a JSON file")
+        return None, Problem(where, "file", "is a directory, expected a JSON file"), []
     except OSError as err:
-        return None, Problem(where, "file", f"cannot read: {err.strerror}")
+        return None, Problem(where, "file", f"cannot read: {err.strerror}"), []
     try:
-        return store.parse_json(raw, where), None
+        data = store.parse_json(raw, where)
     except WfsError as err:
         # The store says `where:line:col: invalid JSON: reason`; the place goes in `where`.
         location, _, reason = err.message.partition(": invalid JSON: ")
-        return None, Problem(location, "json", f"invalid JSON: {reason}")
+        return None, Problem(location, "json", f"invalid JSON: {reason}"), []
+    return data, None, duplicate_keys(raw)
+
+
+def duplicate_keys(raw: bytes) -> list[_Found]:
+    """A warning for each key an object gives twice: wfs (like most readers) keeps the
+    last one, but a person reading the file, or another tool, may take the first.
+    `wfs migrate` writes such a file back with each key once."""
+    import json
+
+    class Twice(dict[str, Any]):
+        keys_twice: dict[str, int] = {}
+
+    found = False
+
+    def hook(pairs: list[tuple[str, Any]]) -> Twice:
+        nonlocal found
+        obj = Twice(pairs)
+        if len(obj) != len(pairs):
+            counts: dict[str, int] = {}
+            for key, _ in pairs:
+                counts[key] = counts.get(key, 0) + 1
+            obj.keys_twice = {k: n for k, n in counts.items() if n > 1}
+            found = True
+        return obj
+
+    try:
+        data = json.loads(raw, object_pairs_hook=hook)
+    except (ValueError, RecursionError):
+        return []  # orjson read it; what the standard library refuses is no concern here
+    warnings: list[_Found] = []
+    stack: list[tuple[Pointer, Any]] = [((), data)] if found else []
+    while stack:
+        pointer, value = stack.pop()
+        if isinstance(value, Twice):
+            for key, count in value.keys_twice.items():
+                warnings.append(
+                    _Found(
+                        (*pointer, key),
+                        "duplicate-key",
+                        f"key {_q(key)} is given {count} times; the last one counts, and "
+                        "`wfs migrate` keeps only it",
+                        "warning",
+                    )
+                )
+            stack.extend(((*pointer, k), v) for k, v in value.items())
+        elif isinstance(value, list):
+            stack.extend(((*pointer, i), v) for i, v in enumerate(value))
+    return warnings
 
 
 class _Checked(NamedTuple):
@@ -828,11 +877,12 @@ def _check_file(layout: Layout, path: Path, name: str) -> _Checked:
     from wfs.tasks import skeleton
 
     where = layout.relative(path)
-    data, problem = _load(path, where)
+    data, problem, warnings = _load(path, where)
     if problem:
         return _Checked(name, [problem], None, False)
     report = _Report(where, data)
     _check_task(TaskSource(where, data, name[: -len(".json")]), report)
+    report.found.extend(warnings)
     problems = report.problems()
     errors = sum(1 for p in problems if p.severity == "error")
     return _Checked(
@@ -938,9 +988,10 @@ def validate_session(layout: Layout, sid: str, folder: Path | None = None) -> li
         else:  # problems of both kinds are put in file order, which needs the whole file
             path = task_dir / item.name
             where = layout.relative(path)
-            report = _Report(where, _load(path, where)[0])
+            data, _, warnings = _load(path, where)
+            report = _Report(where, data)
             _check_task(TaskSource(where, report.data, item.name[: -len(".json")]), report)
-            report.found.extend(found)
+            report.found.extend(warnings + found)
             problems.extend(report.problems())
     return problems
 
@@ -965,8 +1016,9 @@ def _checked_session(layout: Layout, sid: str, folder: Path, key: str) -> list[P
     if stamp is not None and cached is not None and len(cached) == 4:
         if cached[1] == rules and cached[2] == stamp:
             return [Problem(*p) for p in cached[3]]
-    data, problem = _load(path, where)
+    data, problem, warnings = _load(path, where)
     problems = [problem] if problem else validate_session_data(data, where, folder=sid)
+    problems += [Problem(_where(where, w.pointer), w.rule, w.message, w.severity) for w in warnings]
     trusted = stamper.trusted(stamp)
     if trusted is not None:
         payload = marshal.dumps((index.FORMAT, rules, trusted, [tuple(p) for p in problems]))

@@ -165,14 +165,18 @@ def _is_prose(argument: str) -> bool:
 
 
 def human_lines(plan: dict[str, Any]) -> list[str]:
-    lines = [f"{plan['task']}: {plan['title']} (dry run, nothing is executed)"]
+    from wfs.query import one_line
+
+    # Titles and names are one line each: a newline in one cannot forge a line of its own.
+    lines = [f"{plan['task']}: {one_line(plan['title'])} (dry run, nothing is executed)"]
     if plan["refused"]:
         lines.append("  refused: `wfs execute` will not run this task as written:")
         lines.extend(f"    {problem}" for problem in plan["refused"])
     for row in plan["steps"]:
         binds = f" → [{row['output']}]" if row["output"] else ""
         kinds = ", ".join(part["kind"] for part in row["parts"])
-        lines.append(f"  {row['key']} {row['name']} [{kinds}]{binds} on_error={row['on_error']}")
+        name = one_line(row["name"])
+        lines.append(f"  {row['key']} {name} [{kinds}]{binds} on_error={row['on_error']}")
         for part in row["parts"]:
             if "shell" in part:
                 lines.append(f"      {part['kind']}: {part['shell']}")
