@@ -1153,7 +1153,7 @@ CASES = [
         write(VANISH, "42"),
         ("status",),
         2,
-        f"wfs: error: {T}/IMPL-2.json: expected a JSON object, got number\n",
+        f"wfs: error: {T}/IMPL-2.json: expected a JSON object, got integer\n",
     ),
     Case(
         "task file is a string",

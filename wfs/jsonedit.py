@@ -144,18 +144,12 @@ def parse(raw: bytes, where: str) -> Document:
 
 
 def kind(value: Any) -> str:
-    """What a JSON value is, in words: for error messages."""
-    if isinstance(value, dict):
-        return "an object"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, Number):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return "null"
+    """What a JSON value is, in words, for error messages: "an object", "a string"."""
+    from wfs.text import json_kind
+
+    # Numbers are read as Number (text kept as written), a str subclass.
+    name = "number" if isinstance(value, Number) else json_kind(value)
+    return name if name == "null" else f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
 
 
 def dump(value: Any, document: Document | None = None) -> bytes:

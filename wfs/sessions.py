@@ -276,9 +276,7 @@ def load_session(layout: Layout, sid: str) -> dict[str, Any]:
         return {}
     data = store.read_json(path, layout.relative(path))
     if not isinstance(data, dict):
-        raise WfsError(
-            f"{layout.relative(path)}: expected a JSON object, got {json_kind(data)}"
-        )
+        raise WfsError(f"{layout.relative(path)}: expected a JSON object, got {json_kind(data)}")
     return data
 
 

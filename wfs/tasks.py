@@ -72,9 +72,7 @@ def read_object(layout: Layout, path: Path | str) -> Task:
     path = Path(path)
     data = store.read_json(path, layout.relative(path))
     if not isinstance(data, dict):
-        raise WfsError(
-            f"{layout.relative(path)}: expected a JSON object, got {json_kind(data)}"
-        )
+        raise WfsError(f"{layout.relative(path)}: expected a JSON object, got {json_kind(data)}")
     return data
 
 

@@ -33,6 +33,7 @@ from wfs.layout import (
     task_sort_key,
 )
 from wfs.tasks import TASK_STATUSES
+from wfs.text import json_kind
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -136,23 +137,7 @@ def _where(where: str, pointer: Pointer) -> str:
     return where + json_pointer(pointer) if "#" in where else f"{where}#{json_pointer(pointer)}"
 
 
-def _kind(value: Any) -> str:
-    """The JSON name of a value's type, for messages."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return type(value).__name__
+_kind = json_kind  # the JSON name of a value's type, for messages
 
 
 def _q(value: Any, limit: int = 80) -> str:
