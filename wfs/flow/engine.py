@@ -46,16 +46,6 @@ RECORD_INLINE = 256 * 1024  # a larger step output is kept in a file beside the 
 TAIL_LINES = 20  # shown to people and in --json
 SUMMARY_OUTPUT_CHARS = 2000  # an output longer than this is cut in the summary, and linked
 SUMMARY_OUTPUT_LINES = 40
-TASK_VARIABLES = (
-    "focus_paths",
-    "depends_on",
-    "parent",
-    "requirements",
-    "acceptance",
-    "inherited",
-    "shared_context",
-    "artifacts",
-)
 FINISHED = ("done", "skipped")
 WAITING_FOR_AGENT = "waiting for an agent"
 CHECKPOINT = "checkpoint reached; the agent continues from its partial answer"
