@@ -97,11 +97,134 @@ def _environment() -> Any:
         undefined=jinja2.StrictUndefined,
         autoescape=False,
     )
-    env.filters["cell"] = lambda text: str(text).replace("|", "\\|")
+    env.filters["cell"] = _cell
     return env
 
 
 _ENV: Any = None
+
+# ------------------------------------------------------------------ the views, by part
+# Each view is a sequence of parts: a head, one piece per task in display order, and a
+# tail that depends only on counts. A change to a few tasks rewrites only their pieces
+# (wfs/delta.py); a full render joins every piece. Both use the functions below, so the
+# two are the same bytes by construction (and tests compare them after random edits).
+
+TODO_PROGRESS = "## Task Progress\n"
+TODO_LEGEND = "\n## Status Legend\n"
+PLAN_OVERVIEW = "\n## Overview\n"
+PLAN_TABLE = "| ID | Title | Status | Depends on | Agent |\n|---|---|---|---|---|\n"
+PLAN_GRAPH = "\n## Dependency Graph\n```mermaid\ngraph TD\n"
+PLAN_CRITERIA = "```\n\n## Acceptance Criteria\n"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def todo_head(topic: str, kept: list[str]) -> str:
+    notes = "".join(
+        f"> Kept as written before wfs generated this view: [{name}](./{name})\n\n"
+        for name in kept
+    )
+    return f"# Tasks: {topic}\n\n{notes}{TODO_PROGRESS}"
+
+
+def todo_piece(entry: Entry) -> str:
+    """The line of one task in TODO_LIST.md (with the blank line before a main task)."""
+    gap = "\n" if entry.gap else ""
+    link = f"[📋](./.task/{entry.id}.json)"
+    if entry.container:
+        return f"{gap}▸ **{entry.id}**: {entry.title} → {link}\n"
+    box = "x" if entry.status == "completed" else " "
+    line = f"{'  ' if entry.nested else ''}- [{box}] **{entry.id}**: {entry.title} → {link}"
+    if entry.status == "completed":
+        line += f" | [✅](./.summaries/{entry.id}-summary.md)"
+    elif entry.status == "active":
+        line += " ⏳ active"
+    elif entry.status == "blocked":
+        line += " 🚫 blocked"
+    return f"{gap}{line}\n"
+
+
+def todo_tail(session_id: str, empty: bool, has_active: bool, has_blocked: bool) -> str:
+    none = (
+        f"_No tasks yet: add them with `wfs plan --session {session_id} --from PLAN.json` "
+        "or `wfs task add`._\n"
+        if empty
+        else ""
+    )
+    return (
+        f"{none}{TODO_LEGEND}"
+        "- `▸` = Container task (has subtasks)\n"
+        "- `- [ ]` = Pending leaf task\n"
+        "- `- [x]` = Completed leaf task\n"
+        + ("- `⏳ active` = Leaf task in progress\n" if has_active else "")
+        + ("- `🚫 blocked` = Leaf task blocked (see its JSON for the reason)\n" if has_blocked else "")
+        + "- Maximum 2 levels: Main tasks and subtasks only\n"
+    )
+
+
+def plan_head(facts: dict[str, Any], done: int, leaves: int, kept: list[str]) -> str:
+    """IMPL_PLAN.md up to its overview: everything a task's status can change there."""
+    notes = "".join(
+        f"- **Authored plan**: [{name}](./{name}) (written before wfs generated this view, "
+        "kept as it was)\n"
+        for name in kept
+    )
+    return (
+        f"# Implementation Plan: {facts['topic']}\n\n"
+        f"- **Session**: `{facts['session_id']}`\n"
+        f"- **Type**: {facts['type']} · **Phase**: {facts['phase']} · "
+        f"**Status**: {facts['status']}\n"
+        f"- **Progress**: {done}/{leaves} tasks completed\n{notes}"
+    )
+
+
+def plan_body(overview: str, requirements: list[str], empty: bool) -> str:
+    """IMPL_PLAN.md from its overview to its task table (the session's plan only)."""
+    text = PLAN_OVERVIEW + (f"{overview}\n" if overview else "_No overview yet._\n")
+    text += "\n## Requirements\n"
+    text += "".join(f"- {req}\n" for req in requirements) or "_No requirements recorded._\n"
+    text += "\n## Task Structure\n"
+    return text + ("_No tasks yet._\n" if empty else PLAN_TABLE)
+
+
+def plan_row(entry: Entry) -> str:
+    deps = ", ".join(entry.depends_on) or "—"
+    return (
+        f"| {'↳ ' if entry.nested else ''}{entry.id} | {_cell(entry.title)} | {entry.status} "
+        f"| {deps} | {_cell(entry.agent) or '—'} |\n"
+    )
+
+
+def plan_node(entry: Entry) -> str:
+    """A main task in the dependency graph: a node, or a subgraph of its subtasks."""
+    if not entry.container:
+        return f'  {entry.node}["{entry.label}"]\n'
+    inner = "".join(f'    {child.node}["{child.label}"]\n' for child in entry.children)
+    return f'  subgraph {entry.node} ["{entry.label}"]\n{inner}  end\n'
+
+
+def plan_edges(entry: Entry, known: Any) -> str:
+    return "".join(f"  {_node(dep)} --> {entry.node}\n" for dep in entry.depends_on if dep in known)
+
+
+def plan_criteria(entry: Entry) -> str:
+    items = "".join(f"- {item}\n" for item in entry.acceptance) or "_None recorded._\n"
+    return f"\n### {entry.id}: {entry.title}\n{items}"
+
+
+def view_facts(session: dict[str, Any], facts: dict[str, Any]) -> dict[str, Any]:
+    """The session's part of the views, each value on one printable line."""
+    return {
+        "session_id": _one_line(session.get("session_id")),
+        "topic": _one_line(session.get("project"))
+        or _one_line(session.get("topic"))
+        or _one_line(session.get("session_id")),
+        "type": _one_line(facts["type"]),
+        "phase": _one_line(facts["phase"]),
+        "status": _one_line(session.get("status")),
+    }
 
 
 def render_views(
@@ -112,37 +235,37 @@ def render_views(
 ) -> dict[str, str]:
     """View file name -> text (`index`: the TaskIndex of `tasks`, when already built;
     `kept`: view name -> the authored copies kept beside it, which it links to)."""
-    global _ENV
-    if _ENV is None:
-        _ENV = _environment()
     index = index or TaskIndex(tasks)
-    facts = session_facts(session, index)
+    facts = view_facts(session, session_facts(session, index))
     entries = _entries(index)
     leaves = [e for e in entries if not e.container]
-    edges = [(_node(dep), e.node) for e in entries for dep in e.depends_on if dep in index.by_id]
+    done = sum(1 for e in leaves if e.status == "completed")
     plan = obj(session, "plan")
-    data = {
-        "session_id": _one_line(session.get("session_id")),
-        "topic": _one_line(session.get("project"))
-        or _one_line(session.get("topic"))
-        or _one_line(session.get("session_id")),
-        "type": _one_line(facts["type"]),
-        "phase": _one_line(facts["phase"]),
-        "status": _one_line(session.get("status")),
-        "overview": printable(str(plan.get("overview") or "").strip()),
-        "requirements": _strings(plan.get("requirements")),
-        "entries": entries,
-        "edges": edges,
-        "leaves": len(leaves),
-        "done": sum(1 for e in leaves if e.status == "completed"),
-        "has_active": any(e.status == "active" for e in leaves),
-        "has_blocked": any(e.status == "blocked" for e in leaves),
-    }
     kept = kept or {}
-    return {
-        name: _ENV.get_template(f"{name}.j2").render({**data, "kept": kept.get(name, [])})
-        for name in VIEWS
-    }
+    todo = [todo_head(facts["topic"], kept.get("TODO_LIST.md", []))]
+    todo += [todo_piece(e) for e in entries]
+    todo.append(
+        todo_tail(
+            facts["session_id"],
+            not entries,
+            any(e.status == "active" for e in leaves),
+            any(e.status == "blocked" for e in leaves),
+        )
+    )
+    body = plan_body(
+        printable(str(plan.get("overview") or "").strip()),
+        _strings(plan.get("requirements")),
+        not entries,
+    )
+    impl = [plan_head(facts, done, len(leaves), kept.get("IMPL_PLAN.md", [])), body]
+    if entries:
+        impl += [plan_row(e) for e in entries]
+        impl.append(PLAN_GRAPH)
+        impl += [plan_node(e) for e in entries if not e.nested]
+        impl += [plan_edges(e, index.by_id) for e in entries]
+        impl.append(PLAN_CRITERIA)
+        impl += [plan_criteria(e) for e in entries]
+    return {"TODO_LIST.md": "".join(todo), "IMPL_PLAN.md": "".join(impl)}
 
 
 AUTHORED = ".authored"
