@@ -244,7 +244,7 @@ def _recreate_session(layout: Layout, sid: str) -> None:
         tasks = [canonical_task(t) for t in load_tasks(layout, sid)]
     except WfsError:
         tasks = []
-    sessions.save_session(layout, sid, refresh_session(data, TaskIndex(tasks)))
+    sessions.save_session(layout, sid, refresh_session(data, TaskIndex(tasks).tally()))
 
 
 def _hierarchy(layout: Layout, sid: str) -> Iterator[Finding]:

@@ -9,22 +9,23 @@ writes nothing.
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 from collections.abc import Iterator
 from typing import Any
 
 from wfs import render, sessions, store
 from wfs.errors import ProblemsError, WfsError
-from wfs.index import load_skeletons, unreadable_skeleton
+from wfs.index import unreadable_skeleton
 from wfs.layout import Layout, parent_of, parse_task_id, task_sort_key
 from wfs.tasks import (
+    Tally,
     Task,
     TaskIndex,
     complexity,
     derived_phase,
     obj,
     read_object,
-    session_facts,
     skeleton,
     with_id,
 )
@@ -139,18 +140,33 @@ def refuse_problems(problems: list[Any], what: str) -> None:
 class Draft:
     """The tasks of one session while they are being changed.
 
-    It starts from the skeletons of the index and reads a task's whole file only when
-    it is asked for (`get`), or every file when the change must be validated.
+    It starts from the `.idx` (wfs/delta.py) when that is current, else from the
+    skeletons of the index, and reads a task's whole file only when it is asked for
+    (`get`). A change that wfs/delta.py can make by parts is written that way;
+    anything else loads every skeleton and is validated and rendered in full.
     """
 
     def __init__(self, layout: Layout, sid: str) -> None:
+        from wfs import delta
+
         self.layout = layout
         self.sid = sid
+        from wfs import index
+
+        stamper = index._Stamper()  # started before the stat: see wfs/index.py
+        try:
+            stamp = stamper.take(os.stat(layout.session_file(sid)))
+        except OSError:
+            stamp = None
+        self._session_stamp = stamper.trusted(stamp)
         self.session = sessions.load_session(layout, sid)
-        self.skeletons: dict[str, Task] = {}
-        for task in load_skeletons(layout, sid):
-            self.skeletons.setdefault(str(task.get("id")), task)
+        self.state = delta.State.load(layout, sid)
+        self._skeletons: dict[str, Task] | None = None
+        self._before: dict[str, Task] = {}
+        self._stamps: dict[bytes, Any] = {}
         self.full: dict[str, Task] = {}
+        self.original: dict[str, Task] = {}  # each changed task as its file held it
+        self.new: dict[str, Task] = {}  # the skeletons of the changed tasks
         self.aliased: set[str] = set()  # files that say task_id rather than id
         self.changed: set[str] = set()
         self.session_changed = False
@@ -158,9 +174,35 @@ class Draft:
         self._index: TaskIndex | None = None
 
     @property
+    def skeletons(self) -> dict[str, Task]:
+        """Every task's skeleton, as changed so far (this loads the whole session)."""
+        if self._skeletons is None:
+            from wfs.index import Snapshot
+
+            snapshot = Snapshot(self.layout, self.sid)
+            disk: dict[str, Task] = {}
+            for task in snapshot.skeletons:
+                disk.setdefault(str(task.get("id")), task)
+            trusted = [snapshot.stamper.trusted(s) for s in snapshot.stamps]
+            self._stamps = {os.fsencode(n): s for n, s in zip(snapshot.names, trusted, strict=True)}
+            self._before = dict(disk)
+            disk.update(self.new)
+            self._skeletons = disk
+        return self._skeletons
+
+    def has(self, tid: str) -> bool:
+        if self._skeletons is None and self.state is not None:
+            return tid in self.new or self.state.has(tid)
+        return tid in self.skeletons
+
+    @property
     def ids(self) -> list[str]:
         if self._ids is None:
-            self._ids = sorted(self.skeletons, key=task_sort_key)
+            if self._skeletons is None and self.state is not None:
+                found = set(self.state.ids()) | set(self.new)
+            else:
+                found = set(self.skeletons)
+            self._ids = sorted(found, key=task_sort_key)
         return self._ids
 
     def index(self) -> TaskIndex:
@@ -168,12 +210,32 @@ class Draft:
             self._index = TaskIndex([self.skeletons[k] for k in self.ids])
         return self._index
 
+    def children(self, tid: str) -> list[str]:
+        if self._skeletons is None and self.state is not None:
+            return list(self.state.children.get(tid, []))
+        return list(self.index().children.get(tid, []))
+
+    def is_container(self, tid: str) -> bool:
+        return bool(self.children(tid))
+
+    def ready(self) -> list[str]:
+        """The ready tasks, by id, before this change."""
+        if self._skeletons is None and self.state is not None:
+            return self.state.ready()
+        return self.index().ready()
+
+    def unmet(self, tid: str) -> list[str]:
+        if self._skeletons is None and self.state is not None:
+            return self.state.unmet(tid)
+        return self.index().unmet_dependencies(tid)
+
     def get(self, tid: str) -> Task:
-        if tid not in self.skeletons:
-            raise unknown_task(tid, self.skeletons)
+        if not self.has(tid):
+            raise unknown_task(tid, self.ids)
         if tid not in self.full:
             raw = read_object(self.layout, self.layout.task_file(self.sid, tid))
             self.full[tid], aliased = with_id(raw, tid)
+            self.original[tid] = self.full[tid]
             if aliased:
                 self.aliased.add(tid)
         return self.full[tid]
@@ -191,54 +253,125 @@ class Draft:
 
     def put(self, task: Task) -> None:
         tid = task["id"]
-        if tid not in self.skeletons:
+        if not self.has(tid):
             self._ids = None
         self.full[tid] = task
-        self.skeletons[tid] = skeleton(task)
+        self.new[tid] = skeleton(task)
+        if self._skeletons is not None:
+            self._skeletons[tid] = self.new[tid]
         self.changed.add(tid)
         self._index = None
 
     def problems(self, skeletons: dict[str, Task], tasks: dict[str, Task]) -> list[Any]:
         """The errors of `tasks` (a changed task by id, as it is or was) and of the rules
         across the set of `skeletons` (every task, as it is or was)."""
-        from wfs.validate import TaskSource, change_problems
+        from wfs.validate import change_problems
 
-        shown = self.layout.relative(self.layout.task_dir(self.sid))
         return change_problems(
-            [TaskSource(f"{shown}/{tid}.json", data, tid) for tid, data in tasks.items()],
+            [self._source(tid, data) for tid, data in tasks.items()],
             [
-                TaskSource(f"{shown}/{tid}.json", skeletons[tid], tid)
+                self._source(tid, skeletons[tid])
                 for tid in sorted(skeletons, key=task_sort_key)
                 if parse_task_id(tid)
             ],
         )
 
-    def commit(self, before: dict[str, Task] | None, what: str) -> None:
-        """Write the changed tasks, the session file and the views; with `before` (the
-        skeletons when the change began), only if the change brings no new error."""
-        if before is not None:
-            changed = sorted(self.changed, key=task_sort_key)
-            old = {
-                tid: read_object(self.layout, self.layout.task_file(self.sid, tid))
-                for tid in changed
-                if tid in before and parse_task_id(tid)
-            }
-            was = {str(p) for p in self.problems(before, old)}
-            now = self.problems(
-                self.skeletons, {t: self.full[t] for t in changed if parse_task_id(t)}
-            )
+    def _source(self, tid: str, data: Any) -> Any:
+        from wfs.validate import TaskSource
+
+        shown = self.layout.relative(self.layout.task_dir(self.sid))
+        return TaskSource(f"{shown}/{tid}.json", data, tid)
+
+    def commit(self, check: bool, what: str) -> None:
+        """Write the changed tasks, the session file and the views; with `check`, only
+        if the change brings no new error."""
+        from wfs import delta
+
+        changed = sorted(self.changed, key=task_sort_key)
+        if self.state is not None and self._skeletons is None and not self.session_changed:
+            try:
+                self._commit_by_parts(changed, check, what)
+                return
+            except delta.Refused:
+                pass
+        skeletons = self.skeletons
+        if check:
+            old = {tid: self.original[tid] for tid in changed if tid in self.original}
+            was = {str(p) for p in self.problems(self._before, old)}
+            now = self.problems(skeletons, {t: self.full[t] for t in changed if parse_task_id(t)})
             refuse_problems([p for p in now if str(p) not in was], what)
-        files = [
-            (self.layout.task_file(self.sid, tid), self._written(tid))
-            for tid in sorted(self.changed, key=task_sort_key)
-        ]
+        files = [(self.layout.task_file(self.sid, tid), self._written(tid)) for tid in changed]
         index = self.index()
-        session = refresh_session(self.session, index)
+        session = refresh_session(self.session, index.tally())
         if session != self.session or self.session_changed:
             files.append((self.layout.session_file(self.sid), store.dumps(session)))
             self.session = session
         store.write_together(files, self.layout.journal(self.sid))
-        render.write_views(self.layout.session_dir(self.sid), self.session, index.tasks, index)
+        rendered: dict[str, Any] = {}
+        folder = self.layout.session_dir(self.sid)
+        render.write_views(folder, self.session, index.tasks, index, rendered)
+        self._record(index, dict(files), rendered)
+
+    def _commit_by_parts(self, changed: list[str], check: bool, what: str) -> None:
+        from wfs import delta
+
+        assert self.state is not None
+        changes = {tid: (self._old_skeleton(tid), self.new[tid]) for tid in changed}
+        files = [(self.layout.task_file(self.sid, tid), self._written(tid)) for tid in changed]
+        update = delta.apply(self.state, changes, self.session, refresh_session)
+        if check:
+            refuse_problems(self._new_problems(changed), what)
+        self.session = delta.write(self.state, update, files)
+
+    def _old_skeleton(self, tid: str) -> Task | None:
+        return skeleton(self.original[tid]) if tid in self.original else None
+
+    def _new_problems(self, changed: list[str]) -> list[Any]:
+        """The errors a change by parts brings: its tasks' own, and, for a task added
+        (which nothing refers to yet), the rules across files about that task."""
+        from wfs.validate import change_problems, task_problems
+
+        assert self.state is not None
+        found = []
+        for tid in changed:
+            if tid in self.original:
+                was = {str(p) for p in task_problems(self._source(tid, self.original[tid]))}
+                now = task_problems(self._source(tid, self.full[tid]))
+                found += [p for p in now if str(p) not in was]
+                continue
+            new = self.new[tid]
+            parent = obj(new, "context").get("parent") or parent_of(tid)
+            named = [d for d in [*obj(new, "context").get("depends_on", []), parent] if d]
+            stubs = [
+                self._source(k, {"id": k, "status": "pending"})
+                for k in dict.fromkeys(named)
+                if isinstance(k, str) and k != tid and self.state.has(k)
+            ]
+            where = self._source(tid, new).where
+            found += [
+                p
+                for p in change_problems(
+                    [self._source(tid, self.full[tid])], [self._source(tid, new), *stubs]
+                )
+                if p.where.split("#")[0] == where
+            ]
+        return found
+
+    def _record(self, index: TaskIndex, files: dict[Any, bytes], rendered: dict[str, Any]) -> None:
+        """Save the `.idx` of the session as written, so the next change goes by parts."""
+        from wfs import delta
+        from wfs.index import compute_answers
+
+        answers = compute_answers(self.sid, self.session, index.tasks)
+        extra = delta.writer_facts(index)
+        extra["views"] = delta.views_mark(rendered["views"], rendered["kept"])
+        names = sorted(
+            set(self._stamps) | {os.fsencode(f"{tid}.json") for tid in self.changed},
+            key=lambda n: task_sort_key(os.fsdecode(n)[: -len(".json")]),
+        )
+        stamps = delta.Stamps(names, [self._stamps.get(n) for n in names], self._session_stamp, {})
+        written = delta.written_names(self.layout, self.sid, list(files.items()))
+        delta.save(self.layout, self.sid, answers, extra, stamps, written)
 
 
 @contextlib.contextmanager
@@ -252,12 +385,11 @@ def editing(
     with store.locked(layout.session_lock(sid), sid):
         store.replay(layout.journal(sid))
         draft = Draft(layout, sid)
-        before = dict(draft.skeletons) if check else None
         yield draft
-        draft.commit(before, what)
+        draft.commit(check, what)
 
 
-def refresh_session(session: dict[str, Any], index: TaskIndex) -> dict[str, Any]:
+def refresh_session(session: dict[str, Any], tally: Tally) -> dict[str, Any]:
     """The fields of the session file that wfs owns, brought up to date with the tasks:
     complexity (only ever raised), progress and phase.
 
@@ -266,7 +398,7 @@ def refresh_session(session: dict[str, Any], index: TaskIndex) -> dict[str, Any]
     without `current_phase` or `progress` keeps without them (wfs derives them when it
     shows the session; `wfs migrate` writes them)."""
     data = dict(session)
-    computed = complexity(len(index.by_id))
+    computed = complexity(tally.tasks)
     current = data.get("type")
     if (
         isinstance(current, str)
@@ -276,11 +408,11 @@ def refresh_session(session: dict[str, Any], index: TaskIndex) -> dict[str, Any]
         data["type"] = computed
     if "progress" in data and isinstance(data["progress"], dict):
         progress = dict(data["progress"])
-        progress["current_tasks"] = session_facts({}, index)["current_tasks"]
+        progress["current_tasks"] = list(tally.active)
         data["progress"] = progress
     phase = data.get("current_phase")
     if phase in PHASES:
-        derived = derived_phase(index)
+        derived = derived_phase(tally)
         if derived == "PLAN":  # nothing started: the phase stays, but review needs work done
             derived = "IMPLEMENT" if phase == "REVIEW" else phase
         if isinstance(data.get("progress"), dict):
@@ -351,11 +483,11 @@ def replan(layout: Layout, sid: str, raw: bytes, where: str) -> tuple[int, int]:
 
 def _next_id(draft: Draft, parent: str | None) -> str:
     if parent is None:
-        majors = [p.major for p in map(parse_task_id, draft.skeletons) if p is not None]
+        majors = [p.major for p in map(parse_task_id, draft.ids) if p is not None]
         return f"IMPL-{max(majors, default=0) + 1}"
     minors = [
         p.minor
-        for tid, p in ((t, parse_task_id(t)) for t in draft.skeletons)
+        for tid, p in ((t, parse_task_id(t)) for t in draft.ids)
         if p is not None and p.minor is not None and parent_of(tid) == parent
     ]
     return f"{parent}.{max(minors, default=0) + 1}"
@@ -367,7 +499,7 @@ def add_task(layout: Layout, sid: str, fields: Task, parent: str | None = None) 
         if parent is not None:
             _check_can_have_subtasks(draft, parent)
         tid = fields.get("id") or _next_id(draft, parent)
-        if tid in draft.skeletons:
+        if draft.has(tid):
             raise WfsError(f"task {tid} already exists; use `wfs task update {tid}`")
         task = normalize_task({**fields, "id": tid}, has_children=False)
         draft.put(task)
@@ -381,7 +513,7 @@ def _check_can_have_subtasks(draft: Draft, parent: str) -> None:
     parsed = parse_task_id(parent)
     if parsed is None or parsed.minor is not None:
         raise WfsError(f"{parent} is a subtask; tasks have at most 2 levels (IMPL-N.M)")
-    if draft.index().is_container(parent):
+    if draft.is_container(parent):
         return
     if task.get("status") in ("active", "completed"):
         raise WfsError(
@@ -462,14 +594,14 @@ def set_status(layout: Layout, sid: str, tid: str, status: str) -> Task:
     # A leaf's status change cannot break a validation rule, so the full check is skipped.
     with editing(layout, sid, check=False) as draft:
         task = draft.get(tid)
-        refuse_container(draft.index(), tid, f"set its status to {status}")
+        refuse_container(draft, tid, f"set its status to {status}")
         if task.get("status") != status:
             draft.put({**task, "status": status})
     return draft.full[tid]
 
 
-def refuse_container(index: TaskIndex, tid: str, action: str) -> None:
-    kids = index.children.get(tid)
+def refuse_container(draft: Draft, tid: str, action: str) -> None:
+    kids = draft.children(tid)
     if kids:
         raise WfsError(
             f"{tid} is a container; cannot {action}: its status is derived "

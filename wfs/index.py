@@ -12,9 +12,14 @@ A stamp is (mtime_ns, size, inode) of a task file, of the `.task` folder (adding
 removing or renaming a file changes its mtime) and of the session file. Each is taken
 before its file is read, so a later change always shows. A stamp is trusted only when
 its mtime is older than the stat by more than the file system's timestamp
-granularity; an untrusted one is stored as None and re-read next time, so an edit in
-the same clock tick is never missed. The task files stay the only source of truth:
-deleting the cache changes nothing but speed, and a damaged cache is ignored.
+granularity, so an edit in the same clock tick is never missed: an untrusted one is
+stored as None (the answers are derived again next time), or, for the few files wfs
+has just written itself, kept with the CRC-32 of the bytes written, and those files
+are read again and compared (`recheck`). The task files stay the only source of
+truth: deleting the cache changes nothing but speed, and a damaged cache is ignored.
+
+The `.idx` also carries what a write needs to update the answers and the views by
+the tasks it changes (wfs/delta.py), in a third part that readers never load.
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ if TYPE_CHECKING:
     from wfs.tasks import Task
 
 # marshal's format belongs to the interpreter that wrote it.
-FORMAT = ("wfs-index", 5, sys.hexversion)
+FORMAT = ("wfs-index", 6, sys.hexversion)
 SESSION_FILE = "workflow-session.json"
 TASK_DIR = ".task"
 
@@ -88,21 +93,33 @@ def cached_answers(
     Without `full`, only the keys in HEAD_KEYS are loaded. `folder`: the session's
     folder (default `.workflow/<sid>`; see wfs/layout.py for the other places).
     """
+    found = _current(workflow, sid, folder, 2 if full else 1)
+    return found[0] if found is not None else None
+
+
+def _current(
+    workflow: str, sid: str, folder: str | None, parts: int
+) -> tuple[dict[str, Any], tuple[Any, ...], Any] | None:
+    """(answers, head, extra) of the `.idx` when every stamp still matches; `parts`: 1
+    loads the head answers, 2 the rest too, 3 the writers' part as well."""
     try:
         with open(cache_path(workflow, sid, "idx"), "rb") as handle:
             raw = handle.read()
+        view = memoryview(raw)
         size = int.from_bytes(raw[:4], "little")
-        head_bytes = _unsealed(memoryview(raw)[4 : 4 + size])
+        head_bytes = _unsealed(view[4 : 4 + size])
         if head_bytes is None:
             return None
         head = marshal.loads(head_bytes)
-        if not isinstance(head, tuple) or len(head) != 6 or head[0] != FORMAT:
+        if not isinstance(head, tuple) or len(head) != 7 or head[0] != FORMAT:
             return None
-        _, session_stamp, dir_stamp, names, stamps, answers = head
+        _, session_stamp, dir_stamp, names, stamps, answers, recheck = head
         session_dir = folder or os.path.join(workflow, sid)
-        if _stamp(os.stat(os.path.join(session_dir, SESSION_FILE))) != session_stamp:
+        session_file = os.path.join(session_dir, SESSION_FILE)
+        if _stamp(os.stat(session_file)) != session_stamp:
             return None
-        fd = os.open(os.path.join(session_dir, TASK_DIR), os.O_RDONLY)
+        task_dir = os.path.join(session_dir, TASK_DIR)
+        fd = os.open(task_dir, os.O_RDONLY)
         try:
             if _stamp(os.fstat(fd)) != dir_stamp:
                 return None
@@ -112,16 +129,37 @@ def cached_answers(
             os.close(fd)
         if current != stamps:
             return None
-        if full:
-            rest = _unsealed(memoryview(raw)[4 + size :])
+        for i, crc in recheck:
+            if i == -2:  # the folder: the same task files as listed
+                listed = {
+                    n
+                    for n in os.listdir(os.fsencode(task_dir))
+                    if n.endswith(b".json") and not n.startswith(b".")
+                }
+                if listed != set(names):
+                    return None
+                continue
+            path = session_file if i == -1 else os.path.join(task_dir, os.fsdecode(names[i]))
+            with open(path, "rb") as handle:
+                if zlib.crc32(handle.read()) != crc:
+                    return None
+        rest_size = int.from_bytes(raw[4 + size : 8 + size], "little")
+        if parts > 1:
+            rest = _unsealed(view[8 + size : 8 + size + rest_size])
             if rest is None:
                 return None
             answers.update(marshal.loads(rest))
-        if not _answers_shape(answers, full):
+        if not _answers_shape(answers, parts > 1):
             return None
+        extra = None
+        if parts > 2:
+            extra_bytes = _unsealed(view[8 + size + rest_size :])
+            if extra_bytes is None:
+                return None
+            extra = marshal.loads(extra_bytes)
     except (OSError, EOFError, ValueError, TypeError, AttributeError):
         return None
-    return answers  # type: ignore[no-any-return]
+    return answers, head, extra
 
 
 def _answers_shape(answers: Any, full: bool) -> bool:
@@ -251,58 +289,117 @@ def answers(layout: Layout, sid: str) -> dict[str, Any]:
     if session_stamp is not None:
         stamper.mtimes.append(session_stamp[0])
     result = compute_answers(sid, data, snapshot.skeletons)
-    head = marshal.dumps(
+    save_answers(
+        workflow,
+        sid,
         (
-            FORMAT,
             stamper.trusted(session_stamp),
             stamper.trusted(snapshot.dir_stamp),
-            [os.fsencode(name) for name in snapshot.names],  # bytes: a faster stat
+            [os.fsencode(name) for name in snapshot.names],
             [stamper.trusted(s) for s in snapshot.stamps],
-            {key: result[key] for key in HEAD_KEYS},
-        )
+            [],
+        ),
+        result,
     )
-    head = _sealed(head)
-    rest = _sealed(marshal.dumps({key: result[key] for key in REST_KEYS}))
-    write_cache(cache_path(workflow, sid, "idx"), len(head).to_bytes(4, "little") + head + rest)
     return result
 
 
+# Files wfs has just written that a reader checks by content (see the module's doc);
+# with more, the answers are left to be derived again.
+RECHECK_MAX = 64
+
+
+def save_answers(
+    workflow: str,
+    sid: str,
+    stamps: tuple[Any, Any, list[bytes], list[Any], list[tuple[int, int]]],
+    result: dict[str, Any],
+    extra: dict[str, Any] | None = None,
+) -> None:
+    """Write the `.idx`: `stamps` is (session file, task folder, task file names,
+    their stamps, recheck) and `extra` the writers' part (wfs/delta.py)."""
+    session_stamp, dir_stamp, names, task_stamps, recheck = stamps
+    head = _sealed(
+        marshal.dumps(
+            (
+                FORMAT,
+                session_stamp,
+                dir_stamp,
+                names,  # bytes: a faster stat
+                task_stamps,
+                {key: result[key] for key in HEAD_KEYS},
+                recheck,
+            )
+        )
+    )
+    rest = _sealed(marshal.dumps({key: result[key] for key in REST_KEYS}))
+    tail = _sealed(marshal.dumps(extra)) if extra is not None else b""
+    write_cache(
+        cache_path(workflow, sid, "idx"),
+        len(head).to_bytes(4, "little") + head + len(rest).to_bytes(4, "little") + rest + tail,
+    )
+
+
 def compute_answers(sid: str, data: dict[str, Any], skeletons: list[Task]) -> dict[str, Any]:
-    from wfs.tasks import TaskIndex, session_facts, task_row
+    from wfs.tasks import TaskIndex, task_row
 
     index = TaskIndex(skeletons)
     leaves = index.leaves()
     status = {tid: index.effective_status(tid) for tid in index.by_id}
-    done = sum(1 for t in leaves if status[t] == "completed")
     ready = index.ready()
-    facts = session_facts(data, index)
-
     waiting = {tid: index.unmet_dependencies(tid) for tid in index.by_id}
+    summary = compute_summary(
+        sid,
+        data,
+        index.tally(),
+        index.counts(),
+        ready,
+        [t for t in leaves if status[t] == "blocked"],
+        stopped_tasks(index, leaves),
+    )
+    summary.update(unreadable_files(skeletons))
     return {
-        "summary": {
-            "session": sid,
-            "project": data.get("project") or data.get("topic"),
-            "status": data.get("status"),
-            "phase": facts["phase"],
-            "type": facts["type"],
-            "counts": index.counts(),
-            "progress": {
-                "completed": done,
-                "total": len(leaves),
-                "percent": round(100 * done / len(leaves)) if leaves else 0,
-                "completed_phases": facts["completed_phases"],
-                "current_tasks": facts["current_tasks"],
-            },
-            "ready": ready,
-            "blocked": [t for t in leaves if status[t] == "blocked"],
-            "stopped": stopped_tasks(index, leaves),
-            **unreadable_files(skeletons),
-        },
+        "summary": summary,
         "next": [task_row(index, tid) for tid in ready[:1]],
         "ready_rows": [task_row(index, tid) for tid in ready],
         "status": status,
         "children": index.children,
         "waiting": {tid: w for tid, w in waiting.items() if w},
+    }
+
+
+def compute_summary(
+    sid: str,
+    data: dict[str, Any],
+    tally: Any,
+    counts: dict[str, int],
+    ready: list[str],
+    blocked: list[str],
+    stopped: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """What `status` shows (wfs/delta.py derives the same from a change)."""
+    from wfs.tasks import session_facts
+
+    facts = session_facts(data, tally)
+    done = tally.leaf_counts.get("completed", 0)
+    total = sum(tally.leaf_counts.values())
+    return {
+        "session": sid,
+        "project": data.get("project") or data.get("topic"),
+        "status": data.get("status"),
+        "phase": facts["phase"],
+        "type": facts["type"],
+        "counts": counts,
+        "progress": {
+            "completed": done,
+            "total": total,
+            "percent": round(100 * done / total) if total else 0,
+            "completed_phases": facts["completed_phases"],
+            "current_tasks": facts["current_tasks"],
+        },
+        "ready": ready,
+        "blocked": blocked,
+        "stopped": stopped,
     }
 
 
@@ -313,42 +410,46 @@ def unreadable_files(skeletons: list[Task]) -> dict[str, list[str]]:
 
 
 def stopped_tasks(index: Any, leaves: list[str]) -> list[dict[str, Any]]:
-    """Leaves that are not simply pending or completed, and why: paused, blocked,
-    claimed by a process (alive or not, decided when shown), or refused as invalid."""
+    """Leaves that are not simply pending or completed, and why (see stopped_entry)."""
     from wfs.layout import task_sort_key
+
+    found = (stopped_entry(tid, index.by_id[tid]) for tid in sorted(leaves, key=task_sort_key))
+    return [entry for entry in found if entry is not None]
+
+
+def stopped_entry(tid: str, task: Task) -> dict[str, Any] | None:
+    """Why a leaf is stopped: paused, blocked, claimed by a process (alive or not,
+    decided when shown), or refused as invalid; None when it is simply pending or
+    completed."""
     from wfs.tasks import obj
 
-    found = []
-    for tid in sorted(leaves, key=task_sort_key):
-        task = index.by_id[tid]
-        status = task.get("status")
-        execution = obj(task, "execution")
-        entry: dict[str, Any] = {"id": tid}
-        if execution.get("step"):
-            entry["step"] = execution["step"]
-        if status == "active" and execution.get("claimed_by"):
-            entry.update(
-                state="claimed",
-                owner=execution["claimed_by"],
-                since=execution.get("resumed_at") or execution.get("started_at"),
-            )
-        elif status == "active":
-            entry.update(state="paused", reason=execution.get("paused_reason") or "paused")
-        elif status == "blocked":
-            entry.update(
-                state="blocked",
-                reason=execution.get("blocked_reason") or "marked blocked (no reason recorded)",
-            )
-        elif status == "pending" and task.get("unreadable"):
-            entry.update(state="invalid", reason=task["unreadable"])
-        elif status == "pending" and task.get("errors"):
-            count = task["errors"]
-            entry.update(
-                state="invalid",
-                reason=f"{count} validation error{'s' if count != 1 else ''}; "
-                "`wfs validate` names them",
-            )
-        else:
-            continue
-        found.append(entry)
-    return found
+    status = task.get("status")
+    execution = obj(task, "execution")
+    entry: dict[str, Any] = {"id": tid}
+    if execution.get("step"):
+        entry["step"] = execution["step"]
+    if status == "active" and execution.get("claimed_by"):
+        entry.update(
+            state="claimed",
+            owner=execution["claimed_by"],
+            since=execution.get("resumed_at") or execution.get("started_at"),
+        )
+    elif status == "active":
+        entry.update(state="paused", reason=execution.get("paused_reason") or "paused")
+    elif status == "blocked":
+        entry.update(
+            state="blocked",
+            reason=execution.get("blocked_reason") or "marked blocked (no reason recorded)",
+        )
+    elif status == "pending" and task.get("unreadable"):
+        entry.update(state="invalid", reason=task["unreadable"])
+    elif status == "pending" and task.get("errors"):
+        count = task["errors"]
+        entry.update(
+            state="invalid",
+            reason=f"{count} validation error{'s' if count != 1 else ''}; "
+            "`wfs validate` names them",
+        )
+    else:
+        return None
+    return entry

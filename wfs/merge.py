@@ -413,7 +413,7 @@ def refresh_sessions(layout: Layout, sids: list[str]) -> list[Refreshed]:
             with store.locked(layout.session_lock(sid), sid):
                 session = load_session(layout, sid)
                 skeletons = load_skeletons(layout, sid)
-                fresh = refresh_session(session, TaskIndex(skeletons))
+                fresh = refresh_session(session, TaskIndex(skeletons).tally())
                 if fresh != session:
                     store.write_json(layout.session_file(sid), fresh)
                     written.append(SESSION_FILE)

@@ -46,41 +46,54 @@ class Entry(SimpleNamespace):
     """One task as the templates see it (attributes: Jinja reads them fastest)."""
 
 
+def entry(
+    tid: str, task: Task, status: str, container: bool, parent: str | None, gap: bool
+) -> Entry:
+    """One task as the views show it (`parent`: set when it is shown under it)."""
+    title = _one_line(task.get("title"))
+    return Entry(
+        id=tid,
+        title=title,
+        status=status,
+        container=container,
+        nested=parent is not None,
+        parent=parent,
+        depends_on=depends_on(task),
+        agent=_one_line(obj(task, "meta").get("agent")),
+        acceptance=_strings(obj(task, "context").get("acceptance")),
+        node=_node(tid),
+        label=_label(tid, title),
+        children=[],
+        gap=gap,
+    )
+
+
 def _entries(index: TaskIndex) -> list[Entry]:
     """Tasks in display order: each main task followed by its subtasks."""
-    ordered = sorted(index.by_id, key=task_sort_key)
     by_id: dict[str, Entry] = {}
-    for tid in ordered:
+    for tid in sorted(index.by_id, key=task_sort_key):
         task = index.by_id[tid]
         parent = parent_id(task)
         nested = parent is not None and parent in index.by_id and parent != tid
-        title = _one_line(task.get("title"))
-        by_id[tid] = Entry(
-            id=tid,
-            title=title,
-            status=index.effective_status(tid),
-            container=index.is_container(tid),
-            nested=nested,
-            parent=parent if nested else None,
-            depends_on=depends_on(task),
-            agent=_one_line(obj(task, "meta").get("agent")),
-            acceptance=_strings(obj(task, "context").get("acceptance")),
-            node=_node(tid),
-            label=_label(tid, title),
-            children=[],
-            gap=False,
+        by_id[tid] = entry(
+            tid,
+            task,
+            index.effective_status(tid),
+            index.is_container(tid),
+            parent if nested else None,
+            False,
         )
-    for entry in by_id.values():
-        if entry.nested:
-            by_id[entry.parent].children.append(entry)
+    for shown in by_id.values():
+        if shown.nested:
+            by_id[shown.parent].children.append(shown)
     # Main tasks in id order, each immediately followed by its subtasks.
     entries: list[Entry] = []
-    for entry in by_id.values():
-        if entry.nested:
+    for shown in by_id.values():
+        if shown.nested:
             continue
-        entry.gap = bool(entries)
-        entries.append(entry)
-        entries.extend(entry.children)
+        shown.gap = bool(entries)
+        entries.append(shown)
+        entries.extend(shown.children)
     return entries
 
 
@@ -123,8 +136,7 @@ def _cell(text: str) -> str:
 
 def todo_head(topic: str, kept: list[str]) -> str:
     notes = "".join(
-        f"> Kept as written before wfs generated this view: [{name}](./{name})\n\n"
-        for name in kept
+        f"> Kept as written before wfs generated this view: [{name}](./{name})\n\n" for name in kept
     )
     return f"# Tasks: {topic}\n\n{notes}{TODO_PROGRESS}"
 
@@ -158,8 +170,12 @@ def todo_tail(session_id: str, empty: bool, has_active: bool, has_blocked: bool)
         "- `▸` = Container task (has subtasks)\n"
         "- `- [ ]` = Pending leaf task\n"
         "- `- [x]` = Completed leaf task\n"
-        + ("- `⏳ active` = Leaf task in progress\n" if has_active else "")
-        + ("- `🚫 blocked` = Leaf task blocked (see its JSON for the reason)\n" if has_blocked else "")
+        + ("- `⏳ active` = Leaf task in progress\n" * has_active)
+        + (
+            "- `🚫 blocked` = Leaf task blocked (see its JSON for the reason)\n"
+            if has_blocked
+            else ""
+        )
         + "- Maximum 2 levels: Main tasks and subtasks only\n"
     )
 
@@ -197,12 +213,19 @@ def plan_row(entry: Entry) -> str:
     )
 
 
+def plan_node_line(entry: Entry) -> str:
+    """A task's own line in the dependency graph."""
+    if entry.container:
+        return f'  subgraph {entry.node} ["{entry.label}"]\n'
+    return f'{"    " if entry.nested else "  "}{entry.node}["{entry.label}"]\n'
+
+
 def plan_node(entry: Entry) -> str:
     """A main task in the dependency graph: a node, or a subgraph of its subtasks."""
     if not entry.container:
-        return f'  {entry.node}["{entry.label}"]\n'
-    inner = "".join(f'    {child.node}["{child.label}"]\n' for child in entry.children)
-    return f'  subgraph {entry.node} ["{entry.label}"]\n{inner}  end\n'
+        return plan_node_line(entry)
+    inner = "".join(plan_node_line(child) for child in entry.children)
+    return f"{plan_node_line(entry)}{inner}  end\n"
 
 
 def plan_edges(entry: Entry, known: Any) -> str:
@@ -236,7 +259,7 @@ def render_views(
     """View file name -> text (`index`: the TaskIndex of `tasks`, when already built;
     `kept`: view name -> the authored copies kept beside it, which it links to)."""
     index = index or TaskIndex(tasks)
-    facts = view_facts(session, session_facts(session, index))
+    facts = view_facts(session, session_facts(session, index.tally()))
     entries = _entries(index)
     leaves = [e for e in entries if not e.container]
     done = sum(1 for e in leaves if e.status == "completed")
@@ -347,14 +370,28 @@ def expected_views(
 
 
 def write_views(
-    session_dir: Path, session: dict[str, Any], tasks: list[Task], index: TaskIndex | None = None
+    session_dir: Path,
+    session: dict[str, Any],
+    tasks: list[Task],
+    index: TaskIndex | None = None,
+    rendered: dict[str, Any] | None = None,
 ) -> list[str]:
-    """Write the views that changed (authored ones kept aside first); return their names."""
+    """Write the views that changed (authored ones kept aside first); return their names.
+
+    `rendered`, when given, receives the bytes of both views and the authored copies
+    they link to (what wfs/delta.py checks the views by)."""
     keep_authored(session_dir)
+    kept = kept_views(session_dir)
     written = []
-    for name, text in render_views(session, tasks, index, kept_views(session_dir)).items():
-        if store.write_if_changed(session_dir / name, text.encode("utf-8")):
+    views = {
+        name: text.encode("utf-8")
+        for name, text in render_views(session, tasks, index, kept).items()
+    }
+    for name, data in views.items():
+        if store.write_if_changed(session_dir / name, data):
             written.append(name)
+    if rendered is not None:
+        rendered.update(views=views, kept=kept)
     return written
 
 

@@ -302,7 +302,7 @@ def canonical_session(
     `status: planning` included)."""
     from wfs.tasks import session_facts
 
-    facts = session_facts(data, index)
+    facts = session_facts(data, index.tally())
     new = dict(data)
     new.setdefault("session_id", sid)
     if "type" not in new:
@@ -362,7 +362,7 @@ def create_session(
         data = new_session_data(sid, topic, session_type or "simple")
         if plan:
             data["plan"] = plan
-        data = refresh_session(data, TaskIndex(tasks))
+        data = refresh_session(data, TaskIndex(tasks).tally())
         for task in tasks:
             store.write_json(staging / ".task" / f"{task['id']}.json", task)
         store.write_json(staging / SESSION_FILE, data)

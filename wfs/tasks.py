@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from wfs import store
 from wfs.errors import WfsError
@@ -234,6 +234,16 @@ class TaskIndex:
         ]
         return sorted(ready, key=task_sort_key)
 
+    def tally(self) -> Tally:
+        counts: dict[str, int] = {}
+        active = []
+        for tid in self.leaves():
+            status = self.effective_status(tid)
+            counts[status] = counts.get(status, 0) + 1
+            if status == "active":
+                active.append(tid)
+        return Tally(len(self.by_id), counts, sorted(active, key=task_sort_key))
+
     def counts(self) -> dict[str, int]:
         counts = dict.fromkeys(TASK_STATUSES, 0)
         for tid in self.by_id:
@@ -242,14 +252,26 @@ class TaskIndex:
         return counts
 
 
+class Tally(NamedTuple):
+    """What the session's facts are derived from: how many tasks, the leaves by
+    status, and the active leaves by id."""
+
+    tasks: int
+    leaf_counts: dict[str, int]
+    active: list[str]
+
+
 def task_row(index: TaskIndex, tid: str) -> dict[str, Any]:
     """One line of `task list` / `next`."""
-    task = index.by_id[tid]
+    return row_of(index.by_id[tid], index.effective_status(tid), index.is_container(tid))
+
+
+def row_of(task: Task, status: str, container: bool) -> dict[str, Any]:
     return {
-        "id": tid,
+        "id": task["id"],
         "title": task.get("title"),
-        "status": index.effective_status(tid),
-        "container": index.is_container(tid),
+        "status": status,
+        "container": container,
         "parent": parent_id(task),
         "depends_on": depends_on(task),
         "agent": obj(task, "meta").get("agent"),
@@ -260,36 +282,33 @@ PHASES = ("PLAN", "IMPLEMENT", "REVIEW")
 COMPLEXITIES = ("simple", "medium", "complex")
 
 
-def derived_phase(index: TaskIndex) -> str:
+def derived_phase(tally: Tally) -> str:
     """PLAN until a task starts, IMPLEMENT while work goes on, REVIEW when all is done."""
-    statuses = [index.effective_status(t) for t in index.leaves()]
-    if statuses and all(s == "completed" for s in statuses):
+    counts = tally.leaf_counts
+    leaves = sum(counts.values())
+    if leaves and counts.get("completed", 0) == leaves:
         return "REVIEW"
-    return "IMPLEMENT" if any(s != "pending" for s in statuses) else "PLAN"
+    return "IMPLEMENT" if leaves - counts.get("pending", 0) else "PLAN"
 
 
-def session_facts(session: dict[str, Any], index: TaskIndex) -> dict[str, Any]:
+def session_facts(session: dict[str, Any], tally: Tally) -> dict[str, Any]:
     """What the seed says a session holds (phase, complexity, progress): from its file
     when the file has it, else derived from the tasks (session files written by other
     tools have no `current_phase` or `progress`; their `type` is a kind of session,
     such as `workflow`, rather than a complexity)."""
     phase = session.get("current_phase")
     if phase not in PHASES:
-        phase = derived_phase(index)
+        phase = derived_phase(tally)
     kind = session.get("type")
     progress = obj(session, "progress")
     done = progress.get("completed_phases")
     current = progress.get("current_tasks")
     if not isinstance(current, list):
-        current = [
-            t
-            for t in sorted(index.leaves(), key=task_sort_key)
-            if index.effective_status(t) == "active"
-        ]
+        current = list(tally.active)
     return {
         "phase": phase,
-        "type": kind if isinstance(kind, str) and kind else complexity(len(index.by_id)),
-        "complexity": kind if kind in COMPLEXITIES else complexity(len(index.by_id)),
+        "type": kind if isinstance(kind, str) and kind else complexity(tally.tasks),
+        "complexity": kind if kind in COMPLEXITIES else complexity(tally.tasks),
         "completed_phases": done if isinstance(done, list) else list(PHASES[: PHASES.index(phase)]),
         "current_tasks": current,
     }

@@ -536,16 +536,17 @@ def change_problems(changed: list[TaskSource], seeds: list[TaskSource]) -> list[
     tasks it changed, and the rules across the set, run on every task's seed form
     (`seeds`, the index's skeletons). A change costs what it changed: the other tasks'
     files are not read, and jsonschema runs only on a changed task that has an error."""
-    found = [
-        p
-        for source in changed
-        if task_error_count(source.data, source.file_stem)
-        for p in validate_task(source)
-        if p.severity == "error"
-    ]
+    found = [p for source in changed for p in task_problems(source)]
     reports = [_Report(source.where, source.data) for source in seeds]
     _check_set(seeds, reports, frozenset())
     return found + [p for report in reports for p in report.problems() if p.severity == "error"]
+
+
+def task_problems(source: TaskSource) -> list[Problem]:
+    """The errors of one task on its own (jsonschema runs only when it has some)."""
+    if not task_error_count(source.data, source.file_stem):
+        return []
+    return [p for p in validate_task(source) if p.severity == "error"]
 
 
 def _task_problems(sources: list[TaskSource], unreadable: frozenset[str]) -> list[list[Problem]]:

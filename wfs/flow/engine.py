@@ -38,7 +38,7 @@ from wfs.flow.variables import MissingInput, check_inputs, substitute_session, t
 from wfs.flow.work import Step, Uninterpretable, task_steps
 from wfs.formats import canonical_task, status_of
 from wfs.layout import Layout, check_task_id
-from wfs.tasks import Task, obj
+from wfs.tasks import Task, obj, skeleton
 
 RUNS_DIR = ".runs"
 TAIL_BYTES = 64 * 1024  # of stdout and of stderr, kept in the run record for each failure
@@ -157,24 +157,23 @@ class Runner:
     def claim(self, requested: str | None) -> Task | None:
         """Mark a ready leaf active for this process: `requested`, or the next ready one."""
         with editing(self.layout, self.sid, check=False) as draft:
-            index = draft.index()
             if requested is None:
-                ready = index.ready()
+                ready = draft.ready()
                 if not ready:
                     return None
                 tid = ready[0]
             else:
                 tid = check_task_id(requested)
-                if tid not in index.by_id:
-                    raise unknown_task(tid, index.by_id)
-                refuse_container(index, tid, "execute it")
-                status = index.by_id[tid].get("status")
+                if not draft.has(tid):
+                    raise unknown_task(tid, draft.ids)
+                refuse_container(draft, tid, "execute it")
+                status = skeleton(draft.get(tid), 0).get("status")
                 if status != "pending":
                     hint = ""
                     if status in ("active", "blocked"):
                         hint = f"; resume it with `{_shell(self.resume_argv(tid))}`"
                     raise WfsError(f"{tid} is {status}, not pending{hint}")
-                waiting = index.unmet_dependencies(tid)
+                waiting = draft.unmet(tid)
                 if waiting:
                     raise WfsError(f"{tid} is not ready: waiting on {', '.join(waiting)}")
             task = draft.get(tid)
@@ -236,9 +235,9 @@ class Runner:
         notes: list[str] = []
         with editing(self.layout, self.sid, check=False) as draft:
             tid = check_task_id(requested)
-            if tid not in draft.skeletons:
-                raise unknown_task(tid, draft.skeletons)
-            refuse_container(draft.index(), tid, "resume it")
+            if not draft.has(tid):
+                raise unknown_task(tid, draft.ids)
+            refuse_container(draft, tid, "resume it")
             task = draft.get(tid)
             status = status_of(task)  # another tool's in_progress / failed read as active / blocked
             execution = dict(obj(task, "execution"))

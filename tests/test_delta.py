@@ -1,0 +1,157 @@
+"""Writes by parts (wfs/delta.py) give the same bytes as a full render and the same
+answers as a full derivation, after random sequences of edits."""
+
+from __future__ import annotations
+
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from wfs import delta, edit, index, render
+from wfs.layout import Layout
+from wfs.sessions import load_session
+from wfs.tasks import LEAF_STATUSES
+
+from conftest import wfs
+
+SID = "WFS-delta"
+
+
+def _session(root: Path, mains: int) -> Layout:
+    assert wfs("init", "--no-git").code == 0
+    tasks = []
+    for n in range(1, mains + 1):
+        task: dict[str, Any] = {"id": f"IMPL-{n}", "title": f"Task {n} | with a pipe"}
+        if n > 2:
+            task["context"] = {"depends_on": [f"IMPL-{n - 1}"], "acceptance": [f"done {n}"]}
+        tasks.append(task)
+        if n % 3 == 0:
+            tasks += [{"id": f"IMPL-{n}.{m}", "title": f"Sub {n}.{m}"} for m in (1, 2)]
+    plan = root / "plan.json"
+    plan.write_text(__import__("json").dumps({"tasks": tasks}))
+    assert wfs("plan", "delta", "--from", str(plan)).code == 0
+    assert (root / ".workflow" / SID).is_dir()
+    return Layout(root)
+
+
+def _full(layout: Layout) -> tuple[dict[str, str], dict[str, Any]]:
+    """The views and answers derived from every file, ignoring every cache."""
+    session = load_session(layout, SID)
+    skeletons = index.Snapshot(layout, SID).skeletons
+    folder = layout.session_dir(SID)
+    views = render.render_views(session, skeletons, None, render.kept_views(folder))
+    return views, index.compute_answers(SID, session, skeletons)
+
+
+def _check(layout: Layout) -> bool:
+    """The views on disk are the full render; the saved answers, when current, are the
+    full derivation. Returns whether they were current."""
+    views, answers = _full(layout)
+    folder = layout.session_dir(SID)
+    for name, text in views.items():
+        assert (folder / name).read_text(encoding="utf-8") == text, name
+    saved = index.cached_answers(str(layout.workflow), SID, folder=str(folder))
+    if saved is not None:
+        assert saved == answers
+    return saved is not None
+
+
+def _settle() -> None:
+    time.sleep(index.FINE_MARGIN_NS / 1e9 * 1.5)  # stamps become trusted
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_random_edits_by_parts_match_a_full_render(
+    project: Path, monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    layout = _session(project, 12)
+    by_parts = []
+    real_write = delta.write
+    monkeypatch.setattr(
+        delta, "write", lambda *a, **k: by_parts.append(1) or real_write(*a, **k)
+    )
+    _settle()
+    edit.set_status(layout, SID, "IMPL-1", "pending")  # a full write records the state
+    rnd = random.Random(seed)
+    current = 0
+    for step in range(60):
+        if step % 6 == 0:
+            _settle()
+        ids = sorted(index.compute_answers(SID, {}, index.load_skeletons(layout, SID))["status"])
+        answers = _full(layout)[1]
+        leaves = [t for t in ids if t not in answers["children"]]
+        mains = [t for t in ids if "." not in t]
+        choice = rnd.random()
+        if choice < 0.5:
+            edit.set_status(layout, SID, rnd.choice(leaves), rnd.choice(LEAF_STATUSES))
+        elif choice < 0.65:
+            parent = rnd.choice([None, None, rnd.choice(mains)])
+            try:
+                edit.add_task(layout, SID, {"title": f"added {step}"}, parent=parent)
+            except Exception as err:  # a started task cannot be split: refused, unchanged
+                assert "only a pending or blocked task can be split" in str(err)
+        elif choice < 0.85:
+            tid = rnd.choice(ids)
+            changes: dict[str, Any] = {"title": f"renamed {step} `x` | y"}
+            if rnd.random() < 0.5:
+                changes["context"] = {"acceptance": [f"check {step}", "and |this|"]}
+            if rnd.random() < 0.3:
+                changes["meta"] = {"agent": rnd.choice(["@code-developer", "@test-fix-agent"])}
+            edit.update_task(layout, SID, tid, changes)
+        else:
+            tid = rnd.choice(leaves)
+            with edit.editing(layout, SID, check=False) as draft:
+                task = draft.get(tid)
+                draft.put(
+                    {
+                        **task,
+                        "status": "blocked",
+                        "execution": {"blocked_reason": f"stopped at {step}", "step": "s1"},
+                    }
+                )
+        current += _check(layout)
+    # Most writes went by parts, and kept the index current for the readers.
+    assert len(by_parts) >= 20
+    assert current >= 20
+
+
+def test_a_view_edited_by_hand_is_rendered_in_full_again(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    layout = _session(project, 4)
+    _settle()
+    edit.set_status(layout, SID, "IMPL-1", "pending")
+    plan = layout.session_dir(SID) / "IMPL_PLAN.md"
+    plan.write_text(plan.read_text().replace("Task 2", "Task two"))
+    by_parts = []
+    real_write = delta.write
+    monkeypatch.setattr(
+        delta, "write", lambda *a, **k: by_parts.append(1) or real_write(*a, **k)
+    )
+    _settle()
+    edit.set_status(layout, SID, "IMPL-2", "completed")
+    assert by_parts == []
+    _check(layout)
+
+
+def test_dependents_become_ready_and_wait_again(project: Path) -> None:
+    layout = _session(project, 5)
+    _settle()
+    edit.set_status(layout, SID, "IMPL-1", "pending")
+    assert "IMPL-4" not in _full(layout)[1]["summary"]["ready"]
+    edit.set_status(layout, SID, "IMPL-3.1", "completed")
+    edit.set_status(layout, SID, "IMPL-3.2", "completed")
+    edit.set_status(layout, SID, "IMPL-2", "completed")
+    assert _check(layout)
+    ready = index.cached_answers(str(layout.workflow), SID)["summary"]["ready"]  # type: ignore[index]
+    assert "IMPL-4" in ready  # its dependency IMPL-3, a container, is completed
+    edit.set_status(layout, SID, "IMPL-3.2", "blocked")
+    assert _check(layout)
+    answers = index.cached_answers(str(layout.workflow), SID)
+    assert answers is not None
+    assert answers["status"]["IMPL-3"] == "blocked"
+    assert answers["waiting"]["IMPL-4"] == ["IMPL-3"]
+    assert "IMPL-4" not in answers["summary"]["ready"]
