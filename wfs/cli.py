@@ -102,18 +102,10 @@ INTERRUPTED_CHANGE = (
 
 
 def _os_error(ctx: click.Context, err: OSError) -> str:
-    """`path: reason; nothing was changed` for an I/O error (writes are atomic)."""
-    reason = err.strerror or str(err)
-    if not err.filename:
-        return f"{reason}; nothing was changed"
-    path = os.fsdecode(err.filename)
-    env = ctx.find_object(Env)
-    root = getattr(env, "_layout", None)
-    if root is not None and os.path.isabs(path):
-        relative = os.path.relpath(path, root.root)
-        if not relative.startswith(".."):
-            path = relative
-    return f"{path}: {reason}; nothing was changed"
+    from wfs.errors import os_error_message
+
+    layout = getattr(ctx.find_object(Env), "_layout", None)
+    return os_error_message(err, layout.root if layout is not None else None)
 
 
 @click.group(cls=WfsGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -700,43 +692,23 @@ def task_show(env: Env, task_id: str) -> None:
     _refuse_unreadable(commands.unreadable(env.layout, env.session))
 
 
-def _fields(
-    title: str | None,
-    task_type: str | None,
-    agent: str | None,
-    depends: tuple[str, ...],
-    requirements: tuple[str, ...],
-    acceptance: tuple[str, ...],
-    focus: tuple[str, ...],
-    source: str | None,
-) -> dict[str, Any]:
-    """Task fields from command-line options, merged over an optional JSON object."""
-    fields: dict[str, Any] = {}
-    if source:
-        from wfs.store import parse_json
+def _object_from(source: str | None) -> dict[str, Any] | None:
+    """The JSON object of task fields given with `--from`, if any."""
+    if not source:
+        return None
+    from wfs.store import parse_json
 
-        data = parse_json(*read_input(source))
-        if not isinstance(data, dict):
-            raise WfsError(f"{source}: expected a JSON object with task fields")
-        fields = data
-    if title is not None:
-        fields["title"] = title
-    meta = {k: v for k, v in (("type", task_type), ("agent", agent)) if v is not None}
-    if meta:
-        fields["meta"] = {**fields.get("meta", {}), **meta}
-    context = {
-        k: list(v)
-        for k, v in (
-            ("depends_on", depends),
-            ("requirements", requirements),
-            ("acceptance", acceptance),
-            ("focus_paths", focus),
-        )
-        if v
-    }
-    if context:
-        fields["context"] = {**fields.get("context", {}), **context}
-    return fields
+    data = parse_json(*read_input(source))
+    if not isinstance(data, dict):
+        raise WfsError(f"{source}: expected a JSON object with task fields")
+    return data
+
+
+def _fields(source: str | None, **options: Any) -> dict[str, Any]:
+    """Task fields from command-line options, merged over an optional JSON object."""
+    from wfs.edit import task_fields
+
+    return task_fields(_object_from(source), **options)
 
 
 def task_field_options(func: F) -> F:
@@ -792,16 +764,19 @@ def task_add(env: Env, /, task_id: str | None, parent: str | None, **options: An
     Example:
       wfs task add --title "Write login tests" --type test-gen --depends-on IMPL-1
     """
-    from wfs.edit import add_task
+    from wfs import commands
     from wfs.layout import check_task_id
 
-    fields = _fields(**options)
+    data = _object_from(options.pop("source"))
     if task_id is not None:
-        fields["id"] = check_task_id(task_id)
-    if not fields.get("title"):
+        check_task_id(task_id)
+    title = options["title"] if options["title"] is not None else (data or {}).get("title")
+    if not title:
         raise click.UsageError("a task needs --title (or a title in --from)")
-    created = add_task(env.layout, env.current_session(), fields, parent=parent)
-    env.emit({"task": created}, lambda: env.echo(created["id"]))
+    found, text = commands.task_add(
+        env.layout, env.session, task_id=task_id, parent=parent, data=data, **options
+    )
+    env.emit(found, lambda: env.echo(text))
 
 
 @task.command("update")
@@ -840,11 +815,10 @@ def task_status(env: Env, task_id: str, new_status: str) -> None:
     Example:
       wfs task status IMPL-1.1 completed
     """
-    from wfs.edit import set_status
-    from wfs.layout import check_task_id
+    from wfs import commands
 
-    set_status(env.layout, env.current_session(), check_task_id(task_id), new_status)
-    env.emit({"task": task_id, "status": new_status}, lambda: env.echo(f"{task_id}: {new_status}"))
+    data, text = commands.task_status(env.layout, env.session, task_id, new_status)
+    env.emit(data, lambda: env.echo(text))
 
 
 @task.command("split")

@@ -89,6 +89,51 @@ def show_task(layout: Layout, requested: str | None, task_id: str) -> dict[str, 
     return show_data(sid, found, task_id, read_task(layout, sid, task_id))
 
 
+def task_status(
+    layout: Layout, requested: str | None, task_id: str, status: str
+) -> tuple[dict[str, Any], str]:
+    """`wfs task status ID STATUS`: (what --json prints, the line printed otherwise)."""
+    from wfs.edit import set_status
+    from wfs.layout import check_task_id
+    from wfs.sessions import current_session
+
+    set_status(layout, current_session(layout, requested), check_task_id(task_id), status)
+    return {"task": task_id, "status": status}, f"{task_id}: {status}"
+
+
+def task_add(
+    layout: Layout,
+    requested: str | None,
+    task_id: str | None = None,
+    parent: str | None = None,
+    data: dict[str, Any] | None = None,
+    **options: Any,
+) -> tuple[dict[str, Any], str]:
+    """`wfs task add`: (what --json prints, the line printed otherwise). `options`: the
+    field options of wfs.edit.task_fields; `data`: the object of `--from`."""
+    from wfs.edit import add_task, task_fields
+    from wfs.layout import check_task_id
+    from wfs.sessions import current_session
+
+    given = {
+        "title": None,
+        "task_type": None,
+        "agent": None,
+        "depends": (),
+        "requirements": (),
+        "acceptance": (),
+        "focus": (),
+        **options,
+    }
+    fields = task_fields(data, **given)
+    if task_id is not None:
+        fields["id"] = check_task_id(task_id)
+    if not fields.get("title"):
+        raise WfsError("a task needs --title (or a title in --from)")
+    created = add_task(layout, current_session(layout, requested), fields, parent=parent)
+    return {"task": created}, created["id"]
+
+
 def plan(
     layout: Layout,
     topic: str | None,

@@ -75,7 +75,8 @@ class Stamps(NamedTuple):
     names: list[bytes]  # the task files, in id order
     stamps: list[Any]  # theirs, None when not trusted
     session: Any  # the session file's
-    recheck: dict[int, int]  # index (-1: the session file, -2: the folder) -> CRC-32
+    # index (-1: the session file) -> CRC-32 of its content; -2 (the folder) -> entries
+    recheck: dict[int, int]
 
 
 class State:
@@ -510,7 +511,10 @@ def save(
             task_stamps[i] = stamp
     dir_stamp = stamper.take(os.stat(task_dir))
     if stamper.trusted(dir_stamp) is None:
-        recheck[-2] = 0
+        # Checked by its number of entries (every task file listed is stat-ed anyway).
+        recheck[-2] = len(os.listdir(task_dir))
+        if _stamp_now(task_dir) != dir_stamp:
+            return  # changed while it was counted
     for i in [i for i in recheck if i != -2]:
         stamp = session_stamp if i == -1 else task_stamps[i]
         if stamper.trusted(stamp) is not None:
@@ -524,6 +528,12 @@ def save(
         answers,
         extra,
     )
+
+
+def _stamp_now(path: Path) -> Any:
+    from wfs.index import _stamp
+
+    return _stamp(os.stat(path))
 
 
 def written_names(layout: Layout, sid: str, files: list[tuple[Path, bytes]]) -> dict[bytes, bytes]:

@@ -481,6 +481,39 @@ def replan(layout: Layout, sid: str, raw: bytes, where: str) -> tuple[int, int]:
     return added, replaced
 
 
+def task_fields(
+    data: dict[str, Any] | None,
+    title: str | None,
+    task_type: str | None,
+    agent: str | None,
+    depends: tuple[str, ...],
+    requirements: tuple[str, ...],
+    acceptance: tuple[str, ...],
+    focus: tuple[str, ...],
+) -> dict[str, Any]:
+    """Task fields from the options of `task add` and `task update`, over `data` (the
+    JSON object of `--from`)."""
+    fields: dict[str, Any] = dict(data or {})
+    if title is not None:
+        fields["title"] = title
+    meta = {k: v for k, v in (("type", task_type), ("agent", agent)) if v is not None}
+    if meta:
+        fields["meta"] = {**fields.get("meta", {}), **meta}
+    context = {
+        k: list(v)
+        for k, v in (
+            ("depends_on", depends),
+            ("requirements", requirements),
+            ("acceptance", acceptance),
+            ("focus_paths", focus),
+        )
+        if v
+    }
+    if context:
+        fields["context"] = {**fields.get("context", {}), **context}
+    return fields
+
+
 def _next_id(draft: Draft, parent: str | None) -> str:
     if parent is None:
         majors = [p.major for p in map(parse_task_id, draft.ids) if p is not None]

@@ -34,3 +34,19 @@ class ProblemsError(WfsError):
 
 class BusyError(WfsError):
     exit_code = BUSY
+
+
+def os_error_message(err: OSError, root: Any = None) -> str:
+    """`path: reason; nothing was changed` for an I/O error (writes are atomic), the path
+    relative to the project `root` when it is inside it."""
+    import os
+
+    reason = err.strerror or str(err)
+    if not err.filename:
+        return f"{reason}; nothing was changed"
+    path = os.fsdecode(err.filename)
+    if root is not None and os.path.isabs(path):
+        relative = os.path.relpath(path, root)
+        if not relative.startswith(".."):
+            path = relative
+    return f"{path}: {reason}; nothing was changed"

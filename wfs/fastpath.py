@@ -1,4 +1,4 @@
-"""The `wfs` entry point: answer the hottest read commands without importing click.
+"""The `wfs` entry point: answer the hottest commands without importing click.
 
 Agents call `wfs status`, `wfs next` and `wfs task show ID` hundreds of times per
 session. When the call is one of those plain forms and the index cache
@@ -29,6 +29,8 @@ def main() -> None:
     if output is not None:
         sys.stdout.buffer.write(output)
         sys.stdout.flush()
+        return
+    if write(sys.argv[1:], os.environ):
         return
     from wfs.cli import main as full_cli
 
@@ -104,6 +106,101 @@ def answer(argv: list[str], environ: Any) -> bytes | None:
     from wfs.text import for_terminal
 
     return "".join(for_terminal(line) + "\n" for line in lines).encode()
+
+
+# `wfs task add` options that take a value: option -> (field name, repeatable).
+ADD_OPTIONS = {
+    "--title": ("title", False),
+    "--id": ("task_id", False),
+    "--parent": ("parent", False),
+    "--agent": ("agent", False),
+    "--depends-on": ("depends", True),
+    "--requirement": ("requirements", True),
+    "--acceptance": ("acceptance", True),
+    "--focus-path": ("focus", True),
+}
+
+
+def write(argv: list[str], environ: Any) -> bool:
+    """Run `task status ID STATUS` or a plain `task add`; False (nothing done) for any
+    other form, which the full CLI then runs. Exits with the CLI's code on an error."""
+    root, session, json_out = environ.get("WFS_ROOT"), environ.get("WFS_SESSION"), False
+    args = iter(argv)
+    command: list[str] = []
+    for arg in args:
+        if arg == "--json":
+            json_out = True
+        elif command:
+            command.append(arg)
+        elif arg in ("--root", "--session"):
+            value = next(args, None)
+            if value is None:
+                return False
+            root, session = (value, session) if arg == "--root" else (root, value)
+        elif arg == "--no-color":
+            pass  # nothing written here has colour
+        elif arg.startswith("-"):
+            return False
+        else:
+            command.append(arg)
+    if command[:2] != ["task", "status"] and command[:2] != ["task", "add"]:
+        return False
+    if command[1] == "status":
+        from wfs.tasks import LEAF_STATUSES
+
+        if len(command) != 4 or command[3] not in LEAF_STATUSES or command[2].startswith("-"):
+            return False
+        return _run(root, session, json_out, "status", command[2], command[3])
+    options: dict[str, Any] = {}
+    given = iter(command[2:])
+    for option in given:
+        known = ADD_OPTIONS.get(option)
+        value = next(given, None)
+        if known is None or value is None or value.startswith("-"):
+            return False
+        name, repeatable = known
+        if repeatable:
+            options[name] = (*options.get(name, ()), value)
+        elif name in options:
+            return False
+        else:
+            options[name] = value
+    if not options.get("title"):
+        return False  # the full CLI says what is missing
+    return _run(root, session, json_out, "add", options)
+
+
+def _run(root: str | None, session: str | None, json_out: bool, what: str, *args: Any) -> bool:
+    from wfs import commands
+    from wfs.errors import WfsError, os_error_message
+    from wfs.text import for_terminal, printable
+
+    layout = None
+    try:
+        from wfs import store
+        from wfs.layout import Layout, find_root
+
+        layout = Layout(find_root(root))
+        store.confine(layout.root)
+        if what == "status":
+            data, text = commands.task_status(layout, session, *args)
+        else:
+            data, text = commands.task_add(layout, session, **args[0])
+    except WfsError as err:
+        sys.stderr.write(f"wfs: error: {printable(err.message)}\n")
+        sys.exit(err.exit_code)
+    except OSError as err:
+        message = os_error_message(err, layout.root if layout is not None else None)
+        sys.stderr.write(f"wfs: error: {printable(message)}\n")
+        sys.exit(2)
+    if json_out:
+        from wfs.query import json_bytes
+
+        sys.stdout.buffer.write(json_bytes(data))
+    else:
+        sys.stdout.write(for_terminal(text) + "\n")
+    sys.stdout.flush()
+    return True
 
 
 def _prime(

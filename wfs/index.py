@@ -130,13 +130,8 @@ def _current(
         if current != stamps:
             return None
         for i, crc in recheck:
-            if i == -2:  # the folder: the same task files as listed
-                listed = {
-                    n
-                    for n in os.listdir(os.fsencode(task_dir))
-                    if n.endswith(b".json") and not n.startswith(b".")
-                }
-                if listed != set(names):
+            if i == -2:  # the folder: as many entries as when it was stamped
+                if len(os.listdir(task_dir)) != crc:
                     return None
                 continue
             path = session_file if i == -1 else os.path.join(task_dir, os.fsdecode(names[i]))
