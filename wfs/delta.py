@@ -490,6 +490,20 @@ def save(
     b"" for the session file -> bytes) are stamped now and checked by content until
     their stamps can be trusted. Nothing is saved when a stamp is missing: the next
     reader derives the answers again."""
+    try:
+        _save(layout, sid, answers, extra, stamps, written)
+    except OSError:
+        pass  # a cache only (no .task folder yet, a read-only checkout): slower, not wrong
+
+
+def _save(
+    layout: Layout,
+    sid: str,
+    answers: dict[str, Any],
+    extra: dict[str, Any],
+    stamps: Stamps,
+    written: dict[bytes, bytes],
+) -> None:
     from wfs import index
 
     task_dir = layout.task_dir(sid)
