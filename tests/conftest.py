@@ -30,7 +30,14 @@ class Run(NamedTuple):
 
 @pytest.fixture(autouse=True)
 def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("WFS_ROOT", "WFS_SESSION", "WFS_AGENT", "NO_COLOR", "WFS_LOCK_TIMEOUT", "WFS_NO_CACHE"):
+    for name in (
+        "WFS_ROOT",
+        "WFS_SESSION",
+        "WFS_AGENT",
+        "NO_COLOR",
+        "WFS_LOCK_TIMEOUT",
+        "WFS_NO_CACHE",
+    ):
         monkeypatch.delenv(name, raising=False)
     # Each in-process run confines writes to its project root: one test's root is not
     # another's.

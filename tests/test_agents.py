@@ -1082,6 +1082,9 @@ def test_install_removes_what_a_killed_install_left_behind(project: Path) -> Non
     assert run.code == 0, run.err
     assert not any(path.exists() for path in leftovers)
     assert sorted(p.name for p in folder.iterdir()) == [
-        "execute.md", "plan.md", "status.md", "switch.md"
+        "execute.md",
+        "plan.md",
+        "status.md",
+        "switch.md",
     ]
     assert wfs("agents", "install", "--check", "--target", "claude").code == 0

@@ -65,15 +65,24 @@ def fast(*args: str) -> bytes | None:
 def test_index_is_written_and_trusted(project: Path) -> None:
     setup(project)
     assert index.cached_answers(str(project / ".workflow"), SID) is not None
-    names = ["IMPL-1.json", "IMPL-2.json", "IMPL-3.json", "IMPL-3.1.json", "IMPL-3.2.json",
-             "IMPL-4.json", "IMPL-5.json"]
+    names = [
+        "IMPL-1.json",
+        "IMPL-2.json",
+        "IMPL-3.json",
+        "IMPL-3.1.json",
+        "IMPL-3.2.json",
+        "IMPL-4.json",
+        "IMPL-5.json",
+    ]
     skel = index._load(index.cache_path(str(project / ".workflow"), SID, "skel"))
     assert skel is not None and skel[1] == names and None not in skel[2]
 
 
 @pytest.mark.parametrize("args", READ_COMMANDS, ids=" ".join)
 @pytest.mark.parametrize("json_out", [False, True], ids=["text", "json"])
-def test_fast_path_prints_what_the_cli_prints(project: Path, args: list[str], json_out: bool) -> None:
+def test_fast_path_prints_what_the_cli_prints(
+    project: Path, args: list[str], json_out: bool
+) -> None:
     setup(project)
     wfs("task", "status", "IMPL-1", "completed")
     wfs("task", "status", "IMPL-3.1", "blocked")
@@ -177,8 +186,15 @@ def test_added_and_removed_files_are_seen(project: Path) -> None:
     extra = json.loads((folder / "IMPL-1.json").read_text()) | {"id": "IMPL-9", "title": "New"}
     (folder / "IMPL-9.json").write_text(json.dumps(extra))
     assert fast("status") is None
-    assert sorted(statuses()) == ["IMPL-1", "IMPL-2", "IMPL-3", "IMPL-3.1", "IMPL-3.2",
-                                  "IMPL-4", "IMPL-9"]
+    assert sorted(statuses()) == [
+        "IMPL-1",
+        "IMPL-2",
+        "IMPL-3",
+        "IMPL-3.1",
+        "IMPL-3.2",
+        "IMPL-4",
+        "IMPL-9",
+    ]
 
 
 def test_session_file_edit_is_seen(project: Path) -> None:
@@ -232,16 +248,25 @@ def test_index_from_another_python_is_ignored(project: Path) -> None:
 def test_index_matches_the_files_after_concurrent_writers(project: Path) -> None:
     setup(project)
     procs = [
-        subprocess.Popen([sys.executable, "-m", "wfs", "task", "status", tid, "completed"],
-                         cwd=project)
+        subprocess.Popen(
+            [sys.executable, "-m", "wfs", "task", "status", tid, "completed"], cwd=project
+        )
         for tid in ("IMPL-1", "IMPL-2", "IMPL-3.1", "IMPL-3.2", "IMPL-4", "IMPL-5")
     ]
-    readers = [subprocess.Popen([sys.executable, "-m", "wfs", "next"], cwd=project,
-                                stdout=subprocess.DEVNULL) for _ in range(4)]
+    readers = [
+        subprocess.Popen(
+            [sys.executable, "-m", "wfs", "next"], cwd=project, stdout=subprocess.DEVNULL
+        )
+        for _ in range(4)
+    ]
     assert [p.wait() for p in procs + readers] == [0] * 10
     layout = Layout(project)
-    from_files = {t["id"]: t["status"] for t in
-                  (json.loads(p.read_text()) for p in (project / f".workflow/{SID}/.task").glob("*.json"))}
+    from_files = {
+        t["id"]: t["status"]
+        for t in (
+            json.loads(p.read_text()) for p in (project / f".workflow/{SID}/.task").glob("*.json")
+        )
+    }
     from_index = {t["id"]: t["status"] for t in load_skeletons(layout, SID)}
     assert from_index == from_files
     assert wfs_process("--json", "status", cwd=project).json()["counts"]["completed"] == 6
@@ -314,7 +339,6 @@ def test_validation_cache_of_other_rules_is_ignored(project: Path) -> None:
     data[4] = [([("x", "fake", "cached by older rules", "error")], s, r) for _, s, r in data[4]]
     path.write_bytes(index._sealed(marshal.dumps(tuple(data))))
     assert wfs("validate").out == f"OK: {SID}\n"
-
 
 
 def test_damaged_cache_files_are_ignored(project: Path) -> None:

@@ -95,7 +95,11 @@ def prepare(root: Path, task: dict[str, Any]) -> tuple[dict[str, str], list[str]
         for path in _READ.findall(command):
             path = path.strip().strip("'\"")
             target = root / path
-            if not Path(path).is_absolute() and ".." not in Path(path).parts and not path.startswith("~"):
+            if (
+                not Path(path).is_absolute()
+                and ".." not in Path(path).parts
+                and not path.startswith("~")
+            ):
                 target.parent.mkdir(parents=True, exist_ok=True)
                 if not target.exists():
                     target.write_text(f"contents of {path}\n")
@@ -170,15 +174,26 @@ def test_every_output_and_dependency_summary_reaches_the_agent(name: str, tmp_pa
             from wfs.flow.engine import has_agent_part
             from wfs.flow.work import task_steps
 
-            task = read_json(tmp_path / "project" / ".workflow" / result["sid"] / ".task" /
-                             f"{result['task']['id']}.json")
+            task = read_json(
+                tmp_path
+                / "project"
+                / ".workflow"
+                / result["sid"]
+                / ".task"
+                / f"{result['task']['id']}.json"
+            )
             assert not any(has_agent_part(s) for s in task_steps(task))
         else:  # stopped on an input this project lacks, and says which
             assert outcome["status"] == "blocked", outcome
             assert outcome["reason"].startswith(f"step {outcome['step']} ("), outcome
         return
     record = read_json(
-        tmp_path / "project" / ".workflow" / result["sid"] / ".runs" / f"{result['task']['id']}.json"
+        tmp_path
+        / "project"
+        / ".workflow"
+        / result["sid"]
+        / ".runs"
+        / f"{result['task']['id']}.json"
     )
     pre = result["task"]["flow_control"].get("pre_analysis") or []
     # Every brief holds every pre_analysis output bound before its step: all of them for
@@ -203,7 +218,9 @@ def test_every_output_and_dependency_summary_reaches_the_agent(name: str, tmp_pa
     expected = [
         sub
         for dep in result["deps"]
-        for sub in ([d for d in result["deps"] if d.startswith(dep + ".")] if dep in parents else [dep])
+        for sub in (
+            [d for d in result["deps"] if d.startswith(dep + ".")] if dep in parents else [dep]
+        )
     ]
     assert brief["dependencies"] == [
         {

@@ -9,13 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import wfs
 
 from wfs import delta, edit, index, render
 from wfs.layout import Layout
 from wfs.sessions import load_session
 from wfs.tasks import LEAF_STATUSES
-
-from conftest import wfs
 
 SID = "WFS-delta"
 
@@ -70,9 +69,7 @@ def test_random_edits_by_parts_match_a_full_render(
     layout = _session(project, 12)
     by_parts = []
     real_write = delta.write
-    monkeypatch.setattr(
-        delta, "write", lambda *a, **k: by_parts.append(1) or real_write(*a, **k)
-    )
+    monkeypatch.setattr(delta, "write", lambda *a, **k: by_parts.append(1) or real_write(*a, **k))
     _settle()
     edit.set_status(layout, SID, "IMPL-1", "pending")  # a full write records the state
     rnd = random.Random(seed)
@@ -128,9 +125,7 @@ def test_a_view_edited_by_hand_is_rendered_in_full_again(
     plan.write_text(plan.read_text().replace("Task 2", "Task two"))
     by_parts = []
     real_write = delta.write
-    monkeypatch.setattr(
-        delta, "write", lambda *a, **k: by_parts.append(1) or real_write(*a, **k)
-    )
+    monkeypatch.setattr(delta, "write", lambda *a, **k: by_parts.append(1) or real_write(*a, **k))
     _settle()
     edit.set_status(layout, SID, "IMPL-2", "completed")
     assert by_parts == []

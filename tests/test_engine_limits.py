@@ -17,22 +17,57 @@ SID = "WFS-limits"
 
 
 def one_task(command: str, **extra: Any) -> None:
-    step = {"step": 1, "title": "Go", "description": "d", "modification_points": [],
-            "logic_flow": [], "depends_on": [], "output": "out", "command": command, **extra}
-    tasks = [{"id": "IMPL-1", "title": "Limits",
-              "flow_control": {"pre_analysis": [], "implementation_approach": [step]}}]
+    step = {
+        "step": 1,
+        "title": "Go",
+        "description": "d",
+        "modification_points": [],
+        "logic_flow": [],
+        "depends_on": [],
+        "output": "out",
+        "command": command,
+        **extra,
+    }
+    tasks = [
+        {
+            "id": "IMPL-1",
+            "title": "Limits",
+            "flow_control": {"pre_analysis": [], "implementation_approach": [step]},
+        }
+    ]
     assert wfs("plan", "Limits", "--from", "-", input=json.dumps(tasks)).code == 0
 
 
 def two_steps(first: str, second: str) -> None:
     steps = [
-        {"step": 1, "title": "Load", "description": "d", "modification_points": [],
-         "logic_flow": [], "depends_on": [], "output": "big", "command": first},
-        {"step": 2, "title": "Use", "description": "d", "modification_points": [],
-         "logic_flow": [], "depends_on": [1], "output": "used", "command": second},
+        {
+            "step": 1,
+            "title": "Load",
+            "description": "d",
+            "modification_points": [],
+            "logic_flow": [],
+            "depends_on": [],
+            "output": "big",
+            "command": first,
+        },
+        {
+            "step": 2,
+            "title": "Use",
+            "description": "d",
+            "modification_points": [],
+            "logic_flow": [],
+            "depends_on": [1],
+            "output": "used",
+            "command": second,
+        },
     ]
-    tasks = [{"id": "IMPL-1", "title": "Limits",
-              "flow_control": {"pre_analysis": [], "implementation_approach": steps}}]
+    tasks = [
+        {
+            "id": "IMPL-1",
+            "title": "Limits",
+            "flow_control": {"pre_analysis": [], "implementation_approach": steps},
+        }
+    ]
     assert wfs("plan", "Limits", "--from", "-", input=json.dumps(tasks)).code == 0
 
 
@@ -100,8 +135,11 @@ def test_a_catastrophic_grep_stops_at_the_step_timeout(project: Path) -> None:
 
 
 def test_a_catastrophic_regex_criterion_stops_at_the_step_timeout(project: Path) -> None:
-    one_task("bash(printf 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!')",
-             success_criteria="regex:(a+)+$", timeout=2)
+    one_task(
+        "bash(printf 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!')",
+        success_criteria="regex:(a+)+$",
+        timeout=2,
+    )
     run = wfs_process("execute", cwd=project, timeout=120)
     assert run.code == 1, run.out + run.err
     assert "success criteria 'regex:(a+)+$' not met" in run.out

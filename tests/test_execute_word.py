@@ -123,7 +123,9 @@ def test_a_task_added_with_only_a_title_is_done_by_the_agent(project: Path, tmp_
     assert brief["task"]["id"] == "IMPL-2"
     assert "## TASK BLOCKED" in brief["contract"]
     assert brief["resume"] == ["wfs", "--session", SID, "execute", "--resume", "IMPL-2"]
-    assert "| task | Write login tests | done (answered by the agent) |" in summary(project, "IMPL-2")
+    assert "| task | Write login tests | done (answered by the agent) |" in summary(
+        project, "IMPL-2"
+    )
     assert "Wrote tests/test_login.py with 4 cases." in summary(project, "IMPL-2")
     # Without an agent, the same kind of task waits for one instead of completing.
     assert wfs("task", "add", "--title", "Write signup tests").out == "IMPL-3\n"
@@ -261,8 +263,7 @@ def test_a_task_wfs_cannot_interpret_is_refused_before_the_claim(project: Path) 
     assert task_file(project).read_bytes() == before
     # status and next never call it ready; they say why it waits.
     assert wfs("next").out == (
-        "No task is ready.\n"
-        "Invalid:  IMPL-1: 1 validation error; `wfs validate` names them\n"
+        "No task is ready.\nInvalid:  IMPL-1: 1 validation error; `wfs validate` names them\n"
     )
     assert wfs("status", "--json").json()["ready"] == []
     assert wfs("execute").out.startswith("No task is ready.\nInvalid:  IMPL-1")
@@ -304,7 +305,9 @@ def test_empty_answers_are_refused_and_the_step_stays_paused(project: Path, tmp_
     assert lines_of(project / "count.txt") == ["ran"]
 
 
-def test_an_agent_that_answers_nothing_leaves_the_step_paused(project: Path, tmp_path: Path) -> None:
+def test_an_agent_that_answers_nothing_leaves_the_step_paused(
+    project: Path, tmp_path: Path
+) -> None:
     plan([task("IMPL-1", [step(1), step(2, "bash(echo after >> after.txt)")])])
     silent = agent(tmp_path, "")
     run = wfs("execute", "--agent", str(silent))
@@ -321,7 +324,9 @@ def test_an_agent_that_answers_nothing_leaves_the_step_paused(project: Path, tmp
     assert not (project / "after.txt").exists()
     skipped = wfs(*printed_command(run.out, "The step stays paused. Resume: "), "--skip")
     assert skipped.code == 0, skipped.out + skipped.err
-    assert "| implementation_approach/1 | Step 1 | skipped (skipped on resume) |" in summary(project)
+    assert "| implementation_approach/1 | Step 1 | skipped (skipped on resume) |" in summary(
+        project
+    )
     assert lines_of(project / "after.txt") == ["after"]
 
 
@@ -373,9 +378,7 @@ def test_checkpoint_keeps_the_partial_answer_and_pauses(project: Path, tmp_path:
     assert run.code == 3
     result = run.json()["tasks"][0]
     assert result["reason"] == "checkpoint reached; the agent continues from its partial answer"
-    assert result["brief"]["checkpoints"] == [
-        "## CHECKPOINT REACHED\nHalf of the handlers moved."
-    ]
+    assert result["brief"]["checkpoints"] == ["## CHECKPOINT REACHED\nHalf of the handlers moved."]
     done = wfs(*result["resume"][1:], "--agent", str(helper))
     assert done.code == 0, done.out + done.err
     assert briefs(helper)[1]["checkpoints"] == [
@@ -435,7 +438,9 @@ def test_skip_on_resume_skips_the_failed_step(project: Path) -> None:
     skipped = wfs(*printed_command(failed.out), "--skip")
     assert skipped.code == 0, skipped.out + skipped.err
     assert lines_of(project / "count.txt") == ["after"]
-    assert "| implementation_approach/1 | Step 1 | skipped (skipped on resume) |" in summary(project)
+    assert "| implementation_approach/1 | Step 1 | skipped (skipped on resume) |" in summary(
+        project
+    )
 
 
 def test_a_mixed_step_resumed_with_an_answer_keeps_its_commands_outputs(project: Path) -> None:
@@ -475,7 +480,18 @@ def test_a_failed_steps_output_is_kept_and_shown(project: Path) -> None:
 
 
 def test_retry_once_shows_both_attempts(project: Path) -> None:
-    plan([task("IMPL-1", [step(1, "bash(echo try >> tries.txt; echo no >&2; exit 1)", on_error="retry_once")])])
+    plan(
+        [
+            task(
+                "IMPL-1",
+                [
+                    step(
+                        1, "bash(echo try >> tries.txt; echo no >&2; exit 1)", on_error="retry_once"
+                    )
+                ],
+            )
+        ]
+    )
     run = wfs("execute", "--json")
     assert run.code == 1
     tries = run.json()["tasks"][0]["tries"]
@@ -631,7 +647,7 @@ def test_dry_run_shows_what_the_run_will_use_and_names_what_it_cannot(
         "  implementation_approach/4 Step 4 [agent] → [roles] on_error=fail\n"
         "      to the agent `my-agent`: Read(each discovered role analysis file)\n"
         "  implementation_approach/5 Step 5 [cli] → [review] on_error=fail\n"
-        "      cli: qwen-not-installed -p \"review <output of implementation_approach/1>\"\n"
+        '      cli: qwen-not-installed -p "review <output of implementation_approach/1>"\n'
         "      ! qwen-not-installed is not on PATH: this step will fail\n"
         "  implementation_approach/6 Step 6 [agent] → [later] on_error=fail\n"
         "      to the agent `my-agent`: Do step 6\n"
@@ -642,7 +658,9 @@ def test_dry_run_shows_what_the_run_will_use_and_names_what_it_cannot(
         "-p",
         "review <output of implementation_approach/1>",
     ]
-    assert plan_json["steps"][5]["parts"] == [{"kind": "agent", "agent": None, "brief": "Do step 6"}]
+    assert plan_json["steps"][5]["parts"] == [
+        {"kind": "agent", "agent": None, "brief": "Do step 6"}
+    ]
     # The real run passes the same words.
     data = task_json(project)
     data["flow_control"]["implementation_approach"] = data["flow_control"][
@@ -764,7 +782,9 @@ def test_a_killed_run_resumes_from_its_last_finished_step(project: Path, recover
 
 
 def test_ctrl_c_between_tasks_stops_execute_all(project: Path) -> None:
-    plan([task("IMPL-1", slow_steps(project)), task("IMPL-2", [step(1, "bash(touch second.flag)")])])
+    plan(
+        [task("IMPL-1", slow_steps(project)), task("IMPL-2", [step(1, "bash(touch second.flag)")])]
+    )
     proc = _start(project, "execute", "--all", "--json")
     _wait_for(project / "started.flag", proc)
     proc.send_signal(signal.SIGINT)
@@ -784,7 +804,10 @@ def test_resume_refuses_completed_and_unknown_tasks(project: Path) -> None:
     plan([task("IMPL-1", [step(1, "bash(true)")])])
     assert wfs("execute").code == 0
     done = wfs("execute", "--resume", "IMPL-1")
-    assert (done.code, done.err) == (2, "wfs: error: IMPL-1 is already completed; nothing to resume\n")
+    assert (done.code, done.err) == (
+        2,
+        "wfs: error: IMPL-1 is already completed; nothing to resume\n",
+    )
     unknown = wfs("execute", "--resume", "IMPL-9")
     assert unknown.code == 2 and unknown.err.startswith("wfs: error: unknown task 'IMPL-9'")
     assert os.environ.get("WFS_AGENT") is None

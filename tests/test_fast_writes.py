@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import tree_listing, wfs
 
 FULL_CLI = "import sys; from wfs.cli import main; main()"

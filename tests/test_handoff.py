@@ -78,9 +78,14 @@ def test_the_brief_carries_the_whole_task(project: Path, tmp_path: Path) -> None
     big = "x" * 20000
     plan(
         [
-            {"id": "IMPL-1", "title": "Earlier work",
-             "flow_control": {"pre_analysis": [], "implementation_approach": [
-                 step(1, "bash(printf 'made the base')")]}},
+            {
+                "id": "IMPL-1",
+                "title": "Earlier work",
+                "flow_control": {
+                    "pre_analysis": [],
+                    "implementation_approach": [step(1, "bash(printf 'made the base')")],
+                },
+            },
             {
                 "id": "IMPL-2",
                 "title": "Build on it",
@@ -97,12 +102,24 @@ def test_the_brief_carries_the_whole_task(project: Path, tmp_path: Path) -> None
                 },
                 "flow_control": {
                     "pre_analysis": [
-                        {"step": "small", "action": "a", "command": "bash(printf tiny)",
-                         "output_to": "small"},
-                        {"step": "large", "action": "b", "command": f"bash(printf {big})",
-                         "output_to": "large"},
-                        {"step": "unused", "action": "c", "command": "bash(printf nobody)",
-                         "output_to": "unused"},
+                        {
+                            "step": "small",
+                            "action": "a",
+                            "command": "bash(printf tiny)",
+                            "output_to": "small",
+                        },
+                        {
+                            "step": "large",
+                            "action": "b",
+                            "command": f"bash(printf {big})",
+                            "output_to": "large",
+                        },
+                        {
+                            "step": "unused",
+                            "action": "c",
+                            "command": "bash(printf nobody)",
+                            "output_to": "unused",
+                        },
                     ],
                     "implementation_approach": [step(1, description="Use [small]")],
                     "target_files": ["src/app.py:main:1-9"],
@@ -177,8 +194,11 @@ def test_consecutive_agent_steps_go_to_the_agent_in_one_brief(
     ]
     plan(
         [
-            {"id": f"IMPL-{n}", "title": title,
-             "flow_control": {"pre_analysis": [], "implementation_approach": steps}}
+            {
+                "id": f"IMPL-{n}",
+                "title": title,
+                "flow_control": {"pre_analysis": [], "implementation_approach": steps},
+            }
             for n, title in ((1, "Grouped"), (2, "Apart"))
         ]
     )
@@ -199,7 +219,10 @@ def test_consecutive_agent_steps_go_to_the_agent_in_one_brief(
     assert "Step 1 (+1 more in one hand-off)" in run.err
     preview = wfs("execute", "IMPL-2", "--dry-run", "--json").json()
     assert [row.get("handoff_with") for row in preview["steps"]] == [
-        None, "implementation_approach/1", None, None
+        None,
+        "implementation_approach/1",
+        None,
+        None,
     ]
     # One brief per step on request.
     apart = fake_agent(tmp_path, "apart")
@@ -209,8 +232,15 @@ def test_consecutive_agent_steps_go_to_the_agent_in_one_brief(
 
 def test_a_grouped_brief_paused_without_an_agent_resumes_with_one_answer(project: Path) -> None:
     steps = [step(1), step(2), step(3, "bash(printf '%s|%s' [out1] [out2] > got.txt)")]
-    plan([{"id": "IMPL-1", "title": "Grouped",
-           "flow_control": {"pre_analysis": [], "implementation_approach": steps}}])
+    plan(
+        [
+            {
+                "id": "IMPL-1",
+                "title": "Grouped",
+                "flow_control": {"pre_analysis": [], "implementation_approach": steps},
+            }
+        ]
+    )
     paused = wfs("execute", "--json")
     assert paused.code == 3
     brief = paused.json()["tasks"][0]["brief"]
@@ -237,8 +267,15 @@ def test_a_failing_check_goes_back_to_the_agent_until_it_passes(
     project: Path, tmp_path: Path
 ) -> None:
     steps = [step(1), step(2), step(3), step(4, TEST, on_error="retry_once")]
-    plan([{"id": "IMPL-1", "title": "Calc",
-           "flow_control": {"pre_analysis": [], "implementation_approach": steps}}])
+    plan(
+        [
+            {
+                "id": "IMPL-1",
+                "title": "Calc",
+                "flow_control": {"pre_analysis": [], "implementation_approach": steps},
+            }
+        ]
+    )
     agent = fake_agent(tmp_path, "agent", FIXING_AGENT)
     run = wfs("execute", "--agent", str(agent))
     assert run.code == 0, run.out + run.err
@@ -262,8 +299,7 @@ def test_a_failing_check_goes_back_to_the_agent_until_it_passes(
     assert fix["stderr"][-1] == "AssertionError: 0"
     assert [s["key"] for s in got[1]["steps"]] == ["implementation_approach/4"]
     assert (
-        "  IMPL-1 · Step 4: failed (exit code 1: AssertionError: 0); "
-        "fix 1 of 1 goes to the agent\n"
+        "  IMPL-1 · Step 4: failed (exit code 1: AssertionError: 0); fix 1 of 1 goes to the agent\n"
     ) in run.err
     record = read_json(project / ".workflow" / SID / ".runs/IMPL-1.json")
     entry = record["steps"]["implementation_approach/4"]
@@ -277,8 +313,15 @@ def test_the_fix_loop_stops_at_max_iterations_with_the_last_failure(
     project: Path, tmp_path: Path
 ) -> None:
     steps = [step(1), step(2, "bash(echo check >> checks.txt; exit 5)", max_iterations=2)]
-    plan([{"id": "IMPL-1", "title": "Never",
-           "flow_control": {"pre_analysis": [], "implementation_approach": steps}}])
+    plan(
+        [
+            {
+                "id": "IMPL-1",
+                "title": "Never",
+                "flow_control": {"pre_analysis": [], "implementation_approach": steps},
+            }
+        ]
+    )
     agent = fake_agent(tmp_path, "agent", "echo tried")
     run = wfs("execute", "--agent", str(agent), "--json")
     assert run.code == 1
@@ -293,8 +336,15 @@ def test_a_fix_brief_pauses_without_an_agent_and_the_answer_reruns_the_check(
     project: Path,
 ) -> None:
     steps = [step(1), step(2, "bash(test -f fixed.flag)", on_error="retry_once")]
-    plan([{"id": "IMPL-1", "title": "By hand",
-           "flow_control": {"pre_analysis": [], "implementation_approach": steps}}])
+    plan(
+        [
+            {
+                "id": "IMPL-1",
+                "title": "By hand",
+                "flow_control": {"pre_analysis": [], "implementation_approach": steps},
+            }
+        ]
+    )
     assert wfs("execute").code == 3
     paused = wfs("execute", "--resume", "IMPL-1", "--output", "did step 1", "--json")
     assert paused.code == 3
@@ -325,7 +375,7 @@ def test_acceptance_checks_run_before_completion_and_go_into_the_fix_loop(
     agent = fake_agent(
         tmp_path,
         "agent",
-        "if grep -q '\"fix\"' \"$BRIEF\"; then echo final >> report.txt; else echo draft > report.txt; fi; echo ok",
+        'if grep -q \'"fix"\' "$BRIEF"; then echo final >> report.txt; else echo draft > report.txt; fi; echo ok',
     )
     run = wfs("execute", "--agent", str(agent))
     assert run.code == 0, run.out + run.err
@@ -352,8 +402,13 @@ def test_agents_are_routed_by_name_and_overridden_by_agent_and_wfs_agent(
             for n, agent in enumerate(agents, start=1)
         ]
     )
-    config = {"agents": {"@code-developer": str(developer), "@test-fix-agent": str(tester),
-                         "default": str(fallback)}}
+    config = {
+        "agents": {
+            "@code-developer": str(developer),
+            "@test-fix-agent": str(tester),
+            "default": str(fallback),
+        }
+    }
     (project / ".workflow/config.json").write_text(json.dumps(config))
     for tid in ("IMPL-1", "IMPL-2", "IMPL-3"):
         assert wfs("execute", tid).code == 0
@@ -386,12 +441,20 @@ def test_a_cli_task_is_handed_to_its_cli_tool_with_one_prompt(
             {
                 "id": "IMPL-1",
                 "title": "Via codex",
-                "meta": {"agent": "@code-developer",
-                         "execution_config": {"method": "cli", "cli_tool": "codex"}},
+                "meta": {
+                    "agent": "@code-developer",
+                    "execution_config": {"method": "cli", "cli_tool": "codex"},
+                },
                 "context": {"acceptance": ["tests pass"]},
                 "flow_control": {
-                    "pre_analysis": [{"step": "ctx", "action": "a",
-                                      "command": "bash(printf gathered)", "output_to": "ctx"}],
+                    "pre_analysis": [
+                        {
+                            "step": "ctx",
+                            "action": "a",
+                            "command": "bash(printf gathered)",
+                            "output_to": "ctx",
+                        }
+                    ],
                     "implementation_approach": [step(1), step(2)],
                 },
             }
@@ -418,17 +481,38 @@ def git(project: Path, *args: str) -> None:
 
 def test_files_changed_counts_what_the_task_changed_by_content(project: Path) -> None:
     git(project, "init", "-q")
-    git(project, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "--allow-empty",
-        "-m", "start")
+    git(
+        project,
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@e",
+        "commit",
+        "-q",
+        "--allow-empty",
+        "-m",
+        "start",
+    )
     (project / "dirty.txt").write_text("edited before\n")  # dirty, changed again by the task
     (project / "untouched.txt").write_text("dirty, left alone\n")
     git(project, "add", "dirty.txt", "untouched.txt")
     git(project, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "-m", "files")
     (project / "dirty.txt").write_text("edited before the task\n")
     (project / "untouched.txt").write_text("dirty, and left alone\n")
-    plan([{"id": "IMPL-1", "title": "Change",
-           "flow_control": {"pre_analysis": [], "implementation_approach": [
-               step(1, "bash(echo more >> dirty.txt; mkdir -p src; echo new > src/new.py)")]}}])
+    plan(
+        [
+            {
+                "id": "IMPL-1",
+                "title": "Change",
+                "flow_control": {
+                    "pre_analysis": [],
+                    "implementation_approach": [
+                        step(1, "bash(echo more >> dirty.txt; mkdir -p src; echo new > src/new.py)")
+                    ],
+                },
+            }
+        ]
+    )
     assert wfs("execute").code == 0
     text = summary(project)
     assert "## Files Changed\n- `dirty.txt`\n- `src/new.py`\n" in text
@@ -439,13 +523,28 @@ def test_summary_outputs_are_cut_and_linked_and_fences_stay_whole(project: Path)
     long = "\n".join(f"line {n}" for n in range(1, 101))
     (project / "long.txt").write_text(long + "\n")
     (project / "fenced.md").write_text("before\n```python\nprint(1)\n```\nafter\n")
-    plan([{"id": "IMPL-1", "title": "Outputs",
-           "flow_control": {"pre_analysis": [], "implementation_approach": [
-               step(1, "Read(long.txt)"), step(2, "Read(fenced.md)")]}}])
+    plan(
+        [
+            {
+                "id": "IMPL-1",
+                "title": "Outputs",
+                "flow_control": {
+                    "pre_analysis": [],
+                    "implementation_approach": [
+                        step(1, "Read(long.txt)"),
+                        step(2, "Read(fenced.md)"),
+                    ],
+                },
+            }
+        ]
+    )
     assert wfs("execute").code == 0
     text = summary(project)
     shown = "\n".join(f"line {n}" for n in range(1, 41))
     link = "../.runs/IMPL-1/out1.txt"
-    assert f"### `out1`\n```text\n{shown}\n```\n… cut here; the whole output is in [{link}]({link})" in text
+    assert (
+        f"### `out1`\n```text\n{shown}\n```\n… cut here; the whole output is in [{link}]({link})"
+        in text
+    )
     assert (project / ".workflow" / SID / ".runs/IMPL-1/out1.txt").read_text() == long
     assert "### `out2`\n````text\nbefore\n```python\nprint(1)\n```\nafter\n````\n" in text

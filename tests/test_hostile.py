@@ -604,8 +604,7 @@ CASES = [
         nothing,
         ("execute", "--resume", "IMPL-2"),
         2,
-        "wfs: error: IMPL-2 has not started; run it with "
-        "`wfs --session WFS-h execute IMPL-2`\n",
+        "wfs: error: IMPL-2 has not started; run it with `wfs --session WFS-h execute IMPL-2`\n",
     ),
     Case("--output without --resume", nothing, ("execute", "--output", "x"), 2, "Usage: …"),
     Case(
@@ -855,7 +854,9 @@ CASES = [
         f"wfs: error: invalid session id '{LONG_SID[:40]}...' (300 characters): it is too "
         "long to name a file (at most 247 bytes)\n",
     ),
-    Case("300-character task id in the file", edit_task("IMPL-2", id=LONG_TID), ("validate",), 1, ""),
+    Case(
+        "300-character task id in the file", edit_task("IMPL-2", id=LONG_TID), ("validate",), 1, ""
+    ),
     Case(
         "300-character session id in the file",
         edit_session(session_id=LONG_SID),
@@ -1026,7 +1027,9 @@ CASES = [
     ),
     Case(
         "plan nested 1024 deep",
-        write("plan.json", '{"tasks": [{"id": "IMPL-1", "title": "t", "x": ' + nested(1024) + "}]}"),
+        write(
+            "plan.json", '{"tasks": [{"id": "IMPL-1", "title": "t", "x": ' + nested(1024) + "}]}"
+        ),
         ("plan", "P", "--from", "plan.json"),
         2,
         "wfs: error: plan.json:1:1070: invalid JSON: depth limit exceeded\n",
@@ -1133,7 +1136,9 @@ CASES = [
     ),
     Case(
         "plan: CRLF lines, a place counted in lines",
-        write("plan.json", b'[\r\n{"id": "IMPL-1", "title": "a"},\r\n{"id": "IMPL-2", "title": }\r\n]'),
+        write(
+            "plan.json", b'[\r\n{"id": "IMPL-1", "title": "a"},\r\n{"id": "IMPL-2", "title": }\r\n]'
+        ),
         ("plan", "P", "--from", "plan.json"),
         2,
         "wfs: error: plan.json:3:27: invalid JSON: unexpected character, expected a JSON value\n",
@@ -1197,7 +1202,11 @@ CASES = [
     ),
     Case(
         "duplicate keys in a session file",
-        raw_edit(f"{S}/workflow-session.json", b'"status": "active"', b'"status": "active", "status": "paused"'),
+        raw_edit(
+            f"{S}/workflow-session.json",
+            b'"status": "active"',
+            b'"status": "active", "status": "paused"',
+        ),
         ("validate",),
         0,
         "",
@@ -1227,7 +1236,9 @@ CASES = [
     ),
     Case(
         "huge integer in a task file",
-        raw_edit(VANISH, b'"title": "Leaf"', b'"title": "Leaf", "x": 123456789012345678901234567890'),
+        raw_edit(
+            VANISH, b'"title": "Leaf"', b'"title": "Leaf", "x": 123456789012345678901234567890'
+        ),
         ("task", "status", "IMPL-2", "completed"),
         2,
         f"wfs: error: {T}/IMPL-2.json:3:25: invalid JSON: integer 123456789012345678901234567890 "
@@ -1258,8 +1269,10 @@ CASES = [
     ),
     Case(
         "task file in a symlink loop",
-        steps(symlink(f"{T}/IMPL-3.json", f"project/{T}/IMPL-4.json"),
-              symlink(f"{T}/IMPL-4.json", f"project/{T}/IMPL-3.json")),
+        steps(
+            symlink(f"{T}/IMPL-3.json", f"project/{T}/IMPL-4.json"),
+            symlink(f"{T}/IMPL-4.json", f"project/{T}/IMPL-3.json"),
+        ),
         ("status",),
         2,
         f"wfs: error: {T}/IMPL-3.json: is a symlink loop; wfs does not follow it\n",
@@ -1382,7 +1395,7 @@ VALIDATE_OUT = {
     "300-character task id in the file": f'{T}/IMPL-2.json#/id: id-filename: id "IMPL-'
     + "1" * 70
     + '..." does not match the file name IMPL-2.json\n',
-    "300-character session id in the file": f'{S}/workflow-session.json#/session_id: session-id: '
+    "300-character session id in the file": f"{S}/workflow-session.json#/session_id: session-id: "
     'session_id "WFS-' + "a" * 71 + '..." does not match its folder WFS-h\n',
     "ids with .. and a slash in files": f'{T}/IMPL-2.json#/id: id-format: task id "IMPL-2/../x" has '
     'extra text "/../x" after IMPL-2; ids are IMPL-N or IMPL-N.M\n'

@@ -64,8 +64,13 @@ def test_corpus_is_big_enough() -> None:
 
 def run_bash(command: str, values: dict[str, object], cwd: Path) -> bytes:
     shell = substitute_shell(command, values)
-    proc = subprocess.run(["bash", "-c", shell.script], cwd=cwd, env={**os.environ, **shell.env},
-                          capture_output=True, check=True)
+    proc = subprocess.run(
+        ["bash", "-c", shell.script],
+        cwd=cwd,
+        env={**os.environ, **shell.env},
+        capture_output=True,
+        check=True,
+    )
     return proc.stdout
 
 
@@ -91,14 +96,26 @@ def test_engine_passes_every_hostile_value_as_data(project: Path) -> None:
     tasks = []
     for n, value in enumerate(HOSTILE, start=1):
         steps = [
-            {"step": i, "title": position, "description": "write the value",
-             "modification_points": [], "logic_flow": [], "depends_on": [],
-             "output": f"o{i}", "command": template.format(file=f"out-{n}-{position}")}
+            {
+                "step": i,
+                "title": position,
+                "description": "write the value",
+                "modification_points": [],
+                "logic_flow": [],
+                "depends_on": [],
+                "output": f"o{i}",
+                "command": template.format(file=f"out-{n}-{position}"),
+            }
             for i, (position, template) in enumerate(POSITIONS.items(), start=1)
         ]
-        tasks.append({"id": f"IMPL-{n}", "title": f"Value {n}",
-                      "context": {"shared_context": {"v": value}},
-                      "flow_control": {"pre_analysis": [], "implementation_approach": steps}})
+        tasks.append(
+            {
+                "id": f"IMPL-{n}",
+                "title": f"Value {n}",
+                "context": {"shared_context": {"v": value}},
+                "flow_control": {"pre_analysis": [], "implementation_approach": steps},
+            }
+        )
     assert wfs("plan", "Hostile", "--from", "-", input=json.dumps(tasks)).code == 0
     run = wfs("execute", "--all")
     assert run.code == 0, run.out + run.err
@@ -113,14 +130,34 @@ def test_engine_passes_every_hostile_value_as_data(project: Path) -> None:
 def test_step_outputs_with_hostile_content_stay_data(project: Path) -> None:
     (project / "evil.txt").write_text(f"$(touch {CANARY}); `touch {CANARY}`")
     steps = [
-        {"step": 1, "title": "read", "description": "d", "modification_points": [],
-         "logic_flow": [], "depends_on": [], "output": "evil", "command": "Read(evil.txt)"},
-        {"step": 2, "title": "use", "description": "d", "modification_points": [],
-         "logic_flow": [], "depends_on": [1], "output": "echoed",
-         "command": "bash(printf '%s' [evil] > copy.txt)"},
+        {
+            "step": 1,
+            "title": "read",
+            "description": "d",
+            "modification_points": [],
+            "logic_flow": [],
+            "depends_on": [],
+            "output": "evil",
+            "command": "Read(evil.txt)",
+        },
+        {
+            "step": 2,
+            "title": "use",
+            "description": "d",
+            "modification_points": [],
+            "logic_flow": [],
+            "depends_on": [1],
+            "output": "echoed",
+            "command": "bash(printf '%s' [evil] > copy.txt)",
+        },
     ]
-    tasks = [{"id": "IMPL-1", "title": "t",
-              "flow_control": {"pre_analysis": [], "implementation_approach": steps}}]
+    tasks = [
+        {
+            "id": "IMPL-1",
+            "title": "t",
+            "flow_control": {"pre_analysis": [], "implementation_approach": steps},
+        }
+    ]
     wfs("plan", "Evil output", "--from", "-", input=json.dumps(tasks))
     assert wfs("execute").code == 0
     assert (project / "copy.txt").read_text() == f"$(touch {CANARY}); `touch {CANARY}`"

@@ -51,9 +51,20 @@ def run_in_namespace(tmp_path: Path) -> list[dict[str, object]]:
     root = tmp_path / "disk"
     root.mkdir()
     proc = subprocess.run(
-        ["unshare", "--mount", "--map-root-user", "bash", "-c", SCRIPT, "-", str(root),
-         sys.executable],
-        capture_output=True, text=True, timeout=300,
+        [
+            "unshare",
+            "--mount",
+            "--map-root-user",
+            "bash",
+            "-c",
+            SCRIPT,
+            "-",
+            str(root),
+            sys.executable,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert proc.returncode != 99, f"cannot mount a tmpfs in a mount namespace: {proc.stderr}"
     return [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]

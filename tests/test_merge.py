@@ -287,7 +287,10 @@ def test_git_merge_works_from_a_shell_without_wfs_on_path(project: Path, git_env
     )
     assert subprocess.run(["sh", "-c", "command -v wfs"], env={"PATH": path}).returncode != 0
     merge = subprocess.run(
-        ["git", "merge", "--no-edit", "a"], cwd=project, capture_output=True, text=True,
+        ["git", "merge", "--no-edit", "a"],
+        cwd=project,
+        capture_output=True,
+        text=True,
         env={**os.environ, "PATH": path},
     )
     assert merge.returncode == 0, merge.stdout + merge.stderr

@@ -29,9 +29,12 @@ RUNS = "WFS-runs"  # executions
 
 
 def start(project: Path, *args: str) -> subprocess.Popen[bytes]:
-    return subprocess.Popen([sys.executable, "-m", "wfs", "--root", str(project), *args],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            env={**os.environ, "WFS_LOCK_TIMEOUT": "30"})
+    return subprocess.Popen(
+        [sys.executable, "-m", "wfs", "--root", str(project), *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "WFS_LOCK_TIMEOUT": "30"},
+    )
 
 
 def every_json_parses(project: Path) -> int:
@@ -44,12 +47,24 @@ def every_json_parses(project: Path) -> int:
 
 
 def run_task(n: int) -> dict[str, Any]:
-    steps = [{"step": i, "title": f"s{i}", "description": "d", "modification_points": [],
-              "logic_flow": [], "depends_on": [i - 1] if i > 1 else [], "output": f"o{i}",
-              "command": f"bash(sleep 0.0{i}; echo {n}-{i} >> ran.log; printf {i})"}
-             for i in range(1, 4)]
-    return {"id": f"IMPL-{n}", "title": f"Run {n}",
-            "flow_control": {"pre_analysis": [], "implementation_approach": steps}}
+    steps = [
+        {
+            "step": i,
+            "title": f"s{i}",
+            "description": "d",
+            "modification_points": [],
+            "logic_flow": [],
+            "depends_on": [i - 1] if i > 1 else [],
+            "output": f"o{i}",
+            "command": f"bash(sleep 0.0{i}; echo {n}-{i} >> ran.log; printf {i})",
+        }
+        for i in range(1, 4)
+    ]
+    return {
+        "id": f"IMPL-{n}",
+        "title": f"Run {n}",
+        "flow_control": {"pre_analysis": [], "implementation_approach": steps},
+    }
 
 
 class Harness:
@@ -84,8 +99,13 @@ class Harness:
             status = self.rng.choice(["pending", "active", "completed", "blocked"])
             return kind, ["--session", WORK, "task", "status", tid, status], (tid, status)
         if kind == "split":
-            candidates = [t for t, d in work.items() if "." not in t and d["status"] == "pending"
-                          and not any(k.startswith(t + ".") for k in work)]
+            candidates = [
+                t
+                for t, d in work.items()
+                if "." not in t
+                and d["status"] == "pending"
+                and not any(k.startswith(t + ".") for k in work)
+            ]
             tid = self.rng.choice(candidates)
             subs = json.dumps([{"title": f"{tid} part {i}"} for i in range(1, 4)])
             path = self.project / "subs.json"
@@ -94,13 +114,16 @@ class Harness:
         if kind == "execute":
             return kind, ["--session", RUNS, "execute"], None
         if kind == "switch":
-            sid = self.rng.choice(sorted(p.name for p in (self.project / ".workflow").glob("WFS-*")))
+            sid = self.rng.choice(
+                sorted(p.name for p in (self.project / ".workflow").glob("WFS-*"))
+            )
             return kind, ["switch", sid], sid
         self.plans += 1
         plan = self.project / "plan.json"
         count = self.rng.randint(1, 6)
-        plan.write_text(json.dumps([{"id": f"IMPL-{n}", "title": f"Task {n}"}
-                                    for n in range(1, count + 1)]))
+        plan.write_text(
+            json.dumps([{"id": f"IMPL-{n}", "title": f"Task {n}"} for n in range(1, count + 1)])
+        )
         return kind, ["plan", f"Crash topic {self.plans}", "--from", str(plan)], count
 
     def step(self) -> None:
@@ -194,9 +217,11 @@ def test_random_kills_never_corrupt_the_plan(tmp_path: Path) -> None:
         assert attempts < KILLS * 20, "processes finish too fast to be killed"
         harness.step()
     assert harness.acknowledged >= harness.spared > 0
-    print(f"\ncrash harness: {harness.kills} kills in {attempts} operations, "
-          f"{harness.acknowledged} acknowledged, {harness.repairs} repairs, "
-          f"{harness.files_checked} JSON files parsed")
+    print(
+        f"\ncrash harness: {harness.kills} kills in {attempts} operations, "
+        f"{harness.acknowledged} acknowledged, {harness.repairs} repairs, "
+        f"{harness.files_checked} JSON files parsed"
+    )
 
 
 UPDATER = """
@@ -214,9 +239,14 @@ def test_eight_processes_make_800_updates_and_none_is_lost(project: Path) -> Non
     tasks = [{"id": f"IMPL-{n}", "title": f"T{n}"} for n in range(1, 801)]
     assert wfs("plan", "Contention", "--from", "-", input=json.dumps(tasks)).code == 0
     env = {**os.environ, "WFS_LOCK_TIMEOUT": "300"}
-    procs = [subprocess.Popen([sys.executable, "-c", UPDATER, str(project), str(1 + 100 * i),
-                               "100"], env=env, stderr=subprocess.PIPE)
-             for i in range(8)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", UPDATER, str(project), str(1 + 100 * i), "100"],
+            env=env,
+            stderr=subprocess.PIPE,
+        )
+        for i in range(8)
+    ]
     errors = [p.communicate(timeout=600)[1] for p in procs]
     assert [p.returncode for p in procs] == [0] * 8, errors
     folder = project / ".workflow/WFS-contention/.task"
@@ -238,11 +268,17 @@ for n in range(40):
 
 
 def test_processes_hammering_one_task_leave_one_written_value(project: Path) -> None:
-    assert wfs("plan", "Hammer", "--from", "-",
-               input=json.dumps([{"id": "IMPL-1", "title": "start"}])).code == 0
+    assert (
+        wfs(
+            "plan", "Hammer", "--from", "-", input=json.dumps([{"id": "IMPL-1", "title": "start"}])
+        ).code
+        == 0
+    )
     env = {**os.environ, "WFS_LOCK_TIMEOUT": "300"}
-    procs = [subprocess.Popen([sys.executable, "-c", HAMMER, str(project), f"p{i}"], env=env)
-             for i in range(6)]
+    procs = [
+        subprocess.Popen([sys.executable, "-c", HAMMER, str(project), f"p{i}"], env=env)
+        for i in range(6)
+    ]
     assert [p.wait(timeout=600) for p in procs] == [0] * 6
     title = read_json(project / ".workflow/WFS-hammer/.task/IMPL-1.json")["title"]
     written = {f"p{i}-{n}" for i in range(6) for n in range(40)}
@@ -253,27 +289,42 @@ def test_processes_hammering_one_task_leave_one_written_value(project: Path) -> 
 
 @pytest.mark.parametrize("timeout", ["0.2", "1"])
 def test_held_session_lock_gives_exit_4_after_the_timeout(project: Path, timeout: str) -> None:
-    assert wfs("plan", "Held", "--from", "-",
-               input=json.dumps([{"id": "IMPL-1", "title": "x"}])).code == 0
+    assert (
+        wfs("plan", "Held", "--from", "-", input=json.dumps([{"id": "IMPL-1", "title": "x"}])).code
+        == 0
+    )
     lock = project / ".workflow/.locks/WFS-held.lock"
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys,time; from filelock import FileLock;"
-         "l=FileLock(sys.argv[1]); l.acquire(); print('held', flush=True); time.sleep(60)",
-         str(lock)], stdout=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-c",
+            "import sys,time; from filelock import FileLock;"
+            "l=FileLock(sys.argv[1]); l.acquire(); print('held', flush=True); time.sleep(60)",
+            str(lock),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
         started = time.monotonic()
-        run = subprocess.run([sys.executable, "-m", "wfs", "task", "status", "IMPL-1",
-                              "completed"], cwd=project, capture_output=True, text=True,
-                             env={**os.environ, "WFS_LOCK_TIMEOUT": timeout})
+        run = subprocess.run(
+            [sys.executable, "-m", "wfs", "task", "status", "IMPL-1", "completed"],
+            cwd=project,
+            capture_output=True,
+            text=True,
+            env={**os.environ, "WFS_LOCK_TIMEOUT": timeout},
+        )
         waited = time.monotonic() - started
     finally:
         holder.kill()
         holder.wait()
     assert run.returncode == 4
-    assert run.stderr == (f"wfs: error: WFS-held is locked by another wfs process (waited "
-                          f"{float(timeout):g}s); try again, or set WFS_LOCK_TIMEOUT to wait "
-                          "longer\n")
+    assert run.stderr == (
+        f"wfs: error: WFS-held is locked by another wfs process (waited "
+        f"{float(timeout):g}s); try again, or set WFS_LOCK_TIMEOUT to wait "
+        "longer\n"
+    )
     assert waited >= float(timeout)
     assert read_json(project / ".workflow/WFS-held/.task/IMPL-1.json")["status"] == "pending"
 
@@ -295,10 +346,18 @@ def test_a_half_applied_change_fails_validate_and_render_check_until_finished(
     # Stage both new files and write the journal, as write_together does, then stop
     # before the renames: a process killed at that moment.
     staged = [
-        (folder / "IMPL-1.json", store.stage(folder / "IMPL-1.json", store.dumps({**one, "title": "A"}))),
-        (folder / "IMPL-2.json", store.stage(folder / "IMPL-2.json", store.dumps({**two, "title": "B"}))),
+        (
+            folder / "IMPL-1.json",
+            store.stage(folder / "IMPL-1.json", store.dumps({**one, "title": "A"})),
+        ),
+        (
+            folder / "IMPL-2.json",
+            store.stage(folder / "IMPL-2.json", store.dumps({**two, "title": "B"})),
+        ),
     ]
-    renames = [[os.path.relpath(t, journal.parent), os.path.relpath(s, journal.parent)] for t, s in staged]
+    renames = [
+        [os.path.relpath(t, journal.parent), os.path.relpath(s, journal.parent)] for t, s in staged
+    ]
     store.write_bytes(journal, store.dumps({"renames": renames}))
     where = ".workflow/.locks/WFS-cut.journal"
     check = wfs("validate")

@@ -160,7 +160,9 @@ def test_render_check_names_stale_views_and_changes_nothing(project: Path) -> No
     assert {p.name: p.read_bytes() for p in session.iterdir() if p.is_file()} == before
     assert wfs("render").code == 0
     assert wfs("render", "--check", "--json").json() == {
-        "session": "WFS-views", "stale": [], "interrupted": []
+        "session": "WFS-views",
+        "stale": [],
+        "interrupted": [],
     }
     assert "- [x] **IMPL-1**: One" in todo.read_text()
 

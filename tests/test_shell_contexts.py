@@ -25,8 +25,11 @@ VALUES = HOSTILE + CODE
 def run(command: str, value: object, cwd: Path) -> subprocess.CompletedProcess[bytes]:
     shell = substitute_shell(command, {"v": value})
     return subprocess.run(
-        ["bash", "-c", shell.script], cwd=cwd, env={"PATH": "/usr/bin:/bin", **shell.env},
-        capture_output=True, timeout=30,
+        ["bash", "-c", shell.script],
+        cwd=cwd,
+        env={"PATH": "/usr/bin:/bin", **shell.env},
+        capture_output=True,
+        timeout=30,
     )
 
 
@@ -71,9 +74,9 @@ def test_whole_numbers_work_in_arithmetic(spot: str, expected: str, tmp_path: Pa
 DATA = {
     "here-document": ("cat > out <<EOF\n[v]\nEOF", "{v}\n"),
     "here-document, tabs stripped": ("cat > out <<-EOF\n\t[v]\n\tEOF", "{v}\n"),
-    "comment with a quote before": ('# remove the 12" pipe\nprintf \'%s\' [v] > out', "{v}"),
+    "comment with a quote before": ("# remove the 12\" pipe\nprintf '%s' [v] > out", "{v}"),
     "$() inside double quotes": ('printf "%s" "$(printf \'%s\' [v])" > out', "{v_no_nl}"),
-    "backticks inside double quotes": ("printf \"%s\" \"`printf '%s' [v]`\" > out", "{v_no_nl}"),
+    "backticks inside double quotes": ('printf "%s" "`printf \'%s\' [v]`" > out', "{v_no_nl}"),
     "[[ == ]]": ("[[ [v] == [v] ]] && printf '%s' [v] > out", "{v}"),
     "nested $()": ("printf '%s' \"$(printf '%s' \"$(printf '%s' [v])\")\" > out", "{v_no_nl}"),
     "subshell": ("(cd . && printf '%s' [v] > out)", "{v}"),
@@ -124,7 +127,7 @@ def test_a_quote_in_a_comment_no_longer_unquotes_a_glob(tmp_path: Path) -> None:
 
 def test_a_token_in_a_comment_is_left_alone(tmp_path: Path) -> None:
     shell = substitute_shell("true # uses [v]\nprintf '%s' [v] > out", {"v": "$(x)"})
-    assert shell.script == 'true # uses [v]\nprintf \'%s\' "${WFS_V0}" > out'
+    assert shell.script == "true # uses [v]\nprintf '%s' \"${WFS_V0}\" > out"
 
 
 def test_the_engine_refuses_an_arithmetic_spot_before_running_it(project: Path) -> None:
@@ -133,12 +136,25 @@ def test_the_engine_refuses_an_arithmetic_spot_before_running_it(project: Path) 
     from conftest import read_json, wfs
 
     steps = [
-        {"step": 1, "title": "Count", "description": "d", "modification_points": [],
-         "logic_flow": [], "depends_on": [], "output": "n",
-         "command": "bash(touch ran.flag; echo $(( [shared_context.n] + 1 )))"},
+        {
+            "step": 1,
+            "title": "Count",
+            "description": "d",
+            "modification_points": [],
+            "logic_flow": [],
+            "depends_on": [],
+            "output": "n",
+            "command": "bash(touch ran.flag; echo $(( [shared_context.n] + 1 )))",
+        },
     ]
-    tasks = [{"id": "IMPL-1", "title": "Count", "context": {"shared_context": {"n": CODE[0]}},
-              "flow_control": {"pre_analysis": [], "implementation_approach": steps}}]
+    tasks = [
+        {
+            "id": "IMPL-1",
+            "title": "Count",
+            "context": {"shared_context": {"n": CODE[0]}},
+            "flow_control": {"pre_analysis": [], "implementation_approach": steps},
+        }
+    ]
     assert wfs("plan", "Arith", "--from", "-", input=json.dumps(tasks)).code == 0
     run_ = wfs("execute")
     assert run_.code == 1

@@ -188,7 +188,9 @@ def test_completing_a_container_directly_is_refused(project: Path, chain: str) -
 def test_unknown_task_suggests_close_ids(project: Path, chain: str) -> None:
     run = wfs("task", "show", "IMPL-1.3")
     assert run.code == 2
-    assert run.err == "wfs: error: unknown task 'IMPL-1.3'; did you mean IMPL-1.2, IMPL-1.1, IMPL-3?\n"
+    assert (
+        run.err == "wfs: error: unknown task 'IMPL-1.3'; did you mean IMPL-1.2, IMPL-1.1, IMPL-3?\n"
+    )
 
 
 def test_hostile_task_id_is_refused(project: Path, chain: str) -> None:
@@ -293,16 +295,29 @@ def test_completing_a_task_is_a_one_line_json_diff(project: Path, chain: str) ->
 
 
 def test_legacy_approach_warns_and_migrate_converts_it(project: Path) -> None:
-    legacy = [{"id": "IMPL-1", "title": "Old style", "flow_control": {
-        "pre_analysis": [], "implementation_approach": {
-            "task_description": "Do it", "modification_points": ["a"], "logic_flow": ["b"]}}}]
+    legacy = [
+        {
+            "id": "IMPL-1",
+            "title": "Old style",
+            "flow_control": {
+                "pre_analysis": [],
+                "implementation_approach": {
+                    "task_description": "Do it",
+                    "modification_points": ["a"],
+                    "logic_flow": ["b"],
+                },
+            },
+        }
+    ]
     sid = wfs("plan", "Legacy", "--from", "-", input=json.dumps(legacy)).out.strip()
     check = wfs("validate")
     assert check.code == 0
     assert "legacy-approach: warning:" in check.out
     run = wfs("migrate")
     assert (run.code, run.out) == (0, f"{sid}: migrated IMPL-1\n")
-    approach = read_json(task_file(project, sid, "IMPL-1"))["flow_control"]["implementation_approach"]
+    approach = read_json(task_file(project, sid, "IMPL-1"))["flow_control"][
+        "implementation_approach"
+    ]
     assert isinstance(approach, list) and approach[0]["description"] == "Do it"
     assert wfs("validate").out == f"OK: {sid}\n"
     assert wfs("migrate").out == "Nothing to migrate.\n"

@@ -15,19 +15,33 @@ TITLE = "\x1b]0;owned\x07"
 CLIPBOARD = "\x1b]52;c;cm0gLXJmIH4=\x07"
 BIDI = "\u202e"
 HOSTILE_TITLE = f"Fix {CLEAR}login{TITLE}{CLIPBOARD}{BIDI}now"
-SHOWN_TITLE = (
-    "Fix \\x1b[2J\\x1b[Hlogin\\x1b]0;owned\\x07\\x1b]52;c;cm0gLXJmIH4=\\x07\\u202enow"
-)
+SHOWN_TITLE = "Fix \\x1b[2J\\x1b[Hlogin\\x1b]0;owned\\x07\\x1b]52;c;cm0gLXJmIH4=\\x07\\u202enow"
 RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e]")
 
 
 def test_titles_and_topics_are_escaped_in_every_output(project: Path) -> None:
     topic = f"Auth {CLEAR}"
-    tasks = [{"id": "IMPL-1", "title": HOSTILE_TITLE,
-              "flow_control": {"pre_analysis": [], "implementation_approach": [
-                  {"step": 1, "title": HOSTILE_TITLE, "description": "d",
-                   "modification_points": [], "logic_flow": [], "depends_on": [],
-                   "output": "o", "command": f"bash(printf '{TITLE}'; exit 3)"}]}}]
+    tasks = [
+        {
+            "id": "IMPL-1",
+            "title": HOSTILE_TITLE,
+            "flow_control": {
+                "pre_analysis": [],
+                "implementation_approach": [
+                    {
+                        "step": 1,
+                        "title": HOSTILE_TITLE,
+                        "description": "d",
+                        "modification_points": [],
+                        "logic_flow": [],
+                        "depends_on": [],
+                        "output": "o",
+                        "command": f"bash(printf '{TITLE}'; exit 3)",
+                    }
+                ],
+            },
+        }
+    ]
     plan = wfs("plan", topic, "--from", "-", input=json.dumps(tasks))
     assert plan.code == 0, plan.err
     outputs = {
