@@ -276,7 +276,8 @@ def test_lock_timeout_exits_4(project: Path) -> None:
         [
             sys.executable,
             "-c",
-            "import sys,time; from filelock import FileLock; l=FileLock(sys.argv[1]); l.acquire();"
+            "import fcntl,os,sys,time; fd=os.open(sys.argv[1], os.O_RDWR | os.O_CREAT);"
+            "fcntl.flock(fd, fcntl.LOCK_EX);"
             "print('held', flush=True); time.sleep(30)",
             str(lock),
         ],

@@ -69,10 +69,9 @@ def test_missing_file_is_a_clear_error(tmp_path: Path) -> None:
 
 
 HOLD_LOCK = """
-import sys, time
-from filelock import FileLock
-lock = FileLock(sys.argv[1])
-lock.acquire()
+import fcntl, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT)
+fcntl.flock(fd, fcntl.LOCK_EX)
 print("held", flush=True)
 time.sleep(float(sys.argv[2]))
 """
@@ -104,6 +103,45 @@ def test_lock_held_by_another_process_times_out_busy(
         holder.wait()
     with store.locked(lock_path, "session WFS-x"):
         pass  # free again once the holder is gone
+
+
+def test_lock_is_reentrant_and_released_when_the_outer_hold_ends(tmp_path: Path) -> None:
+    lock_path = tmp_path / "x.lock"
+    probe = [sys.executable, "-c", PROBE_LOCK, str(lock_path)]
+    with store.locked(lock_path, "x"):
+        with store.locked(lock_path, "x"):
+            pass
+        # Still held after the inner exit: another process cannot take it.
+        assert subprocess.run(probe, capture_output=True, text=True).stdout == "busy\n"
+    assert subprocess.run(probe, capture_output=True, text=True).stdout == "free\n"
+
+
+PROBE_LOCK = """
+import fcntl, os, sys
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT)
+try:
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    print("free")
+except BlockingIOError:
+    print("busy")
+"""
+
+
+def test_a_waiting_writer_gets_the_lock_when_the_holder_lets_go(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lock_path = tmp_path / "x.lock"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_LOCK + "\nprint('done', flush=True)", str(lock_path), "0.5"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    monkeypatch.setenv("WFS_LOCK_TIMEOUT", "600")
+    with store.locked(lock_path, "x"):
+        # The holder printed "done" before exiting, so it let go before we got the lock.
+        assert holder.stdout.readline().strip() == "done"
+    holder.wait()
 
 
 def test_bad_lock_timeout_setting_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -2,7 +2,7 @@
 
 A write goes to a temporary file in the same directory, is fsynced, then renamed over
 the target, so a reader (or a process killed mid-write) only ever sees the old or the
-new file whole. Read-modify-write cycles run under a file lock (filelock).
+new file whole. Read-modify-write cycles run under a file lock (flock).
 """
 
 from __future__ import annotations
@@ -368,26 +368,58 @@ def lock_timeout() -> float:
     return value
 
 
+# The locks this process holds: path -> (descriptor, depth), so a locked helper may call
+# another that takes the same lock.
+_HELD: dict[str, list[int]] = {}
+
+
 @contextlib.contextmanager
 def locked(lock_path: Path, what: str) -> Iterator[None]:
     """Hold the lock file `lock_path`; raise BusyError (exit 4) after the timeout.
 
-    Re-entrant within one process, so a locked helper may call another.
+    An flock(2) on the file, released by the kernel when the process dies, so a crash
+    never leaves a session locked. Re-entrant within one process.
     """
-    from filelock import FileLock, Timeout
-
+    key = os.fspath(lock_path)
+    held = _HELD.get(key)
+    if held is not None:
+        held[1] += 1
+        try:
+            yield
+        finally:
+            held[1] -= 1
+        return
     timeout = lock_timeout()
     guard(lock_path)
     lock_path.parent.mkdir(parents=True, exist_ok=True)
-    lock = FileLock(lock_path, timeout=timeout, is_singleton=True)
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, _file_mode())
     try:
-        lock.acquire()
-    except Timeout:
-        raise BusyError(
-            f"{what} is locked by another wfs process (waited {timeout:g}s); "
-            "try again, or set WFS_LOCK_TIMEOUT to wait longer"
-        ) from None
-    try:
-        yield
+        _acquire(fd, timeout, what)
+        _HELD[key] = [fd, 1]
+        try:
+            yield
+        finally:
+            del _HELD[key]
     finally:
-        lock.release()
+        os.close(fd)  # closing the descriptor releases the lock
+
+
+def _acquire(fd: int, timeout: float, what: str) -> None:
+    import fcntl
+    import time
+
+    deadline = time.monotonic() + timeout
+    pause = 0.001
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise BusyError(
+                    f"{what} is locked by another wfs process (waited {timeout:g}s); "
+                    "try again, or set WFS_LOCK_TIMEOUT to wait longer"
+                ) from None
+            time.sleep(min(pause, left))
+            pause = min(pause * 2, 0.05)
