@@ -3,6 +3,7 @@ answers as a full derivation, after random sequences of edits."""
 
 from __future__ import annotations
 
+import json
 import random
 import time
 from pathlib import Path
@@ -30,7 +31,7 @@ def _session(root: Path, mains: int) -> Layout:
         if n % 3 == 0:
             tasks += [{"id": f"IMPL-{n}.{m}", "title": f"Sub {n}.{m}"} for m in (1, 2)]
     plan = root / "plan.json"
-    plan.write_text(__import__("json").dumps({"tasks": tasks}))
+    plan.write_text(json.dumps({"tasks": tasks}))
     assert wfs("plan", "delta", "--from", str(plan)).code == 0
     assert (root / ".workflow" / SID).is_dir()
     return Layout(root)
@@ -55,6 +56,9 @@ def _check(layout: Layout) -> bool:
     saved = index.cached_answers(str(layout.workflow), SID, folder=str(folder))
     if saved is not None:
         assert saved == answers
+        # What `--json` prints, and the order of the tasks, in order too.
+        for key in ("summary", "next", "ready_rows", "status"):
+            assert json.dumps(saved[key]) == json.dumps(answers[key]), key
     return saved is not None
 
 
@@ -150,3 +154,26 @@ def test_dependents_become_ready_and_wait_again(project: Path) -> None:
     assert answers["status"]["IMPL-3"] == "blocked"
     assert answers["waiting"]["IMPL-4"] == ["IMPL-3"]
     assert "IMPL-4" not in answers["summary"]["ready"]
+
+
+def test_a_status_wfs_does_not_know_is_counted_as_a_full_render_counts_it(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    layout = _session(project, 4)
+    task_file = layout.task_file(SID, "IMPL-2")
+    task_file.write_text(task_file.read_text().replace('"pending"', '"in_review"'))
+    _settle()
+    edit.set_status(layout, SID, "IMPL-1", "completed")  # a full write records the state
+    by_parts = []
+    real_write = delta.write
+    monkeypatch.setattr(delta, "write", lambda *a, **k: by_parts.append(1) or real_write(*a, **k))
+    _settle()
+    edit.set_status(layout, SID, "IMPL-3.1", "completed")  # by parts: in_review stays counted
+    assert by_parts == [1]
+    assert _check(layout)
+    _settle()
+    edit.set_status(layout, SID, "IMPL-2", "completed")  # in_review leaves: the full way
+    assert by_parts == [1]
+    assert _check(layout)
+    counts = index.cached_answers(str(layout.workflow), SID)["summary"]["counts"]  # type: ignore[index]
+    assert "in_review" not in counts

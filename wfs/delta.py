@@ -131,16 +131,30 @@ class State:
         return list(self.status)
 
 
-def tally(status: dict[str, str], children: dict[str, list[str]]) -> Tally:
-    counts: dict[str, int] = {}
-    active = []
-    for tid, value in status.items():
-        if tid in children and children[tid]:
-            continue
-        counts[value] = counts.get(value, 0) + 1
-        if value == "active":
-            active.append(tid)
-    return Tally(len(status), counts, sorted(active, key=task_sort_key))
+def tally(status: dict[str, str], children: dict[str, list[str]], counts: dict[str, int]) -> Tally:
+    """The Tally of a session from its `counts` by status (containers apart)."""
+    active = [t for t, value in status.items() if value == "active" and not children.get(t)]
+    leaves = {key: n for key, n in counts.items() if key != "container" and n}
+    return Tally(len(status), leaves, sorted(active, key=task_sort_key))
+
+
+def _recount(
+    counts: dict[str, int], status: dict[str, str], before: dict[str, Any], added: list[str]
+) -> dict[str, int]:
+    """`counts` (by status, containers as "container") after the leaves in `before`
+    (id -> old status) moved to their `status`, and the leaves `added` came."""
+    from wfs.tasks import TASK_STATUSES
+
+    counts = dict(counts)
+    moves: list[tuple[str | None, str]] = [(old, status[tid]) for tid, old in before.items()]
+    moves += [(None, status[tid]) for tid in added]
+    for old, new in moves:
+        if new not in TASK_STATUSES or (old is not None and old not in TASK_STATUSES):
+            raise Refused("a status wfs does not count by parts")
+        if old is not None:
+            counts[old] -= 1
+        counts[new] += 1
+    return counts
 
 
 def _derived(status: dict[str, str], kids: list[str], parent: str) -> str:
@@ -268,9 +282,11 @@ def apply(
             del ready[at]
             rows.pop(tid, None)
     # The views and the session, by parts.
-    new_tally = tally(status, children)
-    new_session = refresh(session, new_tally)
     summary = state.answers["summary"]
+    leaves_moved = {t: old_status[t] for t in moved - set(added) if not children.get(t)}
+    counts = _recount(summary["counts"], status, leaves_moved, added)
+    new_tally = tally(status, children, counts)
+    new_session = refresh(session, new_tally)
     stopped = [s for s in summary["stopped"] if s["id"] not in changes]
     for tid, (_, new) in changes.items():
         if not children.get(tid):
@@ -282,7 +298,7 @@ def apply(
     blocked += [t for t in moved if status[t] == "blocked" and not children.get(t)]
     blocked.sort(key=task_sort_key)
     new_summary = compute_summary(
-        state.sid, new_session, new_tally, _counts(status, children), ready, blocked, stopped
+        state.sid, new_session, new_tally, counts, ready, blocked, stopped
     )
     answers = {
         "summary": new_summary,
@@ -292,7 +308,7 @@ def apply(
         "children": children,
         "waiting": waiting,
     }
-    views = _patch_views(state, changes, moved, status, children, session, new_session, added)
+    views = _patch_views(state, changes, moved, status, children, new_session, new_tally, added)
     new_extra = {
         "wants": wants,
         "dependents": dependents,
@@ -300,16 +316,6 @@ def apply(
         "regular": True,
     }
     return Update(answers, new_extra, new_session, new_session != session, views, added)
-
-
-def _counts(status: dict[str, str], children: dict[str, list[str]]) -> dict[str, int]:
-    from wfs.tasks import TASK_STATUSES
-
-    counts = dict.fromkeys(TASK_STATUSES, 0)
-    for tid, value in status.items():
-        key = "container" if children.get(tid) else value
-        counts[key] = counts.get(key, 0) + 1
-    return counts
 
 
 def _skeleton(state: State, tid: str) -> Task:
@@ -321,21 +327,44 @@ def _skeleton(state: State, tid: str) -> Task:
 # ------------------------------------------------------------------ the views
 
 
-def _swap(text: str, old: str, new: str, whole: bool = False) -> str:
-    """`text` with the one place `old` stands as whole lines replaced by `new`."""
-    if old == new:
-        return text
-    found = []
-    at = text.find(old)
-    while at != -1:
-        starts = at == 0 or text[at - 1] == "\n"
-        end = at + len(old)
-        if starts and (not whole or end == len(text) or text[end] == "\n"):
-            found.append(at)
-        at = text.find(old, at + 1)
-    if len(found) != 1:
-        raise Refused("a part of a view is not where it should be")
-    return text[: found[0]] + new + text[found[0] + len(old) :]
+class _Edits:
+    """Replacements in the bytes of one view, made together in one pass."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.edits: list[tuple[int, int, bytes]] = []  # (start, end, new bytes)
+
+    def swap(self, old: str, new: str, whole: bool = False) -> None:
+        """Replace the one place `old` stands as whole lines (with `whole`, also ending
+        at a line's end) by `new`."""
+        if old == new:
+            return
+        was = old.encode("utf-8")
+        data, found = self.data, []
+        at = data.find(was)
+        while at != -1:
+            end = at + len(was)
+            if (at == 0 or data[at - 1] == 10) and (
+                not whole or end == len(data) or data[end] == 10
+            ):
+                found.append(at)
+            at = data.find(was, at + 1)
+        if len(found) != 1:
+            raise Refused("a part of a view is not where it should be")
+        self.edits.append((found[0], found[0] + len(was), new.encode("utf-8")))
+
+    def put(self, start: int, end: int, new: str) -> None:
+        self.edits.append((start, end, new.encode("utf-8")))
+
+    def result(self) -> bytes:
+        parts, done = [], 0
+        for start, end, new in sorted(self.edits, key=lambda e: (e[0], e[1])):
+            if start < done:
+                raise Refused("two changes to one part of a view")
+            parts += [self.data[done:start], new]
+            done = end
+        parts.append(self.data[done:])
+        return b"".join(parts)
 
 
 def _entry(tid: str, task: Task, status: dict[str, str], children: dict[str, list[str]]) -> Any:
@@ -357,8 +386,8 @@ def _patch_views(
     moved: set[str],
     status: dict[str, str],
     children: dict[str, list[str]],
-    session: dict[str, Any],
     new_session: dict[str, Any],
+    new_tally: Tally,
     added: list[str],
 ) -> dict[str, bytes]:
     folder = state.layout.session_dir(state.sid)
@@ -373,7 +402,7 @@ def _patch_views(
             raise Refused("a view is missing") from None
         if zlib.crc32(raw) != mark["crc"].get(name):
             raise Refused("a view is not what wfs wrote")
-        texts[name] = raw.decode("utf-8")
+        texts[name] = _Edits(raw)
     todo, plan = texts["TODO_LIST.md"], texts["IMPL_PLAN.md"]
     old_status, old_children = state.status, state.children
     # The tasks shown differently: the changed ones, and the parents whose status moved.
@@ -387,31 +416,29 @@ def _patch_views(
             continue
         before = _entry(tid, old, old_status, old_children)
         after = _entry(tid, new, status, children)
-        todo = _swap(todo, render.todo_piece(before), render.todo_piece(after))
-        plan = _swap(plan, render.plan_row(before), render.plan_row(after))
-        plan = _swap(plan, render.plan_node_line(before), render.plan_node_line(after))
-        plan = _swap(plan, render.plan_criteria(before), render.plan_criteria(after), True)
+        todo.swap(render.todo_piece(before), render.todo_piece(after))
+        plan.swap(render.plan_row(before), render.plan_row(after))
+        plan.swap(render.plan_node_line(before), render.plan_node_line(after))
+        plan.swap(render.plan_criteria(before), render.plan_criteria(after), True)
     for tid in added:
-        todo, plan = _append(todo, plan, _entry(tid, changes[tid][1], status, children), status)
-    kept = mark["kept"].get("IMPL_PLAN.md", [])
-    before, after = (
-        _ends(session, old_status, old_children, kept),
-        _ends(new_session, status, children, kept),
-    )
-    if not (todo.endswith(before[0]) and plan.startswith(before[1])):
+        _append(todo, plan, _entry(tid, changes[tid][1], status, children), status)
+    # The parts that show counts: TODO_LIST.md's legend, IMPL_PLAN.md's head. The CRC
+    # says the views are what wfs wrote, where no title can hold a line break, so each
+    # one's bounds are the first or last line that opens it.
+    legend, head = _ends(new_session, new_tally, mark["kept"].get("IMPL_PLAN.md", []))
+    at = todo.data.rfind(render.TODO_LEGEND.encode())
+    overview = plan.data.find(render.PLAN_OVERVIEW.encode())
+    if at == -1 or overview == -1:
         raise Refused("the views' heads or legends are not what wfs wrote")
-    todo = todo[: len(todo) - len(before[0])] + after[0]
-    plan = after[1] + plan[len(before[1]) :]
-    return {"TODO_LIST.md": todo.encode("utf-8"), "IMPL_PLAN.md": plan.encode("utf-8")}
+    todo.put(at, len(todo.data), legend)
+    plan.put(0, overview, head)
+    return {"TODO_LIST.md": todo.result(), "IMPL_PLAN.md": plan.result()}
 
 
-def _ends(
-    session: dict[str, Any], status: dict[str, str], children: dict[str, list[str]], kept: Any
-) -> tuple[str, str]:
+def _ends(session: dict[str, Any], counted: Tally, kept: Any) -> tuple[str, str]:
     """(TODO_LIST.md's legend, IMPL_PLAN.md's head): the parts that show counts."""
     from wfs.tasks import session_facts
 
-    counted = tally(status, children)
     facts = render.view_facts(session, session_facts(session, counted))
     leaves = counted.leaf_counts
     legend = render.todo_tail(
@@ -421,39 +448,31 @@ def _ends(
     return legend, render.plan_head(facts, done, total, kept)
 
 
-def _append(todo: str, plan: str, entry: Any, status: dict[str, str]) -> tuple[str, str]:
+def _append(todo: _Edits, plan: _Edits, entry: Any, status: dict[str, str]) -> None:
     """A task added after every other, in each part of both views."""
-    legend = todo.rfind(render.TODO_LEGEND)
-    todo = todo[:legend] + render.todo_piece(entry) + todo[legend:]
-    graph = plan.rfind(render.PLAN_GRAPH)
-    criteria = plan.rfind(render.PLAN_CRITERIA)
+    legend = todo.data.rfind(render.TODO_LEGEND.encode())
+    todo.put(legend, legend, render.todo_piece(entry))
+    data = plan.data
+    graph = data.rfind(render.PLAN_GRAPH.encode())
+    criteria = data.rfind(render.PLAN_CRITERIA.encode())
     if graph == -1 or criteria < graph:
         raise Refused("the plan has no task table")
-    lines = plan[graph + len(render.PLAN_GRAPH) : criteria].splitlines(keepends=True)
-    edges = len(lines)
-    while edges and _is_edge(lines[edges - 1]):
-        edges -= 1
-    if entry.nested:
-        if not edges or lines[edges - 1] != "  end\n":
-            raise Refused("the subtask's container is not the last in the graph")
-        lines.insert(edges - 1, render.plan_node_line(entry))
-    else:
-        lines.insert(edges, render.plan_node(entry))
-    lines.append(render.plan_edges(entry, status))
-    plan = (
-        plan[:graph]
-        + render.plan_row(entry)
-        + render.PLAN_GRAPH
-        + "".join(lines)
-        + plan[criteria:]
-        + render.plan_criteria(entry)
+    # The graph's node lines (each ends with a quoted label) and subgraph ends come
+    # before its edges, which hold neither.
+    nodes_end = max(
+        data.rfind(b'"]\n', graph, criteria) + 3, data.rfind(b"\n  end\n", graph, criteria) + 7
     )
-    return todo, plan
-
-
-def _is_edge(line: str) -> bool:
-    left, arrow, right = line.strip().partition(" --> ")
-    return bool(arrow) and line.startswith("  ") and (left + right).replace("_", "").isalnum()
+    if nodes_end < graph + 3:
+        raise Refused("the plan's graph has no nodes")
+    if entry.nested:
+        if data[nodes_end - 6 : nodes_end] != b"  end\n":
+            raise Refused("the subtask's container is not the last in the graph")
+        plan.put(nodes_end - 6, nodes_end - 6, render.plan_node_line(entry))
+    else:
+        plan.put(nodes_end, nodes_end, render.plan_node(entry))
+    plan.put(criteria, criteria, render.plan_edges(entry, status))
+    plan.put(graph, graph, render.plan_row(entry))
+    plan.put(len(data), len(data), render.plan_criteria(entry))
 
 
 # ------------------------------------------------------------------ writing

@@ -324,7 +324,8 @@ class Draft:
         self.session = delta.write(self.state, update, files)
 
     def _old_skeleton(self, tid: str) -> Task | None:
-        return skeleton(self.original[tid]) if tid in self.original else None
+        # What the views showed and the structure it had; its error count plays no part.
+        return skeleton(self.original[tid], 0) if tid in self.original else None
 
     def _new_problems(self, changed: list[str]) -> list[Any]:
         """The errors a change by parts brings: its tasks' own, and, for a task added

@@ -314,7 +314,7 @@ def _session(workflow: str, requested: str | None) -> tuple[str, str] | None:
 
 
 def _unpaused(active: str) -> list[str]:
-    import orjson
+    from wfs import jsontext
 
     live = []
     for name in os.listdir(active):
@@ -322,7 +322,7 @@ def _unpaused(active: str) -> list[str]:
             continue
         try:
             with open(os.path.join(active, name, "workflow-session.json"), "rb") as handle:
-                data = orjson.loads(handle.read())
+                data = jsontext.loads(handle.read())
         except (OSError, ValueError):
             return []  # unreadable: the full CLI reports it
         if not isinstance(data, dict) or data.get("status") not in ("paused", "completed"):
@@ -332,12 +332,10 @@ def _unpaused(active: str) -> list[str]:
 
 def _read_task(folder: str, tid: str) -> Any:
     """The task as the index saw it (its stamp matched just now), or None."""
-    import orjson
-
-    from wfs import index
+    from wfs import index, jsontext
 
     with open(os.path.join(folder, index.TASK_DIR, tid + ".json"), "rb") as handle:
-        task = orjson.loads(handle.read())
+        task = jsontext.loads(handle.read())
     if not isinstance(task, dict):
         return None
     return task if task.get("id", task.get("task_id")) == tid else None

@@ -161,10 +161,10 @@ def show_data(sid: str, answers: dict[str, Any], tid: str, task: Any) -> dict[st
 
 
 def show_lines(data: dict[str, Any]) -> list[str]:
-    import orjson
+    from wfs import jsontext
 
     lines = [
-        orjson.dumps(data["task"], option=orjson.OPT_INDENT_2).decode(),
+        jsontext.dumps(data["task"]).decode(),
         f"status: {data['status']}" + ("  (ready)" if data["ready"] else ""),
     ]
     if data["waiting_on"]:
@@ -173,6 +173,6 @@ def show_lines(data: dict[str, Any]) -> list[str]:
 
 
 def json_bytes(data: Any) -> bytes:
-    import orjson
+    from wfs import jsontext
 
-    return orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n"
+    return jsontext.dumps(data) + b"\n"

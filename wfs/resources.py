@@ -2,21 +2,27 @@
 
 from __future__ import annotations
 
-from importlib.resources import files
-from importlib.resources.abc import Traversable
 from pathlib import Path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
 
 
 def resource_dir(name: str) -> Traversable:
     """The shipped folder `name` ("schemas", "agents" or "templates").
 
     A wheel carries `schemas/` and `agents/` inside the `wfs` package. An editable
-    install runs from the source tree, where they sit beside the package.
+    install runs from the source tree, where they sit beside the package. Only a
+    zipped install needs importlib.resources (whose import costs more than a write).
     """
-    packaged = files("wfs").joinpath(name)
-    if packaged.is_dir():
-        return packaged
-    return Path(__file__).resolve().parent.parent / name
+    package = Path(__file__).resolve().parent
+    for folder in (package / name, package.parent / name):
+        if folder.is_dir():
+            return folder
+    from importlib.resources import files
+
+    return files("wfs").joinpath(name)
 
 
 def read_text(folder: str, filename: str) -> str:

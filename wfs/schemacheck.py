@@ -26,8 +26,7 @@ import re
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
-import orjson
-
+from wfs import jsontext
 from wfs.resources import read_text
 
 SCHEMA_FILES = {
@@ -69,7 +68,7 @@ def schemas() -> dict[str, Node]:
     """Every schema by its `$id`."""
     loaded = {}
     for name in SCHEMA_FILES.values():
-        schema = orjson.loads(read_text("schemas", name))
+        schema = jsontext.loads(read_text("schemas", name).encode())
         loaded[schema["$id"]] = schema
     return loaded
 

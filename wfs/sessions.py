@@ -16,7 +16,6 @@ under its session lock (always taken in that order).
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 from pathlib import Path
@@ -233,6 +232,8 @@ def require_session(layout: Layout, value: str) -> str:
         if folder.is_symlink():
             layout.check_inside(folder)
         return sid
+    import difflib  # only on this error path
+
     known = session_ids(layout)
     close = difflib.get_close_matches(sid, known, n=3, cutoff=0.5)
     hint = f"; did you mean {', '.join(close)}?" if close else ""

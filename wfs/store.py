@@ -8,15 +8,14 @@ new file whole. Read-modify-write cycles run under a file lock (flock).
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import orjson
-
+from wfs import jsontext
 from wfs.errors import BusyError, WfsError
 
 DEFAULT_LOCK_TIMEOUT = 10.0
@@ -25,8 +24,8 @@ DEFAULT_LOCK_TIMEOUT = 10.0
 def dumps(data: Any) -> bytes:
     """2-space indent, UTF-8 with non-ASCII kept, key order kept, trailing newline."""
     try:
-        return orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n"
-    except orjson.JSONEncodeError as err:  # nested over 254 levels, a lone surrogate
+        return jsontext.dumps(data) + b"\n"
+    except TypeError as err:  # nested over 254 levels, a lone surrogate
         raise WfsError(f"cannot write this JSON: {err}") from None
 
 
@@ -34,16 +33,13 @@ def dumps(data: Any) -> bytes:
 # inside a few more (a brief, a `--json` answer), so a file deeper than this could be
 # read but never written back, shown or handed to an agent.
 MAX_DEPTH = 200
-# orjson reads an integer outside [-2**63, 2**64) as a float, which would change its
-# value when the file is written back; no shorter run of digits can be one.
-_LONG_DIGITS = re.compile(rb"-\d{19}|\d{20}")
 
 
 def parse_json(raw: bytes, where: str) -> Any:
     """Parse `raw`, naming `where`, the line and the column in any error."""
     try:
-        data = orjson.loads(raw)
-    except orjson.JSONDecodeError as err:
+        data = jsontext.loads(raw)
+    except json.JSONDecodeError as err:  # with orjson's message
         try:
             raw.decode("utf-8")
         except UnicodeDecodeError as bad:
@@ -63,7 +59,7 @@ def parse_json(raw: bytes, where: str) -> Any:
                 f"{where}#{pointer}: invalid JSON: nested more than {MAX_DEPTH} levels deep "
                 f"(wfs reads at most {MAX_DEPTH})"
             )
-    if _LONG_DIGITS.search(raw):
+    if jsontext.long_digits(raw):
         _check_integers(raw, where)
     return data
 
@@ -88,7 +84,6 @@ def _too_deep(data: Any) -> str | None:
 
 def _check_integers(raw: bytes, where: str) -> None:
     """Refuse an integer orjson would read as a float (its value would change)."""
-    import json
 
     def check(literal: str) -> int:
         digits = literal.lstrip("-")
@@ -204,18 +199,9 @@ def write_bytes(path: Path, data: bytes, durable: bool = True) -> None:
 
     `durable=False` skips the fsyncs, for derived files (caches) only: a crash may lose
     them but never tears them."""
-    guard(path)
-    with _naming(path):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    tmp = stage(path, data, durable)
     try:
         with _naming(path):
-            os.fchmod(fd, _file_mode())  # mkstemp makes 0600; plan files are ordinary files
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-                if durable:
-                    handle.flush()
-                    os.fsync(handle.fileno())
             os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
@@ -223,6 +209,18 @@ def write_bytes(path: Path, data: bytes, durable: bool = True) -> None:
         raise
     if durable:
         _fsync_dir(path.parent)
+
+
+def _temporary(path: Path) -> tuple[int, str]:
+    """A new file `.NAME.XXXXXXXX.tmp` beside `path`, opened for writing (what
+    tempfile.mkstemp does, without importing tempfile's dependencies on every write)."""
+    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    while True:
+        tmp = os.path.join(path.parent, f".{path.name}.{os.urandom(4).hex()}.tmp")
+        try:
+            return os.open(tmp, flags, _file_mode()), tmp
+        except FileExistsError:
+            continue
 
 
 _MODE: int | None = None
@@ -289,19 +287,20 @@ def write_together(files: list[tuple[Path, bytes]], journal: Path) -> None:
     _fsync_dir(base)
 
 
-def stage(path: Path, data: bytes) -> Path:
-    """`data` in a durable temporary file beside `path`, ready to be renamed over it."""
+def stage(path: Path, data: bytes, durable: bool = True) -> Path:
+    """`data` in a temporary file beside `path` (made durable unless told otherwise),
+    ready to be renamed over it."""
     guard(path)
     with _naming(path):
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        fd, tmp = _temporary(path)
     try:
         with _naming(path):
-            os.fchmod(fd, _file_mode())
             with os.fdopen(fd, "wb") as handle:
                 handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
+                if durable:
+                    handle.flush()
+                    os.fsync(handle.fileno())
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
@@ -317,10 +316,10 @@ def replay(journal: Path) -> bool:
         return False
     base = journal.parent
     try:
-        data = orjson.loads(raw)
+        data = jsontext.loads(raw)
         renames = data.get("renames")
         files = data.get("files")  # journals of earlier versions hold the contents
-    except (orjson.JSONDecodeError, AttributeError):
+    except (ValueError, AttributeError):
         # Torn before it was complete: no file was renamed yet (the staged ones are
         # leftovers `wfs doctor --fix` removes).
         remove(journal)

@@ -19,8 +19,6 @@ from collections.abc import Callable, Hashable, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any, NamedTuple, TypeVar
 
-import orjson
-
 from wfs import store
 from wfs.errors import WfsError
 from wfs.layout import (
@@ -142,6 +140,8 @@ _kind = json_kind  # the JSON name of a value's type, for messages
 
 def _q(value: Any, limit: int = 80) -> str:
     """`value` as JSON, shortened; how values are quoted in every message."""
+    import orjson  # only when there is a problem to describe
+
     text = orjson.dumps(value, default=str).decode()
     if len(text) <= limit:
         return text

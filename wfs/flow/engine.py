@@ -23,9 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import orjson
-
-from wfs import store
+from wfs import jsontext, store
 from wfs.claims import claim_alive, owner_id
 from wfs.edit import editing, refuse_container, unknown_task
 from wfs.errors import WfsError
@@ -598,7 +596,11 @@ class Runner:
             raise Pause(step, reason, brief)
         from wfs.flow.brief import as_text
 
-        stdin = orjson.dumps(brief).decode() if handoff.form == "json" else as_text(brief)
+        stdin = (
+            jsontext.dumps(brief, indent=False).decode()
+            if handoff.form == "json"
+            else as_text(brief)
+        )
         token = self.step_token(run.task["id"])
         result = run_steps.run_agent(handoff.command, stdin, self.layout.root, {"WFS_STEP": token})
         if result.exit_code != 0 or result.timed_out:

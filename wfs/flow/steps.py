@@ -352,7 +352,7 @@ def isolated(work: Callable[[], StepResult], timeout: float | None) -> StepResul
     import selectors
     import time
 
-    import orjson
+    from wfs import jsontext
 
     read_fd, write_fd = os.pipe()
     pid = os.fork()
@@ -360,7 +360,7 @@ def isolated(work: Callable[[], StepResult], timeout: float | None) -> StepResul
         code = 0
         try:
             os.close(read_fd)
-            data = orjson.dumps(list(work()))
+            data = jsontext.dumps(list(work()), indent=False)
             view = memoryview(data)
             while view:
                 view = view[os.write(write_fd, view) :]
@@ -394,7 +394,7 @@ def isolated(work: Callable[[], StepResult], timeout: float | None) -> StepResul
         os.close(read_fd)
     if os.waitstatus_to_exitcode(status) != 0 or not chunks:
         return StepResult(1, "", "the built-in stopped without an answer")
-    exit_code, output, error, timed_out = orjson.loads(b"".join(chunks))
+    exit_code, output, error, timed_out = jsontext.loads(b"".join(chunks))
     return StepResult(exit_code, output, error, timed_out)
 
 
