@@ -24,7 +24,8 @@ from wfs import jsontext
 
 @pytest.fixture(autouse=True)
 def standard_library_first(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(jsontext, "_cheap", lambda: True)
+    monkeypatch.setattr(jsontext, "_left", lambda: 10**15)
+    monkeypatch.setattr(jsontext, "_afford", lambda cost: True)
 
 
 def exact(value: Any) -> Any:
@@ -156,7 +157,7 @@ def test_documents_the_two_libraries_read_differently(raw: bytes) -> None:
         1e-5,
         123456789.123456789,
         {"deep": json.loads("[" * 260 + "]" * 260)},
-        list(range(jsontext.CHEAP_NODES + 10)),
+        list(range(5000)),
         True,
         None,
     ],
@@ -178,11 +179,25 @@ def test_a_small_read_and_write_never_import_orjson() -> None:
     )
 
 
-def test_many_documents_switch_to_orjson() -> None:
+def test_more_than_the_budget_switches_to_orjson_for_good() -> None:
+    big = jsontext.BUDGET_NS // jsontext.READ_NS + 10
     script = (
         "import sys; from wfs import jsontext;"
-        f"[jsontext.loads(b'[1]') for _ in range({jsontext.CHEAP_CALLS})];"
-        "print('orjson' in sys.modules); jsontext.loads(b'[1]'); print('orjson' in sys.modules)"
+        "[jsontext.loads(b'[1, 2]') for _ in range(100)];"
+        "print('orjson' in sys.modules);"
+        f"assert jsontext.loads(b'\"' + b'x' * {big} + b'\"') == 'x' * {big};"
+        "print('orjson' in sys.modules)"
     )
     run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert run.stdout == "False\nTrue\n"
+
+
+def test_a_long_record_written_again_and_again_switches_to_orjson() -> None:
+    script = (
+        "import sys; from wfs import jsontext;"
+        "record = {'steps': {f's{n}': {'status': 'completed', 'output': ''} for n in range(200)}};"
+        "[jsontext.dumps(record) for _ in range(20)];"
+        "print('orjson' in sys.modules)"
+    )
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert run.stdout == "True\n"

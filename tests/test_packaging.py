@@ -1,4 +1,4 @@
-"""The built wheel carries schemas/, agents/ and templates/ and finds them from anywhere."""
+"""The built wheel carries schemas/ and agents/ and finds them from anywhere."""
 
 from __future__ import annotations
 
@@ -31,7 +31,6 @@ def test_wheel_contains_the_shipped_folders(wheel: Path) -> None:
     assert "wfs/agents/README.md" in names
     for source in ("commands/execute.md", "definitions/code-developer.md", "partials/brief.md"):
         assert f"wfs/agents/{source}" in names
-    assert "wfs/templates/summary.md.j2" in names
     metadata = zipfile.ZipFile(wheel).read("wfs-0.1.0.dist-info/METADATA").decode()
     requires = [line for line in metadata.splitlines() if line.startswith("Requires-Dist: mcp")]
     # The MCP SDK only comes with the `mcp` extra (and the test extra, for its tests).

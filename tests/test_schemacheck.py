@@ -15,6 +15,8 @@ from typing import Any
 import orjson
 import pytest
 from conftest import CORPUS, wfs
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from wfs import schemacheck
 from wfs.formats import task_format
@@ -52,9 +54,9 @@ def test_jsonschema_and_the_fast_evaluator_find_the_same_on_every_corpus_file(na
     except orjson.JSONDecodeError:
         pytest.skip("broken on purpose (validate names it)")
     schema = schema_name(name, data)
-    assert shape(schemacheck.fast_failures(schema, data)) == shape(
-        schemacheck.failures(schema, data)
-    )
+    found = schemacheck.failures(schema, data)
+    assert shape(schemacheck.fast_failures(schema, data)) == shape(found)
+    assert schemacheck.is_valid(schema, data) == (not found)
     if schema == "session":
         return
     # ... and the count that decides readiness is what the whole validator reports.
@@ -91,7 +93,7 @@ def every_path(value: Any, path: list[Any]) -> list[list[Any]]:
 @pytest.mark.parametrize("fixture", ["seed-jwt-IMPL-1.2.json", "seed-v1-IMPL-1.2.json"])
 def test_the_count_agrees_with_the_validator_for_junk_anywhere(fixture: str) -> None:
     base = json.loads((FIXTURES / fixture).read_text("utf-8"))
-    checked = 0
+    checked = valid = 0
     for path in every_path(base, [])[1:]:
         for junk in JUNK:
             data = copy.deepcopy(base)
@@ -103,8 +105,13 @@ def test_the_count_agrees_with_the_validator_for_junk_anywhere(fixture: str) -> 
                 p for p in validate_task(TaskSource("t", data, "IMPL-1.2")) if p.severity == "error"
             ]
             assert task_error_count(data, "IMPL-1.2") == len(errors), (path, junk)
+            schema = SCHEMA_OF_FORMAT[task_format(data)]
+            found = schemacheck.failures(schema, data)
+            assert schemacheck.is_valid(schema, data) == (not found), (path, junk)
             checked += 1
+            valid += not found
     assert checked > 500
+    assert 50 < valid < checked - 50  # both answers are well represented
 
 
 def test_the_schemas_use_only_keywords_the_evaluator_knows() -> None:
@@ -213,3 +220,60 @@ def test_jsonschema_is_never_imported_by_the_commands_agents_call_all_the_time(
     )
     assert proc.returncode == 1
     assert "jsonschema" not in proc.stderr
+
+
+SYNTHETIC_URI = "https://wfs.dev/schemas/synthetic.schema.json"
+SYNTHETIC: dict[str, Any] = {
+    "$id": SYNTHETIC_URI,
+    "type": ["object", "array", "string", "number", "null", "boolean"],
+    "$defs": {
+        "tree": {"type": "object", "properties": {"kids": {"items": {"$ref": "#/$defs/tree"}}}},
+        "short": {"type": "string", "minLength": 2, "pattern": "^[a-z]"},
+    },
+    "properties": {
+        "one": {"oneOf": [{"type": "integer"}, {"minimum": 10}]},
+        "any": {"anyOf": [{"const": "x"}, {"enum": [1, True, None]}]},
+        "not": {"not": {"type": "string"}},
+        "cond": {"if": {"type": "string"}, "then": {"minLength": 3}, "else": {"minItems": 1}},
+        "only_if": {"if": {"type": "number"}, "then": {"exclusiveMinimum": 0}},
+        "all": {"allOf": [{"$ref": "#/$defs/short"}, {"not": {"const": "ab"}}]},
+        "tree": {"$ref": "#/$defs/tree"},
+        "list": {"type": "array", "items": {"type": "integer", "minimum": -1}, "minItems": 2},
+    },
+    "required": ["one"],
+}
+
+
+SAMPLES: list[Any] = [
+    None, True, False, 0, 1, -1, -2, 9, 10, 11, 12, 0.5, 10.5, -0.5, "", "a", "ab", "abc",
+    "xa", "Ab", "abcd", [], [1], [1, 2], [-2, 3], [1.5, 2], ["a"], {}, {"kids": []},
+    {"kids": [{}]}, {"kids": [{"kids": 3}]}, {"kids": [{"kids": [{}]}]}, {"k": 1}, {"kids": [5]},
+    {"kids": [{"kids": [5]}]},
+]  # fmt: skip
+
+
+def _agree(node: Any, value: Any) -> bool:
+    """Both say the same of `value`; what they say."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(schemacheck, "schemas", lambda: {SYNTHETIC_URI: SYNTHETIC})
+        compiled = schemacheck._compile(SYNTHETIC_URI, node, {})(value)
+        found = list(schemacheck._check(SYNTHETIC_URI, node, value, (), (node,), ()))
+    assert compiled == (not found), (node, value)
+    return compiled
+
+
+@pytest.mark.parametrize("part", list(SYNTHETIC["properties"]))
+def test_the_compiled_check_passes_exactly_what_the_evaluator_passes(part: str) -> None:
+    node = SYNTHETIC["properties"][part]
+    outcomes = {_agree(node, value) for value in SAMPLES}
+    assert outcomes == {True, False}  # each keyword both passes and fails
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.dictionaries(st.sampled_from([*SYNTHETIC["properties"], "other"]), st.sampled_from(SAMPLES))
+)
+def test_the_compiled_check_passes_whole_documents_as_the_evaluator_does(
+    document: dict[str, Any],
+) -> None:
+    _agree(SYNTHETIC, document)

@@ -7,8 +7,9 @@ does that with the standard library's json, only where the result is provably th
 orjson gives: the same value read, the same bytes written. Anything the two could treat
 differently (a non-ASCII escape, a float written with an exponent, nesting beyond
 orjson's limit, a long run of digits, a value that is not plain JSON), and any error,
-goes to orjson, whose answer and messages are the reference. Once a process has parsed
-or written many documents, or has imported orjson anyway, it uses orjson throughout.
+goes to orjson, whose answer and messages are the reference. A process that has more
+to read or write than the standard library does quickly (a whole session's files, a
+long run record written after every step) imports orjson once and uses it from then on.
 
 tests/test_jsontext.py checks the two agree on generated and hostile documents.
 """
@@ -21,20 +22,23 @@ TYPE_CHECKING = False  # typing itself costs more to import than a small write
 if TYPE_CHECKING:
     from typing import Any
 
-# Documents read or written by the standard library before orjson pays for its import.
-CHEAP_CALLS = 64
-# Values in a document the standard library writes (its indenting encoder is Python).
-CHEAP_NODES = 4000
+# What the standard library may cost above orjson in one process, in nanoseconds: half
+# of orjson's import. Past it, orjson is imported and used for everything after.
+BUDGET_NS = 10_000_000
+# Above orjson, what the standard library costs: per byte read, and per value written
+# (its indenting encoder is Python), checking included.
+READ_NS = 3
+WRITE_NS = 2_000
 # orjson refuses to write deeper nesting than this.
 ORJSON_DEPTH = 254
 
-_calls = 0
+_spent = 0
 
 
 def loads(raw: bytes) -> Any:
     """The value of the JSON document `raw`; raises json.JSONDecodeError (orjson's
     subclass of it, with orjson's message) when it is not valid JSON."""
-    if _cheap() and b"\\u" not in raw and not long_digits(raw):
+    if _afford(READ_NS * len(raw)) and b"\\u" not in raw and not long_digits(raw):
         import json
 
         try:
@@ -50,7 +54,8 @@ def loads(raw: bytes) -> Any:
 def dumps(data: Any, indent: bool = True) -> bytes:
     """`data` as JSON (with `indent`: two spaces a level); raises TypeError (orjson's
     JSONEncodeError) for what JSON cannot hold."""
-    if _cheap() and _plain(data):
+    nodes = _plain(data, _left() // WRITE_NS)
+    if nodes is not None and _afford(WRITE_NS * nodes):
         import json
 
         try:
@@ -66,10 +71,17 @@ def dumps(data: Any, indent: bool = True) -> bytes:
     return orjson.dumps(data, option=orjson.OPT_INDENT_2 if indent else 0)
 
 
-def _cheap() -> bool:
-    global _calls
-    _calls += 1
-    return _calls <= CHEAP_CALLS and "orjson" not in sys.modules
+def _left() -> int:
+    return 0 if "orjson" in sys.modules else BUDGET_NS - _spent
+
+
+def _afford(cost_ns: int) -> bool:
+    """Whether the standard library may do work costing `cost_ns` more than orjson."""
+    global _spent
+    if cost_ns > _left():
+        return False
+    _spent += cost_ns
+    return True
 
 
 def long_digits(raw: bytes) -> bool:
@@ -95,37 +107,38 @@ def _finite(literal: str) -> float:
     return value
 
 
-def _plain(data: Any) -> bool:
-    """True when the standard library writes `data` with orjson's bytes: only dicts
-    with string keys, lists, strings, 64-bit integers, booleans, None and floats that
-    print without an exponent, not too many and not too deep."""
+def _plain(data: Any, most: int) -> int | None:
+    """How many values `data` holds when the standard library writes it with orjson's
+    bytes (only dicts with string keys, lists, strings, 64-bit integers, booleans, None
+    and floats that print without an exponent, nested not too deep), at most `most`;
+    None otherwise."""
     stack = [(data, 1)]
     seen = 0
     while stack:
         value, depth = stack.pop()
         seen += 1
-        if seen > CHEAP_NODES:
-            return False
+        if seen > most:
+            return None
         kind = type(value)
         if kind is str or kind is bool or value is None:
             continue
         if kind is dict:
             if depth > ORJSON_DEPTH:
-                return False
+                return None
             for key, item in value.items():
                 if type(key) is not str:
-                    return False
+                    return None
                 stack.append((item, depth + 1))
         elif kind is list:
             if depth > ORJSON_DEPTH:
-                return False
+                return None
             stack.extend((item, depth + 1) for item in value)
         elif kind is int:
             if not -(2**63) <= value < 2**64:
-                return False
+                return None
         elif kind is float:
             if "e" in repr(value) or value != value or value in (float("inf"), float("-inf")):
-                return False
+                return None
         else:
-            return False
-    return True
+            return None
+    return seen

@@ -43,7 +43,7 @@ def _label(tid: str, title: str) -> str:
 
 
 class Entry(SimpleNamespace):
-    """One task as the templates see it (attributes: Jinja reads them fastest)."""
+    """One task as the views show it."""
 
 
 def entry(
@@ -96,25 +96,6 @@ def _entries(index: TaskIndex) -> list[Entry]:
         entries.extend(shown.children)
     return entries
 
-
-def _environment() -> Any:
-    import jinja2
-
-    from wfs.resources import resource_dir
-
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(resource_dir("templates"))),
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-        undefined=jinja2.StrictUndefined,
-        autoescape=False,
-    )
-    env.filters["cell"] = _cell
-    return env
-
-
-_ENV: Any = None
 
 # ------------------------------------------------------------------ the views, by part
 # Each view is a sequence of parts: a head, one piece per task in display order, and a
@@ -421,10 +402,13 @@ def render_summary(
     """
     from wfs.flow.engine import SUMMARY_OUTPUT_CHARS, SUMMARY_OUTPUT_LINES
 
-    global _ENV
-    if _ENV is None:
-        _ENV = _environment()
     links = links or {}
+    rows = "".join(
+        f"| {step['key']} | {_cell(step['name'])} | {step['status']}"
+        + (f" ({step['how']})" if step.get("how") else "")
+        + f" | {step.get('elapsed') or 0:.2f}s |\n"
+        for step in steps
+    )
     outputs = []
     for step in steps:
         name = step.get("bind")
@@ -433,15 +417,25 @@ def render_summary(
             if name in links:
                 value = "\n".join(value.splitlines()[:SUMMARY_OUTPUT_LINES])[:SUMMARY_OUTPUT_CHARS]
             value = printable(value)
+            fence = _fence(value)
+            link = links.get(name)
             outputs.append(
-                {"name": name, "value": value, "fence": _fence(value), "link": links.get(name)}
+                f"\n### `{name}`\n{fence}text\n{value}\n{fence}\n"
+                + (
+                    f"… cut here; the whole output is in [{link}]({link}) "
+                    "(kept with the run record, not committed).\n"
+                    if link
+                    else ""
+                )
             )
-    data = {
-        "id": task.get("id"),
-        "title": _one_line(task.get("title")),
-        "agent": _one_line(obj(task, "meta").get("agent")),
-        "steps": steps,
-        "outputs": outputs,
-        "changed": changed,
-    }
-    return str(_ENV.get_template("summary.md.j2").render(data))
+    files = "".join(f"- `{path}`\n" for path in changed)
+    return (
+        f"# {task.get('id')}: {_one_line(task.get('title'))}\n\n"
+        "- **Status**: completed\n"
+        f"- **Agent**: {_one_line(obj(task, 'meta').get('agent')) or '—'}\n\n"
+        "## Steps\n| Step | Name | Outcome | Time |\n|---|---|---|---|\n"
+        f"{rows}\n## Outputs for Dependent Tasks\n"
+        + ("".join(outputs) or "_This task bound no outputs._\n")
+        + "\n## Files Changed\n"
+        + (files or "_None detected (or not a git repository)._\n")
+    )

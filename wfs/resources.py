@@ -1,4 +1,4 @@
-"""Files shipped with wfs: JSON Schemas, agent definitions and view templates."""
+"""Files shipped with wfs: JSON Schemas and agent definitions."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ if TYPE_CHECKING:
 
 
 def resource_dir(name: str) -> Traversable:
-    """The shipped folder `name` ("schemas", "agents" or "templates").
+    """The shipped folder `name` ("schemas" or "agents").
 
     A wheel carries `schemas/` and `agents/` inside the `wfs` package. An editable
     install runs from the source tree, where they sit beside the package. Only a

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
 from wfs import jsontext
@@ -205,8 +205,128 @@ IGNORED = frozenset(
 
 def error_count(name: str, data: Any) -> int:
     """How many errors `problems(name, data, …)` reports, without importing jsonschema."""
+    if is_valid(name, data):
+        return 0  # the common case, decided without collecting failures
     found = list(_fast(name, data))
     return sum(1 for f in _reported(found) if _severity(f) == "error")
+
+
+def is_valid(name: str, data: Any) -> bool:
+    """Whether the schema `name` finds nothing at all (not even a warning) in `data`."""
+    return _compiled(name)(data)
+
+
+Check = Callable[[Any], bool]
+
+
+@functools.cache
+def _compiled(name: str) -> Check:
+    return _compile(BASE_URI + SCHEMA_FILES[name], schema(name), {})
+
+
+def _compile(uri: str, node: Any, done: dict[int, Check]) -> Check:
+    """`node` as a function that says whether a value passes it: what `_check` decides,
+    as closures built once, without the pointers and nodes a failure carries."""
+    if node is True or not isinstance(node, dict):
+        return _passes
+    if id(node) in done:
+        return done[id(node)]
+    checks: list[Check] = []
+
+    def check(value: Any) -> bool:
+        for part in checks:
+            if not part(value):
+                return False
+        return True
+
+    done[id(node)] = check  # before its parts: a `$ref` may lead back here
+    _BUILDING.add(id(node))
+    for key, arg in node.items():
+        if key in IGNORED or key.startswith("x-") or key in ("then", "else"):
+            continue
+        checks.append(_compile_keyword(uri, node, key, arg, done))
+    _BUILDING.discard(id(node))
+    if len(checks) == 1:
+        only = checks[0]
+        done[id(node)] = only
+        return only
+    return check
+
+
+def _compile_keyword(uri: str, node: Node, key: str, arg: Any, done: dict[int, Check]) -> Check:
+    if key == "$ref":
+        target_uri, target = _resolve(uri, arg)
+        inner = _compile(target_uri, target, done)
+        if id(target) in _BUILDING:  # a schema that refers back to itself
+            return lambda value: done[id(target)](value)
+        return inner
+    if key == "properties":
+        subs = [(prop, _compile(uri, sub, done)) for prop, sub in arg.items()]
+
+        def properties(value: Any) -> bool:
+            if isinstance(value, dict):
+                for prop, sub in subs:
+                    if prop in value and not sub(value[prop]):
+                        return False
+            return True
+
+        return properties
+    if key == "items":
+        item = _compile(uri, arg, done)
+
+        def items(value: Any) -> bool:
+            if isinstance(value, list):
+                for entry in value:
+                    if not item(entry):
+                        return False
+            return True
+
+        return items
+    branches = [_compile(uri, sub, done) for sub in arg] if key in _BRANCHING else []
+    if key == "allOf":
+        return lambda value: all(f(value) for f in branches)
+    if key == "anyOf":
+        return lambda value: any(f(value) for f in branches)
+    if key == "oneOf":
+        return lambda value: sum(1 for f in branches if f(value)) == 1
+    if key == "not":
+        negated = _compile(uri, arg, done)
+        return lambda value: not negated(value)
+    if key == "if":
+        condition = _compile(uri, arg, done)
+        then = _compile(uri, node["then"], done) if "then" in node else _passes
+        otherwise = _compile(uri, node["else"], done) if "else" in node else _passes
+        return lambda value: then(value) if condition(value) else otherwise(value)
+    if key == "required":
+        return lambda value: not isinstance(value, dict) or all(p in value for p in arg)
+    if key == "type":
+        kinds = arg if isinstance(arg, list) else [arg]
+        if all(kind in _PLAIN_TYPES for kind in kinds):
+            types = tuple(_PLAIN_TYPES[kind] for kind in kinds)
+            return lambda value: isinstance(value, types)
+        return lambda value: any(_is_type(value, kind) for kind in kinds)
+    if key == "pattern":
+        regex = _regex(arg)
+        return lambda value: not isinstance(value, str) or regex.search(value) is not None
+    if key in SUPPORTED:
+        return lambda value: _keyword_holds(key, arg, value)
+    raise ValueError(f"schema keyword {key!r} is not supported by wfs.schemacheck")
+
+
+_BRANCHING = ("allOf", "anyOf", "oneOf")
+_BUILDING: set[int] = set()  # the nodes being compiled
+# The JSON types that are one Python type each (numbers are not: a bool is an int).
+_PLAIN_TYPES: dict[str, type] = {
+    "object": dict,
+    "array": list,
+    "string": str,
+    "boolean": bool,
+    "null": type(None),
+}
+
+
+def _passes(value: Any) -> bool:
+    return True
 
 
 def fast_failures(name: str, data: Any) -> list[Failure]:
