@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Run, read_json, wfs
+from conftest import Run, read_json, wfs, wfs_process
 
 SID = "WFS-word"
 
@@ -811,3 +811,49 @@ def test_resume_refuses_completed_and_unknown_tasks(project: Path) -> None:
     unknown = wfs("execute", "--resume", "IMPL-9")
     assert unknown.code == 2 and unknown.err.startswith("wfs: error: unknown task 'IMPL-9'")
     assert os.environ.get("WFS_AGENT") is None
+
+
+RUNS = Path(".workflow") / SID / ".runs"
+
+
+def test_quick_steps_are_appended_to_the_record_log_not_rewritten(project: Path) -> None:
+    """Each finished step is one line appended to the record's log: the record itself is
+    not rewritten after every step (it keeps its inode), and the run ends with the whole
+    record and no log."""
+    record = RUNS / "IMPL-1.json"
+    steps = [step(n, f"bash(stat -c %i {record} >> inodes.txt)") for n in range(1, 31)]
+    plan([task("IMPL-1", steps)])
+    run = wfs("execute")
+    assert run.code == 0, run.err
+    inodes = lines_of(project / "inodes.txt")
+    assert len(inodes) == 30 and len(set(inodes)) == 1
+    data = read_json(project / record)
+    assert [data["steps"][f"implementation_approach/{n}"]["status"] for n in range(1, 31)] == [
+        "done"
+    ] * 30
+    assert data["finished_at"] and data["paused"] is None
+    assert sorted(p.name for p in (project / RUNS).iterdir()) == ["IMPL-1.json"]
+
+
+def test_a_log_line_cut_short_is_ignored_and_its_step_runs_again(project: Path) -> None:
+    """A power cut can leave the last line of the log half written: the steps of the
+    whole lines count as finished, the step of the cut line runs again."""
+    steps = [step(n, f"bash(echo s{n} >> count.txt)") for n in (1, 2)]
+    steps.append(step(3, "bash(kill -9 $PPID; sleep 5)"))  # the engine dies here
+    plan([task("IMPL-1", steps)])
+    killed = wfs_process("execute", cwd=project)  # a real process, which its step kills
+    assert killed.code == -signal.SIGKILL, killed.err
+    (log,) = (project / RUNS).glob("IMPL-1.*.log")
+    lines = log.read_bytes().splitlines(keepends=True)
+    assert len(lines) == 2
+    log.write_bytes(lines[0] + lines[1][: len(lines[1]) // 2])  # s2's line, cut
+    task_path = task_file(project)
+    data = read_json(task_path)
+    data["flow_control"]["implementation_approach"][2]["command"] = "bash(echo s3 >> count.txt)"
+    task_path.write_text(json.dumps(data))
+    stale = wfs("status").out
+    command = stale.split("Stale:", 1)[1].split("resume: ", 1)[1].splitlines()[0]
+    resumed = wfs(*shlex.split(command)[1:])
+    assert resumed.code == 0, resumed.out + resumed.err
+    assert lines_of(project / "count.txt") == ["s1", "s2", "s2", "s3"]
+    assert task_json(project)["status"] == "completed"

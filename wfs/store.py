@@ -235,6 +235,21 @@ def _file_mode() -> int:
     return _MODE
 
 
+def append(path: Path, data: bytes) -> None:
+    """Append `data` to `path` (created on demand), for logs of lines: a killed process
+    leaves a line whole or absent (it is one write), and a reader ignores a last line
+    that a power cut or a full disk cut short."""
+    guard(path)
+    with _naming(path):
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, _file_mode())
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+        finally:
+            os.close(fd)
+
+
 def write_json(path: Path, data: Any) -> None:
     write_bytes(path, dumps(data))
 

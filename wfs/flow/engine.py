@@ -45,6 +45,7 @@ TAIL_LINES = 20  # shown to people and in --json
 SUMMARY_OUTPUT_CHARS = 2000  # an output longer than this is cut in the summary, and linked
 SUMMARY_OUTPUT_LINES = 40
 FINISHED = ("done", "skipped")
+LOG_LINES = 1000  # finished steps appended to a run record's log before it is rewritten
 WAITING_FOR_AGENT = "waiting for an agent"
 CHECKPOINT = "checkpoint reached; the agent continues from its partial answer"
 
@@ -146,6 +147,7 @@ class Runner:
         # How people and agents call wfs again: the resume commands start with it.
         self.command_prefix = command_prefix or ["wfs", "--session", sid]
         self.scope = scope  # "task": consecutive agent steps in one hand-off; "step": one each
+        self.logged = 0  # lines appended to the current run record's log
 
     def resume_argv(self, tid: str) -> list[str]:
         return [*self.command_prefix, "execute", "--resume", tid]
@@ -311,19 +313,51 @@ class Runner:
         return self.layout.session_dir(self.sid) / RUNS_DIR / f"{check_task_id(tid)}.json"
 
     def load_record(self, tid: str) -> dict[str, Any]:
+        """The run record, with the steps its log holds folded in (see save_record)."""
         path = self.record_path(tid)
         if not path.exists():
             return new_record(tid)
         data = store.read_json(path, self.layout.relative(path))
         if not isinstance(data, dict) or not isinstance(data.get("steps"), dict):
             raise WfsError(f"{self.layout.relative(path)}: not a wfs run record")
+        log = record_log(path, data.get("log"))
+        try:
+            raw = log.read_bytes() if log is not None else b""
+        except FileNotFoundError:
+            raw = b""
+        for line in raw.split(b"\n")[:-1]:  # after the last newline: nothing, or a torn line
+            try:
+                change = jsontext.loads(line)
+            except ValueError:
+                break
+            if not isinstance(change, dict) or not isinstance(change.get("steps"), dict):
+                break
+            data["steps"].update(change["steps"])
+            data["paused"] = change.get("paused")
         return data
 
-    def save_record(self, record: dict[str, Any]) -> None:
-        # Atomic but not fsynced: a killed process loses nothing (the page cache
-        # survives it), and after a power cut the unrecorded steps simply run again.
+    def save_record(self, record: dict[str, Any], finished: tuple[str, ...] = ()) -> None:
+        """Save the run record. `finished`: the steps that just finished, and nothing
+        else changed: they are appended to the record's log (one short write), so a
+        task of many quick steps does not rewrite its whole record after each one.
+        Anything else writes the record whole, under a new log name (a log that is
+        not the record's own is never read), and removes the old log.
+
+        Atomic but not fsynced: a killed process loses nothing (the page cache
+        survives it, and a log line is one write), and after a power cut the
+        unrecorded steps simply run again."""
         path = self.record_path(record["task"])
+        log = record_log(path, record.get("log"))
+        if finished and log is not None and self.logged < LOG_LINES:
+            change = {"steps": {k: record["steps"][k] for k in finished}, "paused": None}
+            store.append(log, jsontext.dumps(change, indent=False) + b"\n")
+            self.logged += 1
+            return
+        record["log"] = os.urandom(4).hex()
         store.write_bytes(path, store.dumps(record), durable=False)
+        self.logged = 0
+        if log is not None:
+            store.remove(log)
 
     def stored_output(self, tid: str, step: Step, output: str) -> dict[str, Any]:
         """How a step's output goes into the run record: inline, or (when large) in a
@@ -466,7 +500,10 @@ class Runner:
             record["paused"] = (
                 None if status in FINISHED else {"step": step.key, "reason": extra.get("reason")}
             )
-            self.save_record(record)
+            if status in FINISHED:
+                self.save_record(record, tuple(member.key for member in group))
+            else:
+                self.save_record(record)
             self.progress(
                 "step",
                 {
@@ -588,6 +625,7 @@ class Runner:
         step = group[0]
         brief = self.brief(run, group, command, checkpoints=checkpoints, fix=fix)
         handoff = self.routes.for_task(run.task)
+        self.save_record(run.record)  # whole, for an agent that reads it (brief.paths)
         if handoff is None:
             reason = WAITING_FOR_AGENT
             if fix:
@@ -735,6 +773,14 @@ def _names(group: list[Step]) -> str:
 
 def new_record(tid: str) -> dict[str, Any]:
     return {"task": tid, "started_at": now(), "steps": {}, "paused": None}
+
+
+def record_log(path: Path, name: Any) -> Path | None:
+    """The log of finished steps that goes with the run record at `path` (its `log`
+    field names it), or None for a record without one."""
+    if not isinstance(name, str) or len(name) != 8 or not name.isalnum():
+        return None
+    return path.with_name(f"{path.stem}.{name}.log")
 
 
 def _label(step: Step) -> str:
