@@ -6,12 +6,11 @@ Stdlib only: the fast read path (wfs/fastpath.py) shows claims with their state.
 from __future__ import annotations
 
 import os
-import socket
 
 
 def owner_id() -> str:
     """This process, as it is recorded in `execution.claimed_by`."""
-    return f"{socket.gethostname()}:{os.getpid()}"
+    return f"{_host()}:{os.getpid()}"
 
 
 def claim_alive(owner: str) -> bool:
@@ -20,7 +19,7 @@ def claim_alive(owner: str) -> bool:
     A process of another machine is never assumed dead.
     """
     host, _, pid = owner.rpartition(":")
-    if host != socket.gethostname() or not pid.isdigit():
+    if host != _host() or not pid.isdigit():
         return True
     try:
         os.kill(int(pid), 0)
@@ -29,3 +28,7 @@ def claim_alive(owner: str) -> bool:
     except PermissionError:
         return True
     return True
+
+
+def _host() -> str:
+    return os.uname().nodename  # what gethostname() gives, without importing socket

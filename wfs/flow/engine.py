@@ -16,6 +16,7 @@ Every stop leaves the task where `wfs execute --resume ID` continues it:
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from collections.abc import Callable, Iterator
@@ -151,6 +152,11 @@ class Runner:
 
     def resume_argv(self, tid: str) -> list[str]:
         return [*self.command_prefix, "execute", "--resume", tid]
+
+    @functools.cached_property
+    def session_dir(self) -> Path:
+        """The session's folder, looked up once (the run writes there after every step)."""
+        return self.layout.session_dir(self.sid)
 
     # ------------------------------------------------------------ claiming
 
@@ -310,7 +316,7 @@ class Runner:
     # ------------------------------------------------------------ run records
 
     def record_path(self, tid: str) -> Path:
-        return self.layout.session_dir(self.sid) / RUNS_DIR / f"{check_task_id(tid)}.json"
+        return self.session_dir / RUNS_DIR / f"{check_task_id(tid)}.json"
 
     def load_record(self, tid: str) -> dict[str, Any]:
         """The run record, with the steps its log holds folded in (see save_record)."""
@@ -387,7 +393,7 @@ class Runner:
 
     def base_values(self, task: Task) -> dict[str, Any]:
         # whatever format the task file is in; its session's id and folder included
-        folder = self.layout.relative(self.layout.session_dir(self.sid)) if self.sid else None
+        folder = self.layout.relative(self.session_dir) if self.sid else None
         values = task_values(canonical_task(task), self.sid, folder)
         if self.sid:
             texts = [d["text"] for d in brief_mod.dependencies(self, task) if "text" in d]
@@ -395,7 +401,7 @@ class Runner:
         return values
 
     def summary_path(self, tid: str) -> Path:
-        return self.layout.session_dir(self.sid) / ".summaries" / f"{tid}-summary.md"
+        return self.session_dir / ".summaries" / f"{tid}-summary.md"
 
     # ------------------------------------------------------------ running
 
@@ -832,11 +838,12 @@ HASHED_UP_TO = 16 * 1024 * 1024  # larger files are compared by size and mtime
 
 
 def file_states(root: Path) -> dict[str, str] | None:
-    """What each path git reports as changed or new (outside .workflow/) holds: a
-    content hash (or size and mtime for a large file, "absent" for a deleted one).
-    None outside a git repository."""
-    import hashlib
+    """What each path git reports as changed or new (outside .workflow/) holds: its
+    size and two checksums of its content (64 bits: no change goes unseen by chance),
+    or size and mtime for a large file, "absent" for a deleted one. None outside a git
+    repository."""
     import subprocess
+    import zlib
 
     try:
         proc = subprocess.run(
@@ -863,7 +870,8 @@ def file_states(root: Path) -> dict[str, str] | None:
             if st.st_size > HASHED_UP_TO:
                 states[path] = f"size {st.st_size} mtime {st.st_mtime_ns}"
             else:
-                states[path] = hashlib.sha256(full.read_bytes()).hexdigest()
+                data = full.read_bytes()
+                states[path] = f"size {len(data)} crc {zlib.crc32(data)} adler {zlib.adler32(data)}"
         except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
             states[path] = "absent"
         except OSError:

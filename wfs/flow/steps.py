@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import shutil
 import signal
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -53,6 +52,17 @@ class Command(NamedTuple):
     text: str  # the argument (for built-ins) or the whole command line
 
 
+def which(program: str) -> str | None:
+    """The executable `program` on PATH (or at that path), as `shutil.which` finds it,
+    without importing shutil on every engine run."""
+    folders = [""] if os.sep in program else os.get_exec_path()
+    for folder in folders:
+        path = os.path.join(folder, program)
+        if os.access(path, os.X_OK) and not os.path.isdir(path):
+            return path
+    return None
+
+
 def classify(command: str) -> Command:
     """What kind of step a command string is."""
     text = command.strip()
@@ -66,7 +76,7 @@ def classify(command: str) -> Command:
         return Command("agent", text)
     first = text.split(None, 1)[0]
     if _PROGRAM.fullmatch(first) and (
-        shutil.which(first) or first in _KNOWN_CLIS or first.islower() and _looks_like_cli(text)
+        which(first) or first in _KNOWN_CLIS or first.islower() and _looks_like_cli(text)
     ):
         return Command("cli", text)
     return Command("agent", text)
@@ -119,7 +129,7 @@ def _run(
     of the engine's overhead. The process group lets a timeout or an interruption stop
     everything the step started.
     """
-    bash = shutil.which("bash")
+    bash = which("bash")
     if bash is None:
         return StepResult(127, "", "bash: not found on PATH")
     out_r, out_w = os.pipe()
@@ -310,7 +320,7 @@ def run_command(
     if command.kind in ("bash", "cli"):
         if command.kind == "cli":
             program = command.text.split(None, 1)[0]
-            if shutil.which(program) is None:
+            if which(program) is None:
                 return StepResult(127, "", f"{program}: command not found on PATH")
         try:
             shell = substitute_shell(command.text, values)
