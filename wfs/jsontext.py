@@ -86,10 +86,12 @@ def _afford(cost_ns: int) -> bool:
 
 def long_digits(raw: bytes) -> bool:
     """An integer that may be outside [-2**63, 2**64), which orjson reads as a float (so
-    writing the file back would change it); no shorter run of digits can be one."""
-    import re  # the json module imports it anyway
+    writing the file back would change it): 19 digits in a row or more."""
+    return b"0" * 19 in raw.translate(_DIGITS)
 
-    return re.search(rb"-\d{19}|\d{20}", raw) is not None
+
+# Every digit as "0", every other byte as a space: runs of digits, found at C speed.
+_DIGITS = bytes(48 if 48 <= b <= 57 else 32 for b in range(256))
 
 
 class _Differs(ValueError):

@@ -67,19 +67,33 @@ def parse_json(raw: bytes, where: str) -> Any:
 def _too_deep(data: Any) -> str | None:
     """The JSON pointer (its first three parts) to a value nested deeper than MAX_DEPTH,
     or None."""
-    stack: list[tuple[Any, int, tuple[str, ...]]] = [(data, 1, ())]
-    while stack:
-        value, depth, path = stack.pop()
-        if isinstance(value, dict):
-            items: Any = value.items()
-        elif isinstance(value, list):
-            items = enumerate(value)
-        else:
-            continue
-        if depth > MAX_DEPTH:
-            return "".join("/" + p.replace("~", "~0").replace("/", "~1") for p in path[:3])
-        stack.extend((v, depth + 1, path + (str(k),) if len(path) < 3 else path) for k, v in items)
+    if not isinstance(data, dict | list):
+        return None  # a string full of brackets
+    for key, value in data.items() if isinstance(data, dict) else enumerate(data):
+        if isinstance(value, dict | list) and not _within(value, 2):
+            deep = _deep_path(value, 2)
+            return "".join("/" + p.replace("~", "~0").replace("/", "~1") for p in [str(key), *deep])
     return None
+
+
+def _within(value: dict[str, Any] | list[Any], depth: int) -> bool:
+    """Whether no container in `value` (at `depth`) is deeper than MAX_DEPTH."""
+    if depth > MAX_DEPTH:
+        return False
+    for item in value.values() if isinstance(value, dict) else value:
+        if isinstance(item, dict | list) and not _within(item, depth + 1):
+            return False
+    return True
+
+
+def _deep_path(value: dict[str, Any] | list[Any], depth: int) -> list[str]:
+    """The next two keys on the way to a value too deep (for the pointer)."""
+    if depth > 3:
+        return []
+    for key, item in value.items() if isinstance(value, dict) else enumerate(value):
+        if isinstance(item, dict | list) and not _within(item, depth + 1):
+            return [str(key), *_deep_path(item, depth + 1)]
+    return []
 
 
 def _check_integers(raw: bytes, where: str) -> None:
@@ -235,19 +249,35 @@ def _file_mode() -> int:
     return _MODE
 
 
-def append(path: Path, data: bytes) -> None:
-    """Append `data` to `path` (created on demand), for logs of lines: a killed process
-    leaves a line whole or absent (it is one write), and a reader ignores a last line
-    that a power cut or a full disk cut short."""
-    guard(path)
-    with _naming(path):
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, _file_mode())
-        try:
+class Appender:
+    """Appends to one file at a time, for logs of lines: the file is opened (and its
+    folder checked) once, then every line is one write, so a killed process leaves a
+    line whole or absent; a reader ignores a last line that a power cut or a full disk
+    cut short."""
+
+    def __init__(self) -> None:
+        self.path: Path | None = None
+        self.fd = -1
+        self.lines = 0
+
+    def append(self, path: Path, data: bytes) -> None:
+        if path != self.path:
+            self.close()
+            guard(path)
+            with _naming(path):
+                flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
+                self.fd = os.open(path, flags, _file_mode())
+            self.path = path
+        with _naming(path):
             view = memoryview(data)
             while view:
-                view = view[os.write(fd, view) :]
-        finally:
-            os.close(fd)
+                view = view[os.write(self.fd, view) :]
+        self.lines += 1
+
+    def close(self) -> None:
+        if self.fd != -1:
+            os.close(self.fd)
+        self.path, self.fd, self.lines = None, -1, 0
 
 
 def write_json(path: Path, data: Any) -> None:

@@ -148,7 +148,7 @@ class Runner:
         # How people and agents call wfs again: the resume commands start with it.
         self.command_prefix = command_prefix or ["wfs", "--session", sid]
         self.scope = scope  # "task": consecutive agent steps in one hand-off; "step": one each
-        self.logged = 0  # lines appended to the current run record's log
+        self.log = store.Appender()  # the current run record's log
 
     def resume_argv(self, tid: str) -> list[str]:
         return [*self.command_prefix, "execute", "--resume", tid]
@@ -354,14 +354,13 @@ class Runner:
         unrecorded steps simply run again."""
         path = self.record_path(record["task"])
         log = record_log(path, record.get("log"))
-        if finished and log is not None and self.logged < LOG_LINES:
+        if finished and log is not None and self.log.lines < LOG_LINES:
             change = {"steps": {k: record["steps"][k] for k in finished}, "paused": None}
-            store.append(log, jsontext.dumps(change, indent=False) + b"\n")
-            self.logged += 1
+            self.log.append(log, jsontext.dumps(change, indent=False) + b"\n")
             return
+        self.log.close()
         record["log"] = os.urandom(4).hex()
         store.write_bytes(path, store.dumps(record), durable=False)
-        self.logged = 0
         if log is not None:
             store.remove(log)
 

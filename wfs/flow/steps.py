@@ -16,6 +16,7 @@ or a symlink) is refused. What real task files write is read as it is meant:
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
 import signal
@@ -52,10 +53,13 @@ class Command(NamedTuple):
     text: str  # the argument (for built-ins) or the whole command line
 
 
-def which(program: str) -> str | None:
-    """The executable `program` on PATH (or at that path), as `shutil.which` finds it,
-    without importing shutil on every engine run."""
-    folders = [""] if os.sep in program else os.get_exec_path()
+def which(program: str, path: str | None = None) -> str | None:
+    """The executable `program` on PATH (or `path`, or at that path), as `shutil.which`
+    finds it, without importing shutil on every engine run."""
+    if os.sep in program:
+        folders = [""]
+    else:
+        folders = os.get_exec_path() if path is None else path.split(os.pathsep)
     for folder in folders:
         path = os.path.join(folder, program)
         if os.access(path, os.X_OK) and not os.path.isdir(path):
@@ -105,21 +109,36 @@ def _looks_like_cli(text: str) -> bool:
 
 def run_shell(script: str, env: Mapping[str, str], root: Path, timeout: float | None) -> StepResult:
     """Run a bash script in the project root."""
-    return _run(script, root, {**os.environ, **env}, None, timeout)
+    return _run(script, root, _environment(env), None, timeout)
 
 
 def run_agent(
     agent_command: str, brief: str, root: Path, env: Mapping[str, str] | None = None
 ) -> StepResult:
     """Send the brief to the configured agent command on stdin; its stdout is the output."""
-    full_env = {**os.environ, **(env or {})}
-    return _run(agent_command, root, full_env, brief.encode("utf-8"), None)
+    return _run(agent_command, root, _environment(env or {}), brief.encode("utf-8"), None)
+
+
+def _environment(extra: Mapping[str, str]) -> dict[bytes, bytes]:
+    """This process's environment with `extra`, as bytes (what posix_spawn passes on).
+    os.environ keeps its bytes in a plain dict: copied as it is, before every step, it
+    costs nothing next to the Python-level copy of os.environb."""
+    held = getattr(os.environ, "_data", None)
+    env = dict(held) if isinstance(held, dict) else dict(os.environb)
+    env.update((os.fsencode(k), os.fsencode(v)) for k, v in extra.items())
+    return env
+
+
+@functools.cache
+def _bash(path: str | None) -> str | None:
+    """bash on the PATH `path` (looked up once per PATH, not before every step)."""
+    return which("bash", path)
 
 
 def _run(
     script: str,
     root: Path,
-    env: dict[str, str],
+    env: dict[bytes, bytes],
     stdin: bytes | None,
     timeout: float | None,
 ) -> StepResult:
@@ -129,7 +148,7 @@ def _run(
     of the engine's overhead. The process group lets a timeout or an interruption stop
     everything the step started.
     """
-    bash = which("bash")
+    bash = _bash(os.environ.get("PATH", os.defpath))
     if bash is None:
         return StepResult(127, "", "bash: not found on PATH")
     out_r, out_w = os.pipe()
