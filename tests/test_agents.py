@@ -22,7 +22,8 @@ import pytest
 import yaml
 from conftest import REPO, read_json, tree_listing, wfs, wfs_process
 
-from wfs.cli import AGENT_TARGETS, cli
+from wfs.cli import cli
+from wfs.commands.agents import AGENT_TARGETS
 
 TARGETS = (
     "claude",

@@ -171,7 +171,7 @@ def write(argv: list[str], environ: Any) -> bool:
 
 
 def _run(root: str | None, session: str | None, json_out: bool, what: str, *args: Any) -> bool:
-    from wfs import commands
+    from wfs import actions
     from wfs.errors import WfsError, os_error_message
     from wfs.text import for_terminal, printable
 
@@ -183,9 +183,9 @@ def _run(root: str | None, session: str | None, json_out: bool, what: str, *args
         layout = Layout(find_root(root))
         store.confine(layout.root)
         if what == "status":
-            data, text = commands.task_status(layout, session, *args)
+            data, text = actions.task_status(layout, session, *args)
         else:
-            data, text = commands.task_add(layout, session, **args[0])
+            data, text = actions.task_add(layout, session, **args[0])
     except WfsError as err:
         sys.stderr.write(f"wfs: error: {printable(err.message)}\n")
         sys.exit(err.exit_code)
@@ -206,7 +206,7 @@ def _run(root: str | None, session: str | None, json_out: bool, what: str, *args
 def _prime(
     options: list[str], root: str | None, session: str | None, json_out: bool
 ) -> bytes | None:
-    """`wfs prime [--hook-json [--editor E]]` from the index, as wfs.commands.prime says it."""
+    """`wfs prime [--hook-json [--editor E]]` from the index, as wfs.actions.prime says it."""
     from wfs import prime
 
     hook = False

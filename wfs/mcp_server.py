@@ -1,6 +1,6 @@
 """`wfs mcp`: the wfs commands as an MCP server over stdio (the optional extra `wfs[mcp]`).
 
-Eight tools, each doing what its command does (wfs/commands.py) and answering with
+Eight tools, each doing what its command does (wfs/actions.py) and answering with
 the JSON that command prints with `--json`, plus its exit code first:
 `{"exit_code": 3, "session": ..., "status": "paused", ...}`. An error the command
 would print on stderr is `{"exit_code": 2, "error": "..."}`, with the `problems` of a
@@ -23,8 +23,9 @@ from mcp.server.mcpserver.exceptions import ResourceNotFoundError
 from mcp.types import CallToolResult, Resource, TextContent, ToolAnnotations
 from pydantic import Field
 
-from wfs import __version__, commands
+from wfs import __version__, actions
 from wfs.errors import ProblemsError, WfsError
+from wfs.flow import session_run
 from wfs.layout import Layout
 from wfs.query import json_bytes
 
@@ -146,7 +147,7 @@ def build_server(layout: Layout, session: str | None, root_option: str | None) -
     async def status(session: Session = None) -> CallToolResult:
         """The session's phase, type, task counts, progress, ready tasks, and the stopped
         (paused, blocked, running) tasks with the command that resumes each."""
-        return _answer(lambda: _ok(commands.status(layout, chosen(session), root_option)))
+        return _answer(lambda: _ok(actions.status(layout, chosen(session), root_option)))
 
     @server.tool(name="next", annotations=READ_ONLY)
     async def next_task(
@@ -155,12 +156,12 @@ def build_server(layout: Layout, session: str | None, root_option: str | None) -
     ) -> CallToolResult:
         """The next ready task (lowest id whose dependencies are completed), or all of
         them; when none is ready, `stopped` says what holds the tasks up."""
-        return _answer(lambda: _ok(commands.next_tasks(layout, chosen(session), all, root_option)))
+        return _answer(lambda: _ok(actions.next_tasks(layout, chosen(session), all, root_option)))
 
     @server.tool(annotations=READ_ONLY)
     async def task_show(task_id: TaskId, session: Session = None) -> CallToolResult:
         """One task: its JSON, derived status, whether it is ready and what it waits on."""
-        return _answer(lambda: _ok(commands.show_task(layout, chosen(session), task_id)))
+        return _answer(lambda: _ok(actions.show_task(layout, chosen(session), task_id)))
 
     @server.tool(annotations=ToolAnnotations(destructive_hint=False, open_world_hint=False))
     async def plan(
@@ -196,7 +197,7 @@ def build_server(layout: Layout, session: str | None, root_option: str | None) -
             if type is not None and type not in ("simple", "medium", "complex"):
                 raise WfsError(f"type {type!r}: expected simple, medium or complex")
             source = None if document is None else _plan_source(document)
-            return _ok(commands.plan(layout, topic, source, type, session))
+            return _ok(actions.plan(layout, topic, source, type, session))
 
         return _answer(work)
 
@@ -213,7 +214,7 @@ def build_server(layout: Layout, session: str | None, root_option: str | None) -
             from wfs.sessions import current_session, session_ids
 
             sids = session_ids(layout) if all else [current_session(layout, chosen(session))]
-            result = commands.validate(layout, sids)
+            result = actions.validate(layout, sids)
             return result.data, result.exit_code
 
         return _answer(work)
@@ -230,10 +231,10 @@ def build_server(layout: Layout, session: str | None, root_option: str | None) -
         from wfs.sessions import current_session
 
         sid = current_session(layout, chosen(requested))
-        runner = commands.runner(layout, sid, root_option=root_option)
+        runner = session_run.runner(layout, sid, root_option=root_option)
         if dry_run:
-            return commands.dry_run(layout, runner, task_id), 0
-        outcome = commands.execute(runner, task_id, resume_id, answer, skip, run_all)
+            return actions.dry_run(layout, runner, task_id), 0
+        outcome = session_run.execute(runner, task_id, resume_id, answer, skip, run_all)
         stop = outcome.signum or next(
             (
                 getattr(signal, t["signal"])
@@ -302,7 +303,7 @@ def build_server(layout: Layout, session: str | None, root_option: str | None) -
         session: Annotated[str, Field(description="Session id (WFS-x or x).")],
     ) -> CallToolResult:
         """Make a session the single active one; the others become paused."""
-        return _answer(lambda: _ok(commands.switch(layout, session)))
+        return _answer(lambda: _ok(actions.switch(layout, session)))
 
     for name in SCHEMAS:
         _add_schema(server, name)

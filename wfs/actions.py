@@ -1,8 +1,9 @@
 """What the commands do, as plain functions: shared by the CLI and the MCP server.
 
 Each returns the data that `--json` prints (and, where it is not 0, the exit code),
-so `wfs mcp` answers with exactly what the command line prints. The click commands in
-wfs/cli.py add only option parsing and the human-readable text.
+so `wfs mcp` answers with exactly what the command line prints. The click commands
+(wfs/commands/) add only option parsing and the human-readable text; the write path
+without click (wfs/fastpath.py) calls the same functions.
 """
 
 from __future__ import annotations
@@ -222,110 +223,148 @@ def dry_run(layout: Layout, runner: Any, task_id: str | None) -> dict[str, Any]:
     return preview(runner, read_task(layout, runner.sid, task_id))
 
 
-def agent_routes(layout: Layout, option: str | None) -> Any:
-    """Where agent steps go: `option` (--agent), then WFS_AGENT, then the routes of
-    .workflow/config.json."""
-    import os
+def task_list(
+    layout: Layout, requested: str | None, status: str | None, ready: bool
+) -> tuple[dict[str, Any], list[str]]:
+    """`wfs task list`: (what --json prints, the task files that cannot be read)."""
+    from wfs.index import load_skeletons
+    from wfs.layout import task_sort_key
+    from wfs.sessions import current_session
+    from wfs.tasks import TaskIndex, task_row
 
-    from wfs.flow.routing import load_routes
-
-    return load_routes(layout, option or os.environ.get("WFS_AGENT") or None)
-
-
-def runner(
-    layout: Layout,
-    sid: str,
-    agent_option: str | None = None,
-    root_option: str | None = None,
-    progress: Any = None,
-    scope: str = "task",
-) -> Any:
-    """The engine's runner for a session, as `wfs execute` sets it up."""
-    from wfs.flow.engine import Runner
-    from wfs.query import command_prefix
-
-    return Runner(
-        layout,
-        sid,
-        agent_routes(layout, agent_option),
-        progress=progress,
-        command_prefix=command_prefix(sid, root_option),
-        scope=scope,
-    )
+    sid = current_session(layout, requested)
+    index = TaskIndex(load_skeletons(layout, sid))
+    ids = index.ready() if ready else sorted(index.by_id, key=task_sort_key)
+    rows = [task_row(index, tid) for tid in ids]
+    if status:
+        rows = [r for r in rows if ("container" if r["container"] else r["status"]) == status]
+    return {"session": sid, "tasks": rows}, [
+        t["unreadable"] for t in index.tasks if t.get("unreadable")
+    ]
 
 
-class Execution(NamedTuple):
+def session_list(layout: Layout) -> tuple[list[dict[str, Any]], list[str]]:
+    """`wfs session list`: a row per session, and why the unreadable ones are."""
+    from wfs.index import answers
+    from wfs.sessions import active_ids, load_session, session_ids
+
+    active = set(active_ids(layout))
+    rows: list[dict[str, Any]] = []
+    errors: list[str] = []
+    for sid in session_ids(layout):
+        try:
+            data = load_session(layout, sid)
+        except WfsError as err:
+            errors.append(err.message)
+            rows.append({"id": sid, "active": sid in active, "error": err.message})
+            continue
+        # phase and type as the session file says them, else derived (docs/formats.md)
+        summary = answers(layout, sid)["summary"]
+        rows.append(
+            {
+                "id": sid,
+                "active": sid in active,
+                "status": data.get("status"),
+                "phase": summary["phase"],
+                "type": summary["type"],
+                "project": summary["project"],
+            }
+        )
+    return rows, errors
+
+
+def session_show(layout: Layout, requested: str | None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """`wfs session show`: (what --json prints, the summary its text shows)."""
+    from wfs.index import answers
+    from wfs.sessions import active_ids, current_session, load_session
+
+    sid = current_session(layout, requested)
+    summary = answers(layout, sid)["summary"]
+    data = {
+        "session": load_session(layout, sid),
+        "active": sid in active_ids(layout),
+        "path": layout.relative(layout.session_dir(sid)),
+        "counts": summary["counts"],
+        "progress": summary["progress"],
+    }
+    return data, summary
+
+
+def lifecycle(layout: Layout, action: str, requested: str | None) -> dict[str, Any]:
+    """`wfs session pause|resume|complete`."""
+    from wfs import sessions
+
+    sid = sessions.current_session(layout, requested)
+    if action == "resume":
+        sessions.switch(layout, sid)
+        status = "active"
+    elif action == "pause":
+        sessions.pause(layout, sid)
+        status = "paused"
+    else:
+        sessions.complete(layout, sid)
+        status = "completed"
+    return {"session": sid, "status": status}
+
+
+class Rendering(NamedTuple):
     data: dict[str, Any]
     exit_code: int
-    signum: int | None  # a signal that stopped the run between tasks
-    interrupted: bool  # a task was interrupted while a step ran
 
 
-# `--all` carries on after these.
-GOING_ON = ("completed", "blocked")
+def render(layout: Layout, sids: list[str], every: bool, check: bool) -> Rendering:
+    """`wfs render [--check]`: write the views of the sessions that are stale, under
+    each session's lock; with `check`, change nothing and name the stale ones and the
+    changes left half done (exit 1 if any)."""
+    from wfs import render as views
+    from wfs import store
+    from wfs.index import load_skeletons
+    from wfs.sessions import load_session
+
+    which: dict[str, Any] = {"sessions": sids} if every else {"session": sids[0]}
+    # Views are rendered from the whole plan: a task file that cannot be read stops it.
+    skeletons = [t for sid in sids for t in load_skeletons(layout, sid)]
+    unreadable = [t["unreadable"] for t in skeletons if t.get("unreadable")]
+    if unreadable:
+        raise WfsError("\n".join(unreadable))
+    paths: list[str] = []
+    interrupted: list[str] = []  # sessions with a half-applied change (a pending journal)
+    for sid in sids:
+        session_dir = layout.session_dir(sid)
+        if check:
+            if layout.journal(sid).exists():
+                interrupted.append(layout.relative(layout.journal(sid)))
+            expected = views.expected_views(
+                session_dir, load_session(layout, sid), load_skeletons(layout, sid)
+            )
+            names = [n for n, text in expected.items() if views.read_view(session_dir / n) != text]
+        else:
+            with store.locked(layout.session_lock(sid), sid):
+                store.replay(layout.journal(sid))
+                names = views.write_views(
+                    session_dir, load_session(layout, sid), load_skeletons(layout, sid)
+                )
+        paths += [layout.relative(session_dir / name) for name in names]
+    if check:
+        data = {**which, "stale": paths, "interrupted": interrupted}
+        return Rendering(data, 1 if paths or interrupted else 0)
+    return Rendering({**which, "written": paths}, 0)
 
 
-def execute(
-    runner: Any,
-    task_id: str | None = None,
-    resume_id: str | None = None,
-    answer: str | None = None,
-    skip: bool = False,
-    run_all: bool = False,
-    note: Callable[[str], None] = lambda _: None,
-) -> Execution:
-    """`wfs execute`: run task_id, continue resume_id (with `answer` or `skip`), or run
-    the next ready task; with `run_all`, go on until nothing is ready.
+def migrate(layout: Layout, requested: str | None, every: bool) -> dict[str, list[str]]:
+    """`wfs migrate [--all]`: session (or copy of one) -> the files rewritten."""
+    from wfs.edit import migrate as rewrite
+    from wfs.sessions import current_session, session_folders, session_ids
 
-    SIGINT, SIGTERM and SIGHUP stop the running step and leave the task resumable.
-    `note` gets what reclaiming a stopped task had to do (stale claims, orphans).
-    """
-    from wfs.flow import engine, signals
-
-    results: list[dict[str, Any]] = []
-    with signals.handled():
-        if resume_id:
-            task, notes = runner.reclaim(resume_id)
-            for text in notes:
-                note(text)
-            results.append(engine.run_task(runner, task, {"skip": skip, "output": answer}))
-        elif task_id:
-            claimed = runner.claim(task_id)
-            assert claimed is not None
-            results.append(engine.run_task(runner, claimed))
-        while (
-            (run_all or not results)
-            and (not results or results[-1]["status"] in GOING_ON)
-            and signals.pending() is None
-        ):
-            claimed = runner.claim(None)
-            if claimed is None:
-                break
-            results.append(engine.run_task(runner, claimed))
-            if not run_all:
-                break
-        signum = signals.pending()
-    statuses = [r["status"] for r in results]
-    interrupted = [r for r in results if r["status"] == "interrupted"]
-    if interrupted:
-        code, overall = interrupted[0]["exit_code"], "interrupted"
-    elif signum is not None:
-        code, overall = 128 + signum, "interrupted"
-    elif "refused" in statuses:
-        code, overall = 2, "refused"
-    elif "paused" in statuses:
-        code, overall = 3, "paused"
-    elif "blocked" in statuses:
-        code, overall = 1, "failed"
-    else:
-        code, overall = 0, "completed" if results else "idle"
-    data: dict[str, Any] = {"session": runner.sid, "status": overall, "tasks": results}
-    if not results:
-        from wfs.index import answers
-        from wfs.query import stopped_view
-
-        data["stopped"] = stopped_view(
-            answers(runner.layout, runner.sid)["summary"].get("stopped", []),
-            runner.command_prefix,
+    if not every:
+        sid = current_session(layout, requested)
+        return {sid: rewrite(layout, sid)}
+    # every copy of every session (validate --all reads them all)
+    names = session_ids(layout)
+    return {
+        (f.name if f.path == layout.session_dir(f.name) else layout.relative(f.path)): (
+            rewrite(layout, f.name, f.path)
         )
-    return Execution(data, code, signum, bool(interrupted))
+        for f in session_folders(layout)
+        if f.name in names
+    }

@@ -1,0 +1,32 @@
+"""The commands of `wfs`, one small module per group, as pre-commit keeps them.
+
+Each module holds the click commands of its group: they parse options, call the
+library (wfs/actions.py and the modules it names) and print the result. The root group
+(wfs/cli.py) imports a module only when one of its commands runs.
+"""
+
+# Command name -> "module:attribute" in this package.
+COMMANDS = {
+    "agents": "agents:agents",
+    "capture": "execute:capture",
+    "diff": "git:diff",
+    "doctor": "check:doctor",
+    "execute": "execute:execute",
+    "flow": "execute:flow",
+    "hook": "git:hook",
+    "init": "plan:init",
+    "mcp": "agents:mcp_server",
+    "merge-json": "git:merge_json",
+    "merge-views": "git:merge_views",
+    "migrate": "check:migrate",
+    "next": "status:next_task",
+    "plan": "plan:plan",
+    "prime": "status:prime",
+    "render": "check:render",
+    "schema": "check:schema",
+    "session": "session:session",
+    "status": "status:status",
+    "switch": "plan:switch",
+    "task": "task:task",
+    "validate": "check:validate",
+}

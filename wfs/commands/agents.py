@@ -1,0 +1,202 @@
+"""`wfs agents install|list` and `wfs mcp`: what the editors get, and the MCP server."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from wfs.cli import Env, json_flag, pass_env, root_option
+from wfs.errors import WfsError
+
+AGENT_TARGETS = (
+    "claude",
+    "gemini",
+    "codex",
+    "cursor",
+    "copilot",
+    "opencode",
+    "qwen",
+    "windsurf",
+    "agents-md",
+)
+
+
+@click.group()
+def agents() -> None:
+    """Editor commands, skills and agent definitions: install, check, remove, list.
+
+    \b
+    Example:
+      wfs agents install --target claude
+    """
+
+
+@agents.command("install")
+@click.option(
+    "--target",
+    type=click.Choice(AGENT_TARGETS),
+    help="The editor. Needed, except with --check (which then checks only this one).",
+)
+@click.option("--force", is_flag=True, help="Replace (or remove) files that differ from wfs's.")
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Change nothing; exit 1 if an installed file is missing or stale (all targets "
+    "installed, or --target).",
+)
+@click.option("--remove", is_flag=True, help="Remove the files wfs installed for --target.")
+@click.option(
+    "--allow-shell",
+    is_flag=True,
+    help="gemini: also the user policy ~/.gemini/policies/wfs.toml that lets Gemini CLI "
+    "run wfs commands without asking.",
+)
+@click.option(
+    "--mcp/--no-mcp",
+    default=None,
+    help="claude: also (or not) the server `wfs mcp` in .mcp.json. Default: installed "
+    "when the mcp extra is (pip install 'wfs[mcp]'), kept when already there.",
+)
+@json_flag
+@pass_env
+def agents_install(
+    env: Env,
+    target: str | None,
+    force: bool,
+    check: bool,
+    remove: bool,
+    allow_shell: bool,
+    mcp: bool | None,
+) -> None:
+    """Install the wfs commands and agent definitions for an editor.
+
+    Files go under the project root. Claude Code, Gemini CLI and Codex CLI also get a
+    SessionStart hook running `wfs prime` in their settings file, and AGENTS.md,
+    CLAUDE.md and GEMINI.md a marked block: the rest of those files is left alone. A
+    file (or entry) that exists and differs is only replaced with --force; without it
+    nothing is written and the command exits 2. Installing twice changes nothing.
+    --remove deletes only what wfs installed, and restores nothing else.
+
+    \b
+    Example:
+      wfs agents install --target claude
+      wfs agents install --target gemini --allow-shell
+      wfs agents install --check
+      wfs agents install --target codex --remove
+    """
+    from wfs import agents_install as installer
+
+    if check and remove:
+        raise click.UsageError("give at most one of --check and --remove")
+    if allow_shell and target != "gemini":
+        raise click.UsageError("--allow-shell goes with --target gemini")
+    if mcp is not None and target != "claude":
+        raise click.UsageError("--mcp and --no-mcp go with --target claude")
+    mode = {True: "on", False: "off", None: "keep"}[mcp]
+    if check:
+        _agents_check(env, installer, target, allow_shell, mode)
+        return
+    if target is None:
+        raise click.UsageError("Missing option '--target'.")
+    if remove:
+        actions = installer.remove(env.layout, target, force, allow_shell, mode)
+    else:
+        if mcp is None and target == "claude" and installer.mcp_extra_installed():
+            mode = "add"
+        actions = installer.install(env.layout, target, force, allow_shell, mode)
+    rows = [{"path": path, "action": action} for path, action in actions]
+
+    def human() -> None:
+        env.lines([f"{row['action']}: {row['path']}" for row in rows])
+        if allow_shell and not remove:
+            env.echo(
+                "The user policy ~/.gemini/policies/wfs.toml lets Gemini CLI run `wfs ...` "
+                "shell commands without asking, in every project; other policies are "
+                "left alone.",
+                err=True,
+            )
+
+    env.emit({"target": target, "files": rows}, human)
+
+
+def _agents_check(
+    env: Env, installer: Any, target: str | None, allow_shell: bool, mcp: str
+) -> None:
+    checked = installer.check(env.layout, [target] if target else None, allow_shell, mcp)
+    rows = [{"target": c.target, "path": c.relative, "state": c.state} for c in checked]
+    problems = [row for row in rows if row["state"] != "installed"]
+
+    def human() -> None:
+        if not rows:
+            env.echo("no wfs editor files are installed here")
+        for name in dict.fromkeys(row["target"] for row in rows):
+            mine = [row for row in rows if row["target"] == name]
+            bad = [row for row in mine if row["state"] != "installed"]
+            if not bad:
+                env.echo(f"{name}: {len(mine)} files installed and up to date")
+            for row in bad:
+                env.echo(f"{name}: {row['state']}: {row['path']}")
+        if problems:
+            fix = f" --target {target}" if target else " --target T"
+            env.echo(f"fix with: wfs agents install{fix} --force", err=True)
+
+    env.emit({"files": rows, "problems": len(problems)}, human)
+    if problems:
+        raise SystemExit(1)
+
+
+@agents.command("list")
+@click.option("--target", type=click.Choice(AGENT_TARGETS), help="Only this editor (default: all).")
+@json_flag
+@pass_env
+def agents_list(env: Env, target: str | None) -> None:
+    """List the files each editor gets, and whether this project has them up to date.
+
+    State: installed (identical), differs (changed or outdated), missing.
+
+    \b
+    Example:
+      wfs agents list --target codex
+    """
+    from wfs.agents_install import plan_install
+
+    names = {"same": "installed", "differs": "differs", "missing": "missing"}
+    rows = [
+        {"target": name, "path": item.relative, "state": names[item.state]}
+        for name in ([target] if target else AGENT_TARGETS)
+        for item in plan_install(env.layout, name)
+    ]
+    width = max(len(name) for name in AGENT_TARGETS)
+    env.emit(
+        {"files": rows},
+        lambda: env.echo(
+            "\n".join(f"{row['target']:<{width}} {row['state']:<10} {row['path']}" for row in rows)
+        ),
+    )
+
+
+@click.command("mcp")
+@pass_env
+def mcp_server(env: Env) -> None:
+    """Serve wfs to an MCP client over stdio (needs the extra: pip install 'wfs[mcp]').
+
+    Eight tools (status, next, task_show, plan, validate, execute, resume, switch)
+    answer with the JSON of the matching command and its exit code; the JSON Schemas
+    and each session's TODO_LIST.md are resources; `plan` and `execute` are prompts.
+    --root and --session given to `wfs` apply to every call.
+
+    \b
+    Example:
+      claude mcp add wfs -- wfs mcp
+    """
+    try:
+        from wfs.mcp_server import serve
+    except ImportError as err:
+        if (err.name or "").startswith("wfs"):
+            raise
+        raise WfsError(
+            "wfs mcp needs the MCP Python SDK 2.x (mcp>=2.3,<3), which is not installed; "
+            "install it with: pip install 'wfs[mcp]'"
+        ) from None
+    serve(env.layout, env.session, root_option(env))

@@ -1,0 +1,202 @@
+"""`wfs validate`, `render`, `doctor`, `migrate` and `schema`: check the plan, regenerate
+its views, repair and convert it."""
+
+from __future__ import annotations
+
+import click
+
+from wfs.cli import Env, json_flag, pass_env
+
+
+@click.command()
+@click.option("--all", "all_sessions", is_flag=True, help="Every session, not just the active one.")
+@json_flag
+@pass_env
+def validate(env: Env, all_sessions: bool) -> None:
+    """Check task and session files against every rule; one `path: rule: message` per problem.
+
+    Exits 1 when any error is found (warnings alone exit 0).
+
+    \b
+    Example:
+      wfs validate --all
+    """
+    from wfs import actions
+    from wfs.sessions import session_ids
+
+    layout = env.layout
+    sids = session_ids(layout) if all_sessions else [env.current_session()]
+    result = actions.validate(layout, sids, every=all_sessions)
+
+    def human() -> None:
+        for problem in result.problems:
+            env.echo(str(problem))
+        if not result.problems:
+            env.echo(f"OK: {', '.join(sids) or 'no sessions'}")
+
+    env.emit(result.data, human)
+    if result.exit_code:
+        click.get_current_context().exit(result.exit_code)
+
+
+INTERRUPTED_CHANGE = (
+    "a change to several files was interrupted, so they are half written; "
+    "`wfs doctor --fix` finishes it"
+)
+
+
+@click.command()
+@click.option("--check", is_flag=True, help="Change nothing; exit 1 if a view is stale.")
+@click.option("--all", "all_sessions", is_flag=True, help="Every session, not just the active one.")
+@json_flag
+@pass_env
+def render(env: Env, check: bool, all_sessions: bool) -> None:
+    """Regenerate TODO_LIST.md and IMPL_PLAN.md from the JSON.
+
+    With --check, name every view that is stale or hand-edited and exit 1.
+
+    \b
+    Example:
+      wfs render --check --all
+    """
+    from wfs import actions
+    from wfs.sessions import session_ids
+
+    layout = env.layout
+    sids = session_ids(layout) if all_sessions else [env.current_session()]
+    result = actions.render(layout, sids, all_sessions, check)
+    data = result.data
+    if check:
+        fix = "wfs render --all" if all_sessions else "wfs render"
+
+        def human() -> None:
+            for journal in data["interrupted"]:
+                env.echo(f"{journal}: {INTERRUPTED_CHANGE}")
+            for path in data["stale"]:
+                env.echo(f"{path}: stale or hand-edited; run `{fix}`")
+            if not data["stale"] and not data["interrupted"]:
+                env.echo(
+                    f"OK: views of {', '.join(sids)} are up to date" if sids else "OK: no sessions"
+                )
+
+        env.emit(data, human)
+    else:
+        written = data["written"]
+        env.emit(
+            data,
+            lambda: env.echo(
+                "\n".join(f"wrote {p}" for p in written) or "Views already up to date."
+            ),
+        )
+    if result.exit_code:
+        click.get_current_context().exit(result.exit_code)
+
+
+@click.command()
+@click.option("--fix", is_flag=True, help="Repair what can be repaired safely.")
+@json_flag
+@pass_env
+def doctor(env: Env, fix: bool) -> None:
+    """Find (and with --fix repair) inconsistent state.
+
+    Orphaned or extra active markers, corrupted session files (kept aside, recreated),
+    broken parent/child links, stale views, leftovers of interrupted writes.
+    Without --fix, exits 1 when it finds anything.
+
+    \b
+    Example:
+      wfs doctor --fix
+    """
+    from wfs.doctor import doctor as run_doctor
+
+    results = run_doctor(env.layout, fix)
+    rows = [
+        {
+            "where": f.where,
+            "problem": f.problem,
+            "action": f.action,
+            "fixable": f.repair is not None,
+            "fixed": fixed,
+        }
+        for f, fixed in results
+    ]
+
+    def human() -> None:
+        for row in rows:
+            if row["fixed"]:
+                env.echo(f"fixed: {row['where']}: {row['problem']} ({row['action']})")
+            elif row["fixable"]:
+                env.echo(f"found: {row['where']}: {row['problem']} (`wfs doctor --fix` repairs it)")
+            else:
+                env.echo(f"found: {row['where']}: {row['problem']} ({row['action']})")
+        if not rows:
+            env.echo("OK: nothing to repair")
+
+    env.emit({"findings": rows}, human)
+    if any(not row["fixed"] for row in rows):
+        click.get_current_context().exit(1)
+
+
+@click.command()
+@click.option("--all", "all_sessions", is_flag=True, help="Every session, not just the active one.")
+@click.option(
+    "--layout",
+    "target_layout",
+    type=click.Choice(["markers", "active"]),
+    help="Move every session into this layout instead: markers (.workflow/WFS-*) or "
+    "active (.workflow/active/ and archives/).",
+)
+@json_flag
+@pass_env
+def migrate(env: Env, all_sessions: bool, target_layout: str | None) -> None:
+    """Convert task and session files to the canonical seed form, keeping every field.
+
+    Task files in the v1 form, the flat format, with task_id, dependencies outside
+    context.depends_on or statuses of other tools are rewritten in the seed form;
+    session files get what the seed asks of them (current_phase, progress, ...).
+    With --layout, moves the sessions instead (active ones stay active).
+
+    \b
+    Example:
+      wfs migrate --all
+      wfs migrate --layout active
+    """
+    from wfs import actions
+    from wfs.sessions import convert_layout
+
+    if target_layout is not None:
+        moves = convert_layout(env.layout, target_layout)
+        env.emit(
+            {"layout": target_layout, "moved": [{"from": a, "to": b} for a, b in moves]},
+            lambda: env.echo(
+                "\n".join(f"moved {a} to {b}" for a, b in moves)
+                or f"Already in the {target_layout} layout."
+            ),
+        )
+        return
+    changed = actions.migrate(env.layout, env.session, all_sessions)
+    env.emit(
+        {"migrated": changed},
+        lambda: env.echo(
+            "\n".join(f"{key}: migrated {name}" for key, names in changed.items() for name in names)
+            or "Nothing to migrate."
+        ),
+    )
+
+
+@click.command()
+@click.argument("name", type=click.Choice(["task", "task-v1", "task-flat", "session", "plan"]))
+@pass_env
+def schema(env: Env, name: str) -> None:
+    """Print the JSON Schema of a task, session or plan document.
+
+    `task` is the canonical seed form; `task-v1` and `task-flat` are the other task
+    formats wfs reads (docs/formats.md).
+
+    \b
+    Example:
+      wfs schema task > task.schema.json
+    """
+    from wfs.resources import read_text
+
+    click.echo(read_text("schemas", f"{name}.schema.json"), nl=False)

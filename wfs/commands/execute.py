@@ -1,0 +1,318 @@
+"""`wfs execute`, `wfs flow` and `wfs capture`: run steps, and show how every stop goes on."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from wfs.cli import Env, F, command_prefix, json_flag, pass_env, read_input, root_option
+from wfs.completion import complete_task_id
+from wfs.flow import session_run
+
+
+def _agent_routes(env: Env, option: str | None) -> Any:
+    from wfs.flow.session_run import agent_routes
+
+    return agent_routes(env.layout, option)
+
+
+def _progress(env: Env) -> Any:
+    def report(event: str, data: dict[str, Any]) -> None:
+        if event == "start":
+            env.echo(f"  {data['task']} ▶ {data['name']} …", err=True)
+        elif event == "fix":
+            env.echo(
+                f"  {data['task']} · {data['name']}: failed ({data['error']}); "
+                f"fix {data['iteration']} of {data['of']} goes to the agent",
+                err=True,
+            )
+        elif event == "step":
+            color = {"done": "green", "skipped": "yellow", "paused": "yellow"}.get(
+                data["outcome"], "red"
+            )
+            outcome = env.style(data["outcome"], fg=color)
+            env.echo(
+                f"  {data['task']} · {data['name']}: {outcome} ({data['elapsed']:.2f}s)",
+                err=True,
+            )
+
+    return report
+
+
+def answer_options(func: F) -> F:
+    """--output, --output-file and --skip: how a resumed run goes on where it stopped."""
+    for option in (
+        click.option("--skip", is_flag=True, help="With --resume: skip the step where it stopped."),
+        click.option(
+            "--output-file",
+            type=click.Path(dir_okay=False, allow_dash=True),
+            metavar="F",
+            help="With --resume: read the stopped step's answer from F (`-`: stdin).",
+        ),
+        click.option(
+            "--output", "output_text", metavar="TEXT", help="With --resume: the step's answer."
+        ),
+    ):
+        func = option(func)
+    return func
+
+
+def _resume_answer(
+    output_text: str | None, output_file: str | None, skip: bool, resuming: bool
+) -> str | None:
+    """The answer given with --output or --output-file (`-`: stdin), checked before any
+    change: an empty one is refused (exit 2)."""
+    from wfs.flow.answer import read_answer
+
+    if sum(x is not None for x in (output_text, output_file)) + skip > 1:
+        raise click.UsageError("give at most one of --output, --output-file and --skip")
+    if (output_text is not None or output_file or skip) and not resuming:
+        raise click.UsageError("--output, --output-file and --skip go with --resume")
+    if output_file is not None:
+        raw, where = read_input(output_file)
+        text, source = raw.decode("utf-8", "replace"), f"--output-file {where}"
+    elif output_text is not None:
+        text, source = output_text, "--output"
+    else:
+        return None
+    read_answer(text, source)
+    return text
+
+
+def _show_result(env: Env, result: dict[str, Any]) -> None:
+    from wfs.query import one_line, shell_join
+
+    tid, status = result["task"], result["status"]
+    resume = shell_join(result.get("resume", []))
+    if status == "completed":
+        env.echo(f"{tid}: completed → {result['summary']}")
+    elif status == "paused":
+        _show_pause(env, result)
+    elif status == "refused":
+        env.echo(f"{tid}: refused: {one_line(result['reason'], 1000)}")
+        env.echo(f"  The step stays paused. Resume: {resume}")
+        env.echo("  (with --output-file F or --output TEXT to answer, or --skip to skip it)")
+    elif status == "interrupted":
+        where = f" at {result['step']}" if result.get("step") else ""
+        env.echo(f"{tid}: interrupted by {result['signal']}{where}; the task is paused.")
+        env.echo(f"  Resume: {resume}")
+    else:
+        env.echo(f"{tid}: blocked: {one_line(result['reason'], 500)}")
+        tries = result.get("tries", [])
+        failed = [t for t in tries if "error" in t]
+        if len(failed) > 1:
+            for n, attempt in enumerate(failed, start=1):
+                env.echo(f"  attempt {n} of {len(failed)}: {one_line(attempt['error'])}")
+        for stream in ("stdout", "stderr"):
+            lines = result.get("tail", {}).get(stream) or []
+            if lines:
+                env.echo(f"  {stream} (last {len(lines)} lines):")
+                for line in lines:
+                    env.echo(f"    {one_line(line, 400)}")
+        env.echo(f"  Resume: {resume}")
+        env.echo("  (runs the stopped step again; add --skip to skip it instead)")
+
+
+def _show_pause(env: Env, result: dict[str, Any]) -> None:
+    from wfs.flow.brief import as_text
+    from wfs.query import shell_join
+
+    brief = result["brief"]
+    names = ", ".join(f"{s['name']} ({s['key']})" for s in brief["steps"])
+    env.echo(f"Paused: {result['task']} · {names}: {result['reason']}")
+    env.echo("")
+    env.echo(as_text(brief, full=False).rstrip("\n"))
+    env.echo("")
+    env.echo(f"Resume: {shell_join(result['resume'])} --output-file F")
+    env.echo("  (F holds the answer; `-` reads it from stdin. Or --output TEXT, or --skip.)")
+
+
+@click.command()
+@click.argument("task_id", metavar="[ID]", required=False, shell_complete=complete_task_id)
+@click.option("--all", "run_all", is_flag=True, help="Keep going until no task is ready.")
+@click.option("--dry-run", is_flag=True, help="Show every resolved step; run nothing.")
+@click.option(
+    "--resume",
+    "resume_id",
+    metavar="ID",
+    shell_complete=complete_task_id,
+    help="Continue a stopped task (paused, blocked, or left by a killed run).",
+)
+@answer_options
+@click.option(
+    "--agent",
+    "agent_option",
+    metavar="CMD",
+    help="Agent command: gets each agent step's brief on stdin, answers on stdout.",
+)
+@click.option(
+    "--agent-scope",
+    type=click.Choice(["task", "step"]),
+    default="task",
+    show_default=True,
+    help="task: consecutive agent steps go to the agent in one brief; step: one brief each.",
+)
+@json_flag
+@pass_env
+def execute(
+    env: Env,
+    task_id: str | None,
+    run_all: bool,
+    dry_run: bool,
+    resume_id: str | None,
+    output_text: str | None,
+    output_file: str | None,
+    skip: bool,
+    agent_option: str | None,
+    agent_scope: str,
+) -> None:
+    """Run a task's flow control: the given ID, or the next ready task.
+
+    A task is completed only when every step in it ran and succeeded. Every stop prints
+    the command that continues it: `--resume ID` runs the stopped step again (or takes
+    the answer an agent step waits for), `--skip` skips it; finished steps never run
+    again. Ctrl-C stops the running step and leaves the task paused.
+
+    Exit codes: 0 done (or nothing ready), 1 a step failed (task blocked), 2 bad input
+    (an invalid task, an empty answer), 3 paused for an agent or a person,
+    130/143 interrupted.
+
+    \b
+    Example:
+      wfs execute --all
+      wfs execute --resume IMPL-2 --output-file answer.md
+    """
+
+    if resume_id and task_id:
+        raise click.UsageError("give either a task ID or --resume ID, not both")
+    answer = _resume_answer(output_text, output_file, skip, resume_id is not None)
+    runner = session_run.runner(
+        env.layout,
+        env.current_session(),
+        agent_option,
+        root_option(env),
+        progress=None if dry_run else _progress(env),
+        scope=agent_scope,
+    )
+    if dry_run:
+        _dry_run(env, runner, task_id or resume_id)
+        return
+    run = session_run.execute(
+        runner,
+        task_id,
+        resume_id,
+        answer,
+        skip,
+        run_all,
+        note=lambda text: env.echo(f"{resume_id}: {text}", err=True),
+    )
+    data = run.data
+
+    def human() -> None:
+        from wfs.query import idle_lines
+
+        if not data["tasks"]:
+            env.lines(idle_lines(data["stopped"]))
+        for result in data["tasks"]:
+            _show_result(env, result)
+        if run.signum is not None and not run.interrupted:
+            env.echo("Interrupted: stopped before the next task.")
+
+    env.emit(data, human)
+    if run.exit_code:
+        click.get_current_context().exit(run.exit_code)
+
+
+def _dry_run(env: Env, runner: Any, task_id: str | None) -> None:
+    from wfs import actions
+    from wfs.flow.preview import human_lines
+
+    plan = actions.dry_run(env.layout, runner, task_id)
+    if plan.get("task") is None:
+        env.emit(plan, lambda: env.echo("No task is ready."))
+        return
+    env.emit(plan, lambda: env.lines(human_lines(plan)))
+
+
+@click.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--agent", "agent_option", metavar="CMD", help="Agent command for agent steps.")
+@click.option(
+    "--resume", "resume", is_flag=True, help="Continue the paused run of FILE where it stopped."
+)
+@answer_options
+@json_flag
+@pass_env
+def flow(
+    env: Env,
+    file: str,
+    agent_option: str | None,
+    resume: bool,
+    output_text: str | None,
+    output_file: str | None,
+    skip: bool,
+) -> None:
+    """Run the inline [FLOW_CONTROL] steps of a markdown file, in order.
+
+    Outputs accumulate as [variables]; there are no dependencies. A run that stops
+    (an agent step, a failure, Ctrl-C) continues with `wfs flow FILE --resume`.
+
+    \b
+    Example:
+      wfs flow brainstorm-prompt.md --json
+      wfs flow brainstorm-prompt.md --resume --output-file answer.md
+    """
+    from wfs.flow import signals
+    from wfs.flow.inline import FlowRunner, parse_inline, run_flow
+    from wfs.sessions import active_ids
+
+    answer = _resume_answer(output_text, output_file, skip, resume)
+    raw, where = read_input(file)
+    specs = parse_inline(raw.decode("utf-8", "replace"), where)
+    sid = env.session or (active_ids(env.layout) or [""])[0]
+    prefix = command_prefix(env, sid) if sid else ["wfs"]
+    runner = FlowRunner(
+        env.layout, sid, _agent_routes(env, agent_option), _progress(env), prefix, file
+    )
+    with signals.handled():
+        given = {"skip": skip, "output": answer} if resume else None
+        result = run_flow(runner, specs, where, given)
+
+    def human() -> None:
+        if result["status"] == "completed":
+            for name, value in result.get("values", {}).items():
+                env.echo(f"[{name}]\n{value}")
+        else:
+            _show_result(env, result)
+
+    env.emit(result, human)
+    codes = {"completed": 0, "blocked": 1, "refused": 2, "paused": 3}
+    code = result.get("exit_code", codes.get(result["status"], 1))
+    if code:
+        click.get_current_context().exit(code)
+
+
+@click.command(context_settings={"ignore_unknown_options": True})
+@click.argument("kind")
+@click.argument("description")
+@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
+@json_flag
+@pass_env
+def capture(env: Env, kind: str, description: str, command: tuple[str, ...]) -> None:
+    """Run COMMAND and save its output as KIND-<slug>-<timestamp>.md.
+
+    It goes to the active session's .chat/, or to .workflow/.scratchpad/ when no session
+    is active. Exits 1 when the command fails.
+
+    \b
+    Example:
+      wfs capture analyze "auth flow" -- rg -n login src/
+    """
+    from wfs.capture import capture as run_capture
+
+    saved, code = run_capture(env.layout, env.session, kind, description, list(command))
+    path = env.layout.relative(saved)
+    env.emit({"path": path, "exit_code": code}, lambda: env.echo(path))
+    if code != 0:
+        click.get_current_context().exit(1)

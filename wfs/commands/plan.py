@@ -1,0 +1,159 @@
+"""`wfs init`, `wfs plan` and `wfs switch`: start a project, a plan, or work on another one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from wfs.cli import Env, json_flag, pass_env, read_input
+from wfs.completion import complete_session_id
+
+
+@click.command()
+@click.option(
+    "--no-git", is_flag=True, help="Skip .gitattributes, the merge drivers and the hooks."
+)
+@json_flag
+@pass_env
+def init(env: Env, no_git: bool) -> None:
+    """Create .workflow/ and its .gitignore here, and set up git merging; safe to run again.
+
+    Adds merge rules for the plan files to .gitattributes (keeping existing lines) and,
+    in a git work tree, configures the wfs merge drivers and the pre-merge-commit and
+    post-merge hooks that put freshly rendered views into merge commits (an existing
+    hook that is not wfs's is left alone). Run it once in every fresh clone.
+
+    \b
+    Example:
+      wfs init
+    """
+    from wfs.sessions import init as do_init
+
+    layout = env.layout
+    created = do_init(layout)
+    setup = None
+    if not no_git:
+        from wfs.merge import setup_git
+
+        setup = setup_git(layout)
+
+    def human() -> None:
+        env.echo(f"{'Initialized' if created else 'Already initialized'} {layout.workflow}")
+        if setup is not None:
+            _print_git_setup(env, setup)
+
+    env.emit(
+        {
+            "root": str(layout.root),
+            "workflow": layout.relative(layout.workflow),
+            "created": created,
+            "git": None if setup is None else setup._asdict(),
+        },
+        human,
+    )
+    if setup is not None:
+        for name, line in setup.manual.items():
+            env.echo(
+                f"wfs: warning: {setup.hooks_path}/{name} is not wfs's; to keep plan views "
+                f"fresh in merge commits, add this line to it:\n  {line}",
+                err=True,
+            )
+
+
+def _print_git_setup(env: Env, setup: Any) -> None:
+    if setup.gitattributes != "unchanged":
+        env.echo(f".gitattributes: {setup.gitattributes} (merge rules for the plan files)")
+    if setup.drivers == "configured":
+        env.echo("git: merge drivers wfs-views and wfs-json configured")
+    for name, state in setup.hooks.items():
+        if state in ("installed", "updated"):
+            env.echo(f"git: {setup.hooks_path}/{name} {state}")
+    if not setup.repository and setup.changed():
+        env.echo("git: not a git work tree; run `wfs init` again after `git init`")
+
+
+@click.command()
+@click.argument("topic", required=False)
+@click.option(
+    "--from",
+    "source",
+    metavar="FILE|-",
+    help="Plan document: {overview, requirements, tasks} or a task array.",
+)
+@click.option(
+    "--type",
+    "session_type",
+    type=click.Choice(["simple", "medium", "complex"]),
+    help="Complexity to start from (it is only ever raised).",
+)
+@click.option(
+    "--session",
+    "replan_id",
+    metavar="ID",
+    shell_complete=complete_session_id,
+    help="Add or replace tasks in this existing session instead.",
+)
+@json_flag
+@click.pass_context
+def plan(
+    ctx: click.Context,
+    topic: str | None,
+    source: str | None,
+    session_type: str | None,
+    replan_id: str | None,
+) -> None:
+    """Create a session for TOPIC (the only active one), with tasks from a plan document.
+
+    The whole plan is validated first; one bad task writes nothing. Prints the session id.
+    With --session ID, the plan's tasks are added to (or replace those of) that session,
+    keeping the status of tasks that already exist.
+
+    \b
+    Example:
+      wfs plan "User Auth System" --from plan.json
+      wfs plan --session user-auth-system --from more-tasks.json
+    """
+    from click.core import ParameterSource
+
+    from wfs import actions
+
+    env = ctx.find_object(Env)
+    assert env is not None
+    # WFS_SESSION in the environment must not turn `wfs plan TOPIC` into a replan.
+    explicit = replan_id
+    if explicit is None and env.session and ctx.parent is not None:
+        from_flag = ctx.parent.get_parameter_source("session") == ParameterSource.COMMANDLINE
+        if from_flag or topic is None:
+            explicit = env.session
+    if not explicit and topic is None:
+        raise click.UsageError("missing TOPIC (or --session ID to replan a session)")
+    document = None if source is None else lambda: read_input(source)
+    data = actions.plan(env.layout, topic, document, session_type, explicit)
+    env.emit(data, lambda: env.echo(data["session"]))
+
+
+@click.command()
+@click.argument("session_id", metavar="ID", shell_complete=complete_session_id)
+@json_flag
+@pass_env
+def switch(env: Env, session_id: str) -> None:
+    """Make session ID (WFS-x or x) the single active session.
+
+    Previously active sessions become paused.
+
+    \b
+    Example:
+      wfs switch user-auth-system
+    """
+    from wfs import actions
+
+    data = actions.switch(env.layout, session_id)
+    paused = data["paused"]
+    env.emit(
+        data,
+        lambda: env.echo(
+            f"Active session: {data['session']}"
+            + (f" (paused {', '.join(paused)})" if paused else "")
+        ),
+    )

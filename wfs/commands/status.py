@@ -1,0 +1,101 @@
+"""`wfs status`, `wfs next` and `wfs prime`: where the active session stands and what comes next.
+
+The plain forms are answered by wfs/fastpath.py without click; both print through
+wfs/query.py, so they are the same bytes.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from wfs.cli import Env, json_flag, pass_env, refuse_unreadable, root_option
+from wfs.errors import WfsError
+
+
+@click.command()
+@json_flag
+@pass_env
+def status(env: Env) -> None:
+    """Show the active session: phase, type, task counts, progress, ready and blocked tasks.
+
+    \b
+    Example:
+      wfs status --json
+    """
+    from wfs import actions
+
+    summary = actions.status(env.layout, env.session, root_option(env))
+    if summary["session"] is None:
+        env.emit(summary, lambda: env.echo("No active session."))
+        return
+    from wfs.query import status_lines
+
+    env.emit(summary, lambda: env.lines(status_lines(summary, lambda t: env.style(t, bold=True))))
+    for warning in summary.get("warnings", []):
+        env.echo(f"wfs: warning: {warning}", err=True)
+    refuse_unreadable(summary.get("unreadable"))
+
+
+@click.command("next")
+@click.option("--all", "all_ready", is_flag=True, help="Every ready task, not just the first.")
+@json_flag
+@pass_env
+def next_task(env: Env, all_ready: bool) -> None:
+    """Show the next ready leaf task (lowest id whose dependencies are completed).
+
+    \b
+    Example:
+      wfs next --all --json
+    """
+    from wfs import actions
+    from wfs.query import next_lines
+
+    data = actions.next_tasks(env.layout, env.session, all_ready, root_option(env))
+    env.emit(data, lambda: env.lines(next_lines(data)))
+    refuse_unreadable(actions.unreadable(env.layout, env.session))
+
+
+@click.command()
+@click.option(
+    "--hook-json",
+    is_flag=True,
+    help="Print it as the output of an editor's SessionStart hook (JSON).",
+)
+@click.option(
+    "--editor",
+    type=click.Choice(["claude", "gemini", "codex"]),
+    help="With --hook-json: the editor running the hook (default: claude).",
+)
+@json_flag
+@pass_env
+def prime(env: Env, hook_json: bool, editor: str | None) -> None:
+    """Print a short digest of the active session for an agent's context.
+
+    Phase, progress, the next ready task and the command that runs it, the blocked and
+    paused tasks with their resume commands, and the ground rules; at most 1,500
+    characters. With --hook-json, the same text in the JSON a SessionStart hook of
+    Claude Code, Gemini CLI or Codex CLI prints, and a plan that cannot be read is
+    reported in the text instead of failing the hook.
+
+    \b
+    Example:
+      wfs prime
+      wfs prime --hook-json --editor gemini
+    """
+    from wfs import actions
+    from wfs import prime as digests
+
+    if editor is not None and not hook_json:
+        raise click.UsageError("--editor goes with --hook-json")
+    if not hook_json:
+        sid, text = actions.prime(env.layout, env.session)
+        env.emit(digests.json_data(sid, text), lambda: click.echo(text, nl=False))
+        return
+    try:
+        text = actions.prime(env.layout, env.session)[1]
+    except WfsError as err:
+        text = digests.error_text(err.message)
+    sys.stdout.buffer.write(digests.hook_json(text, editor or "claude"))
+    sys.stdout.flush()

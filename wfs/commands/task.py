@@ -1,0 +1,224 @@
+"""`wfs task list|show|add|update|status|split`: read and change the tasks of a session."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from wfs.cli import Env, F, json_flag, pass_env, read_input, refuse_unreadable
+from wfs.completion import complete_task_id
+from wfs.errors import WfsError
+
+
+@click.group()
+def task() -> None:
+    """Read and change the tasks of the active session.
+
+    \b
+    Example:
+      wfs task list --ready
+    """
+
+
+@task.command("list")
+@click.option(
+    "--status",
+    "status_filter",
+    type=click.Choice(["pending", "active", "completed", "blocked", "container"]),
+    help="Only tasks with this (derived) status.",
+)
+@click.option("--ready", is_flag=True, help="Only tasks ready to run.")
+@json_flag
+@pass_env
+def task_list(env: Env, status_filter: str | None, ready: bool) -> None:
+    """List tasks in id order, subtasks under their container.
+
+    \b
+    Example:
+      wfs task list --status pending --json
+    """
+    from wfs import actions
+    from wfs.query import row_lines
+
+    data, unreadable = actions.task_list(env.layout, env.session, status_filter, ready)
+    env.emit(data, lambda: env.lines(row_lines(data["tasks"]) or ["No matching tasks."]))
+    refuse_unreadable(unreadable)
+
+
+@task.command("show")
+@click.argument("task_id", metavar="ID", shell_complete=complete_task_id)
+@json_flag
+@pass_env
+def task_show(env: Env, task_id: str) -> None:
+    """Show one task: its JSON, derived status, readiness and what it waits on.
+
+    \b
+    Example:
+      wfs task show IMPL-1.2 --json
+    """
+    from wfs import actions
+    from wfs.query import show_lines
+
+    data = actions.show_task(env.layout, env.session, task_id)
+    env.emit(data, lambda: env.lines(show_lines(data)))
+    refuse_unreadable(actions.unreadable(env.layout, env.session))
+
+
+def _object_from(source: str | None) -> dict[str, Any] | None:
+    """The JSON object of task fields given with `--from`, if any."""
+    if not source:
+        return None
+    from wfs.store import parse_json
+
+    data = parse_json(*read_input(source))
+    if not isinstance(data, dict):
+        raise WfsError(f"{source}: expected a JSON object with task fields")
+    return data
+
+
+def _fields(source: str | None, **options: Any) -> dict[str, Any]:
+    """Task fields from command-line options, merged over an optional JSON object."""
+    from wfs.edit import task_fields
+
+    return task_fields(_object_from(source), **options)
+
+
+def task_field_options(func: F) -> F:
+    for option in reversed(
+        [
+            click.option("--title", help="Task title."),
+            click.option(
+                "--type",
+                "task_type",
+                type=click.Choice(
+                    ["feature", "bugfix", "refactor", "test-gen", "test-fix", "docs"]
+                ),
+                help="Kind of work (meta.type).",
+            ),
+            click.option("--agent", help="meta.agent, e.g. @code-developer."),
+            click.option(
+                "--depends-on",
+                "depends",
+                multiple=True,
+                metavar="ID",
+                shell_complete=complete_task_id,
+                help="Task this one waits for (repeatable).",
+            ),
+            click.option(
+                "--requirement", "requirements", multiple=True, help="Requirement (repeatable)."
+            ),
+            click.option("--acceptance", multiple=True, help="Acceptance criterion (repeatable)."),
+            click.option(
+                "--focus-path", "focus", multiple=True, help="Concrete path (repeatable)."
+            ),
+            click.option("--from", "source", metavar="FILE|-", help="JSON object of task fields."),
+        ]
+    ):
+        func = option(func)
+    return func
+
+
+@task.command("add")
+@click.option("--id", "task_id", help="Task id (default: the next free one).")
+@click.option(
+    "--parent",
+    metavar="ID",
+    shell_complete=complete_task_id,
+    help="Add as the next subtask of this main task.",
+)
+@task_field_options
+@json_flag
+@pass_env
+def task_add(env: Env, /, task_id: str | None, parent: str | None, **options: Any) -> None:
+    """Add a task (default id: the next IMPL-N, or IMPL-N.M with --parent).
+
+    \b
+    Example:
+      wfs task add --title "Write login tests" --type test-gen --depends-on IMPL-1
+    """
+    from wfs import actions
+    from wfs.layout import check_task_id
+
+    data = _object_from(options.pop("source"))
+    if task_id is not None:
+        check_task_id(task_id)
+    title = options["title"] if options["title"] is not None else (data or {}).get("title")
+    if not title:
+        raise click.UsageError("a task needs --title (or a title in --from)")
+    found, text = actions.task_add(
+        env.layout, env.session, task_id=task_id, parent=parent, data=data, **options
+    )
+    env.emit(found, lambda: env.echo(text))
+
+
+@task.command("update")
+@click.argument("task_id", metavar="ID", shell_complete=complete_task_id)
+@task_field_options
+@json_flag
+@pass_env
+def task_update(env: Env, /, task_id: str, **options: Any) -> None:
+    """Change a task's fields; list options replace the whole list.
+
+    \b
+    Example:
+      wfs task update IMPL-2 --title "Add refresh tokens" --depends-on IMPL-1
+    """
+    from wfs.edit import update_task
+    from wfs.layout import check_task_id
+
+    changes = _fields(**options)
+    if not changes:
+        raise click.UsageError("nothing to change; give at least one option")
+    updated = update_task(env.layout, env.current_session(), check_task_id(task_id), changes)
+    env.emit({"task": updated}, lambda: env.echo(f"{task_id}: updated"))
+
+
+@task.command("status")
+@click.argument("task_id", metavar="ID", shell_complete=complete_task_id)
+@click.argument(
+    "new_status", metavar="STATUS", type=click.Choice(["pending", "active", "completed", "blocked"])
+)
+@json_flag
+@pass_env
+def task_status(env: Env, task_id: str, new_status: str) -> None:
+    """Set a leaf task's status (containers derive theirs from their subtasks).
+
+    \b
+    Example:
+      wfs task status IMPL-1.1 completed
+    """
+    from wfs import actions
+
+    data, text = actions.task_status(env.layout, env.session, task_id, new_status)
+    env.emit(data, lambda: env.echo(text))
+
+
+@task.command("split")
+@click.argument("task_id", metavar="ID", shell_complete=complete_task_id)
+@click.option(
+    "--from",
+    "source",
+    required=True,
+    metavar="FILE|-",
+    help='Subtasks: a JSON array (or {"tasks": [...]}) of task objects.',
+)
+@json_flag
+@pass_env
+def task_split(env: Env, task_id: str, source: str) -> None:
+    """Split a main task into subtasks IMPL-N.1, IMPL-N.2, …; it becomes their container.
+
+    Subtasks get context.parent and context.inherited from it. At most 2 levels.
+
+    \b
+    Example:
+      wfs task split IMPL-2 --from subtasks.json
+    """
+    from wfs.edit import split_task
+    from wfs.layout import check_task_id
+
+    created = split_task(
+        env.layout, env.current_session(), check_task_id(task_id), *read_input(source)
+    )
+    ids = [t["id"] for t in created]
+    env.emit({"task": task_id, "subtasks": ids}, lambda: env.echo("\n".join(ids)))

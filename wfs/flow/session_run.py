@@ -1,0 +1,123 @@
+"""Running a session's tasks: one task, a stopped one resumed, or every ready one.
+
+What `wfs execute` (and the MCP server's execute and resume tools) does between parsing
+its options and printing: set up the engine's runner, run the tasks, carry on with
+`--all` while they complete or block, stop between tasks on a signal, and decide the
+exit code. The engine (wfs/flow/engine.py) runs one task.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+from wfs.layout import Layout
+
+
+def agent_routes(layout: Layout, option: str | None) -> Any:
+    """Where agent steps go: `option` (--agent), then WFS_AGENT, then the routes of
+    .workflow/config.json."""
+    import os
+
+    from wfs.flow.routing import load_routes
+
+    return load_routes(layout, option or os.environ.get("WFS_AGENT") or None)
+
+
+def runner(
+    layout: Layout,
+    sid: str,
+    agent_option: str | None = None,
+    root_option: str | None = None,
+    progress: Any = None,
+    scope: str = "task",
+) -> Any:
+    """The engine's runner for a session, as `wfs execute` sets it up."""
+    from wfs.flow.engine import Runner
+    from wfs.query import command_prefix
+
+    return Runner(
+        layout,
+        sid,
+        agent_routes(layout, agent_option),
+        progress=progress,
+        command_prefix=command_prefix(sid, root_option),
+        scope=scope,
+    )
+
+
+class Execution(NamedTuple):
+    data: dict[str, Any]
+    exit_code: int
+    signum: int | None  # a signal that stopped the run between tasks
+    interrupted: bool  # a task was interrupted while a step ran
+
+
+# `--all` carries on after these.
+GOING_ON = ("completed", "blocked")
+
+
+def execute(
+    runner: Any,
+    task_id: str | None = None,
+    resume_id: str | None = None,
+    answer: str | None = None,
+    skip: bool = False,
+    run_all: bool = False,
+    note: Callable[[str], None] = lambda _: None,
+) -> Execution:
+    """`wfs execute`: run task_id, continue resume_id (with `answer` or `skip`), or run
+    the next ready task; with `run_all`, go on until nothing is ready.
+
+    SIGINT, SIGTERM and SIGHUP stop the running step and leave the task resumable.
+    `note` gets what reclaiming a stopped task had to do (stale claims, orphans).
+    """
+    from wfs.flow import engine, signals
+
+    results: list[dict[str, Any]] = []
+    with signals.handled():
+        if resume_id:
+            task, notes = runner.reclaim(resume_id)
+            for text in notes:
+                note(text)
+            results.append(engine.run_task(runner, task, {"skip": skip, "output": answer}))
+        elif task_id:
+            claimed = runner.claim(task_id)
+            assert claimed is not None
+            results.append(engine.run_task(runner, claimed))
+        while (
+            (run_all or not results)
+            and (not results or results[-1]["status"] in GOING_ON)
+            and signals.pending() is None
+        ):
+            claimed = runner.claim(None)
+            if claimed is None:
+                break
+            results.append(engine.run_task(runner, claimed))
+            if not run_all:
+                break
+        signum = signals.pending()
+    statuses = [r["status"] for r in results]
+    interrupted = [r for r in results if r["status"] == "interrupted"]
+    if interrupted:
+        code, overall = interrupted[0]["exit_code"], "interrupted"
+    elif signum is not None:
+        code, overall = 128 + signum, "interrupted"
+    elif "refused" in statuses:
+        code, overall = 2, "refused"
+    elif "paused" in statuses:
+        code, overall = 3, "paused"
+    elif "blocked" in statuses:
+        code, overall = 1, "failed"
+    else:
+        code, overall = 0, "completed" if results else "idle"
+    data: dict[str, Any] = {"session": runner.sid, "status": overall, "tasks": results}
+    if not results:
+        from wfs.index import answers
+        from wfs.query import stopped_view
+
+        data["stopped"] = stopped_view(
+            answers(runner.layout, runner.sid)["summary"].get("stopped", []),
+            runner.command_prefix,
+        )
+    return Execution(data, code, signum, bool(interrupted))
