@@ -327,18 +327,41 @@ def test_validation_sees_a_hand_edit_behind_the_cache(project: Path) -> None:
     )
 
 
-def test_validation_cache_of_other_rules_is_ignored(project: Path) -> None:
+@pytest.mark.parametrize("kind", ["valid", "vall"])
+def test_validation_cache_of_other_rules_is_ignored(project: Path, kind: str) -> None:
+    """Each file alone (.valid) and the whole session (.vall), cached by older rules."""
     setup(project)
     assert wfs("validate").code == 0
-    path = Path(index.cache_path(str(project / ".workflow"), SID, "valid"))
+    path = Path(index.cache_path(str(project / ".workflow"), SID, kind))
     import marshal
 
     data = list(marshal.loads(path.read_bytes()[4:]))  # after its CRC
     assert data[1] == validate_module._rules_stamp()
     data[1] = ("0.0.0", 0, 0)
-    data[4] = [([("x", "fake", "cached by older rules", "error")], s, r) for _, s, r in data[4]]
+    fake = [("x", "fake", "cached by older rules", "error")]
+    data[4] = fake if kind == "vall" else [(fake, s, r) for _, s, r in data[4]]
     path.write_bytes(index._sealed(marshal.dumps(tuple(data))))
     assert wfs("validate").out == f"OK: {SID}\n"
+
+
+def test_a_plan_that_did_not_change_is_validated_from_the_cache(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No rule runs when no file changed; an in-place edit of one file runs them again."""
+    folder = setup(project)
+    assert wfs("validate").out == f"OK: {SID}\n"
+    ran = []
+    real = validate_module._task_problems_now
+    monkeypatch.setattr(validate_module, "_task_problems_now", lambda *a: ran.append(1) or real(*a))
+    assert wfs("validate").out == f"OK: {SID}\n"
+    assert ran == []
+    path = folder / "IMPL-3.2.json"
+    text = path.read_text()
+    with open(path, "r+") as handle:  # in place, the same size: only its stamp tells
+        handle.write(text.replace('"IMPL-3.1"', '"IMPL-9.9"'))
+    result = wfs("validate")
+    assert ran == [1]
+    assert result.code == 1 and "IMPL-9.9, which does not exist" in result.out
 
 
 def test_damaged_cache_files_are_ignored(project: Path) -> None:
@@ -352,7 +375,7 @@ def test_damaged_cache_files_are_ignored(project: Path) -> None:
     }
     cache = project / ".workflow" / ".cache"
     names = sorted(p.name for p in cache.iterdir())
-    assert names == [f"{SID}.idx", f"{SID}.skel", f"{SID}.svalid", f"{SID}.valid"]
+    assert names == [f"{SID}.{kind}" for kind in ("idx", "skel", "svalid", "valid", "vall")]
     for name in names:
         original = (cache / name).read_bytes()
         for offset in (0, 4, 9, len(original) // 3, len(original) // 2, len(original) - 1):

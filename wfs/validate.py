@@ -892,12 +892,14 @@ def _rules_stamp() -> tuple[Any, ...]:
     return (__version__, FORMAT, *stamps)
 
 
-def _checked_files(layout: Layout, sid: str, folder: Path, key: str) -> list[_Checked]:
-    """Every task file of the session checked alone, re-checking only changed files."""
+def _checked_files(
+    layout: Layout, key: str, entries: list[Any], stamps: list[Any], trusted: list[Any]
+) -> list[_Checked]:
+    """Every task file of the session checked alone, re-checking only changed files
+    (`entries` of the .task folder, with their stamps, and those stamps when trusted)."""
     import marshal
 
     from wfs import index
-    from wfs.tasks import task_entries
 
     path = index.cache_path(str(layout.workflow), key, "valid")
     cached = index._load(path)
@@ -905,20 +907,15 @@ def _checked_files(layout: Layout, sid: str, folder: Path, key: str) -> list[_Ch
     known: dict[str, tuple[Any, Any]] = {}
     if cached is not None and len(cached) == 5 and cached[1] == rules:
         known = dict(zip(cached[2], zip(cached[3], cached[4], strict=True), strict=True))
-    stamper = index._Stamper()
     checked: list[_Checked] = []
-    stamps: list[index.Stamp] = []
-    for entry in task_entries(layout, sid, folder):
-        stamp = stamper.take(entry.stat())
+    for entry, stamp in zip(entries, stamps, strict=True):
         hit = known.get(entry.name)
         if hit is not None and hit[0] == stamp:
             problems, skel, readable = hit[1]
             checked.append(_Checked(entry.name, [Problem(*p) for p in problems], skel, readable))
         else:
             checked.append(_check_file(layout, Path(entry.path), entry.name))
-        stamps.append(stamp)
     names = [c.name for c in checked]
-    trusted = [stamper.trusted(s) for s in stamps]
     if cached is None or cached[1] != rules or cached[2] != names or cached[3] != trusted:
         results = [([tuple(p) for p in c.problems], c.skeleton, c.readable) for c in checked]
         payload = marshal.dumps((index.FORMAT, rules, names, trusted, results))
@@ -931,8 +928,9 @@ def validate_session(layout: Layout, sid: str, folder: Path | None = None) -> li
 
     `folder`: one copy of the session (default: the one wfs works on; see
     `validate_project` for sessions found in several places). Single-file results are
-    cached per file stamp (see wfs/index.py); the rules across files run every time, on
-    the tasks' skeletons.
+    cached per file stamp (see wfs/index.py); the rules across files run on the tasks'
+    skeletons whenever a task file changed, and their results are kept with the stamps
+    of every file, so a plan that did not change is answered from the cache.
     """
     primary = layout.session_dir(sid)
     folder = folder or primary
@@ -949,9 +947,38 @@ def validate_session(layout: Layout, sid: str, folder: Path | None = None) -> li
                 "half written; `wfs doctor --fix` finishes it",
             ),
         )
+    return problems + _task_file_problems(layout, sid, folder, key)
 
+
+def _task_file_problems(layout: Layout, sid: str, folder: Path, key: str) -> list[Problem]:
+    """The problems of the task files, each alone and across files: from the cache when
+    no file changed since they were found (every stamp the same, and trusted)."""
+    import marshal
+
+    from wfs import index
+    from wfs.tasks import task_entries
+
+    stamper = index._Stamper()
+    entries = list(task_entries(layout, sid, folder))
+    stamps = [stamper.take(entry.stat()) for entry in entries]
+    trusted = [stamper.trusted(stamp) for stamp in stamps]
+    state = (index.FORMAT, _rules_stamp(), [e.name for e in entries], trusted)
+    path = index.cache_path(str(layout.workflow), key, "vall")
+    cached = index._load(path)
+    if cached is not None and len(cached) == 5 and cached[:4] == state and None not in trusted:
+        return [Problem(*p) for p in cached[4]]
+    problems = _task_problems_now(
+        layout, folder, _checked_files(layout, key, entries, stamps, trusted)
+    )
+    if None not in trusted:
+        payload = marshal.dumps((*state, [tuple(p) for p in problems]))
+        index.write_cache(path, index._sealed(payload))
+    return problems
+
+
+def _task_problems_now(layout: Layout, folder: Path, checked: list[_Checked]) -> list[Problem]:
+    problems: list[Problem] = []
     task_dir = folder / ".task"
-    checked = _checked_files(layout, sid, folder, key)
     readable = [c for c in checked if c.readable]
     unreadable = frozenset(
         c.name[: -len(".json")]
