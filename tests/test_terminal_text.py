@@ -9,6 +9,10 @@ import re
 from pathlib import Path
 
 from conftest import wfs, wfs_process
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from wfs.text import for_terminal, printable
 
 CLEAR = "\x1b[2J\x1b[H"
 TITLE = "\x1b]0;owned\x07"
@@ -85,3 +89,55 @@ def test_error_messages_escape_what_came_from_a_file(project: Path) -> None:
     run = wfs("execute", "IMPL-1")
     assert run.code == 2
     assert not RAW.search(run.err), run.err
+
+
+# What the escapes are, spelled as a regular expression: C0 controls but tab and newline,
+# DEL, C1 controls, and the bidirectional marks, embeddings, overrides and isolates.
+CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+OWN_STYLES = re.compile("(\x1b\\[(?:0|1|3[123])m)")
+
+
+def _escaped(text: str) -> str:
+    def one(match: re.Match[str]) -> str:
+        code = ord(match.group())
+        return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+    return CONTROL.sub(one, text)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(
+    st.text(
+        st.sampled_from(
+            [
+                "a",
+                "\x1b",
+                "[",
+                "0",
+                "1",
+                "3",
+                "m",
+                "2",
+                "4",
+                "\n",
+                "\t",
+                "\x07",
+                "\x9b",
+                "\u202e",
+                "\u2069",
+                "\u206a",
+                "\u200e",
+                "é",
+                "\x7f",
+                "\x1f",
+                " ",
+            ]
+        )  # fmt: skip
+    )
+    | st.text()
+)
+def test_escapes_are_exactly_the_control_characters_and_only_wfs_styles_pass(text: str) -> None:
+    assert printable(text) == _escaped(text)
+    parts = OWN_STYLES.split(text)
+    kept = "".join(part if n % 2 else _escaped(part) for n, part in enumerate(parts))
+    assert for_terminal(text) == kept

@@ -124,7 +124,10 @@ def _current(
             if _stamp(os.fstat(fd)) != dir_stamp:
                 return None
             stat = os.stat
-            current = [_stamp(stat(name, dir_fd=fd)) for name in names]
+            current = [
+                (st.st_mtime_ns, st.st_size, st.st_ino)  # _stamp, inlined: 10,000 calls
+                for st in [stat(name, dir_fd=fd) for name in names]
+            ]
         finally:
             os.close(fd)
         if current != stamps:

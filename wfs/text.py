@@ -8,29 +8,33 @@ that reorder what a reader sees.
 
 from __future__ import annotations
 
-import re
-
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# Every control character but newline and tab, and the bidirectional controls, as the
+# escape that shows it (str.translate: no regular expression to import on a fast path).
+_CONTROLS = [*range(0x00, 0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0)]
+_CONTROLS += [0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+_ESCAPES = {c: f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}" for c in _CONTROLS}
 # wfs's own colors pass through the terminal filter: exactly the SGR sequences
 # click.style writes for the styles wfs uses (bold; red, green, yellow; reset). Any
 # other one, say "conceal" (8) or black on black, could hide text that came from a file.
-_SGR = re.compile("(\x1b\\[(?:0|1|3[123])m)")
-
-
-def _escape(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+_SGR = ("[0m", "[1m", "[31m", "[32m", "[33m")
 
 
 def printable(text: str) -> str:
     """`text` with its control characters written as escapes (newlines and tabs kept)."""
-    return _CONTROL.sub(_escape, text)
+    return text.translate(_ESCAPES)
 
 
 def for_terminal(text: str) -> str:
     """Like `printable`, but keeping color sequences (wfs's own styling)."""
-    parts = _SGR.split(text)
-    return "".join(part if n % 2 else printable(part) for n, part in enumerate(parts))
+    first, *rest = text.split("\x1b")
+    parts = [printable(first)]
+    for part in rest:
+        sgr = next((s for s in _SGR if part.startswith(s)), None)
+        if sgr is None:
+            parts.append(printable("\x1b" + part))
+        else:
+            parts.append("\x1b" + sgr + printable(part[len(sgr) :]))
+    return "".join(parts)
 
 
 def json_kind(value: object) -> str:
