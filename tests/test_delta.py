@@ -177,3 +177,27 @@ def test_a_status_wfs_does_not_know_is_counted_as_a_full_render_counts_it(
     assert _check(layout)
     counts = index.cached_answers(str(layout.workflow), SID)["summary"]["counts"]  # type: ignore[index]
     assert "in_review" not in counts
+
+
+def test_an_invalid_task_set_back_to_pending_is_invalid_again(project: Path) -> None:
+    """A task's errors are not counted while it is not pending; they are when it is."""
+    layout = _session(project, 3)
+    path = layout.task_file(SID, "IMPL-1")
+    data = json.loads(path.read_text())
+    data["context"] = {"focus_paths": ["src/**"]}  # a glob: one validation error
+    path.write_text(json.dumps(data))
+    invalid = [
+        {
+            "id": "IMPL-1",
+            "state": "invalid",
+            "reason": "1 validation error; `wfs validate` names them",
+        }
+    ]
+    _settle()
+    assert wfs("status", "--json").json()["stopped"] == invalid
+    for status in ("completed", "blocked", "pending"):
+        assert wfs("task", "status", "IMPL-1", status).code == 0
+        _check(layout)  # the views, and the answers when saved, equal a full derivation
+    summary = wfs("status", "--json").json()
+    assert summary["stopped"] == invalid
+    assert "IMPL-1" not in summary["ready"]

@@ -186,7 +186,8 @@ class Update(NamedTuple):
     extra: dict[str, Any]  # the writers' part of the `.idx`
     session: dict[str, Any]
     session_changed: bool
-    views: dict[str, bytes]
+    views: dict[str, bytes]  # both, as they are after the change
+    rewritten: list[str]  # the views the change changed
     added: list[str]
 
 
@@ -308,14 +309,16 @@ def apply(
         "children": children,
         "waiting": waiting,
     }
-    views = _patch_views(state, changes, moved, status, children, new_session, new_tally, added)
+    views, rewritten = _patch_views(
+        state, changes, moved, status, children, new_session, new_tally, added
+    )
     new_extra = {
         "wants": wants,
         "dependents": dependents,
         "eligible": [t for t in status if t in eligible],
         "regular": True,
     }
-    return Update(answers, new_extra, new_session, new_session != session, views, added)
+    return Update(answers, new_extra, new_session, new_session != session, views, rewritten, added)
 
 
 def _skeleton(state: State, tid: str) -> Task:
@@ -389,7 +392,8 @@ def _patch_views(
     new_session: dict[str, Any],
     new_tally: Tally,
     added: list[str],
-) -> dict[str, bytes]:
+) -> tuple[dict[str, bytes], list[str]]:
+    """Both views after the change, and which of them it changed."""
     folder = state.layout.session_dir(state.sid)
     mark = state.extra["views"]
     if render.kept_views(folder) != mark["kept"]:
@@ -432,7 +436,8 @@ def _patch_views(
         raise Refused("the views' heads or legends are not what wfs wrote")
     todo.put(at, len(todo.data), legend)
     plan.put(0, overview, head)
-    return {"TODO_LIST.md": todo.result(), "IMPL_PLAN.md": plan.result()}
+    views = {name: texts[name].result() for name in render.VIEWS}
+    return views, [name for name in render.VIEWS if views[name] != texts[name].data]
 
 
 def _ends(session: dict[str, Any], counted: Tally, kept: Any) -> tuple[str, str]:
@@ -486,8 +491,7 @@ def write(state: State, update: Update, files: list[tuple[Path, bytes]]) -> dict
         files = [*files, (layout.session_file(sid), store.dumps(update.session))]
     store.write_together(files, layout.journal(sid))
     folder = layout.session_dir(sid)
-    for name, data in update.views.items():
-        store.write_if_changed(folder / name, data)
+    store.write_each([(folder / name, update.views[name]) for name in update.rewritten])
     extra = {**update.extra, "views": views_mark(update.views, state.extra["views"]["kept"])}
     old = state.stamps
     added = [os.fsencode(f"{tid}.json") for tid in update.added]

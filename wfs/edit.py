@@ -16,6 +16,7 @@ from typing import Any
 
 from wfs import render, sessions, store
 from wfs.errors import ProblemsError, WfsError
+from wfs.formats import status_of
 from wfs.index import unreadable_skeleton
 from wfs.layout import Layout, parent_of, parse_task_id, task_sort_key
 from wfs.tasks import (
@@ -256,7 +257,11 @@ class Draft:
         if not self.has(tid):
             self._ids = None
         self.full[tid] = task
-        self.new[tid] = skeleton(task)
+        # A task's error count only decides whether a pending task may run: for another
+        # status it is not counted, which keeps the schemas out of status changes and
+        # the engine's bookkeeping (a 200-step task takes milliseconds to check).
+        uncounted = status_of(task) in ("active", "completed", "blocked", "container")
+        self.new[tid] = skeleton(task, 0 if uncounted else None)
         if self._skeletons is not None:
             self._skeletons[tid] = self.new[tid]
         self.changed.add(tid)

@@ -275,10 +275,10 @@ def render_views(
 AUTHORED = ".authored"
 # What wfs writes: IMPL_PLAN.md opens with its header; every line of TODO_LIST.md is one
 # of the template's (headings, task lines, legend). Anything else was written by someone.
-_GENERATED_PLAN = re.compile(
+_GENERATED_PLAN = (
     r"\A# Implementation Plan: [^\n]*\n\n- \*\*Session\*\*: `[^`\n]*`\n- \*\*Type\*\*: "
 )
-_TODO_LINE = re.compile(
+_TODO_LINE = (
     r"# Tasks: .*|## Task Progress|## Status Legend|"
     r"▸ \*\*[^*]+\*\*: .* → \[📋\]\(\./\.task/[^)]+\.json\)|"
     r"(  )?- \[[ x]\] \*\*[^*]+\*\*: .* → \[📋\]\(\./\.task/[^)]+\.json\)"
@@ -293,12 +293,12 @@ def is_generated(name: str, text: str | None) -> bool:
     if text is None:
         return False
     if name == "IMPL_PLAN.md":
-        return bool(_GENERATED_PLAN.match(text))
+        return bool(re.match(_GENERATED_PLAN, text))  # compiled on first use, then cached
     lines = text.splitlines()
     return (
         bool(lines)
         and lines[0].startswith("# Tasks: ")
-        and all(not line or _TODO_LINE.fullmatch(line) for line in lines)
+        and all(not line or re.fullmatch(_TODO_LINE, line) for line in lines)
     )
 
 

@@ -305,9 +305,8 @@ def _compile_keyword(uri: str, node: Node, key: str, arg: Any, done: dict[int, C
             types = tuple(_PLAIN_TYPES[kind] for kind in kinds)
             return lambda value: isinstance(value, types)
         return lambda value: any(_is_type(value, kind) for kind in kinds)
-    if key == "pattern":
-        regex = _regex(arg)
-        return lambda value: not isinstance(value, str) or regex.search(value) is not None
+    if key == "pattern":  # compiled when first used: most patterns are never reached
+        return lambda value: not isinstance(value, str) or _regex(arg).search(value) is not None
     if key in SUPPORTED:
         return lambda value: _keyword_holds(key, arg, value)
     raise ValueError(f"schema keyword {key!r} is not supported by wfs.schemacheck")

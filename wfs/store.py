@@ -299,6 +299,25 @@ def write_if_changed(path: Path, data: bytes) -> bool:
     return True
 
 
+def write_each(files: list[tuple[Path, bytes]]) -> None:
+    """Replace each file atomically, syncing each folder once for them all (for files
+    that need not change together, such as the two views of a session)."""
+    staged: list[tuple[Path, Path]] = []
+    try:
+        for path, data in files:
+            staged.append((path, stage(path, data)))
+        for path, temporary in staged:
+            with _naming(path):
+                os.replace(temporary, path)
+    except BaseException:
+        for _, temporary in staged:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temporary)
+        raise
+    for folder in dict.fromkeys(path.parent for path, _ in files):
+        _fsync_dir(folder)
+
+
 def write_together(files: list[tuple[Path, bytes]], journal: Path) -> None:
     """Write several files so that a crash leaves all of them written or none.
 
