@@ -5,6 +5,8 @@ in the same run:
   S  interpreter start-up, `python -c pass`
   R  reading every task file once, `cat .task/*.json > /dev/null`
   C  `python -c "import click"` (for --version and --help)
+  F  the floor of a command that must see every change: `python` listing the .task
+     folder and stat-ing every task file (a hand edit in place changes nothing else)
 
     python benchmarks/run.py [--runs N] [--sizes 100,1000,10000] [--keep DIR]
 """
@@ -40,6 +42,13 @@ TARGETS = {
 # What users run: bytecode cached. (With PYTHONDONTWRITEBYTECODE set, every wfs process
 # would compile its modules again, which `python -c pass` never pays.)
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
+# F: what any command pays to notice a hand edit of any task file.
+FLOOR = (
+    "import os, sys; fd = os.open(sys.argv[1], os.O_RDONLY); "
+    "[os.stat(n, dir_fd=fd) for n in os.listdir(fd)]"
+)
 
 
 def timed(argv: list[str], cwd: Path, shell: bool = False) -> tuple[float, int]:
@@ -130,6 +139,7 @@ def main() -> None:
 
     rows: dict[int, dict[str, tuple[float, int]]] = {}
     readall: dict[int, float] = {}
+    floor: dict[int, float] = {}
     for size in sizes:
         root = base / f"s{size}"
         if not (root / ".workflow").exists():
@@ -137,6 +147,7 @@ def main() -> None:
         sid = f"WFS-bench-{size}"
         task_dir = root / ".workflow" / sid / ".task"
         readall[size] = median([f"cat {task_dir}/*.json > /dev/null"], root, runs, shell=True)[0]
+        floor[size] = median([sys.executable, "-c", FLOOR, str(task_dir)], root, runs)[0]
         leaf = "IMPL-1"
         results = {
             "wfs next": median(wfs("next"), root, runs),
@@ -164,11 +175,12 @@ def main() -> None:
     if not (engine_root / ".workflow").exists():
         engine_root.mkdir(parents=True, exist_ok=True)
         engine_task(engine_root)
-    bash_loop = median(["for i in $(seq 200); do bash -c true; done"], engine_root, 3, shell=True)[
-        0
-    ]
-    engine_runs = []
-    for _ in range(3):
+    # The engine and its baseline take turns, so both see the same machine.
+    loop = ["for i in $(seq 200); do bash -c true; done"]
+    timed(loop, engine_root, shell=True)
+    loops, engine_runs = [], []
+    for _ in range(7):
+        loops.append(timed(loop, engine_root, shell=True)[0])
         subprocess.run(
             wfs("task", "status", "IMPL-1", "pending"),
             cwd=engine_root,
@@ -177,6 +189,7 @@ def main() -> None:
         )
         shutil.rmtree(engine_root / ".workflow/WFS-engine/.runs", ignore_errors=True)
         engine_runs.append(timed(wfs("execute", "IMPL-1"), engine_root)[0])
+    bash_loop = statistics.median(loops)
     engine = statistics.median(engine_runs)
 
     biggest = max(sizes)
@@ -196,10 +209,18 @@ def main() -> None:
             f"- R({n}) = `cat .task/*.json > /dev/null` over {n} tasks: {readall[n] * 1000:.1f} ms"
             for n in sizes
         ],
+        *[
+            f"- F({n}) = `python` listing `.task/` and stat-ing each of {n} task files: "
+            f"{floor[n] * 1000:.1f} ms ({floor[n] / S:.1f} x S)"
+            for n in sizes
+        ],
+        "",
+        f"At {biggest} tasks, F alone is {floor[biggest] / S:.1f} x S: every command that must"
+        " notice a hand edit of any task file pays it (wfs checks each file's stamp).",
         "",
         "| command | "
         + " | ".join(f"{n} tasks" for n in sizes)
-        + f" | {biggest} tasks vs S | vs R | target | met |",
+        + f" | {biggest} tasks vs S | above F, in S | target | met |",
         "|---|" + "---|" * len(sizes) + "---|---|---|---|",
     ]
     for name in rows[sizes[0]]:
@@ -207,7 +228,7 @@ def main() -> None:
         t = rows[biggest][name][0]
         target = TARGETS[name]
         lines.append(
-            f"| `{name}` | {cells} | {t / S:.1f} x S | {t / readall[biggest]:.2f} x R "
+            f"| `{name}` | {cells} | {t / S:.1f} x S | {(t - floor[biggest]) / S:.1f} "
             f"| <= {target} x S | {'yes' if t / S <= target else 'no'} |"
         )
     lines += [

@@ -8,6 +8,7 @@ writes nothing.
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import os
 import re
@@ -200,10 +201,12 @@ class Draft:
     def ids(self) -> list[str]:
         if self._ids is None:
             if self._skeletons is None and self.state is not None:
-                found = set(self.state.ids()) | set(self.new)
+                ids = self.state.ids()  # in id order already
+                for tid in sorted(set(self.new) - set(self.state.status), key=task_sort_key):
+                    bisect.insort(ids, tid, key=task_sort_key)
+                self._ids = ids
             else:
-                found = set(self.skeletons)
-            self._ids = sorted(found, key=task_sort_key)
+                self._ids = sorted(self.skeletons, key=task_sort_key)
         return self._ids
 
     def index(self) -> TaskIndex:
@@ -522,11 +525,13 @@ def task_fields(
 
 def _next_id(draft: Draft, parent: str | None) -> str:
     if parent is None:
-        majors = [p.major for p in map(parse_task_id, draft.ids) if p is not None]
-        return f"IMPL-{max(majors, default=0) + 1}"
+        # In id order the highest number is last, before the ids that are not IMPL-N.
+        found = (parse_task_id(tid) for tid in reversed(draft.ids))
+        last = next((p for p in found if p is not None), None)
+        return f"IMPL-{last.major + 1 if last else 1}"
     minors = [
         p.minor
-        for tid, p in ((t, parse_task_id(t)) for t in draft.ids)
+        for tid, p in ((t, parse_task_id(t)) for t in draft.ids if t.startswith(f"{parent}."))
         if p is not None and p.minor is not None and parent_of(tid) == parent
     ]
     return f"{parent}.{max(minors, default=0) + 1}"
