@@ -29,6 +29,8 @@ sys.path.insert(0, str(HERE))
 
 from make_sessions import make_session  # noqa: E402
 
+WRITES = ("wfs task status ID completed", "wfs task add --title T")
+
 # Targets on the largest session, as multiples of S (issue 7).
 TARGETS = {
     "wfs next": 3,
@@ -49,6 +51,34 @@ FLOOR = (
     "import os, sys; fd = os.open(sys.argv[1], os.O_RDONLY); "
     "[os.stat(n, dir_fd=fd) for n in os.listdir(fd)]"
 )
+
+
+# Peak RSS is read by a small Python process that starts the command: a child forked from
+# this one (which holds whole sessions) would count this process's pages before its exec.
+RSS_PROBE = (
+    "import os, sys; quiet = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_WRONLY, 0) "
+    "for fd in (1, 2)]; "
+    "pid = os.posix_spawn(sys.argv[1], sys.argv[1:], os.environ, file_actions=quiet); "
+    "print(os.wait4(pid, 0)[2].ru_maxrss)"
+)
+
+
+def peak_rss(argv: list[str], cwd: Path, runs: int) -> int:
+    """The median peak RSS of `argv`, in KiB."""
+    samples = [
+        int(
+            subprocess.run(
+                [sys.executable, "-c", RSS_PROBE, *argv],
+                cwd=cwd,
+                env=ENV,
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+        )
+        for _ in range(runs)
+    ]
+    return int(statistics.median(samples))
 
 
 def timed(argv: list[str], cwd: Path, shell: bool = False) -> tuple[float, int]:
@@ -132,12 +162,15 @@ def main() -> None:
 
     compileall.compile_dir(str(HERE.parent / "wfs"), quiet=1)
 
-    S, _ = median([sys.executable, "-c", "pass"], base, runs)
     C, _ = median([sys.executable, "-c", "import click"], base, runs)
-    version, version_rss = median(wfs("--version"), base, runs)
+    version, _ = median(wfs("--version"), base, runs)
     help_time, _ = median(wfs("--help"), base, runs)
 
-    rows: dict[int, dict[str, tuple[float, int]]] = {}
+    # Every command takes turns with S and F in each round, so a busy moment of the
+    # machine touches a command and its baselines alike.
+    baseline = [sys.executable, "-c", "pass"]
+    starts: list[float] = []
+    rows: dict[int, dict[str, float]] = {}
     readall: dict[int, float] = {}
     floor: dict[int, float] = {}
     for size in sizes:
@@ -147,29 +180,35 @@ def main() -> None:
         sid = f"WFS-bench-{size}"
         task_dir = root / ".workflow" / sid / ".task"
         readall[size] = median([f"cat {task_dir}/*.json > /dev/null"], root, runs, shell=True)[0]
-        floor[size] = median([sys.executable, "-c", FLOOR, str(task_dir)], root, runs)[0]
         leaf = "IMPL-1"
-        results = {
-            "wfs next": median(wfs("next"), root, runs),
-            "wfs status": median(wfs("status"), root, runs),
-            "wfs task show": median(wfs("task", "show", "IMPL-7"), root, runs),
-            "wfs validate": median(wfs("validate"), root, max(3, runs // 2)),
+        reads = {
+            "wfs next": wfs("next"),
+            "wfs status": wfs("status"),
+            "wfs task show": wfs("task", "show", "IMPL-7"),
+            "wfs validate": wfs("validate"),
         }
-        # Alternate the status so every run really changes the file and the views.
-        flips = []
+        for argv in reads.values():
+            timed(argv, root)  # warm the page cache and the index
+        samples: dict[str, list[float]] = {name: [] for name in [*reads, "F", *WRITES]}
+        floor_argv = [sys.executable, "-c", FLOOR, str(task_dir)]
+        for _ in range(runs):  # reads first: no write between them (validate is warm)
+            starts.append(timed(baseline, root)[0])
+            samples["F"].append(timed(floor_argv, root)[0])
+            for name, argv in reads.items():
+                samples[name].append(timed(argv, root)[0])
         for n in range(runs + 1):
+            starts.append(timed(baseline, root)[0])
+            samples["F"].append(timed(floor_argv, root)[0])
+            # Alternate the status so every run really changes the file and the views.
             status = "completed" if n % 2 else "pending"
-            flips.append(timed(wfs("task", "status", leaf, status), root))
-        results["wfs task status ID completed"] = (
-            statistics.median(f[0] for f in flips[1:]),
-            int(statistics.median(f[1] for f in flips[1:])),
-        )
-        adds = [timed(wfs("task", "add", "--title", f"Added {n}"), root) for n in range(runs + 1)]
-        results["wfs task add --title T"] = (
-            statistics.median(a[0] for a in adds[1:]),
-            int(statistics.median(a[1] for a in adds[1:])),
-        )
-        rows[size] = results
+            flip = timed(wfs("task", "status", leaf, status), root)[0]
+            add = timed(wfs("task", "add", "--title", f"Added {n}"), root)[0]
+            if n:  # the first write of each kind records the state writes go from
+                samples["wfs task status ID completed"].append(flip)
+                samples["wfs task add --title T"].append(add)
+        floor[size] = statistics.median(samples.pop("F"))
+        rows[size] = {name: statistics.median(times) for name, times in samples.items()}
+    S = statistics.median(starts)
 
     engine_root = base / "engine"
     if not (engine_root / ".workflow").exists():
@@ -193,13 +232,14 @@ def main() -> None:
     engine = statistics.median(engine_runs)
 
     biggest = max(sizes)
-    status_rss = rows[biggest]["wfs status"][1]
+    status_rss = peak_rss(wfs("status"), base / f"s{biggest}", runs)
+    version_rss = peak_rss(wfs("--version"), base, runs)
     lines = [
         "# Benchmark results",
         "",
         f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python "
-        f"{platform.python_version()}. Medians of {runs} runs (validate: "
-        f"{max(3, runs // 2)}), measured by `python benchmarks/run.py`.",
+        f"{platform.python_version()}. Medians of {runs} runs, each command "
+        "taking turns with the baselines S and F, measured by `python benchmarks/run.py`.",
         "",
         "Baselines from the same run:",
         "",
@@ -224,8 +264,8 @@ def main() -> None:
         "|---|" + "---|" * len(sizes) + "---|---|---|---|",
     ]
     for name in rows[sizes[0]]:
-        cells = " | ".join(f"{rows[n][name][0] * 1000:.1f} ms" for n in sizes)
-        t = rows[biggest][name][0]
+        cells = " | ".join(f"{rows[n][name] * 1000:.1f} ms" for n in sizes)
+        t = rows[biggest][name]
         target = TARGETS[name]
         lines.append(
             f"| `{name}` | {cells} | {t / S:.1f} x S | {(t - floor[biggest]) / S:.1f} "
@@ -247,7 +287,7 @@ def main() -> None:
     if 1000 in rows and 10000 in rows:
         lines += ["", "Scaling from 1,000 to 10,000 tasks (10 x the tasks):", ""]
         for name in rows[1000]:
-            a, b = rows[1000][name][0], rows[10000][name][0]
+            a, b = rows[1000][name], rows[10000][name]
             lines.append(
                 f"- `{name}`: {b / a:.2f} x the time "
                 f"({(b - S) / max(a - S, 1e-9):.2f} x above start-up)"
