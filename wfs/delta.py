@@ -102,7 +102,9 @@ class State:
     def load(cls, layout: Layout, sid: str) -> State | None:
         from wfs import index
 
-        found = index._current(str(layout.workflow), sid, str(layout.session_dir(sid)), parts=3)
+        found = index._current(
+            str(layout.workflow), sid, str(layout.session_dir(sid)), index.WRITERS
+        )
         if found is None:
             return None
         answers, head, extra = found

@@ -82,8 +82,10 @@ def answer(argv: list[str], environ: Any) -> bytes | None:
     sid, folder = chosen
     from wfs import index, query
 
-    full = command[0] != "status" and command != ["next"]
-    found = index.cached_answers(workflow, sid, full=full, folder=folder)
+    parts = {"status": index.HEAD, "task": index.MAPS}.get(command[0], index.HEAD)
+    if command == ["next", "--all"]:
+        parts = index.ROWS
+    found = index.cached_answers(workflow, sid, parts, folder=folder)
     if found is None or found["summary"].get("unreadable"):
         return None  # the full CLI answers, then names the broken files (exit 2)
     prefix = query.command_prefix(sid, root_option)
@@ -241,7 +243,7 @@ def _prime(
         from wfs import index
 
         sid, folder = chosen
-        found = index.cached_answers(workflow, sid, full=False, folder=folder)
+        found = index.cached_answers(workflow, sid, index.HEAD, folder=folder)
         if found is None or found["summary"].get("unreadable"):
             return None
         prefix = query.command_prefix(sid)

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from wfs.tasks import Task
 
 # marshal's format belongs to the interpreter that wrote it.
-FORMAT = ("wfs-index", 6, sys.hexversion)
+FORMAT = ("wfs-index", 7, sys.hexversion)
 SESSION_FILE = "workflow-session.json"
 TASK_DIR = ".task"
 
@@ -49,10 +49,12 @@ Stamp = tuple[int, int, int]
 FINE_MARGIN_NS = 50_000_000
 COARSE_MARGIN_NS = 2_000_000_000
 
-# The answers are split in two parts: what `status` and `next` need, loaded always,
-# and the per-task maps that only `next --all` and `task show` need.
+# The answers are kept in parts, each loaded only by the commands that need it: what
+# `status` and `next` print; the per-task maps of `task show`; every ready row, for
+# `next --all`. (A fourth part is the writers', wfs/delta.py.)
+HEAD, MAPS, ROWS, WRITERS = 1, 2, 3, 4
+PART_KEYS = {MAPS: ("status", "children", "waiting"), ROWS: ("ready_rows",)}
 HEAD_KEYS = ("summary", "next")
-REST_KEYS = ("ready_rows", "status", "children", "waiting")
 
 
 def _stamp(st: os.stat_result) -> Stamp:
@@ -86,28 +88,28 @@ def cache_path(workflow: str, sid: str, kind: str) -> str:
 
 
 def cached_answers(
-    workflow: str, sid: str, full: bool = True, folder: str | None = None
+    workflow: str, sid: str, parts: int = ROWS, folder: str | None = None
 ) -> dict[str, Any] | None:
     """The `.idx` answers when every stamp still matches, else None. Stdlib only.
 
-    Without `full`, only the keys in HEAD_KEYS are loaded. `folder`: the session's
-    folder (default `.workflow/<sid>`; see wfs/layout.py for the other places).
+    `parts`: HEAD loads what `status` and `next` print, MAPS adds the per-task maps,
+    ROWS every ready row. `folder`: the session's folder (default `.workflow/<sid>`;
+    see wfs/layout.py for the other places).
     """
-    found = _current(workflow, sid, folder, 2 if full else 1)
+    found = _current(workflow, sid, folder, parts)
     return found[0] if found is not None else None
 
 
 def _current(
     workflow: str, sid: str, folder: str | None, parts: int
 ) -> tuple[dict[str, Any], tuple[Any, ...], Any] | None:
-    """(answers, head, extra) of the `.idx` when every stamp still matches; `parts`: 1
-    loads the head answers, 2 the rest too, 3 the writers' part as well."""
+    """(answers, head, the writers' part) of the `.idx` when every stamp still matches,
+    with `parts` of it loaded (HEAD, MAPS, ROWS, WRITERS: each includes those before)."""
     try:
         with open(cache_path(workflow, sid, "idx"), "rb") as handle:
             raw = handle.read()
-        view = memoryview(raw)
-        size = int.from_bytes(raw[:4], "little")
-        head_bytes = _unsealed(view[4 : 4 + size])
+        sections = _sections(raw)
+        head_bytes = _unsealed(sections[0])
         if head_bytes is None:
             return None
         head = marshal.loads(head_bytes)
@@ -141,29 +143,41 @@ def _current(
             with open(path, "rb") as handle:
                 if zlib.crc32(handle.read()) != crc:
                     return None
-        rest_size = int.from_bytes(raw[4 + size : 8 + size], "little")
-        if parts > 1:
-            rest = _unsealed(view[8 + size : 8 + size + rest_size])
-            if rest is None:
+        for part in range(MAPS, min(parts, ROWS) + 1):
+            payload = _unsealed(sections[part - 1])
+            if payload is None:
                 return None
-            answers.update(marshal.loads(rest))
-        if not _answers_shape(answers, parts > 1):
+            answers.update(marshal.loads(payload))
+        if not _answers_shape(answers, min(parts, ROWS)):
             return None
         extra = None
-        if parts > 2:
-            extra_bytes = _unsealed(view[8 + size + rest_size :])
+        if parts >= WRITERS:
+            extra_bytes = _unsealed(sections[3])
             if extra_bytes is None:
                 return None
             extra = marshal.loads(extra_bytes)
-    except (OSError, EOFError, ValueError, TypeError, AttributeError):
+    except (OSError, EOFError, ValueError, TypeError, AttributeError, IndexError):
         return None
     return answers, head, extra
 
 
-def _answers_shape(answers: Any, full: bool) -> bool:
+def _sections(raw: bytes) -> list[memoryview]:
+    """The parts of an `.idx`: each after its 4-byte length, the writers' part last (it
+    may be empty)."""
+    view = memoryview(raw)
+    found, at = [], 0
+    for _ in range(3):
+        size = int.from_bytes(view[at : at + 4], "little")
+        found.append(view[at + 4 : at + 4 + size])
+        at += 4 + size
+    found.append(view[at:])
+    return found
+
+
+def _answers_shape(answers: Any, parts: int) -> bool:
     """The cached answers have every key the commands read (a last guard after the CRC:
     an index written by a different wfs is not believed either)."""
-    keys = HEAD_KEYS + (REST_KEYS if full else ())
+    keys = HEAD_KEYS + tuple(k for part, ks in PART_KEYS.items() if part <= parts for k in ks)
     return isinstance(answers, dict) and all(key in answers for key in keys)
 
 
@@ -330,11 +344,14 @@ def save_answers(
             )
         )
     )
-    rest = _sealed(marshal.dumps({key: result[key] for key in REST_KEYS}))
+    parts = [head] + [
+        _sealed(marshal.dumps({key: result[key] for key in PART_KEYS[part]}))
+        for part in (MAPS, ROWS)
+    ]
     tail = _sealed(marshal.dumps(extra)) if extra is not None else b""
     write_cache(
         cache_path(workflow, sid, "idx"),
-        len(head).to_bytes(4, "little") + head + len(rest).to_bytes(4, "little") + rest + tail,
+        b"".join(len(part).to_bytes(4, "little") + part for part in parts) + tail,
     )
 
 
