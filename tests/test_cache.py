@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -339,7 +340,7 @@ def test_validation_cache_of_other_rules_is_ignored(project: Path, kind: str) ->
     assert data[1] == validate_module._rules_stamp()
     data[1] = ("0.0.0", 0, 0)
     fake = [("x", "fake", "cached by older rules", "error")]
-    data[4] = fake if kind == "vall" else [(fake, s, r) for _, s, r in data[4]]
+    data[-1] = fake if kind == "vall" else [(fake, s, r) for _, s, r in data[-1]]
     path.write_bytes(index._sealed(marshal.dumps(tuple(data))))
     assert wfs("validate").out == f"OK: {SID}\n"
 
@@ -362,6 +363,25 @@ def test_a_plan_that_did_not_change_is_validated_from_the_cache(
     result = wfs("validate")
     assert ran == [1]
     assert result.code == 1 and "IMPL-9.9, which does not exist" in result.out
+
+
+@pytest.mark.parametrize("change", ["removed", "added", "renamed"])
+def test_a_file_added_removed_or_renamed_is_validated_again(project: Path, change: str) -> None:
+    """Files that keep their own stamps (an old copy, a rename) are seen by the stamp of
+    the .task folder."""
+    folder = setup(project)
+    assert wfs("validate").out == f"OK: {SID}\n"
+    if change == "removed":
+        (folder / "IMPL-3.1.json").unlink()
+        expected = "IMPL-3.2 depends on IMPL-3.1, which does not exist"
+    elif change == "added":
+        shutil.copy2(folder / "IMPL-3.1.json", folder / "IMPL-6.json")
+        expected = "IMPL-6.json#/id: id-filename: id \"IMPL-3.1\" does not match"
+    else:
+        (folder / "IMPL-3.1.json").rename(folder / "IMPL-3.3.json")
+        expected = "IMPL-3.3.json#/id: id-filename: id \"IMPL-3.1\" does not match"
+    result = wfs("validate")
+    assert result.code == 1 and expected in result.out
 
 
 def test_damaged_cache_files_are_ignored(project: Path) -> None:

@@ -121,18 +121,7 @@ def _current(
         if _stamp(os.stat(session_file)) != session_stamp:
             return None
         task_dir = os.path.join(session_dir, TASK_DIR)
-        fd = os.open(task_dir, os.O_RDONLY)
-        try:
-            if _stamp(os.fstat(fd)) != dir_stamp:
-                return None
-            stat = os.stat
-            current = [
-                (st.st_mtime_ns, st.st_size, st.st_ino)  # _stamp, inlined: 10,000 calls
-                for st in [stat(name, dir_fd=fd) for name in names]
-            ]
-        finally:
-            os.close(fd)
-        if current != stamps:
+        if not stamps_match(task_dir, dir_stamp, names, stamps):
             return None
         for i, crc in recheck:
             if i == -2:  # the folder: as many entries as when it was stamped
@@ -159,6 +148,22 @@ def _current(
     except (OSError, EOFError, ValueError, TypeError, AttributeError, IndexError):
         return None
     return answers, head, extra
+
+
+def stamps_match(task_dir: str, dir_stamp: Stamp, names: list[Any], stamps: list[Stamp]) -> bool:
+    """Whether the .task folder and each of `names` in it still have these stamps (a file
+    added, removed or renamed changes the folder's). Stdlib only; raises OSError."""
+    fd = os.open(task_dir, os.O_RDONLY)
+    try:
+        if _stamp(os.fstat(fd)) != dir_stamp:
+            return False
+        stat = os.stat
+        return [
+            (st.st_mtime_ns, st.st_size, st.st_ino)  # _stamp, inlined: 10,000 calls
+            for st in [stat(name, dir_fd=fd) for name in names]
+        ] == stamps
+    finally:
+        os.close(fd)
 
 
 def _sections(raw: bytes) -> list[memoryview]:

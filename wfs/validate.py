@@ -14,6 +14,7 @@ problems. Problems come out by file, then in document order.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Hashable, Sequence
 from pathlib import Path, PurePosixPath
@@ -952,26 +953,39 @@ def validate_session(layout: Layout, sid: str, folder: Path | None = None) -> li
 
 def _task_file_problems(layout: Layout, sid: str, folder: Path, key: str) -> list[Problem]:
     """The problems of the task files, each alone and across files: from the cache when
-    no file changed since they were found (every stamp the same, and trusted)."""
+    no file changed since they were found (the folder's stamp and every file's the same,
+    all trusted when they were saved: see wfs/index.py)."""
     import marshal
 
     from wfs import index
     from wfs.tasks import task_entries
 
+    task_dir = str(folder / ".task")
+    path = index.cache_path(str(layout.workflow), key, "vall")
+    rules = _rules_stamp()
+    cached = index._load(path)
+    if cached is not None and len(cached) == 6 and cached[:2] == (index.FORMAT, rules):
+        try:
+            if index.stamps_match(task_dir, *cached[2:5]):
+                return [Problem(*p) for p in cached[5]]
+        except OSError:
+            pass
     stamper = index._Stamper()
+    try:  # before the listing: a file added while it runs is seen next time
+        dir_stamp = stamper.trusted(stamper.take(os.stat(task_dir)))
+    except OSError:
+        dir_stamp = None
     entries = list(task_entries(layout, sid, folder))
     stamps = [stamper.take(entry.stat()) for entry in entries]
     trusted = [stamper.trusted(stamp) for stamp in stamps]
-    state = (index.FORMAT, _rules_stamp(), [e.name for e in entries], trusted)
-    path = index.cache_path(str(layout.workflow), key, "vall")
-    cached = index._load(path)
-    if cached is not None and len(cached) == 5 and cached[:4] == state and None not in trusted:
-        return [Problem(*p) for p in cached[4]]
     problems = _task_problems_now(
         layout, folder, _checked_files(layout, key, entries, stamps, trusted)
     )
-    if None not in trusted:
-        payload = marshal.dumps((*state, [tuple(p) for p in problems]))
+    if dir_stamp is not None and None not in trusted:
+        names = [e.name for e in entries]
+        payload = marshal.dumps(
+            (index.FORMAT, rules, dir_stamp, names, stamps, [tuple(p) for p in problems])
+        )
         index.write_cache(path, index._sealed(payload))
     return problems
 
