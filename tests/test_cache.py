@@ -376,10 +376,10 @@ def test_a_file_added_removed_or_renamed_is_validated_again(project: Path, chang
         expected = "IMPL-3.2 depends on IMPL-3.1, which does not exist"
     elif change == "added":
         shutil.copy2(folder / "IMPL-3.1.json", folder / "IMPL-6.json")
-        expected = "IMPL-6.json#/id: id-filename: id \"IMPL-3.1\" does not match"
+        expected = 'IMPL-6.json#/id: id-filename: id "IMPL-3.1" does not match'
     else:
         (folder / "IMPL-3.1.json").rename(folder / "IMPL-3.3.json")
-        expected = "IMPL-3.3.json#/id: id-filename: id \"IMPL-3.1\" does not match"
+        expected = 'IMPL-3.3.json#/id: id-filename: id "IMPL-3.1" does not match'
     result = wfs("validate")
     assert result.code == 1 and expected in result.out
 
