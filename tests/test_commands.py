@@ -126,6 +126,21 @@ def test_version_loads_no_command_module_and_a_command_help_only_its_own(project
     }
 
 
+def test_the_readme_names_the_module_of_every_command() -> None:
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    rows = {}
+    for line in readme.split("| module of `wfs/commands/` |", 1)[1].splitlines()[2:]:
+        if not line.startswith("| `"):
+            break
+        module, listed = line.strip("| ").split(" | ", 1)
+        rows[module.strip("`").removesuffix(".py")] = listed
+    modules = {info.name for info in pkgutil.iter_modules(command_package.__path__)}
+    assert set(rows) == modules
+    for name, where in COMMANDS.items():
+        if name not in HIDDEN:
+            assert f"`{name}" in rows[where.split(":")[0]], name
+
+
 # What the click layer leaves to the library: files, processes, signals, locks, loops.
 NOT_IN_THE_CLICK_LAYER = {"os", "shutil", "signal", "subprocess", "wfs.flow.signals"}
 

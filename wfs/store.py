@@ -1,4 +1,5 @@
-"""All JSON and file I/O of the plan: deterministic formatting, atomic writes, locks.
+"""All JSON and file I/O of the plan: deterministic formatting, atomic writes, locks;
+and the documents a command reads from a file or stdin.
 
 A write goes to a temporary file in the same directory, is fsynced, then renamed over
 the target, so a reader (or a process killed mid-write) only ever sees the old or the
