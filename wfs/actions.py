@@ -135,6 +135,26 @@ def task_add(
     return {"task": created}, created["id"]
 
 
+def init(layout: Layout, git: bool) -> tuple[dict[str, Any], Any]:
+    """`wfs init`: create .workflow/ and, with `git`, set up merging the plan files;
+    (what --json prints, the wfs.merge.GitSetup or None)."""
+    from wfs.sessions import init as create
+
+    created = create(layout)
+    setup = None
+    if git:
+        from wfs.merge import setup_git
+
+        setup = setup_git(layout)
+    data = {
+        "root": str(layout.root),
+        "workflow": layout.relative(layout.workflow),
+        "created": created,
+        "git": None if setup is None else setup._asdict(),
+    }
+    return data, setup
+
+
 def plan(
     layout: Layout,
     topic: str | None,
@@ -174,6 +194,13 @@ def switch(layout: Layout, value: str) -> dict[str, Any]:
     before = active_ids(layout)
     sid = make_active(layout, value)
     return {"session": sid, "status": "active", "paused": [s for s in before if s != sid]}
+
+
+def chosen_sessions(layout: Layout, requested: str | None, every: bool) -> list[str]:
+    """The sessions `--all` names (every one), else the one `requested` or active."""
+    from wfs.sessions import current_session, session_ids
+
+    return session_ids(layout) if every else [current_session(layout, requested)]
 
 
 class Validation(NamedTuple):
@@ -307,12 +334,12 @@ def lifecycle(layout: Layout, action: str, requested: str | None) -> dict[str, A
     return {"session": sid, "status": status}
 
 
-class Rendering(NamedTuple):
+class Outcome(NamedTuple):
     data: dict[str, Any]
     exit_code: int
 
 
-def render(layout: Layout, sids: list[str], every: bool, check: bool) -> Rendering:
+def render(layout: Layout, sids: list[str], every: bool, check: bool) -> Outcome:
     """`wfs render [--check]`: write the views of the sessions that are stale, under
     each session's lock; with `check`, change nothing and name the stale ones and the
     changes left half done (exit 1 if any)."""
@@ -347,8 +374,26 @@ def render(layout: Layout, sids: list[str], every: bool, check: bool) -> Renderi
         paths += [layout.relative(session_dir / name) for name in names]
     if check:
         data = {**which, "stale": paths, "interrupted": interrupted}
-        return Rendering(data, 1 if paths or interrupted else 0)
-    return Rendering({**which, "written": paths}, 0)
+        return Outcome(data, 1 if paths or interrupted else 0)
+    return Outcome({**which, "written": paths}, 0)
+
+
+def doctor(layout: Layout, fix: bool) -> Outcome:
+    """`wfs doctor [--fix]`: a row per finding and whether it was repaired; exit 1 when
+    any is left."""
+    from wfs.doctor import doctor as examine
+
+    rows = [
+        {
+            "where": f.where,
+            "problem": f.problem,
+            "action": f.action,
+            "fixable": f.repair is not None,
+            "fixed": fixed,
+        }
+        for f, fixed in examine(layout, fix)
+    ]
+    return Outcome({"findings": rows}, 1 if any(not row["fixed"] for row in rows) else 0)
 
 
 def migrate(layout: Layout, requested: str | None, every: bool) -> dict[str, list[str]]:
@@ -368,3 +413,11 @@ def migrate(layout: Layout, requested: str | None, every: bool) -> dict[str, lis
         for f in session_folders(layout)
         if f.name in names
     }
+
+
+def migrate_layout(layout: Layout, target: str) -> dict[str, Any]:
+    """`wfs migrate --layout markers|active`: every session moved into that layout."""
+    from wfs.sessions import convert_layout
+
+    moves = convert_layout(layout, target)
+    return {"layout": target, "moved": [{"from": a, "to": b} for a, b in moves]}

@@ -738,6 +738,17 @@ def mcp_extra_installed() -> bool:
     return major == 2 and minor >= 3
 
 
+def mcp_mode(target_name: str | None, option: bool | None, installing: bool) -> McpMode:
+    """What becomes of claude's `wfs mcp` entry in .mcp.json: on or off as --mcp and
+    --no-mcp say; without them kept as it is, or added by an install when the mcp extra
+    is installed."""
+    if option is not None:
+        return "on" if option else "off"
+    if installing and target_name == "claude" and mcp_extra_installed():
+        return "add"
+    return "keep"
+
+
 def _refuse_differing(planned: Iterable[Planned], done: str, verb: str) -> None:
     differing = [p.relative for p in planned if p.state == "differs"]
     if differing:
@@ -793,6 +804,17 @@ def installed_targets(layout: Layout) -> list[str]:
         name
         for name in TARGETS
         if any(item.state != "missing" for item in plan_install(layout, name, lenient=True))
+    ]
+
+
+def listing(layout: Layout, target_names: Iterable[str]) -> list[dict[str, str]]:
+    """Every file the targets get, and its state in the project: installed (identical),
+    differs (changed or outdated) or missing."""
+    names = {"same": "installed", "differs": "differs", "missing": "missing"}
+    return [
+        {"target": name, "path": item.relative, "state": names[item.state]}
+        for name in target_names
+        for item in plan_install(layout, name)
     ]
 
 

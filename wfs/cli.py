@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import importlib
 import os
-import stat
 import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -176,35 +175,6 @@ def json_flag(func: F) -> F:
 
 # ---------------------------------------------------------------- shared by the commands
 
-INPUT_LIMIT = 64 * 1024 * 1024  # a plan document or an answer larger than this is refused
-
-
-def read_input(source: str) -> tuple[bytes, str]:
-    """Bytes of FILE, or of stdin for "-", and the name to show in messages.
-
-    At most INPUT_LIMIT bytes: a device such as /dev/zero, or a runaway pipe, is refused
-    instead of filling the memory."""
-    name = "<stdin>" if source == "-" else source
-    fifo = False
-    try:
-        if source == "-":
-            data = sys.stdin.buffer.read(INPUT_LIMIT + 1)
-        else:
-            # Opening a FIFO waits for a writer, maybe for ever; without waiting, a FIFO
-            # nobody writes to reads as empty (one being written to, as `<(cmd)`, reads).
-            fd = os.open(source, os.O_RDONLY | os.O_NONBLOCK)
-            os.set_blocking(fd, True)
-            with open(fd, "rb") as handle:
-                fifo = stat.S_ISFIFO(os.fstat(fd).st_mode)
-                data = handle.read(INPUT_LIMIT + 1)
-    except OSError as err:
-        raise WfsError(f"{name}: cannot read: {err.strerror}") from None
-    if fifo and not data:
-        raise WfsError(f"{name}: is a FIFO that nobody writes to; nothing to read")
-    if len(data) > INPUT_LIMIT:
-        raise WfsError(f"{name}: larger than {INPUT_LIMIT // (1024 * 1024)} MiB; refused")
-    return data, name
-
 
 def refuse_unreadable(found: list[str] | None) -> None:
     """After answering from every task that could be read: exit 2 naming each task file
@@ -223,13 +193,6 @@ def root_option(env: Env) -> str | None:
     root_ctx = click.get_current_context().find_root()
     given = root_ctx.get_parameter_source("root") == ParameterSource.COMMANDLINE
     return str(env.layout.root) if given else None
-
-
-def command_prefix(env: Env, sid: str) -> list[str]:
-    """`wfs [--root DIR] --session SID`: how the next commands we print call wfs again."""
-    from wfs.query import command_prefix as prefix
-
-    return prefix(sid, root_option(env))
 
 
 def main() -> None:

@@ -490,6 +490,14 @@ def replan(layout: Layout, sid: str, raw: bytes, where: str) -> tuple[int, int]:
     return added, replaced
 
 
+def fields_from(source: str) -> dict[str, Any]:
+    """The JSON object of task fields in FILE, or stdin for "-" (`--from`)."""
+    data = store.parse_json(*store.read_input(source))
+    if not isinstance(data, dict):
+        raise WfsError(f"{source}: expected a JSON object with task fields")
+    return data
+
+
 def task_fields(
     data: dict[str, Any] | None,
     title: str | None,

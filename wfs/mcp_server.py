@@ -211,9 +211,7 @@ def build_server(layout: Layout, session: str | None, root_option: str | None) -
         when any is an error."""
 
         def work() -> tuple[dict[str, Any], int]:
-            from wfs.sessions import current_session, session_ids
-
-            sids = session_ids(layout) if all else [current_session(layout, chosen(session))]
+            sids = actions.chosen_sessions(layout, chosen(session), all)
             result = actions.validate(layout, sids)
             return result.data, result.exit_code
 

@@ -1,4 +1,5 @@
-"""All JSON and file I/O of the plan: deterministic formatting, atomic writes, locks.
+"""All JSON and file I/O of the plan: deterministic formatting, atomic writes, locks;
+and the documents a command reads from a file or stdin.
 
 A write goes to a temporary file in the same directory, is fsynced, then renamed over
 the target, so a reader (or a process killed mid-write) only ever sees the old or the
@@ -11,6 +12,8 @@ import contextlib
 import json
 import os
 import re
+import stat
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -138,6 +141,36 @@ def read_json(path: Path, where: str | None = None) -> Any:
     except OSError as err:
         raise WfsError(f"{where}: cannot read: {err.strerror}") from None
     return parse_json(raw, where)
+
+
+INPUT_LIMIT = 64 * 1024 * 1024  # a plan document or an answer larger than this is refused
+
+
+def read_input(source: str) -> tuple[bytes, str]:
+    """Bytes of FILE, or of stdin for "-", and the name to show in messages.
+
+    At most INPUT_LIMIT bytes: a device such as /dev/zero, or a runaway pipe, is refused
+    instead of filling the memory."""
+    name = "<stdin>" if source == "-" else source
+    fifo = False
+    try:
+        if source == "-":
+            data = sys.stdin.buffer.read(INPUT_LIMIT + 1)
+        else:
+            # Opening a FIFO waits for a writer, maybe for ever; without waiting, a FIFO
+            # nobody writes to reads as empty (one being written to, as `<(cmd)`, reads).
+            fd = os.open(source, os.O_RDONLY | os.O_NONBLOCK)
+            os.set_blocking(fd, True)
+            with open(fd, "rb") as handle:
+                fifo = stat.S_ISFIFO(os.fstat(fd).st_mode)
+                data = handle.read(INPUT_LIMIT + 1)
+    except OSError as err:
+        raise WfsError(f"{name}: cannot read: {err.strerror}") from None
+    if fifo and not data:
+        raise WfsError(f"{name}: is a FIFO that nobody writes to; nothing to read")
+    if len(data) > INPUT_LIMIT:
+        raise WfsError(f"{name}: larger than {INPUT_LIMIT // (1024 * 1024)} MiB; refused")
+    return data, name
 
 
 # Where wfs may write, symlinks resolved: the project root, and what a command allows

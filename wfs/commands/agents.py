@@ -93,17 +93,16 @@ def agents_install(
         raise click.UsageError("--allow-shell goes with --target gemini")
     if mcp is not None and target != "claude":
         raise click.UsageError("--mcp and --no-mcp go with --target claude")
-    mode = {True: "on", False: "off", None: "keep"}[mcp]
     if check:
+        mode = installer.mcp_mode(target, mcp, installing=False)
         _agents_check(env, installer, target, allow_shell, mode)
         return
     if target is None:
         raise click.UsageError("Missing option '--target'.")
+    mode = installer.mcp_mode(target, mcp, installing=not remove)
     if remove:
         actions = installer.remove(env.layout, target, force, allow_shell, mode)
     else:
-        if mcp is None and target == "claude" and installer.mcp_extra_installed():
-            mode = "add"
         actions = installer.install(env.layout, target, force, allow_shell, mode)
     rows = [{"path": path, "action": action} for path, action in actions]
 
@@ -159,14 +158,9 @@ def agents_list(env: Env, target: str | None) -> None:
     Example:
       wfs agents list --target codex
     """
-    from wfs.agents_install import plan_install
+    from wfs.agents_install import listing
 
-    names = {"same": "installed", "differs": "differs", "missing": "missing"}
-    rows = [
-        {"target": name, "path": item.relative, "state": names[item.state]}
-        for name in ([target] if target else AGENT_TARGETS)
-        for item in plan_install(env.layout, name)
-    ]
+    rows = listing(env.layout, [target] if target else AGENT_TARGETS)
     width = max(len(name) for name in AGENT_TARGETS)
     env.emit(
         {"files": rows},

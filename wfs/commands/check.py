@@ -22,10 +22,9 @@ def validate(env: Env, all_sessions: bool) -> None:
       wfs validate --all
     """
     from wfs import actions
-    from wfs.sessions import session_ids
 
     layout = env.layout
-    sids = session_ids(layout) if all_sessions else [env.current_session()]
+    sids = actions.chosen_sessions(layout, env.session, all_sessions)
     result = actions.validate(layout, sids, every=all_sessions)
 
     def human() -> None:
@@ -60,10 +59,9 @@ def render(env: Env, check: bool, all_sessions: bool) -> None:
       wfs render --check --all
     """
     from wfs import actions
-    from wfs.sessions import session_ids
 
     layout = env.layout
-    sids = session_ids(layout) if all_sessions else [env.current_session()]
+    sids = actions.chosen_sessions(layout, env.session, all_sessions)
     result = actions.render(layout, sids, all_sessions, check)
     data = result.data
     if check:
@@ -107,19 +105,10 @@ def doctor(env: Env, fix: bool) -> None:
     Example:
       wfs doctor --fix
     """
-    from wfs.doctor import doctor as run_doctor
+    from wfs import actions
 
-    results = run_doctor(env.layout, fix)
-    rows = [
-        {
-            "where": f.where,
-            "problem": f.problem,
-            "action": f.action,
-            "fixable": f.repair is not None,
-            "fixed": fixed,
-        }
-        for f, fixed in results
-    ]
+    result = actions.doctor(env.layout, fix)
+    rows = result.data["findings"]
 
     def human() -> None:
         for row in rows:
@@ -132,9 +121,9 @@ def doctor(env: Env, fix: bool) -> None:
         if not rows:
             env.echo("OK: nothing to repair")
 
-    env.emit({"findings": rows}, human)
-    if any(not row["fixed"] for row in rows):
-        click.get_current_context().exit(1)
+    env.emit(result.data, human)
+    if result.exit_code:
+        click.get_current_context().exit(result.exit_code)
 
 
 @click.command()
@@ -162,14 +151,13 @@ def migrate(env: Env, all_sessions: bool, target_layout: str | None) -> None:
       wfs migrate --layout active
     """
     from wfs import actions
-    from wfs.sessions import convert_layout
 
     if target_layout is not None:
-        moves = convert_layout(env.layout, target_layout)
+        moved = actions.migrate_layout(env.layout, target_layout)
         env.emit(
-            {"layout": target_layout, "moved": [{"from": a, "to": b} for a, b in moves]},
+            moved,
             lambda: env.echo(
-                "\n".join(f"moved {a} to {b}" for a, b in moves)
+                "\n".join(f"moved {m['from']} to {m['to']}" for m in moved["moved"])
                 or f"Already in the {target_layout} layout."
             ),
         )

@@ -6,15 +6,9 @@ from typing import Any
 
 import click
 
-from wfs.cli import Env, F, command_prefix, json_flag, pass_env, read_input, root_option
+from wfs.cli import Env, F, json_flag, pass_env, root_option
 from wfs.completion import complete_task_id
 from wfs.flow import session_run
-
-
-def _agent_routes(env: Env, option: str | None) -> Any:
-    from wfs.flow.session_run import agent_routes
-
-    return agent_routes(env.layout, option)
 
 
 def _progress(env: Env) -> Any:
@@ -64,6 +58,7 @@ def _resume_answer(
     """The answer given with --output or --output-file (`-`: stdin), checked before any
     change: an empty one is refused (exit 2)."""
     from wfs.flow.answer import read_answer
+    from wfs.store import read_input
 
     if sum(x is not None for x in (output_text, output_file)) + skip > 1:
         raise click.UsageError("give at most one of --output, --output-file and --skip")
@@ -263,21 +258,24 @@ def flow(
       wfs flow brainstorm-prompt.md --json
       wfs flow brainstorm-prompt.md --resume --output-file answer.md
     """
-    from wfs.flow import signals
-    from wfs.flow.inline import FlowRunner, parse_inline, run_flow
-    from wfs.sessions import active_ids
+    from wfs.flow.inline import parse_inline, run_file
+    from wfs.store import read_input
 
     answer = _resume_answer(output_text, output_file, skip, resume)
     raw, where = read_input(file)
     specs = parse_inline(raw.decode("utf-8", "replace"), where)
-    sid = env.session or (active_ids(env.layout) or [""])[0]
-    prefix = command_prefix(env, sid) if sid else ["wfs"]
-    runner = FlowRunner(
-        env.layout, sid, _agent_routes(env, agent_option), _progress(env), prefix, file
+    given = {"skip": skip, "output": answer} if resume else None
+    result, code = run_file(
+        env.layout,
+        env.session,
+        file,
+        specs,
+        where,
+        agent_option=agent_option,
+        root_option=root_option(env),
+        progress=_progress(env),
+        resume=given,
     )
-    with signals.handled():
-        given = {"skip": skip, "output": answer} if resume else None
-        result = run_flow(runner, specs, where, given)
 
     def human() -> None:
         if result["status"] == "completed":
@@ -287,8 +285,6 @@ def flow(
             _show_result(env, result)
 
     env.emit(result, human)
-    codes = {"completed": 0, "blocked": 1, "refused": 2, "paused": 3}
-    code = result.get("exit_code", codes.get(result["status"], 1))
     if code:
         click.get_current_context().exit(code)
 

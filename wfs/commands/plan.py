@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from wfs.cli import Env, json_flag, pass_env, read_input
+from wfs.cli import Env, json_flag, pass_env
 from wfs.completion import complete_session_id
 
 
@@ -28,30 +28,17 @@ def init(env: Env, no_git: bool) -> None:
     Example:
       wfs init
     """
-    from wfs.sessions import init as do_init
+    from wfs import actions
 
     layout = env.layout
-    created = do_init(layout)
-    setup = None
-    if not no_git:
-        from wfs.merge import setup_git
-
-        setup = setup_git(layout)
+    data, setup = actions.init(layout, git=not no_git)
 
     def human() -> None:
-        env.echo(f"{'Initialized' if created else 'Already initialized'} {layout.workflow}")
+        env.echo(f"{'Initialized' if data['created'] else 'Already initialized'} {layout.workflow}")
         if setup is not None:
             _print_git_setup(env, setup)
 
-    env.emit(
-        {
-            "root": str(layout.root),
-            "workflow": layout.relative(layout.workflow),
-            "created": created,
-            "git": None if setup is None else setup._asdict(),
-        },
-        human,
-    )
+    env.emit(data, human)
     if setup is not None:
         for name, line in setup.manual.items():
             env.echo(
@@ -117,6 +104,7 @@ def plan(
     from click.core import ParameterSource
 
     from wfs import actions
+    from wfs.store import read_input
 
     env = ctx.find_object(Env)
     assert env is not None

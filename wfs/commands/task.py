@@ -6,9 +6,8 @@ from typing import Any
 
 import click
 
-from wfs.cli import Env, F, json_flag, pass_env, read_input, refuse_unreadable
+from wfs.cli import Env, F, json_flag, pass_env, refuse_unreadable
 from wfs.completion import complete_task_id
-from wfs.errors import WfsError
 
 
 @click.group()
@@ -69,12 +68,9 @@ def _object_from(source: str | None) -> dict[str, Any] | None:
     """The JSON object of task fields given with `--from`, if any."""
     if not source:
         return None
-    from wfs.store import parse_json
+    from wfs.edit import fields_from
 
-    data = parse_json(*read_input(source))
-    if not isinstance(data, dict):
-        raise WfsError(f"{source}: expected a JSON object with task fields")
-    return data
+    return fields_from(source)
 
 
 def _fields(source: str | None, **options: Any) -> dict[str, Any]:
@@ -216,6 +212,7 @@ def task_split(env: Env, task_id: str, source: str) -> None:
     """
     from wfs.edit import split_task
     from wfs.layout import check_task_id
+    from wfs.store import read_input
 
     created = split_task(
         env.layout, env.current_session(), check_task_id(task_id), *read_input(source)

@@ -108,3 +108,38 @@ def run_flow(
         "steps": [s.key for s in plan],
         "values": bound,
     }
+
+
+# `wfs flow`'s exit code by how the run ended; an interrupted run carries its own.
+EXIT_CODES = {"completed": 0, "blocked": 1, "refused": 2, "paused": 3}
+
+
+def run_file(
+    layout: Layout,
+    requested: str | None,
+    file: str,
+    specs: list[dict[str, Any]],
+    where: str,
+    *,
+    agent_option: str | None,
+    root_option: str | None,
+    progress: Progress | None,
+    resume: dict[str, Any] | None,
+) -> tuple[dict[str, Any], int]:
+    """`wfs flow FILE`: run (or, with `resume`, continue) its parsed steps `specs`; the
+    result and the exit code.
+
+    The run belongs to the session `requested`, else the first active one, else none.
+    SIGINT, SIGTERM and SIGHUP stop the running step and leave the run resumable.
+    """
+    from wfs.flow import signals
+    from wfs.flow.routing import agent_routes
+    from wfs.query import command_prefix
+    from wfs.sessions import active_ids
+
+    sid = requested or (active_ids(layout) or [""])[0]
+    prefix = command_prefix(sid, root_option) if sid else ["wfs"]
+    runner = FlowRunner(layout, sid, agent_routes(layout, agent_option), progress, prefix, file)
+    with signals.handled():
+        result = run_flow(runner, specs, where, resume)
+    return result, result.get("exit_code", EXIT_CODES.get(result["status"], 1))

@@ -52,6 +52,14 @@ class AgentRoutes(NamedTuple):
         return Handoff(command, "json") if command else None
 
 
+def agent_routes(layout: Layout, option: str | None) -> AgentRoutes:
+    """Where agent steps go: `option` (--agent), then WFS_AGENT, then the routes of
+    .workflow/config.json."""
+    import os
+
+    return load_routes(layout, option or os.environ.get("WFS_AGENT") or None)
+
+
 def load_routes(layout: Layout, override: str | None) -> AgentRoutes:
     """The routes of `.workflow/config.json`, checked, with `override` first."""
     from wfs import store

@@ -14,16 +14,6 @@ from typing import Any, NamedTuple
 from wfs.layout import Layout
 
 
-def agent_routes(layout: Layout, option: str | None) -> Any:
-    """Where agent steps go: `option` (--agent), then WFS_AGENT, then the routes of
-    .workflow/config.json."""
-    import os
-
-    from wfs.flow.routing import load_routes
-
-    return load_routes(layout, option or os.environ.get("WFS_AGENT") or None)
-
-
 def runner(
     layout: Layout,
     sid: str,
@@ -34,6 +24,7 @@ def runner(
 ) -> Any:
     """The engine's runner for a session, as `wfs execute` sets it up."""
     from wfs.flow.engine import Runner
+    from wfs.flow.routing import agent_routes
     from wfs.query import command_prefix
 
     return Runner(
