@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import functools
 import os
 import re
 from collections.abc import Iterator
@@ -287,8 +288,13 @@ class Draft:
     def _source(self, tid: str, data: Any) -> Any:
         from wfs.validate import TaskSource
 
-        shown = self.layout.relative(self.layout.task_dir(self.sid))
-        return TaskSource(f"{shown}/{tid}.json", data, tid)
+        return TaskSource(f"{self._shown_task_dir}/{tid}.json", data, tid)
+
+    @functools.cached_property
+    def _shown_task_dir(self) -> str:
+        """The .task folder as messages show it (found once: a check of the whole set
+        names 10,000 sources)."""
+        return self.layout.relative(self.layout.task_dir(self.sid))
 
     def commit(self, check: bool, what: str) -> None:
         """Write the changed tasks, the session file and the views; with `check`, only
