@@ -36,6 +36,7 @@ READ_COMMANDS = [
     ["task", "show", "IMPL-2"],
     ["task", "show", "IMPL-3"],
     ["task", "show", "IMPL-4"],
+    ["task", "list"],
 ]
 
 
@@ -118,7 +119,8 @@ def test_fast_path_answers_from_a_subdirectory_and_with_global_options(project: 
         ["task", "show"],
         ["task", "show", "IMPL-99"],
         ["task", "show", "../IMPL-1"],
-        ["task", "list"],
+        ["task", "list", "--status", "pending"],
+        ["task", "list", "--ready"],
         ["--session", "cache", "status"],  # not the exact folder name: the CLI resolves it
         ["--session", "../x", "status"],
         ["--root", "", "status"],
@@ -196,6 +198,17 @@ def test_added_and_removed_files_are_seen(project: Path) -> None:
         "IMPL-4",
         "IMPL-9",
     ]
+
+
+def test_task_list_with_an_unreadable_task_file_is_left_to_the_cli(project: Path) -> None:
+    folder = setup(project)
+    (folder / "IMPL-5.json").write_text("{broken")
+    assert fast("task", "list") is None
+    process = wfs_process("task", "list", cwd=project)
+    assert process.code == 2
+    assert "IMPL-5.json" in process.err
+    assert "Traceback" not in process.err
+    assert "IMPL-4" in process.out  # the readable tasks are still listed
 
 
 def test_session_file_edit_is_seen(project: Path) -> None:

@@ -112,9 +112,14 @@ def test_a_command_imports_only_the_module_of_its_group(project: Path) -> None:
         "wfs.commands",
         "wfs.commands.session",
     }
-    assert _command_modules(project, "task", "list") == {"wfs.commands", "wfs.commands.task"}
-    # `status` is answered without click at all, from the index a command above saved.
+    assert _command_modules(project, "task", "list", "--ready") == {
+        "wfs.commands",
+        "wfs.commands.task",
+    }
+    # `status` and plain `task list` are answered without click at all, from the index
+    # a command above saved.
     assert _command_modules(project, "status") == set()
+    assert _command_modules(project, "task", "list") == set()
     assert _command_modules(project, "--no-color", "status", "--json") == set()
 
 

@@ -175,7 +175,8 @@ def test_a_symlinked_cache_folder_is_not_written_and_answers_stay_right(
     for entry in outside.iterdir():
         entry.unlink()
     before = snapshot(outside)
-    for args in (("status",), ("next",), ("task", "show", "IMPL-1"), ("validate",)):
+    reads = (("status",), ("next",), ("task", "show", "IMPL-1"), ("task", "list"), ("validate",))
+    for args in reads:
         run = wfs_process(*args, cwd=project)
         assert run.code == 0, (args, run.err)
     assert "IMPL-1" in wfs_process("next", cwd=project).out

@@ -51,10 +51,7 @@ class Env:
         return current_session(self.layout, self.session)
 
     def echo(self, text: str = "", *, err: bool = False) -> None:
-        from wfs.text import for_terminal
-
-        # None lets click drop styles when the stream is not a terminal.
-        click.echo(for_terminal(text), err=err, color=None if self.color else False)
+        self.lines([text], err=err)
 
     def style(self, text: str, **styles: Any) -> str:
         return click.style(text, **styles) if self.color else text
@@ -69,9 +66,15 @@ class Env:
         else:
             human()
 
-    def lines(self, lines: list[str]) -> None:
-        for line in lines:
-            self.echo(line)
+    def lines(self, lines: list[str], *, err: bool = False) -> None:
+        """Print each line made safe for a terminal, in one write (10,000 rows of `task
+        list` would be 10,000 calls of click.echo)."""
+        from wfs.text import for_terminal
+
+        if lines:
+            # None lets click drop styles when the stream is not a terminal.
+            text = "\n".join(map(for_terminal, lines))
+            click.echo(text, err=err, color=None if self.color else False)
 
 
 def _color_default() -> bool:

@@ -1,8 +1,9 @@
 """The `wfs` entry point: answer the hottest commands without importing click.
 
-Agents call `wfs status`, `wfs next` and `wfs task show ID` hundreds of times per
-session. When the call is one of those plain forms and the index cache
-(wfs/index.py) is current, the answer is printed from it directly. Anything else
+Agents call `wfs status`, `wfs next`, `wfs task show ID` and `wfs task list` hundreds
+of times per session. When the call is one of those plain forms and the index cache
+(wfs/index.py) is current, the answer is printed from it directly (`task list` from the
+skeletons, as the CLI reads them). Anything else
 (another command, an unusual option, a stale cache, any doubt at all) goes to the
 full click CLI, which is authoritative and refreshes the cache. Both print through
 wfs/query.py, so the output is the same bytes.
@@ -70,7 +71,8 @@ def answer(argv: list[str], environ: Any) -> bytes | None:
         command = [a for a in command if a != "--json"]
     if command[:1] == ["prime"]:
         return _prime(command[1:], root, session, json_out)
-    if command not in (["status"], ["next"], ["next", "--all"]) and command[:2] != ["task", "show"]:
+    reads = (["status"], ["next"], ["next", "--all"], ["task", "list"])
+    if command not in reads and command[:2] != ["task", "show"]:
         return None
     if command[:2] == ["task", "show"] and len(command) != 3:
         return None
@@ -80,6 +82,8 @@ def answer(argv: list[str], environ: Any) -> bytes | None:
     if workflow is None or chosen is None:
         return None
     sid, folder = chosen
+    if command == ["task", "list"]:
+        return _task_list(workflow, sid, json_out)
     from wfs import index, query
 
     parts = {"status": index.HEAD, "task": index.MAPS}.get(command[0], index.HEAD)
@@ -107,6 +111,27 @@ def answer(argv: list[str], environ: Any) -> bytes | None:
         return query.json_bytes(data)
     from wfs.text import for_terminal
 
+    return "".join(for_terminal(line) + "\n" for line in lines).encode()
+
+
+def _task_list(workflow: str, sid: str, json_out: bool) -> bytes | None:
+    """`wfs task list`, as wfs.actions.task_list says it; None when a task file cannot
+    be read (the full CLI names it, exit 2)."""
+    from pathlib import Path
+
+    from wfs import actions, query, store
+    from wfs.layout import Layout
+
+    root = Path(workflow).parent
+    store.confine(root)  # the skeletons' cache is written as the CLI would write it
+    data, unreadable = actions.task_list(Layout(root), sid, None, False)
+    if unreadable:
+        return None
+    if json_out:
+        return query.json_bytes(data)
+    from wfs.text import for_terminal
+
+    lines = query.row_lines(data["tasks"]) or ["No matching tasks."]
     return "".join(for_terminal(line) + "\n" for line in lines).encode()
 
 

@@ -102,7 +102,11 @@ def one_line(text: Any, limit: int = 200) -> str:
     """Text from a file, fit for one terminal line: control characters escaped."""
     text = str(text)
     first, _, rest = text.strip().partition("\n")
-    shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in first)
+    shown = (
+        first
+        if first.isprintable()
+        else "".join(c if c.isprintable() else repr(c)[1:-1] for c in first)
+    )
     if len(shown) > limit:
         shown = shown[: limit - 1] + "…"
     elif rest.strip():
