@@ -6,20 +6,11 @@ from typing import Any
 
 import click
 
+from wfs.agents_install import TARGETS
 from wfs.cli import Env, json_flag, pass_env, root_option
 from wfs.errors import WfsError
 
-AGENT_TARGETS = (
-    "claude",
-    "gemini",
-    "codex",
-    "cursor",
-    "copilot",
-    "opencode",
-    "qwen",
-    "windsurf",
-    "agents-md",
-)
+AGENT_TARGETS = tuple(TARGETS)  # the editors, in the order --help lists them
 
 
 @click.group()
