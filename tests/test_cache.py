@@ -211,6 +211,17 @@ def test_task_list_with_an_unreadable_task_file_is_left_to_the_cli(project: Path
     assert "IMPL-4" in process.out  # the readable tasks are still listed
 
 
+def test_an_empty_task_list_says_so_on_both_paths(project: Path) -> None:
+    folder = setup(project)
+    filtered = wfs_process("task", "list", "--status", "blocked", cwd=project)  # the CLI
+    assert (filtered.code, filtered.out, filtered.err) == (0, "No matching tasks.\n", "")
+    for path in folder.glob("*.json"):
+        path.unlink()
+    assert fast("task", "list") == b"No matching tasks.\n"
+    process = wfs_process("task", "list", cwd=project)
+    assert (process.code, process.out) == (0, "No matching tasks.\n")
+
+
 def test_session_file_edit_is_seen(project: Path) -> None:
     setup(project)
     path = project / f".workflow/{SID}/workflow-session.json"

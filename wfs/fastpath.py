@@ -107,11 +107,7 @@ def answer(argv: list[str], environ: Any) -> bytes | None:
         if data["task"] is None:
             return None
         lines = query.show_lines(data)
-    if json_out:
-        return query.json_bytes(data)
-    from wfs.text import for_terminal
-
-    return "".join(for_terminal(line) + "\n" for line in lines).encode()
+    return query.json_bytes(data) if json_out else _printed(lines)
 
 
 def _task_list(workflow: str, sid: str, json_out: bool) -> bytes | None:
@@ -127,11 +123,13 @@ def _task_list(workflow: str, sid: str, json_out: bool) -> bytes | None:
     data, unreadable = actions.task_list(Layout(root), sid, None, False)
     if unreadable:
         return None
-    if json_out:
-        return query.json_bytes(data)
+    return query.json_bytes(data) if json_out else _printed(query.list_lines(data))
+
+
+def _printed(lines: list[str]) -> bytes:
+    """The bytes the CLI prints for these lines (made safe for a terminal)."""
     from wfs.text import for_terminal
 
-    lines = query.row_lines(data["tasks"]) or ["No matching tasks."]
     return "".join(for_terminal(line) + "\n" for line in lines).encode()
 
 

@@ -134,6 +134,11 @@ def row_lines(rows: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def list_lines(data: dict[str, Any]) -> list[str]:
+    """What `wfs task list` prints for its data."""
+    return row_lines(data["tasks"]) or ["No matching tasks."]
+
+
 def next_data(
     sid: str, answers: dict[str, Any], all_ready: bool, prefix: list[str]
 ) -> dict[str, Any]:

@@ -38,10 +38,10 @@ def task_list(env: Env, status_filter: str | None, ready: bool) -> None:
       wfs task list --status pending --json
     """
     from wfs import actions
-    from wfs.query import row_lines
+    from wfs.query import list_lines
 
     data, unreadable = actions.task_list(env.layout, env.session, status_filter, ready)
-    env.emit(data, lambda: env.lines(row_lines(data["tasks"]) or ["No matching tasks."]))
+    env.emit(data, lambda: env.lines(list_lines(data)))
     refuse_unreadable(unreadable)
 
 
