@@ -87,17 +87,14 @@ class Harness:
 
     def tasks(self, sid: str) -> dict[str, dict[str, Any]]:
         folder = self.project / ".workflow" / sid / ".task"
-        return {p.stem: read_json(p) for p in folder.glob("IMPL-*.json")}
+        return {p.stem: read_json(p) for p in sorted(folder.glob("IMPL-*.json"))}
 
     def pick(self) -> tuple[str, list[str], Any]:
         """An operation: (kind, argv, what to record when it is acknowledged)."""
         kind = self.rng.choice(["plan", "status", "split", "execute", "switch"])
         work = self.tasks(WORK)
         if kind == "status":
-            leaves = [t for t, d in work.items() if d["status"] != "container"]
-            tid = self.rng.choice(leaves)
-            status = self.rng.choice(["pending", "active", "completed", "blocked"])
-            return kind, ["--session", WORK, "task", "status", tid, status], (tid, status)
+            return self.pick_status(work)
         if kind == "split":
             candidates = [
                 t
@@ -106,6 +103,8 @@ class Harness:
                 and d["status"] == "pending"
                 and not any(k.startswith(t + ".") for k in work)
             ]
+            if not candidates:  # every main task was split or has left pending
+                return self.pick_status(work)
             tid = self.rng.choice(candidates)
             subs = json.dumps([{"title": f"{tid} part {i}"} for i in range(1, 4)])
             path = self.project / "subs.json"
@@ -125,6 +124,12 @@ class Harness:
             json.dumps([{"id": f"IMPL-{n}", "title": f"Task {n}"} for n in range(1, count + 1)])
         )
         return kind, ["plan", f"Crash topic {self.plans}", "--from", str(plan)], count
+
+    def pick_status(self, work: dict[str, dict[str, Any]]) -> tuple[str, list[str], Any]:
+        leaves = sorted(t for t, d in work.items() if d["status"] != "container")
+        tid = self.rng.choice(leaves)
+        status = self.rng.choice(["pending", "active", "completed", "blocked"])
+        return "status", ["--session", WORK, "task", "status", tid, status], (tid, status)
 
     def step(self) -> None:
         """One operation: one in four runs to its end (it must then be acknowledged),
