@@ -375,7 +375,7 @@ def run_without_the_extra(project: Path, *args: str) -> subprocess.CompletedProc
         "import sys\n"
         "sys.modules['mcp'] = None  # as if the extra were not installed\n"
         f"sys.argv = ['wfs', *{list(args)!r}]\n"
-        "from wfs.fastpath import main\n"
+        "from wfs.cli import main\n"
         "main()\n"
     )
     return subprocess.run(

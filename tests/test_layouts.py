@@ -9,7 +9,7 @@ from pathlib import Path
 
 from conftest import read_json, tree_listing, wfs, wfs_process
 
-from wfs.fastpath import answer
+from wfs import index
 
 
 def write_session(folder: Path, data: dict[str, object], tasks: int = 1) -> None:
@@ -229,10 +229,13 @@ def test_migrate_layout_refuses_a_session_in_two_places_and_moves_nothing(projec
     assert files(project) == before
 
 
-def test_the_fast_path_answers_in_the_active_layout_as_the_cli_does(project: Path) -> None:
+def test_the_index_answers_in_the_active_layout_as_the_files_do(project: Path) -> None:
     (project / ".workflow/active").mkdir(parents=True)
     plan = [{"id": "IMPL-1", "title": "One"}]
     assert wfs("plan", "Fast", "--from", "-", input=json.dumps(plan)).code == 0
-    assert wfs_process("status", cwd=project).code == 0  # builds the index
     for args in (["status"], ["next"], ["task", "show", "IMPL-1"]):
-        assert answer(args, {}) == wfs(*args).out.encode(), args
+        fresh = wfs_process(*args, env={"WFS_NO_CACHE": "1"}, cwd=project)
+        assert wfs_process(*args, cwd=project) == fresh, args  # builds the index
+        folder = str(project / ".workflow/active/WFS-fast")
+        assert index.cached_answers(str(project / ".workflow"), "WFS-fast", folder=folder)
+        assert wfs_process(*args, cwd=project) == fresh, args  # answered from it

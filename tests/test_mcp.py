@@ -386,7 +386,7 @@ def test_mcp_without_the_sdk_exits_2_and_says_how_to_install_it(project: Path) -
         "import sys\n"
         "sys.modules['mcp'] = None  # as if the extra were not installed\n"
         "sys.argv = ['wfs', 'mcp']\n"
-        "from wfs.fastpath import main\n"
+        "from wfs.cli import main\n"
         "main()\n"
     )
     proc = subprocess.run(

@@ -1,3 +1,3 @@
-from wfs.fastpath import main
+from wfs.cli import main
 
 main()

@@ -2,8 +2,7 @@
 
 Each returns the data that `--json` prints (and, where it is not 0, the exit code),
 so `wfs mcp` answers with exactly what the command line prints. The click commands
-(wfs/commands/) add only option parsing and the human-readable text; the write path
-without click (wfs/fastpath.py) calls the same functions.
+(wfs/commands/) add only option parsing and the human-readable text.
 """
 
 from __future__ import annotations
@@ -33,16 +32,6 @@ def status(layout: Layout, requested: str | None, root_option: str | None) -> di
     return summary
 
 
-def unreadable(layout: Layout, requested: str | None) -> list[str]:
-    """The task files of the session that cannot be read (file:line:column: reason);
-    the commands answer from every other task, then name these (exit 2)."""
-    from wfs.index import answers
-    from wfs.sessions import current_session
-
-    found = answers(layout, current_session(layout, requested))["summary"].get("unreadable")
-    return list(found or [])
-
-
 def prime(layout: Layout, requested: str | None) -> tuple[str | None, str]:
     """`wfs prime`: (the session, its digest), or (None, how to start) when there is none."""
     from wfs import prime as digests
@@ -64,18 +53,25 @@ def prime(layout: Layout, requested: str | None) -> tuple[str | None, str]:
 
 def next_tasks(
     layout: Layout, requested: str | None, all_ready: bool, root_option: str | None
-) -> dict[str, Any]:
-    """`wfs next [--all]`: the next ready task (or all of them), and what holds the rest."""
+) -> tuple[dict[str, Any], list[str]]:
+    """`wfs next [--all]`: the next ready task (or all of them), and what holds the rest;
+    then the task files that cannot be read (file:line:column: reason), which the
+    command names after answering from every other task (exit 2)."""
     from wfs.index import answers
     from wfs.query import command_prefix, next_data
     from wfs.sessions import current_session
 
     sid = current_session(layout, requested)
-    return next_data(sid, answers(layout, sid), all_ready, command_prefix(sid, root_option))
+    found = answers(layout, sid)
+    data = next_data(sid, found, all_ready, command_prefix(sid, root_option))
+    return data, list(found["summary"].get("unreadable") or [])
 
 
-def show_task(layout: Layout, requested: str | None, task_id: str) -> dict[str, Any]:
-    """`wfs task show ID`: the task JSON, its derived status, readiness and waits."""
+def show_task(
+    layout: Layout, requested: str | None, task_id: str
+) -> tuple[dict[str, Any], list[str]]:
+    """`wfs task show ID`: the task JSON, its derived status, readiness and waits; then
+    the task files that cannot be read (as `next_tasks`)."""
     from wfs.edit import unknown_task
     from wfs.index import answers
     from wfs.layout import check_task_id
@@ -87,7 +83,8 @@ def show_task(layout: Layout, requested: str | None, task_id: str) -> dict[str, 
     found = answers(layout, sid)
     if check_task_id(task_id) not in found["status"]:
         raise unknown_task(task_id, found["status"])
-    return show_data(sid, found, task_id, read_task(layout, sid, task_id))
+    data = show_data(sid, found, task_id, read_task(layout, sid, task_id))
+    return data, list(found["summary"].get("unreadable") or [])
 
 
 def task_status(

@@ -2,9 +2,7 @@
 
 Each command is in a small module of wfs/commands/ that parses its options, calls the
 library and prints the result; a module is imported only when one of its commands runs
-(or `--help` lists them all). The plain forms agents call most (`status`, `next`,
-`task show`, `task status`, `task add`) are answered by wfs/fastpath.py, which calls
-the same library functions without importing click.
+(or `--help` lists them all), as pip keeps its table of commands.
 """
 
 from __future__ import annotations

@@ -156,12 +156,12 @@ def build_server(layout: Layout, session: str | None, root_option: str | None) -
     ) -> CallToolResult:
         """The next ready task (lowest id whose dependencies are completed), or all of
         them; when none is ready, `stopped` says what holds the tasks up."""
-        return _answer(lambda: _ok(actions.next_tasks(layout, chosen(session), all, root_option)))
+        return _answer(lambda: _ok(actions.next_tasks(layout, chosen(session), all, root_option)[0]))
 
     @server.tool(annotations=READ_ONLY)
     async def task_show(task_id: TaskId, session: Session = None) -> CallToolResult:
         """One task: its JSON, derived status, whether it is ready and what it waits on."""
-        return _answer(lambda: _ok(actions.show_task(layout, chosen(session), task_id)))
+        return _answer(lambda: _ok(actions.show_task(layout, chosen(session), task_id)[0]))
 
     @server.tool(annotations=ToolAnnotations(destructive_hint=False, open_world_hint=False))
     async def plan(

@@ -1,7 +1,6 @@
 """`wfs status`, `wfs next` and `wfs prime`: where the active session stands and what comes next.
 
-The plain forms are answered by wfs/fastpath.py without click; both print through
-wfs/query.py, so they are the same bytes.
+What they print is worded in wfs/query.py, which the MCP server shares.
 """
 
 from __future__ import annotations
@@ -52,9 +51,9 @@ def next_task(env: Env, all_ready: bool) -> None:
     from wfs import actions
     from wfs.query import next_lines
 
-    data = actions.next_tasks(env.layout, env.session, all_ready, root_option(env))
+    data, unreadable = actions.next_tasks(env.layout, env.session, all_ready, root_option(env))
     env.emit(data, lambda: env.lines(next_lines(data)))
-    refuse_unreadable(actions.unreadable(env.layout, env.session))
+    refuse_unreadable(unreadable)
 
 
 @click.command()

@@ -59,9 +59,9 @@ def task_show(env: Env, task_id: str) -> None:
     from wfs import actions
     from wfs.query import show_lines
 
-    data = actions.show_task(env.layout, env.session, task_id)
+    data, unreadable = actions.show_task(env.layout, env.session, task_id)
     env.emit(data, lambda: env.lines(show_lines(data)))
-    refuse_unreadable(actions.unreadable(env.layout, env.session))
+    refuse_unreadable(unreadable)
 
 
 def _object_from(source: str | None) -> dict[str, Any] | None:
