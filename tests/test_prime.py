@@ -342,7 +342,7 @@ def test_fast_path_leaves_odd_prime_calls_to_the_cli(project: Path, argv: list[s
     assert fastpath.answer(argv, {}) is None
 
 
-def test_prime_imports_neither_click_nor_templates_nor_schemas_nor_json(project: Path) -> None:
+def test_prime_imports_neither_click_nor_templates_nor_schemas(project: Path) -> None:
     plan()
     age_everything(project)
     script = (
@@ -350,7 +350,7 @@ def test_prime_imports_neither_click_nor_templates_nor_schemas_nor_json(project:
         "sys.argv = ['wfs', 'prime', '--hook-json']\n"
         "from wfs.fastpath import main\n"
         "main()\n"
-        "heavy = {'click', 'jinja2', 'jsonschema', 'json', 'mcp', 'typing'}\n"
+        "heavy = {'click', 'jinja2', 'jsonschema', 'mcp'}\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy), file=sys.stderr)\n"
     )
     proc = subprocess.run(
@@ -363,11 +363,11 @@ def test_prime_imports_neither_click_nor_templates_nor_schemas_nor_json(project:
 
 
 @given(st.text())
-def test_hook_json_strings_are_json(text: str) -> None:
-    encoded = prime.json_string(text)
-    assert json.loads(encoded) == text
-    if not any("\ud800" <= c <= "\udfff" for c in text):
-        assert encoded == json.dumps(text, ensure_ascii=False)
+def test_any_text_reaches_the_agent_through_the_hook_envelope(text: str) -> None:
+    envelope = json.loads(prime.hook_json(text, "claude"))
+    assert envelope == {
+        "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}
+    }
 
 
 def test_prime_shows_control_characters_from_files_as_escapes(project: Path) -> None:

@@ -107,7 +107,7 @@ def answer(argv: list[str], environ: Any) -> bytes | None:
         if data["task"] is None:
             return None
         lines = query.show_lines(data)
-    return query.json_bytes(data) if json_out else _printed(lines)
+    return _json(data) if json_out else _printed(lines)
 
 
 def _task_list(workflow: str, sid: str, json_out: bool) -> bytes | None:
@@ -123,7 +123,13 @@ def _task_list(workflow: str, sid: str, json_out: bool) -> bytes | None:
     data, unreadable = actions.task_list(Layout(root), sid, None, False)
     if unreadable:
         return None
-    return query.json_bytes(data) if json_out else _printed(query.list_lines(data))
+    return _json(data) if json_out else _printed(query.list_lines(data))
+
+
+def _json(data: Any) -> bytes:
+    from wfs import jsonio  # orjson: only when JSON is printed
+
+    return jsonio.dumps(data)
 
 
 def _printed(lines: list[str]) -> bytes:
@@ -219,9 +225,7 @@ def _run(root: str | None, session: str | None, json_out: bool, what: str, *args
         sys.stderr.write(f"wfs: error: {printable(message)}\n")
         sys.exit(2)
     if json_out:
-        from wfs.query import json_bytes
-
-        sys.stdout.buffer.write(json_bytes(data))
+        sys.stdout.buffer.write(_json(data))
     else:
         sys.stdout.write(for_terminal(text) + "\n")
     sys.stdout.flush()
@@ -274,7 +278,7 @@ def _prime(
     if hook:
         return prime.hook_json(text, editor or "claude")
     if json_out:
-        return query.json_bytes(prime.json_data(sid, text))
+        return _json(prime.json_data(sid, text))
     return text.encode()
 
 
@@ -339,7 +343,7 @@ def _session(workflow: str, requested: str | None) -> tuple[str, str] | None:
 
 
 def _unpaused(active: str) -> list[str]:
-    from wfs import jsontext
+    from wfs import jsonio
 
     live = []
     for name in os.listdir(active):
@@ -347,7 +351,7 @@ def _unpaused(active: str) -> list[str]:
             continue
         try:
             with open(os.path.join(active, name, "workflow-session.json"), "rb") as handle:
-                data = jsontext.loads(handle.read())
+                data = jsonio.loads(handle.read())
         except (OSError, ValueError):
             return []  # unreadable: the full CLI reports it
         if not isinstance(data, dict) or data.get("status") not in ("paused", "completed"):
@@ -357,10 +361,10 @@ def _unpaused(active: str) -> list[str]:
 
 def _read_task(folder: str, tid: str) -> Any:
     """The task as the index saw it (its stamp matched just now), or None."""
-    from wfs import index, jsontext
+    from wfs import index, jsonio
 
     with open(os.path.join(folder, index.TASK_DIR, tid + ".json"), "rb") as handle:
-        task = jsontext.loads(handle.read())
+        task = jsonio.loads(handle.read())
     if not isinstance(task, dict):
         return None
     return task if task.get("id", task.get("task_id")) == tid else None
