@@ -281,9 +281,9 @@ def test_json_wfs_wrote_itself_is_read_without_guards_and_a_torn_one_raises() ->
 def test_keys_given_twice_are_found_in_document_order_with_their_counts() -> None:
     raw = b'{"b": 1, "a": [{"x": 1, "x": 2, "x": 3}], "b": 2, "c": {"a/b": {"k": 1, "k": 2}}}'
     assert jsonio.duplicate_keys(raw) == [
-        jsonio.Duplicate((), "b", 2),
-        jsonio.Duplicate(("a", 0), "x", 3),
-        jsonio.Duplicate(("c", "a/b"), "k", 2),
+        ((), "b", 2),
+        (("a", 0), "x", 3),
+        (("c", "a/b"), "k", 2),
     ]
     assert jsonio.parse(raw, "f.json")["b"] == 2  # the last one counts
     assert jsonio.duplicate_keys(b'{"a": {"b": 1}, "b": [1, 1]}') == []

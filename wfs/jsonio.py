@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
-from typing import Any, NamedTuple
 
 import orjson
 
 from wfs.errors import WfsError
+
+TYPE_CHECKING = False  # typing costs a read command more than this whole module
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
 # The deepest nesting wfs reads. orjson writes at most 254 levels and wfs puts a task
 # inside a few more (a brief, a `--json` answer), so a file deeper than this could be
@@ -203,24 +206,17 @@ def _check_integers(raw: bytes, where: str) -> None:
 # ---------------------------------------------------------------- what orjson drops
 
 
-class Duplicate(NamedTuple):
-    """A key given `times` times in the object at `pointer`."""
-
-    pointer: Pointer
-    key: str
-    times: int
-
-
-class _Counted(dict[str, Any]):
+class _Counted(dict[str, object]):
     """An object as the standard library parsed it, with the keys it gave twice."""
 
     twice: dict[str, int] = {}
 
 
-def duplicate_keys(raw: bytes) -> list[Duplicate]:
-    """Every key an object of `raw` gives more than once, in document order. orjson (like
-    most readers) keeps the last one, but a person, or another tool, may read the first.
-    A document orjson reads and the standard library refuses (too deep) has none."""
+def duplicate_keys(raw: bytes) -> list[tuple[Pointer, str, int]]:
+    """Every key an object of `raw` gives more than once, in document order: the pointer
+    to the object, the key, how many times. orjson (like most readers) keeps the last
+    one, but a person, or another tool, may read the first. A document orjson reads and
+    the standard library refuses (too deep) has none."""
     found = False
 
     def hook(pairs: list[tuple[str, Any]]) -> _Counted:
@@ -238,12 +234,12 @@ def duplicate_keys(raw: bytes) -> list[Duplicate]:
         data = json.loads(raw, object_pairs_hook=hook)
     except (ValueError, RecursionError):
         return []
-    duplicates: list[Duplicate] = []
+    duplicates: list[tuple[Pointer, str, int]] = []
     stack: list[tuple[Pointer, Any]] = [((), data)] if found else []
     while stack:
         at, value = stack.pop()
         if isinstance(value, _Counted):
-            duplicates.extend(Duplicate(at, k, n) for k, n in value.twice.items())
+            duplicates.extend((at, k, n) for k, n in value.twice.items())
             stack.extend(((*at, k), v) for k, v in reversed(value.items()))
         elif isinstance(value, list):
             stack.extend(((*at, i), v) for i, v in reversed(list(enumerate(value))))

@@ -806,13 +806,13 @@ def duplicate_keys(raw: bytes) -> list[_Found]:
     `wfs migrate` writes such a file back with each key once."""
     return [
         _Found(
-            (*found.pointer, found.key),
+            (*at, key),
             "duplicate-key",
-            f"key {_q(found.key)} is given {found.times} times; the last one counts, and "
+            f"key {_q(key)} is given {times} times; the last one counts, and "
             "`wfs migrate` keeps only it",
             "warning",
         )
-        for found in jsonio.duplicate_keys(raw)
+        for at, key, times in jsonio.duplicate_keys(raw)
     ]
 
 
