@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -370,3 +372,20 @@ def test_a_lone_surrogate_is_written_as_an_escape() -> None:
 def test_a_pointer_escapes_tilde_and_slash() -> None:
     assert jsonio.pointer(("a/b", 0, "~x")) == "/a~1b/0/~0x"
     assert jsonio.pointer(()) == ""
+
+
+def test_no_module_but_jsonio_imports_a_json_library() -> None:
+    package = Path(jsonio.__file__).parent
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                names = [node.module or ""]
+            else:
+                continue
+            if any(name.split(".")[0] in ("json", "orjson") for name in names):
+                found.append(f"{path.relative_to(package).as_posix()}:{node.lineno}")
+    assert [place for place in found if not place.startswith("jsonio.py:")] == []
+    assert len(found) == 2  # json and orjson, in jsonio
