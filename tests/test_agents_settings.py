@@ -209,14 +209,13 @@ def test_a_hook_of_the_users_in_wfs_group_stays_when_wfs_removes_its_own(project
         (
             "claude",
             '{\n  "model": "opus",\n}\n',
-            ".claude/settings.json:3:1: invalid JSON: Expecting property name enclosed in "
-            "double quotes",
+            ".claude/settings.json:2:18: invalid JSON: trailing comma is not allowed",
         ),
         (
             "gemini",
             '{\n  // my settings\n  "model": {"name": "gemini-2.5-pro"}\n}\n',
-            ".gemini/settings.json:2:3: invalid JSON: Expecting property name enclosed in "
-            "double quotes (a comment: wfs cannot rewrite the file without losing it)",
+            ".gemini/settings.json:2:3: invalid JSON: unexpected character, expected a string "
+            "key (a comment: wfs cannot rewrite the file without losing it)",
         ),
         (
             "codex",
@@ -233,7 +232,8 @@ def test_a_hook_of_the_users_in_wfs_group_stays_when_wfs_removes_its_own(project
         (
             "gemini",
             '{\n  "ui": {"scale": NaN}\n}\n',
-            ".gemini/settings.json:2:19: invalid JSON: NaN is not a JSON value",
+            ".gemini/settings.json:2:19: invalid JSON: unexpected character, expected a JSON "
+            "value (NaN is not a JSON value)",
         ),
         ("codex", "[]\n", ".codex/hooks.json: expected a JSON object, found an array"),
         (
@@ -248,7 +248,11 @@ def test_a_hook_of_the_users_in_wfs_group_stays_when_wfs_removes_its_own(project
             ".gemini/settings.json: /hooks/SessionStart: expected an array, found an object; "
             "fix it (or remove it) and install again",
         ),
-        ("claude", "", ".claude/settings.json:1:1: invalid JSON: Expecting value"),
+        (
+            "claude",
+            "",
+            ".claude/settings.json:1:1: invalid JSON: Input is a zero-length, empty document",
+        ),
     ],
 )
 def test_a_settings_file_wfs_cannot_edit_safely_is_named_and_nothing_is_written(

@@ -343,11 +343,11 @@ def test_prime_imports_neither_templates_nor_schemas(project: Path) -> None:
 
 
 @given(st.text())
-def test_hook_json_strings_are_json(text: str) -> None:
-    encoded = prime.json_string(text)
-    assert json.loads(encoded) == text
-    if not any("\ud800" <= c <= "\udfff" for c in text):
-        assert encoded == json.dumps(text, ensure_ascii=False)
+def test_any_text_reaches_the_agent_through_the_hook_envelope(text: str) -> None:
+    envelope = json.loads(prime.hook_json(text, "claude"))
+    assert envelope == {
+        "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}
+    }
 
 
 def test_prime_shows_control_characters_from_files_as_escapes(project: Path) -> None:

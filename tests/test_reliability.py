@@ -339,7 +339,7 @@ def test_a_half_applied_change_fails_validate_and_render_check_until_finished(
 ) -> None:
     """A change to several files cut short (its journal left behind) is never reported
     clean: the pre-commit hooks fail until `wfs doctor --fix` finishes it."""
-    from wfs import store
+    from wfs import jsonio, store
     from wfs.layout import Layout
 
     tasks = [{"id": "IMPL-1", "title": "One"}, {"id": "IMPL-2", "title": "Two"}]
@@ -353,17 +353,17 @@ def test_a_half_applied_change_fails_validate_and_render_check_until_finished(
     staged = [
         (
             folder / "IMPL-1.json",
-            store.stage(folder / "IMPL-1.json", store.dumps({**one, "title": "A"})),
+            store.stage(folder / "IMPL-1.json", jsonio.dumps({**one, "title": "A"})),
         ),
         (
             folder / "IMPL-2.json",
-            store.stage(folder / "IMPL-2.json", store.dumps({**two, "title": "B"})),
+            store.stage(folder / "IMPL-2.json", jsonio.dumps({**two, "title": "B"})),
         ),
     ]
     renames = [
         [os.path.relpath(t, journal.parent), os.path.relpath(s, journal.parent)] for t, s in staged
     ]
-    store.write_bytes(journal, store.dumps({"renames": renames}))
+    store.write_bytes(journal, jsonio.dumps({"renames": renames}))
     where = ".workflow/.locks/WFS-cut.journal"
     check = wfs("validate")
     assert check.code == 1

@@ -13,13 +13,12 @@ deletes what is byte for byte wfs's own, unless `--force`).
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from wfs import store
+from wfs import jsonio, store
 from wfs.errors import WfsError
 
 if TYPE_CHECKING:
@@ -392,7 +391,7 @@ def yaml_scalar(value: str) -> str:
         and not value.endswith(":")
         and value.lower() not in ("true", "false", "yes", "no", "on", "off", "null")
     )
-    return value if plain else json.dumps(value, ensure_ascii=False)
+    return value if plain else jsonio.string(value)
 
 
 def frontmatter(fields: list[tuple[str, str]]) -> str:
@@ -406,7 +405,7 @@ def toml_string(text: str) -> str:
     if "'''" not in text and not re.search(r"[\x00-\x08\x0b-\x1f\x7f]", text):
         # A newline right after the opening quotes is not part of the value.
         return "'''\n" + text + "'''"
-    return json.dumps(text, ensure_ascii=False)
+    return jsonio.string(text)
 
 
 def _fields(form: Form, name: str, header: dict[str, str]) -> list[tuple[str, str]]:
@@ -430,13 +429,13 @@ def render_file(source: Source, target: Target, env: Any) -> tuple[str, bytes]:
     relative = form.path.format(name=source.name)
     if form.format == "gemini-command":
         text = (
-            f"description = {json.dumps(header.get('description', ''), ensure_ascii=False)}\n"
+            f"description = {jsonio.string(header.get('description', ''))}\n"
             f"prompt = {toml_string(body)}\n"
         )
     elif form.format == "codex-agent":
         text = (
-            f"name = {json.dumps(source.name)}\n"
-            f"description = {json.dumps(header['description'], ensure_ascii=False)}\n"
+            f"name = {jsonio.string(source.name)}\n"
+            f"description = {jsonio.string(header['description'])}\n"
             f"developer_instructions = {toml_string(body)}\n"
         )
     elif form.format == "plain":

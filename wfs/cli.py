@@ -57,9 +57,9 @@ class Env:
     def emit(self, data: Any, human: Callable[[], None]) -> None:
         """Print `data` as JSON with --json, else run the human formatter."""
         if self.json:
-            from wfs.query import json_bytes
+            from wfs import jsonio  # orjson: only when JSON is printed
 
-            sys.stdout.buffer.write(json_bytes(data))
+            sys.stdout.buffer.write(jsonio.dumps(data))
             sys.stdout.flush()
         else:
             human()

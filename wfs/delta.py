@@ -23,7 +23,7 @@ import zlib
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from wfs import render, store
+from wfs import jsonio, render, store
 from wfs.layout import Layout, parent_of, parse_task_id, task_sort_key
 from wfs.tasks import Tally, Task, depends_on, obj, parent_id, row_of
 
@@ -490,7 +490,7 @@ def write(state: State, update: Update, files: list[tuple[Path, bytes]]) -> dict
     `.idx` that describes them; return the session data as written."""
     layout, sid = state.layout, state.sid
     if update.session_changed:
-        files = [*files, (layout.session_file(sid), store.dumps(update.session))]
+        files = [*files, (layout.session_file(sid), jsonio.dumps(update.session))]
     store.write_together(files, layout.journal(sid))
     folder = layout.session_dir(sid)
     store.write_each([(folder / name, update.views[name]) for name in update.rewritten])

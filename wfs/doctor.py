@@ -18,7 +18,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from wfs import render, sessions, store
+from wfs import jsonio, render, sessions, store
 from wfs.errors import WfsError
 from wfs.formats import canonical_task
 from wfs.layout import ARCHIVE_DIR, MARKER_PREFIX, SESSION_FILE, Layout, parent_of, parse_task_id
@@ -218,7 +218,7 @@ def _session_file(layout: Layout, sid: str) -> Iterator[Finding]:
             layout.relative(path),
             f"session_id {data.get('session_id')!r} does not match its folder {sid}",
             f"set session_id to {sid}",
-            lambda: _replace(layout, path, store.dumps({**data, "session_id": sid})),
+            lambda: _replace(layout, path, jsonio.dumps({**data, "session_id": sid})),
         )
 
 
@@ -351,7 +351,7 @@ def _release_claim(layout: Layout, sid: str, task: dict[str, Any], owner: str) -
 
 def _write_task(layout: Layout, sid: str, task: dict[str, Any]) -> None:
     tid = canonical_task(task)["id"]
-    _replace(layout, layout.task_file(sid, tid), store.dumps(task))
+    _replace(layout, layout.task_file(sid, tid), jsonio.dumps(task))
 
 
 def _views(layout: Layout, sid: str) -> Iterator[Finding]:

@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from wfs import render, sessions, store
+from wfs import jsonio, render, sessions, store
 from wfs.errors import ProblemsError, WfsError
 from wfs.formats import status_of
 from wfs.index import unreadable_skeleton
@@ -96,7 +96,7 @@ def parse_plan(raw: bytes, where: str) -> tuple[dict[str, Any], list[Any], str]:
     from wfs.schemacheck import problems
     from wfs.validate import json_pointer
 
-    data = store.parse_json(raw, where)
+    data = jsonio.parse(raw, where)
     # The document around the tasks, as schemas/plan.schema.json defines it; the tasks
     # themselves are checked with the task rules once their defaults are filled in.
     around = [
@@ -250,7 +250,7 @@ class Draft:
         task = self.full[tid]
         if tid in self.aliased and task.get("task_id") == tid:
             task = {k: v for k, v in task.items() if k != "id"}
-        return store.dumps(task)
+        return jsonio.dumps(task)
 
     def ordered(self) -> list[Task]:
         """Every task in full, by id."""
@@ -318,7 +318,7 @@ class Draft:
         index = self.index()
         session = refresh_session(self.session, index.tally())
         if session != self.session or self.session_changed:
-            files.append((self.layout.session_file(self.sid), store.dumps(session)))
+            files.append((self.layout.session_file(self.sid), jsonio.dumps(session)))
             self.session = session
         store.write_together(files, self.layout.journal(self.sid))
         rendered: dict[str, Any] = {}
@@ -498,7 +498,7 @@ def replan(layout: Layout, sid: str, raw: bytes, where: str) -> tuple[int, int]:
 
 def fields_from(source: str) -> dict[str, Any]:
     """The JSON object of task fields in FILE, or stdin for "-" (`--from`)."""
-    data = store.parse_json(*store.read_input(source))
+    data = jsonio.parse(*store.read_input(source))
     if not isinstance(data, dict):
         raise WfsError(f"{source}: expected a JSON object with task fields")
     return data
@@ -680,7 +680,6 @@ def migrate(layout: Layout, sid: str, folder: Any = None) -> list[str]:
     from wfs.layout import SESSION_FILE
     from wfs.sessions import canonical_session
     from wfs.tasks import task_entries
-    from wfs.validate import duplicate_keys
 
     folder = Path(folder) if folder is not None else layout.session_dir(sid)
     with store.locked(layout.session_lock(sid), sid):
@@ -691,7 +690,7 @@ def migrate(layout: Layout, sid: str, folder: Any = None) -> list[str]:
         for entry in task_entries(layout, sid, folder):
             try:
                 raw = _read_bytes(entry.path)
-                data = store.parse_json(raw, entry.name)
+                data = jsonio.parse(raw, entry.name)
             except WfsError as err:
                 data = err.message
             if not isinstance(data, dict):  # counted as it is counted everywhere: unreadable
@@ -699,19 +698,19 @@ def migrate(layout: Layout, sid: str, folder: Any = None) -> list[str]:
                 continue
             new = canonical(data).task
             seeds.append(skeleton(new, 0))
-            if new != data or duplicate_keys(raw):  # written back, each key once
-                files.append((Path(entry.path), store.dumps(new)))
+            if new != data or jsonio.duplicate_keys(raw):  # written back, each key once
+                files.append((Path(entry.path), jsonio.dumps(new)))
                 changed.append(entry.name[: -len(".json")])
         session_path = folder / SESSION_FILE
         try:
             raw = _read_bytes(session_path)
-            session = store.parse_json(raw, layout.relative(session_path))
+            session = jsonio.parse(raw, layout.relative(session_path))
         except (WfsError, OSError):
             session = None  # missing or broken: `wfs doctor --fix` writes one
         if isinstance(session, dict):
             completed = canonical_session(layout, sid, session, TaskIndex(seeds), folder)
-            if completed != session or duplicate_keys(raw):
-                files.append((session_path, store.dumps(completed)))
+            if completed != session or jsonio.duplicate_keys(raw):
+                files.append((session_path, jsonio.dumps(completed)))
                 changed.append(SESSION_FILE)
         if files:
             store.write_together(files, layout.journal(sid))

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # typing costs a fast read more than this module
+if TYPE_CHECKING:
+    from typing import Any
 
 # Exit codes (SPEC section 4).
 OK = 0

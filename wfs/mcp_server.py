@@ -23,11 +23,10 @@ from mcp.server.mcpserver.exceptions import ResourceNotFoundError
 from mcp.types import CallToolResult, Resource, TextContent, ToolAnnotations
 from pydantic import Field
 
-from wfs import __version__, actions
+from wfs import __version__, actions, jsonio
 from wfs.errors import ProblemsError, WfsError
 from wfs.flow import session_run
 from wfs.layout import Layout
-from wfs.query import json_bytes
 
 SCHEMAS = ("task", "session", "plan")
 TODO_LIST_URI = "wfs://sessions/{session}/TODO_LIST.md"
@@ -79,7 +78,7 @@ def _answer(work: Callable[[], tuple[dict[str, Any], int]]) -> CallToolResult:
         if isinstance(err, ProblemsError):
             body["problems"] = [p._asdict() for p in err.problems]
     return CallToolResult(
-        content=[TextContent(type="text", text=json_bytes(body).decode())],
+        content=[TextContent(type="text", text=jsonio.dumps(body).decode())],
         structured_content=body,
         is_error=code not in (0, 1, 3),
     )
@@ -94,9 +93,7 @@ def _plan_source(document: Any) -> Callable[[], tuple[bytes, str]]:
     if isinstance(document, str):
         raw = document.encode()
     else:
-        import orjson
-
-        raw = orjson.dumps(document)
+        raw = jsonio.compact(document)
     return lambda: (raw, "document")
 
 

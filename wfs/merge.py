@@ -29,7 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from wfs import git, store
+from wfs import git, jsonio, store
 from wfs.errors import WfsError
 from wfs.layout import SESSION_FILE, SESSION_PREFIX, WORKFLOW_DIR, Layout, task_sort_key
 from wfs.review import same_json
@@ -210,7 +210,7 @@ def merge_json(base: Path, ours: Path, theirs: Path, path: str) -> int:
         if not conflicts:
             if same_json(merged, docs[1]):
                 return 0
-            data = raws[2] if same_json(merged, docs[2]) else store.dumps(merged)
+            data = raws[2] if same_json(merged, docs[2]) else jsonio.dumps(merged)
             store.write_bytes(ours, data, durable=False)
             return 0
     # Git's line merge: it may still combine what the JSON merge could not (two
@@ -226,13 +226,12 @@ def merge_json(base: Path, ours: Path, theirs: Path, path: str) -> int:
 
 
 def _load_object(raw: bytes, allow_empty: bool) -> dict[str, Any]:
-    import orjson
-
     if allow_empty and not raw.strip():
         return {}  # both sides added the file
     try:
-        data = orjson.loads(raw)
-    except orjson.JSONDecodeError:
+        # With wfs's guards: a merge must not write back an integer read as a float.
+        data = jsonio.parse(raw, "merge")
+    except WfsError:
         raise ValueError("not JSON") from None
     if not isinstance(data, dict):
         raise ValueError("not an object")

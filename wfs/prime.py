@@ -2,12 +2,13 @@
 
 An editor runs it at the start of every session (a SessionStart hook), so it answers
 from the index like `wfs status` does (wfs/fastpath.py) and imports nothing heavy:
-stdlib and wfs.query only. The digest never exceeds LIMIT characters; when there is
+stdlib, wfs.query and wfs.jsonio only. The digest never exceeds LIMIT characters; when there is
 more to say than fits, it says how many tasks it left out, and never cuts a line.
 """
 
 from __future__ import annotations
 
+from wfs import jsonio
 from wfs.query import STATE_LABELS, one_line, shell_join
 
 TYPE_CHECKING = False  # typing itself costs more to import than a fast answer
@@ -146,37 +147,8 @@ def hook_json(text: str, editor: str) -> bytes:
         raise ValueError(editor)
     return (
         '{"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": '
-        f"{json_string(text)}}}}}\n"
+        f"{jsonio.string(text)}}}}}\n"
     ).encode()
-
-
-_ESCAPES = {
-    '"': '\\"',
-    "\\": "\\\\",
-    "\n": "\\n",
-    "\r": "\\r",
-    "\t": "\\t",
-    "\b": "\\b",
-    "\f": "\\f",
-}
-
-
-def json_string(text: str) -> str:
-    """`text` as a JSON string, as json.dumps(text, ensure_ascii=False) writes it (but
-    with lone surrogates escaped, so that it always encodes to UTF-8).
-
-    Importing json (and the re, enum and collections it pulls in) would cost more than
-    everything else a hook answer does.
-    """
-    out = []
-    for char in text:
-        if char in _ESCAPES:
-            out.append(_ESCAPES[char])
-        elif char < " " or "\ud800" <= char <= "\udfff":
-            out.append(f"\\u{ord(char):04x}")
-        else:
-            out.append(char)
-    return '"' + "".join(out) + '"'
 
 
 def json_data(sid: str | None, text: str) -> dict[str, Any]:

@@ -170,18 +170,12 @@ def show_data(sid: str, answers: dict[str, Any], tid: str, task: Any) -> dict[st
 
 
 def show_lines(data: dict[str, Any]) -> list[str]:
-    from wfs import jsontext
+    from wfs import jsonio  # orjson: `status` and `next` print no JSON
 
     lines = [
-        jsontext.dumps(data["task"]).decode(),
+        jsonio.dumps(data["task"]).decode().removesuffix("\n"),
         f"status: {data['status']}" + ("  (ready)" if data["ready"] else ""),
     ]
     if data["waiting_on"]:
         lines.append(f"waiting on: {', '.join(data['waiting_on'])}")
     return lines
-
-
-def json_bytes(data: Any) -> bytes:
-    from wfs import jsontext
-
-    return jsontext.dumps(data) + b"\n"

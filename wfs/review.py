@@ -7,12 +7,11 @@ bytes differ are parsed, so a diff of a 10,000-task session stays quick.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from wfs import git, store
+from wfs import git, jsonio
 from wfs.errors import WfsError
 from wfs.layout import SESSION_FILE, SESSION_PREFIX, TASK_DIR, WORKFLOW_DIR, Layout, task_sort_key
 from wfs.text import json_kind
@@ -132,7 +131,7 @@ def _read_if_file(layout: Layout, path: Path) -> bytes | None:
 def _parse_object(raw: bytes | None, where: str) -> dict[str, Any] | None:
     if raw is None:
         return None
-    data = store.parse_json(raw, where)
+    data = jsonio.parse(raw, where)
     if not isinstance(data, dict):
         raise WfsError(f"{where}: expected a JSON object, got {json_kind(data)}")
     return data
@@ -297,7 +296,7 @@ def json_path(path: tuple[str, ...]) -> str:
         if _PLAIN_KEY.fullmatch(key):
             text += f".{key}" if text else key
         else:
-            text += f"[{json.dumps(key, ensure_ascii=False)}]"
+            text += f"[{jsonio.string(key)}]"
     return text
 
 

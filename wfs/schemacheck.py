@@ -26,7 +26,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
-from wfs import jsontext
+from wfs import jsonio
 from wfs.resources import read_text
 
 SCHEMA_FILES = {
@@ -68,7 +68,7 @@ def schemas() -> dict[str, Node]:
     """Every schema by its `$id`."""
     loaded = {}
     for name in SCHEMA_FILES.values():
-        schema = jsontext.loads(read_text("schemas", name).encode())
+        schema = jsonio.loads(read_text("schemas", name))
         loaded[schema["$id"]] = schema
     return loaded
 

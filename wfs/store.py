@@ -1,4 +1,4 @@
-"""All JSON and file I/O of the plan: deterministic formatting, atomic writes, locks;
+"""All file I/O of the plan: JSON files (through wfs.jsonio), atomic writes, locks;
 and the documents a command reads from a file or stdin.
 
 A write goes to a temporary file in the same directory, is fsynced, then renamed over
@@ -9,124 +9,17 @@ new file whole. Read-modify-write cycles run under a file lock (flock).
 from __future__ import annotations
 
 import contextlib
-import json
 import os
-import re
 import stat
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from wfs import jsontext
+from wfs import jsonio
 from wfs.errors import BusyError, WfsError
 
 DEFAULT_LOCK_TIMEOUT = 10.0
-
-
-def dumps(data: Any) -> bytes:
-    """2-space indent, UTF-8 with non-ASCII kept, key order kept, trailing newline."""
-    try:
-        return jsontext.dumps(data) + b"\n"
-    except TypeError as err:  # nested over 254 levels, a lone surrogate
-        raise WfsError(f"cannot write this JSON: {err}") from None
-
-
-# The deepest nesting wfs reads. orjson writes at most 254 levels and wfs puts a task
-# inside a few more (a brief, a `--json` answer), so a file deeper than this could be
-# read but never written back, shown or handed to an agent.
-MAX_DEPTH = 200
-
-
-def parse_json(raw: bytes, where: str) -> Any:
-    """Parse `raw`, naming `where`, the line and the column in any error."""
-    try:
-        data = jsontext.loads(raw)
-    except json.JSONDecodeError as err:  # with orjson's message
-        try:
-            raw.decode("utf-8")
-        except UnicodeDecodeError as bad:
-            line = raw.count(b"\n", 0, bad.start) + 1
-            column = bad.start - (raw.rfind(b"\n", 0, bad.start) + 1) + 1
-            byte = raw[bad.start]
-            raise WfsError(
-                f"{where}:{line}:{column}: invalid JSON: not valid UTF-8 (byte 0x{byte:02x})"
-            ) from None
-        raise WfsError(f"{where}:{err.lineno}:{err.colno}: invalid JSON: {err.msg}") from None
-    # Cheap checks first: only that many brackets can nest that deep, only that many
-    # digits in a row can be an integer out of range.
-    if raw.count(b"[") + raw.count(b"{") > MAX_DEPTH:
-        pointer = _too_deep(data)
-        if pointer is not None:
-            raise WfsError(
-                f"{where}#{pointer}: invalid JSON: nested more than {MAX_DEPTH} levels deep "
-                f"(wfs reads at most {MAX_DEPTH})"
-            )
-    if jsontext.long_digits(raw):
-        _check_integers(raw, where)
-    return data
-
-
-def _too_deep(data: Any) -> str | None:
-    """The JSON pointer (its first three parts) to a value nested deeper than MAX_DEPTH,
-    or None."""
-    if not isinstance(data, dict | list):
-        return None  # a string full of brackets
-    for key, value in data.items() if isinstance(data, dict) else enumerate(data):
-        if isinstance(value, dict | list) and not _within(value, 2):
-            deep = _deep_path(value, 2)
-            return "".join("/" + p.replace("~", "~0").replace("/", "~1") for p in [str(key), *deep])
-    return None
-
-
-def _within(value: dict[str, Any] | list[Any], depth: int) -> bool:
-    """Whether no container in `value` (at `depth`) is deeper than MAX_DEPTH."""
-    if depth > MAX_DEPTH:
-        return False
-    for item in value.values() if isinstance(value, dict) else value:
-        if isinstance(item, dict | list) and not _within(item, depth + 1):
-            return False
-    return True
-
-
-def _deep_path(value: dict[str, Any] | list[Any], depth: int) -> list[str]:
-    """The next two keys on the way to a value too deep (for the pointer)."""
-    if depth > 3:
-        return []
-    for key, item in value.items() if isinstance(value, dict) else enumerate(value):
-        if isinstance(item, dict | list) and not _within(item, depth + 1):
-            return [str(key), *_deep_path(item, depth + 1)]
-    return []
-
-
-def _check_integers(raw: bytes, where: str) -> None:
-    """Refuse an integer orjson would read as a float (its value would change)."""
-
-    def check(literal: str) -> int:
-        digits = literal.lstrip("-")
-        if len(digits) > 20 or not -(2**63) <= int(literal) < 2**64:
-            raise _OutOfRange(literal)
-        return 0
-
-    try:
-        json.loads(raw, parse_int=check)
-    except _OutOfRange as bad:
-        literal = bad.args[0]
-        found = re.search(rb"(?<![\d.eE+-])" + re.escape(literal.encode()) + rb"(?![\d.eE])", raw)
-        start = found.start() if found else 0
-        line = raw.count(b"\n", 0, start) + 1
-        column = start - (raw.rfind(b"\n", 0, start) + 1) + 1
-        shown = literal if len(literal) <= 30 else literal[:27] + "..."
-        raise WfsError(
-            f"{where}:{line}:{column}: invalid JSON: integer {shown} does not fit in 64 bits "
-            "(writing the file back would change it)"
-        ) from None
-    except ValueError:
-        pass  # orjson read it; anything else the standard library dislikes is no concern
-
-
-class _OutOfRange(Exception):
-    pass
 
 
 def read_json(path: Path, where: str | None = None) -> Any:
@@ -140,7 +33,7 @@ def read_json(path: Path, where: str | None = None) -> Any:
         raise WfsError(f"{where}: is a directory, expected a JSON file") from None
     except OSError as err:
         raise WfsError(f"{where}: cannot read: {err.strerror}") from None
-    return parse_json(raw, where)
+    return jsonio.parse(raw, where)
 
 
 INPUT_LIMIT = 64 * 1024 * 1024  # a plan document or an answer larger than this is refused
@@ -314,7 +207,7 @@ class Appender:
 
 
 def write_json(path: Path, data: Any) -> None:
-    write_bytes(path, dumps(data))
+    write_bytes(path, jsonio.dumps(data))
 
 
 def write_text(path: Path, text: str) -> None:
@@ -370,7 +263,7 @@ def write_together(files: list[tuple[Path, bytes]], journal: Path) -> None:
         for path, data in files:
             staged.append((path, stage(path, data)))
         renames = [[os.path.relpath(t, base), os.path.relpath(s, base)] for t, s in staged]
-        write_bytes(journal, dumps({"renames": renames}))
+        write_bytes(journal, jsonio.dumps({"renames": renames}))
     except BaseException:
         for _, temporary in staged:
             with contextlib.suppress(OSError):
@@ -413,7 +306,7 @@ def replay(journal: Path) -> bool:
         return False
     base = journal.parent
     try:
-        data = jsontext.loads(raw)
+        data = jsonio.loads(raw)
         renames = data.get("renames")
         files = data.get("files")  # journals of earlier versions hold the contents
     except (ValueError, AttributeError):

@@ -20,7 +20,7 @@ from collections.abc import Callable, Hashable, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any, NamedTuple, TypeVar
 
-from wfs import store
+from wfs import jsonio
 from wfs.errors import WfsError
 from wfs.layout import (
     SESSION_FILE,
@@ -126,7 +126,7 @@ def _position(order: dict[Pointer, int], pointer: Pointer) -> int:
 
 def json_pointer(pointer: Pointer) -> str:
     """RFC 6901: `("a/b", 0)` -> `/a~1b/0`."""
-    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in pointer)
+    return jsonio.pointer(pointer)
 
 
 def _where(where: str, pointer: Pointer) -> str:
@@ -141,9 +141,7 @@ _kind = json_kind  # the JSON name of a value's type, for messages
 
 def _q(value: Any, limit: int = 80) -> str:
     """`value` as JSON, shortened; how values are quoted in every message."""
-    import orjson  # only when there is a problem to describe
-
-    text = orjson.dumps(value, default=str).decode()
+    text = jsonio.compact(value, default=str).decode()
     if len(text) <= limit:
         return text
     return text[: limit - 4] + ('..."' if text.startswith('"') else "...")
@@ -796,11 +794,9 @@ def _load(path: Path, where: str) -> tuple[Any, Problem | None, list[_Found]]:
     except OSError as err:
         return None, Problem(where, "file", f"cannot read: {err.strerror}"), []
     try:
-        data = store.parse_json(raw, where)
-    except WfsError as err:
-        # The store says `where:line:col: invalid JSON: reason`; the place goes in `where`.
-        location, _, reason = err.message.partition(": invalid JSON: ")
-        return None, Problem(location, "json", f"invalid JSON: {reason}"), []
+        data = jsonio.parse(raw, where)
+    except jsonio.InvalidJSON as err:
+        return None, Problem(err.location, "json", f"invalid JSON: {err.reason}"), []
     return data, None, duplicate_keys(raw)
 
 
@@ -808,47 +804,16 @@ def duplicate_keys(raw: bytes) -> list[_Found]:
     """A warning for each key an object gives twice: wfs (like most readers) keeps the
     last one, but a person reading the file, or another tool, may take the first.
     `wfs migrate` writes such a file back with each key once."""
-    import json
-
-    class Twice(dict[str, Any]):
-        keys_twice: dict[str, int] = {}
-
-    found = False
-
-    def hook(pairs: list[tuple[str, Any]]) -> Twice:
-        nonlocal found
-        obj = Twice(pairs)
-        if len(obj) != len(pairs):
-            counts: dict[str, int] = {}
-            for key, _ in pairs:
-                counts[key] = counts.get(key, 0) + 1
-            obj.keys_twice = {k: n for k, n in counts.items() if n > 1}
-            found = True
-        return obj
-
-    try:
-        data = json.loads(raw, object_pairs_hook=hook)
-    except (ValueError, RecursionError):
-        return []  # orjson read it; what the standard library refuses is no concern here
-    warnings: list[_Found] = []
-    stack: list[tuple[Pointer, Any]] = [((), data)] if found else []
-    while stack:
-        pointer, value = stack.pop()
-        if isinstance(value, Twice):
-            for key, count in value.keys_twice.items():
-                warnings.append(
-                    _Found(
-                        (*pointer, key),
-                        "duplicate-key",
-                        f"key {_q(key)} is given {count} times; the last one counts, and "
-                        "`wfs migrate` keeps only it",
-                        "warning",
-                    )
-                )
-            stack.extend(((*pointer, k), v) for k, v in value.items())
-        elif isinstance(value, list):
-            stack.extend(((*pointer, i), v) for i, v in enumerate(value))
-    return warnings
+    return [
+        _Found(
+            (*at, key),
+            "duplicate-key",
+            f"key {_q(key)} is given {times} times; the last one counts, and "
+            "`wfs migrate` keeps only it",
+            "warning",
+        )
+        for at, key, times in jsonio.duplicate_keys(raw)
+    ]
 
 
 class _Checked(NamedTuple):

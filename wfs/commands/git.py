@@ -6,6 +6,7 @@ from typing import Any
 
 import click
 
+from wfs import jsonio
 from wfs.cli import Env, json_flag, pass_env
 
 
@@ -41,11 +42,9 @@ def _side_name(side: dict[str, Any]) -> str:
 
 def _short(value: Any) -> str | None:
     """A scalar as JSON when it fits on a line; None for lists, objects, long text."""
-    import json
-
     if isinstance(value, dict | list):
         return None
-    text = json.dumps(value, ensure_ascii=False)
+    text = jsonio.compact(value).decode()
     return text if len(text) <= 60 else None
 
 

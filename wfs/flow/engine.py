@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from wfs import jsontext, store
+from wfs import jsonio, store
 from wfs.claims import claim_alive, owner_id
 from wfs.edit import editing, refuse_container, unknown_task
 from wfs.errors import WfsError
@@ -333,7 +333,7 @@ class Runner:
             raw = b""
         for line in raw.split(b"\n")[:-1]:  # after the last newline: nothing, or a torn line
             try:
-                change = jsontext.loads(line)
+                change = jsonio.loads(line)
             except ValueError:
                 break
             if not isinstance(change, dict) or not isinstance(change.get("steps"), dict):
@@ -356,11 +356,11 @@ class Runner:
         log = record_log(path, record.get("log"))
         if finished and log is not None and self.log.lines < LOG_LINES:
             change = {"steps": {k: record["steps"][k] for k in finished}, "paused": None}
-            self.log.append(log, jsontext.dumps(change, indent=False) + b"\n")
+            self.log.append(log, jsonio.compact(change) + b"\n")
             return
         self.log.close()
         record["log"] = os.urandom(4).hex()
-        store.write_bytes(path, store.dumps(record), durable=False)
+        store.write_bytes(path, jsonio.dumps(record), durable=False)
         if log is not None:
             store.remove(log)
 
@@ -639,11 +639,7 @@ class Runner:
             raise Pause(step, reason, brief)
         from wfs.flow.brief import as_text
 
-        stdin = (
-            jsontext.dumps(brief, indent=False).decode()
-            if handoff.form == "json"
-            else as_text(brief)
-        )
+        stdin = jsonio.compact(brief).decode() if handoff.form == "json" else as_text(brief)
         token = self.step_token(run.task["id"])
         result = run_steps.run_agent(handoff.command, stdin, self.layout.root, {"WFS_STEP": token})
         if result.exit_code != 0 or result.timed_out:

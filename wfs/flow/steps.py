@@ -381,7 +381,7 @@ def isolated(work: Callable[[], StepResult], timeout: float | None) -> StepResul
     import selectors
     import time
 
-    from wfs import jsontext
+    from wfs import jsonio
 
     read_fd, write_fd = os.pipe()
     pid = os.fork()
@@ -389,7 +389,7 @@ def isolated(work: Callable[[], StepResult], timeout: float | None) -> StepResul
         code = 0
         try:
             os.close(read_fd)
-            data = jsontext.dumps(list(work()), indent=False)
+            data = jsonio.compact(list(work()))
             view = memoryview(data)
             while view:
                 view = view[os.write(write_fd, view) :]
@@ -423,7 +423,7 @@ def isolated(work: Callable[[], StepResult], timeout: float | None) -> StepResul
         os.close(read_fd)
     if os.waitstatus_to_exitcode(status) != 0 or not chunks:
         return StepResult(1, "", "the built-in stopped without an answer")
-    exit_code, output, error, timed_out = jsontext.loads(b"".join(chunks))
+    exit_code, output, error, timed_out = jsonio.loads(b"".join(chunks))
     return StepResult(exit_code, output, error, timed_out)
 
 

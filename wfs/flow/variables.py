@@ -20,7 +20,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from wfs import jsontext
+from wfs import jsonio
 from wfs.errors import WfsError
 from wfs.flow.shell import TOKEN as TOKEN  # re-exported: `[name]`, the canonical spelling
 from wfs.flow.shell import Slot, scan, whole_number
@@ -70,7 +70,7 @@ def as_text(value: Any, separator: str = ", ") -> str:
         return value
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         return separator.join(value)
-    return jsontext.dumps(value, indent=False).decode()
+    return jsonio.compact(value).decode()
 
 
 def substitute_session(text: str, session_id: str) -> str:
