@@ -173,7 +173,9 @@ def test_added_and_removed_files_are_seen(project: Path) -> None:
     ]
 
 
-def test_task_list_with_an_unreadable_task_file_lists_the_others_and_names_it(project: Path) -> None:
+def test_task_list_with_an_unreadable_task_file_lists_the_others_and_names_it(
+    project: Path,
+) -> None:
     folder = setup(project)
     (folder / "IMPL-5.json").write_text("{broken")
     process = wfs_process("task", "list", cwd=project)

@@ -153,7 +153,9 @@ def build_server(layout: Layout, session: str | None, root_option: str | None) -
     ) -> CallToolResult:
         """The next ready task (lowest id whose dependencies are completed), or all of
         them; when none is ready, `stopped` says what holds the tasks up."""
-        return _answer(lambda: _ok(actions.next_tasks(layout, chosen(session), all, root_option)[0]))
+        return _answer(
+            lambda: _ok(actions.next_tasks(layout, chosen(session), all, root_option)[0])
+        )
 
     @server.tool(annotations=READ_ONLY)
     async def task_show(task_id: TaskId, session: Session = None) -> CallToolResult:
