@@ -121,7 +121,8 @@ class FileLock:
         import filelock
 
         kind = lock_class() if kind is None else kind
-        soft = issubclass(kind, filelock.SoftFileLock)
+        # (Not issubclass(kind, SoftFileLock): naming that class imports its modules.)
+        soft = not issubclass(kind, (filelock.UnixFileLock, filelock.WindowsFileLock))
         # One instance per path (is_singleton) is what makes a nested hold re-entrant.
         # No soft fallback for the native locks: a marker file would outlive a crash.
         self.lock = kind(
@@ -359,7 +360,7 @@ def environment(extra: Mapping[str, str], bash: str | None = None) -> dict[str, 
     the variables WSLENV names, so it names `extra` (paths in `*_FILE` translated)."""
     env = os.environ.copy()
     env.update(extra)
-    if bash is not None and WINDOWS and _is_wsl_launcher(bash) and extra:
+    if bash is not None and is_wsl_launcher(bash) and extra:
         names = [f"{name}/p" if name.endswith("_FILE") else name for name in extra]
         env["WSLENV"] = ":".join(filter(None, [env.get("WSLENV", ""), *names]))
     return env
@@ -384,22 +385,24 @@ def find_bash() -> str | None:
         import shutil
 
         found = shutil.which("bash", path=path)
-        _BASH[path] = _windows_bash(found) if WINDOWS else found
+        _BASH[path] = windows_bash(found, os.environ) if WINDOWS else found
     return _BASH[path]
 
 
-def _windows_bash(on_path: str | None) -> str | None:
-    if on_path is not None and not _is_wsl_launcher(on_path):
+def windows_bash(on_path: str | None, environ: Mapping[str, str]) -> str | None:
+    """On Windows: bash on PATH unless it is WSL's launcher; else Git for Windows' bash
+    (beside git on PATH, or where its installer puts it); else WSL's, or None."""
+    if on_path is not None and not is_wsl_launcher(on_path):
         return on_path
     import shutil
 
-    places = [os.environ.get(name, "") for name in ("ProgramW6432", "ProgramFiles")]
-    places.append(os.environ.get("ProgramFiles(x86)", ""))
-    local = os.environ.get("LOCALAPPDATA", "")
+    places = [environ.get(name, "") for name in ("ProgramW6432", "ProgramFiles")]
+    places.append(environ.get("ProgramFiles(x86)", ""))
+    local = environ.get("LOCALAPPDATA", "")
     if local:
         places.append(os.path.join(local, "Programs"))
     candidates = [os.path.join(place, "Git", "bin", "bash.exe") for place in places if place]
-    git = shutil.which("git")
+    git = shutil.which("git", path=environ.get("PATH", ""))
     if git is not None:  # ...\Git\cmd\git.exe -> ...\Git\bin\bash.exe
         candidates.insert(0, os.path.join(os.path.dirname(os.path.dirname(git)), "bin", "bash.exe"))
     for candidate in candidates:
@@ -408,7 +411,7 @@ def _windows_bash(on_path: str | None) -> str | None:
     return on_path  # WSL's, or none
 
 
-def _is_wsl_launcher(path: str) -> bool:
+def is_wsl_launcher(path: str) -> bool:
     """Windows' own bash.exe (System32, WindowsApps) starts WSL, not Git Bash."""
     folder = os.path.basename(os.path.dirname(path)).lower()
     return folder in ("system32", "windowsapps", "sysnative")
@@ -422,6 +425,7 @@ def run_isolated(
     args: tuple[Any, ...],
     timeout: float | None,
     waiting: Callable[[], AbstractContextManager[None]],
+    start: str | None = None,
 ) -> T:
     """`function(*args)` run in a child process, so that a slow disk, a huge tree or a
     catastrophic regular expression can be stopped: TimeoutError after `timeout`
@@ -429,10 +433,12 @@ def run_isolated(
     too. ChildProcessError when the child ends without an answer.
 
     The child is forked where the system can fork, else spawned (Windows), where
-    `function` and `args` must be picklable (a function at a module's top level)."""
+    `function` and `args` must be picklable (a function at a module's top level);
+    `start` ("fork" or "spawn") chooses."""
     import multiprocessing  # deferred on purpose: ~11 ms, paid by runs with built-ins
 
-    context: Any = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
+    start = start or ("fork" if hasattr(os, "fork") else "spawn")
+    context: Any = multiprocessing.get_context(start)
     receiver, sender = context.Pipe(duplex=False)
     child = context.Process(target=_isolated_child, args=(sender, function, args), daemon=True)
     try:
