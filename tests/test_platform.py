@@ -527,3 +527,45 @@ def test_every_common_command_runs_without_the_posix_only_names(tmp_path: Path) 
     assert task["status"] == "completed"
     # The marker-file locks were all released.
     assert list((project / ".workflow/.locks").iterdir()) == []
+
+
+# Names of os and signal that Windows' Python lacks, and modules it cannot import.
+POSIX_ONLY_NAMES = {
+    "os": {
+        "O_NOFOLLOW", "O_CLOEXEC", "O_NONBLOCK", "fork", "forkpty", "posix_spawn",
+        "posix_spawnp", "killpg", "getpgid", "setsid", "setpgid", "getpgrp", "getsid",
+        "uname", "WNOHANG", "set_blocking", "get_blocking", "register_at_fork", "wait3",
+        "wait4", "getuid", "geteuid", "getppid", "mkfifo", "POSIX_SPAWN_OPEN",
+        "POSIX_SPAWN_DUP2", "kill",
+    },
+    "signal": {
+        "SIGHUP", "SIGKILL", "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGALRM", "SIGCHLD",
+        "SIGPIPE", "SIGXFSZ", "alarm", "setitimer", "pthread_sigmask",
+    },
+}  # fmt: skip
+POSIX_ONLY_MODULES = {"fcntl", "termios", "pwd", "grp", "resource", "posix"}
+
+
+def test_nothing_posix_only_is_used_outside_the_platform_module() -> None:
+    import ast
+
+    found = []
+    for path in sorted((REPO / "wfs").rglob("*.py")):
+        if path == REPO / "wfs" / "platform.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            where = f"{path.relative_to(REPO).as_posix()}:{getattr(node, 'lineno', 0)}"
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.attr in POSIX_ONLY_NAMES.get(node.value.id, ())
+            ):
+                found.append(f"{where}: {node.value.id}.{node.attr}")
+            elif isinstance(node, ast.Import | ast.ImportFrom):
+                names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+                names.append(getattr(node, "module", None) or "")
+                found += [f"{where}: import {n}" for n in names if n in POSIX_ONLY_MODULES]
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                if node.value.startswith("/proc"):
+                    found.append(f"{where}: {node.value!r}")
+    assert found == []

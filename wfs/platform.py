@@ -278,12 +278,18 @@ class Group:
         (stdout, stderr, timed out). After `timeout` seconds the group is killed and
         what it wrote so far is kept."""
         import subprocess
+        import time
 
-        try:
-            out, err = self.process.communicate(data, timeout)
-            return out, err, False
-        except subprocess.TimeoutExpired:
-            self.kill()
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            try:
+                out, err = self.process.communicate(data, _interruptible(_left_until(deadline)))
+                return out, err, False
+            except subprocess.TimeoutExpired:
+                if deadline is not None and time.monotonic() >= deadline:
+                    break
+            data = None  # sent already: communicate goes on where it stopped
+        self.kill()
         try:
             # Read what is left; a process that left the group may keep a pipe open.
             out, err = self.process.communicate(timeout=GRACE_SECONDS)
@@ -347,6 +353,20 @@ class Group:
         if WINDOWS and self.job is not None:
             _windows_close(self.job)
             self.job = None
+
+
+def _interruptible(seconds: float | None) -> float | None:
+    """How long to block at once: on Windows a wait on a thread or a pipe cannot be
+    interrupted, so Ctrl-C is only seen between short waits."""
+    if not WINDOWS:
+        return seconds
+    return 0.2 if seconds is None else min(seconds, 0.2)
+
+
+def _left_until(deadline: float | None) -> float | None:
+    import time
+
+    return None if deadline is None else max(deadline - time.monotonic(), 0.0)
 
 
 def _as_bytes(data: bytes | str | None) -> bytes:
@@ -436,6 +456,7 @@ def run_isolated(
     `function` and `args` must be picklable (a function at a module's top level);
     `start` ("fork" or "spawn") chooses."""
     import multiprocessing  # deferred on purpose: ~11 ms, paid by runs with built-ins
+    import time
 
     start = start or ("fork" if hasattr(os, "fork") else "spawn")
     context: Any = multiprocessing.get_context(start)
@@ -444,9 +465,11 @@ def run_isolated(
     try:
         child.start()
         sender.close()
+        deadline = None if timeout is None else time.monotonic() + timeout
         with waiting():
-            if not receiver.poll(timeout):
-                raise TimeoutError(timeout)
+            while not receiver.poll(_interruptible(_left_until(deadline))):
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise TimeoutError(timeout)
             try:
                 answer: T = receiver.recv()
             except EOFError:
