@@ -16,8 +16,9 @@ POSIX call takes the portable branch instead of failing. Only what exists on Win
 alone (its job objects, its process handles) is chosen by `sys.platform`.
 
 The fast read path imports this module, so at the top it imports only `os` and `sys`;
-each part imports the modules it needs when it is first used (filelock costs ~25 ms,
-multiprocessing ~11 ms, subprocess ~3 ms), so a command pays only for what it uses.
+each part imports the modules it needs when it is first used (filelock costs ~20 ms
+on a write, multiprocessing ~11 ms, subprocess ~3 ms), so a command pays only for what
+it uses.
 """
 
 from __future__ import annotations
@@ -101,7 +102,7 @@ def lock_class(system: str = sys.platform, flock: bool | None = None) -> type[Ba
     else filelock's marker file, which a crashed holder's peers on this machine reclaim.
 
     `system` and `flock` are what this Python has unless given (the tests choose)."""
-    import filelock  # deferred on purpose: ~25 ms, paid by writes only
+    import filelock  # deferred on purpose: ~20 ms, paid by writes only
 
     if system == "win32":
         return filelock.WindowsFileLock
@@ -112,10 +113,12 @@ def lock_class(system: str = sys.platform, flock: bool | None = None) -> type[Ba
 
 
 class FileLock:
-    """Holds the lock file at `path` for a `with` block, waiting at most `timeout`
-    seconds (then TimeoutError). Re-entrant within a thread: a nested hold of the same
-    path is counted, and the lock is released when the outermost one ends. The
-    operating system releases it when the process dies, whatever its state."""
+    """Holds the lock file at `path` for a `with` block (or from acquire() to
+    release()), waiting at most `timeout` seconds (then TimeoutError). Re-entrant within
+    a thread: a nested hold of the same path is counted, and the lock is released when
+    the outermost one ends, or when this object is collected (keep a reference while
+    holding). The system releases a native lock when its process dies, whatever its
+    state; the fallback's marker file is reclaimed by the next waiter on this machine."""
 
     def __init__(self, path: str, timeout: float, kind: type[BaseFileLock] | None = None) -> None:
         import filelock
