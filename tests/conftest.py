@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +18,13 @@ from wfs.cli import cli
 
 REPO = Path(__file__).resolve().parent.parent
 CORPUS = REPO.parent / "shared" / "corpus"
+
+# Tests that need what one system has skip elsewhere, saying why.
+posix_only = pytest.mark.skipif(
+    sys.platform == "win32", reason="needs POSIX signals and process groups"
+)
+needs_fifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs (POSIX)")
+needs_bash = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash on PATH")
 
 
 class Run(NamedTuple):

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from conftest import REPO, read_json, wfs, wfs_process
+from conftest import REPO, posix_only, read_json, wfs, wfs_process
 
 DEMO = REPO / "examples" / "offline-demo"
 
@@ -285,6 +285,7 @@ def test_configured_agent_gets_the_brief_on_stdin(project: Path, tmp_path: Path)
     assert brief["task"]["context"]["focus_paths"] == ["src"]
 
 
+@posix_only
 def test_timeout_kills_the_whole_process_group(project: Path) -> None:
     plan_tasks(one_task([step(1, "bash((sleep 30; echo late > late.txt) & sleep 30)", timeout=1)]))
     run = wfs("execute")
@@ -464,6 +465,7 @@ def test_flow_runs_the_inline_markdown_format(project: Path) -> None:
     assert run.json()["values"]["loud"] == "TOPIC NOTES"
 
 
+@posix_only
 def test_claim_of_a_killed_process_is_released_by_doctor(project: Path) -> None:
     import signal
     import time
@@ -576,8 +578,10 @@ def test_fake_codex_on_path(project: Path, tmp_path: Path) -> None:
     )
 
 
+@posix_only
 def test_bash_steps_start_with_default_signals_and_in_the_step_folder(tmp_path: Path) -> None:
-    """Steps are spawned (posix_spawn), not forked: what Popen did must still hold."""
+    """Steps start with the default signal handling (what a terminal gives them), in
+    the step's folder, with the step's environment."""
     import signal
 
     from wfs.flow import steps

@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from conftest import read_json, wfs, wfs_process
+from conftest import needs_fifo, read_json, wfs, wfs_process
 
 SID = "WFS-limits"
 
@@ -100,6 +100,7 @@ def test_a_huge_output_keeps_the_run_record_small(project: Path) -> None:
     assert total < 2 * 20 * 1024 * 1024  # the output once, its summary copy once at most
 
 
+@needs_fifo
 def test_reading_a_fifo_fails_the_step_instead_of_hanging(project: Path) -> None:
     os.mkfifo(project / "pipe")
     one_task("Read(pipe)")

@@ -303,8 +303,9 @@ def test_held_session_lock_gives_exit_4_after_the_timeout(project: Path, timeout
         [
             sys.executable,
             "-c",
-            "import fcntl,os,sys,time; fd=os.open(sys.argv[1], os.O_RDWR | os.O_CREAT);"
-            "fcntl.flock(fd, fcntl.LOCK_EX); print('held', flush=True); time.sleep(60)",
+            "import sys, time; from wfs import platform;"
+            "lock = platform.FileLock(sys.argv[1], 10); lock.acquire(); print('held', flush=True);"
+            "time.sleep(60)",
             str(lock),
         ],
         stdout=subprocess.PIPE,

@@ -276,9 +276,9 @@ def test_lock_timeout_exits_4(project: Path) -> None:
         [
             sys.executable,
             "-c",
-            "import fcntl,os,sys,time; fd=os.open(sys.argv[1], os.O_RDWR | os.O_CREAT);"
-            "fcntl.flock(fd, fcntl.LOCK_EX);"
-            "print('held', flush=True); time.sleep(30)",
+            "import sys, time; from wfs import platform;"
+            "lock = platform.FileLock(sys.argv[1], 10); lock.acquire(); print('held', flush=True);"
+            "time.sleep(30)",
             str(lock),
         ],
         stdout=subprocess.PIPE,

@@ -69,9 +69,10 @@ def test_missing_file_is_a_clear_error(tmp_path: Path) -> None:
 
 
 HOLD_LOCK = """
-import fcntl, os, sys, time
-fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT)
-fcntl.flock(fd, fcntl.LOCK_EX)
+import sys, time
+from wfs import platform
+lock = platform.FileLock(sys.argv[1], 10)
+lock.acquire()
 print("held", flush=True)
 time.sleep(float(sys.argv[2]))
 """
@@ -117,12 +118,12 @@ def test_lock_is_reentrant_and_released_when_the_outer_hold_ends(tmp_path: Path)
 
 
 PROBE_LOCK = """
-import fcntl, os, sys
-fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT)
+import sys
+from wfs import platform
 try:
-    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    print("free")
-except BlockingIOError:
+    with platform.FileLock(sys.argv[1], 0):
+        print("free")
+except TimeoutError:
     print("busy")
 """
 

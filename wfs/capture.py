@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import shlex
 import subprocess
 from datetime import datetime
 from pathlib import Path
 
-from wfs import store
+from wfs import platform, store
 from wfs.errors import WfsError
 from wfs.layout import Layout, slugify
 from wfs.sessions import active_ids, current_session
@@ -34,7 +33,7 @@ def capture(
     output = (proc.stdout + proc.stderr).decode("utf-8", "replace")
     text = (
         f"# {kind}: {description}\n\n"
-        f"- **Command**: `{shlex.join(command)}`\n"
+        f"- **Command**: `{platform.shell_join(command)}`\n"
         f"- **Exit code**: {proc.returncode}\n"
         f"- **When**: {started.isoformat(timespec='seconds')}\n\n"
         f"## Output\n\n````text\n{output.rstrip()}\n````\n"

@@ -309,7 +309,8 @@ def _hierarchy(layout: Layout, sid: str) -> Iterator[Finding]:
 def _stale_claims(layout: Layout, sid: str) -> Iterator[Finding]:
     """Active tasks claimed by a process of this host that no longer exists."""
     from wfs.claims import claim_alive
-    from wfs.query import command_prefix, shell_join
+    from wfs.platform import shell_join
+    from wfs.query import command_prefix
     from wfs.tasks import load_tasks, obj
 
     try:

@@ -14,7 +14,6 @@ while it starts a step's process.
 
 from __future__ import annotations
 
-import signal
 from collections.abc import Callable
 from typing import Annotated, Any
 
@@ -23,7 +22,7 @@ from mcp.server.mcpserver.exceptions import ResourceNotFoundError
 from mcp.types import CallToolResult, Resource, TextContent, ToolAnnotations
 from pydantic import Field
 
-from wfs import __version__, actions, jsonio
+from wfs import __version__, actions, jsonio, platform
 from wfs.errors import ProblemsError, WfsError
 from wfs.flow import session_run
 from wfs.layout import Layout
@@ -234,7 +233,7 @@ def build_server(layout: Layout, session: str | None, root_option: str | None) -
         outcome = session_run.execute(runner, task_id, resume_id, answer, skip, run_all)
         stop = outcome.signum or next(
             (
-                getattr(signal, t["signal"])
+                platform.signal_number(t["signal"])
                 for t in outcome.data["tasks"]
                 if t["status"] == "interrupted"
             ),
@@ -243,7 +242,7 @@ def build_server(layout: Layout, session: str | None, root_option: str | None) -
         if stop is not None:
             # The client (or the system) asked this server to stop: the task is left
             # resumable, and now the server goes as it would have without the engine.
-            signal.raise_signal(stop)
+            platform.raise_signal(stop)
         return outcome.data, outcome.exit_code
 
     @server.tool(annotations=ToolAnnotations(destructive_hint=False, open_world_hint=True))

@@ -9,7 +9,8 @@ more to say than fits, it says how many tasks it left out, and never cuts a line
 from __future__ import annotations
 
 from wfs import jsonio
-from wfs.query import STATE_LABELS, one_line, shell_join
+from wfs.platform import shell_join
+from wfs.query import STATE_LABELS, one_line
 
 TYPE_CHECKING = False  # typing itself costs more to import than a fast answer
 if TYPE_CHECKING:

@@ -6,6 +6,8 @@ same bytes. Plain data in, plain data or lines out; nothing here imports click.
 
 from __future__ import annotations
 
+from wfs.platform import shell_join
+
 TYPE_CHECKING = False  # typing itself costs more to import than a fast answer
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -85,17 +87,6 @@ def stopped_lines(stopped: list[dict[str, Any]], shown: int = 10) -> list[str]:
     if len(stopped) > shown:
         lines.append(f"{'':10}and {len(stopped) - shown} more (`--json` lists them all)")
     return lines
-
-
-_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./-_")
-
-
-def shell_join(argv: list[str]) -> str:
-    """`shlex.join` without importing shlex (the fast path counts milliseconds)."""
-    return " ".join(
-        a if a and all(c in _SAFE for c in a) else "'" + a.replace("'", "'\"'\"'") + "'"
-        for a in argv
-    )
 
 
 def one_line(text: Any, limit: int = 200) -> str:

@@ -3,7 +3,8 @@ and the documents a command reads from a file or stdin.
 
 A write goes to a temporary file in the same directory, is fsynced, then renamed over
 the target, so a reader (or a process killed mid-write) only ever sees the old or the
-new file whole. Read-modify-write cycles run under a file lock (flock).
+new file whole. Read-modify-write cycles run under a file lock (filelock, through
+wfs.platform).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from wfs import jsonio
+from wfs import jsonio, platform
 from wfs.errors import BusyError, WfsError
 
 DEFAULT_LOCK_TIMEOUT = 10.0
@@ -52,8 +53,7 @@ def read_input(source: str) -> tuple[bytes, str]:
         else:
             # Opening a FIFO waits for a writer, maybe for ever; without waiting, a FIFO
             # nobody writes to reads as empty (one being written to, as `<(cmd)`, reads).
-            fd = os.open(source, os.O_RDONLY | os.O_NONBLOCK)
-            os.set_blocking(fd, True)
+            fd = platform.open_to_read(source)
             with open(fd, "rb") as handle:
                 fifo = stat.S_ISFIFO(os.fstat(fd).st_mode)
                 data = handle.read(INPUT_LIMIT + 1)
@@ -154,11 +154,11 @@ def write_bytes(path: Path, data: bytes, durable: bool = True) -> None:
 def _temporary(path: Path) -> tuple[int, str]:
     """A new file `.NAME.XXXXXXXX.tmp` beside `path`, opened for writing (what
     tempfile.mkstemp does, without importing tempfile's dependencies on every write)."""
-    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL
     while True:
         tmp = os.path.join(path.parent, f".{path.name}.{os.urandom(4).hex()}.tmp")
         try:
-            return os.open(tmp, flags, _file_mode()), tmp
+            return platform.open_own(tmp, flags, _file_mode()), tmp
         except FileExistsError:
             continue
 
@@ -191,8 +191,8 @@ class Appender:
             self.close()
             guard(path)
             with _naming(path):
-                flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
-                self.fd = os.open(path, flags, _file_mode())
+                flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT
+                self.fd = platform.open_own(path, flags, _file_mode())
             self.path = path
         with _naming(path):
             view = memoryview(data)
@@ -335,13 +335,7 @@ def _naming(path: Path) -> Iterator[None]:
 
 
 def _fsync_dir(directory: Path) -> None:
-    # Makes the rename itself durable; not every platform lets a directory be opened.
-    with contextlib.suppress(OSError):
-        fd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+    platform.sync_folder(directory)  # makes the rename itself durable
 
 
 def lock_timeout() -> float:
@@ -357,58 +351,31 @@ def lock_timeout() -> float:
     return value
 
 
-# The locks this process holds: path -> (descriptor, depth), so a locked helper may call
-# another that takes the same lock.
-_HELD: dict[str, list[int]] = {}
-
-
 @contextlib.contextmanager
 def locked(lock_path: Path, what: str) -> Iterator[None]:
     """Hold the lock file `lock_path`; raise BusyError (exit 4) after the timeout.
 
-    An flock(2) on the file, released by the kernel when the process dies, so a crash
-    never leaves a session locked. Re-entrant within one process.
+    The operating system releases it when the process dies (wfs.platform.FileLock), so
+    a crash never leaves a session locked. Re-entrant within one process: a locked
+    helper may call another that takes the same lock.
     """
-    key = os.fspath(lock_path)
-    held = _HELD.get(key)
-    if held is not None:
-        held[1] += 1
-        try:
-            yield
-        finally:
-            held[1] -= 1
-        return
     timeout = lock_timeout()
     guard(lock_path)
+    if os.path.islink(lock_path):
+        raise WfsError(
+            f"{lock_path}: refused: the lock file is a symlink (wfs never locks or writes "
+            "through one); remove it"
+        )
     lock_path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, _file_mode())
+    lock = platform.FileLock(os.fspath(lock_path), timeout)
     try:
-        _acquire(fd, timeout, what)
-        _HELD[key] = [fd, 1]
-        try:
-            yield
-        finally:
-            del _HELD[key]
+        lock.acquire()
+    except TimeoutError:
+        raise BusyError(
+            f"{what} is locked by another wfs process (waited {timeout:g}s); "
+            "try again, or set WFS_LOCK_TIMEOUT to wait longer"
+        ) from None
+    try:
+        yield
     finally:
-        os.close(fd)  # closing the descriptor releases the lock
-
-
-def _acquire(fd: int, timeout: float, what: str) -> None:
-    import fcntl
-    import time
-
-    deadline = time.monotonic() + timeout
-    pause = 0.001
-    while True:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return
-        except BlockingIOError:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise BusyError(
-                    f"{what} is locked by another wfs process (waited {timeout:g}s); "
-                    "try again, or set WFS_LOCK_TIMEOUT to wait longer"
-                ) from None
-            time.sleep(min(pause, left))
-            pause = min(pause * 2, 0.05)
+        lock.release()

@@ -76,7 +76,8 @@ def _resume_answer(
 
 
 def _show_result(env: Env, result: dict[str, Any]) -> None:
-    from wfs.query import one_line, shell_join
+    from wfs.platform import shell_join
+    from wfs.query import one_line
 
     tid, status = result["task"], result["status"]
     resume = shell_join(result.get("resume", []))
@@ -111,7 +112,7 @@ def _show_result(env: Env, result: dict[str, Any]) -> None:
 
 def _show_pause(env: Env, result: dict[str, Any]) -> None:
     from wfs.flow.brief import as_text
-    from wfs.query import shell_join
+    from wfs.platform import shell_join
 
     brief = result["brief"]
     names = ", ".join(f"{s['name']} ({s['key']})" for s in brief["steps"])

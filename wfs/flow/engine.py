@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from wfs import jsonio, store
+from wfs import jsonio, platform, store
 from wfs.claims import claim_alive, owner_id
 from wfs.edit import editing, refuse_container, unknown_task
 from wfs.errors import WfsError
@@ -177,7 +177,7 @@ class Runner:
                 if status != "pending":
                     hint = ""
                     if status in ("active", "blocked"):
-                        hint = f"; resume it with `{_shell(self.resume_argv(tid))}`"
+                        hint = f"; resume it with `{platform.shell_join(self.resume_argv(tid))}`"
                     raise WfsError(f"{tid} is {status}, not pending{hint}")
                 waiting = draft.unmet(tid)
                 if waiting:
@@ -253,7 +253,7 @@ class Runner:
             if status == "pending":
                 raise WfsError(
                     f"{tid} has not started; run it with "
-                    f"`{_shell([*self.command_prefix, 'execute', tid])}`"
+                    f"`{platform.shell_join([*self.command_prefix, 'execute', tid])}`"
                 )
             if status not in ("active", "blocked"):
                 raise WfsError(f"{tid} is {status}; only a paused or blocked task resumes")
@@ -786,12 +786,6 @@ def record_log(path: Path, name: Any) -> Path | None:
 
 def _label(step: Step) -> str:
     return f"{step.key} ({step.name})"
-
-
-def _shell(argv: list[str]) -> str:
-    import shlex
-
-    return shlex.join(argv)
 
 
 def _failure(result: run_steps.StepResult, criteria: str | None) -> str:

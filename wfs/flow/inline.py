@@ -130,7 +130,8 @@ def run_file(
     result and the exit code.
 
     The run belongs to the session `requested`, else the first active one, else none.
-    SIGINT, SIGTERM and SIGHUP stop the running step and leave the run resumable.
+    SIGINT, SIGTERM and SIGHUP (where the system has it) stop the running step and leave
+    the run resumable.
     """
     from wfs.flow import signals
     from wfs.flow.routing import agent_routes

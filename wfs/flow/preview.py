@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import shutil
 from typing import Any
 
 from wfs.flow import steps as run_steps
@@ -139,7 +140,7 @@ def _part(
             program = command.text.split(None, 1)[0]
             if not _SHELL_OPERATORS.search(command.text):  # a plain command line
                 row["argv"] = shlex.split(row["shell"])
-            if run_steps.which(program) is None:
+            if shutil.which(program) is None:
                 problems.append(f"{program} is not on PATH: this step will fail")
     elif command.kind in ("read", "glob", "grep"):
         row["argument"] = substitute_prose(command.text, values)

@@ -60,7 +60,8 @@ def execute(
     """`wfs execute`: run task_id, continue resume_id (with `answer` or `skip`), or run
     the next ready task; with `run_all`, go on until nothing is ready.
 
-    SIGINT, SIGTERM and SIGHUP stop the running step and leave the task resumable.
+    SIGINT, SIGTERM and SIGHUP (where the system has it) stop the running step and leave
+    the task resumable.
     `note` gets what reclaiming a stopped task had to do (stale claims, orphans).
     """
     from wfs.flow import engine, signals

@@ -1,9 +1,11 @@
-"""Ctrl-C, SIGTERM and SIGHUP during `wfs execute`: stop the step, keep the task resumable.
+"""Ctrl-C, SIGTERM and SIGHUP (where it exists) during `wfs execute`: stop the step, keep
+the task resumable.
 
 The handlers never interrupt wfs's own bookkeeping (claims, run records, views): a
 signal only raises `Interrupted` while the engine waits for a step's process (`armed`).
 At any other moment it is remembered, and the engine raises it at its next safe point
-(`check`), so files are never left half-updated by a signal.
+(`check`), so files are never left half-updated by a signal. Which signals exist is
+wfs.platform's to say.
 """
 
 from __future__ import annotations
@@ -13,17 +15,19 @@ import signal
 from collections.abc import Iterator
 from types import FrameType
 
-HANDLED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+from wfs import platform
+
+HANDLED = platform.stop_signals()
 
 
 class Interrupted(BaseException):
     """A signal asked wfs to stop. BaseException: no `except Exception` swallows it."""
 
     def __init__(self, signum: int) -> None:
-        super().__init__(signal.Signals(signum).name)
+        super().__init__(platform.signal_name(signum))
         self.signum = signum
         self.exit_code = 128 + signum  # 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP
-        self.name = signal.Signals(signum).name
+        self.name = platform.signal_name(signum)
         self.step_key: str | None = None  # the step it stopped, when one was running
 
 

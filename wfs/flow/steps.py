@@ -15,15 +15,14 @@ or a symlink) is refused. What real task files write is read as it is meant:
 
 from __future__ import annotations
 
-import contextlib
-import functools
 import os
 import re
-import signal
+import shutil
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from wfs import platform
 from wfs.errors import WfsError
 from wfs.flow import signals
 from wfs.flow.shell import TOKEN
@@ -53,20 +52,6 @@ class Command(NamedTuple):
     text: str  # the argument (for built-ins) or the whole command line
 
 
-def which(program: str, path: str | None = None) -> str | None:
-    """The executable `program` on PATH (or `path`, or at that path), as `shutil.which`
-    finds it, without importing shutil on every engine run."""
-    if os.sep in program:
-        folders = [""]
-    else:
-        folders = os.get_exec_path() if path is None else path.split(os.pathsep)
-    for folder in folders:
-        path = os.path.join(folder, program)
-        if os.access(path, os.X_OK) and not os.path.isdir(path):
-            return path
-    return None
-
-
 def classify(command: str) -> Command:
     """What kind of step a command string is."""
     text = command.strip()
@@ -80,7 +65,7 @@ def classify(command: str) -> Command:
         return Command("agent", text)
     first = text.split(None, 1)[0]
     if _PROGRAM.fullmatch(first) and (
-        which(first) or first in _KNOWN_CLIS or first.islower() and _looks_like_cli(text)
+        shutil.which(first) or first in _KNOWN_CLIS or first.islower() and _looks_like_cli(text)
     ):
         return Command("cli", text)
     return Command("agent", text)
@@ -109,219 +94,53 @@ def _looks_like_cli(text: str) -> bool:
 
 def run_shell(script: str, env: Mapping[str, str], root: Path, timeout: float | None) -> StepResult:
     """Run a bash script in the project root."""
-    return _run(script, root, _environment(env), None, timeout)
+    return _run(script, root, env, None, timeout)
 
 
 def run_agent(
     agent_command: str, brief: str, root: Path, env: Mapping[str, str] | None = None
 ) -> StepResult:
     """Send the brief to the configured agent command on stdin; its stdout is the output."""
-    return _run(agent_command, root, _environment(env or {}), brief.encode("utf-8"), None)
-
-
-def _environment(extra: Mapping[str, str]) -> dict[bytes, bytes]:
-    """This process's environment with `extra`, as bytes (what posix_spawn passes on).
-    os.environ keeps its bytes in a plain dict: copied as it is, before every step, it
-    costs nothing next to the Python-level copy of os.environb."""
-    held = getattr(os.environ, "_data", None)
-    env = dict(held) if isinstance(held, dict) else dict(os.environb)
-    env.update((os.fsencode(k), os.fsencode(v)) for k, v in extra.items())
-    return env
-
-
-@functools.cache
-def _bash(path: str | None) -> str | None:
-    """bash on the PATH `path` (looked up once per PATH, not before every step)."""
-    return which("bash", path)
+    return _run(agent_command, root, env or {}, brief.encode("utf-8"), None)
 
 
 def _run(
     script: str,
     root: Path,
-    env: dict[bytes, bytes],
+    env: Mapping[str, str],
     stdin: bytes | None,
     timeout: float | None,
 ) -> StepResult:
     """Run `bash -c script` in a process group of its own and collect its output.
 
-    It is spawned, not forked: a fork copies this process's page tables, which was most
-    of the engine's overhead. The process group lets a timeout or an interruption stop
-    everything the step started.
+    The process group lets a timeout or an interruption stop everything the step
+    started: a timeout kills it (exit 124), an interruption stops it and goes on up.
     """
-    bash = _bash(os.environ.get("PATH", os.defpath))
+    bash = platform.find_bash()
     if bash is None:
-        return StepResult(127, "", "bash: not found on PATH")
-    out_r, out_w = os.pipe()
-    err_r, err_w = os.pipe()
-    in_r, in_w = os.pipe() if stdin is not None else (None, None)
-    here = os.getcwd()
+        return StepResult(127, "", platform.BASH_MISSING)
     try:
-        os.chdir(root)  # posix_spawn has no cwd; this process is single-threaded
-        stdin_action = (
-            (os.POSIX_SPAWN_DUP2, in_r, 0)
-            if in_r is not None
-            else (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0)
-        )
-        pid = os.posix_spawn(
-            bash,
-            ["bash", "-c", script],
-            env,
-            file_actions=[
-                stdin_action,
-                (os.POSIX_SPAWN_DUP2, out_w, 1),
-                (os.POSIX_SPAWN_DUP2, err_w, 2),
-            ],
-            setsid=True,
-            setsigdef=(signal.SIGPIPE, signal.SIGXFSZ),  # what Popen's restore_signals does
+        group = platform.Group(
+            [bash, "-c", script], root, platform.environment(env, bash), stdin is not None
         )
     except OSError as failure:  # E2BIG, EAGAIN (no processes left), ENOMEM...
-        for fd in (out_r, err_r, in_w):
-            if fd is not None:
-                os.close(fd)
         return StepResult(126, "", f"cannot start the command: {failure.strerror}")
-    except BaseException:
-        for fd in (out_r, err_r, in_w):
-            if fd is not None:
-                os.close(fd)
-        raise
-    finally:
-        os.chdir(here)
-        for fd in (out_w, err_w, in_r):
-            if fd is not None:
-                os.close(fd)
     try:
-        out, err, timed_out = _collect(pid, out_r, err_r, in_w, stdin or b"", timeout)
         with signals.armed():
-            _, status = os.waitpid(pid, 0)
+            out, err, timed_out = group.communicate(stdin, timeout)
+            code = group.wait()
     except BaseException:
-        stop_group(pid)
+        group.stop()
         raise
     if timed_out:
         return StepResult(124, _text(out), _text(err) + f"timed out after {timeout:g}s", True)
-    return StepResult(os.waitstatus_to_exitcode(status), _text(out), _text(err))
-
-
-def _collect(
-    pid: int, out_r: int, err_r: int, in_w: int | None, data: bytes, timeout: float | None
-) -> tuple[bytes, bytes, bool]:
-    """Read stdout and stderr (and feed stdin) until both pipes close or time runs out.
-
-    The pipes are closed whatever happens; a signal interrupts the wait.
-    """
-    import selectors
-    import time
-
-    chunks: dict[int, list[bytes]] = {out_r: [], err_r: []}
-    deadline = None if timeout is None else time.monotonic() + timeout
-    timed_out = False
-    sent = 0
-    with selectors.DefaultSelector() as selector:
-        try:
-            for fd in chunks:
-                selector.register(fd, selectors.EVENT_READ)
-            if in_w is not None:
-                if data:
-                    os.set_blocking(in_w, False)
-                    selector.register(in_w, selectors.EVENT_WRITE)
-                else:
-                    os.close(in_w)
-                    in_w = None
-            with signals.armed():
-                while selector.get_map():
-                    left = None if deadline is None else deadline - time.monotonic()
-                    if left is not None and left <= 0:
-                        timed_out = True
-                        with contextlib.suppress(ProcessLookupError):
-                            os.killpg(pid, signal.SIGKILL)
-                        deadline = None  # now read what is left until the pipes close
-                        continue
-                    for key, _ in selector.select(left):
-                        if key.fd == in_w:
-                            try:
-                                sent += os.write(in_w, data[sent : sent + 65536])
-                            except BrokenPipeError:
-                                sent = len(data)  # the agent does not read its brief
-                            if sent >= len(data):
-                                selector.unregister(in_w)
-                                os.close(in_w)
-                                in_w = None
-                            continue
-                        chunk = os.read(key.fd, 65536)
-                        if chunk:
-                            chunks[key.fd].append(chunk)
-                        else:
-                            selector.unregister(key.fd)
-                            os.close(key.fd)
-        finally:
-            for key in list(selector.get_map().values()):
-                os.close(key.fd)
-    return b"".join(chunks[out_r]), b"".join(chunks[err_r]), timed_out
-
-
-GRACE_SECONDS = 3.0
-
-
-def stop_group(pid: int) -> None:
-    """Stop a step's whole process group: SIGTERM, a short grace, then SIGKILL; reap it."""
-    import time
-
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(pid, signal.SIGTERM)
-    reaped = False
-    deadline = time.monotonic() + GRACE_SECONDS
-    while not reaped and time.monotonic() < deadline:
-        try:
-            reaped = os.waitpid(pid, os.WNOHANG)[0] != 0
-        except ChildProcessError:
-            reaped = True
-        if not reaped:
-            time.sleep(0.02)
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(pid, signal.SIGKILL)  # whatever of the group is left
-    if not reaped:
-        with contextlib.suppress(ChildProcessError):
-            os.waitpid(pid, 0)
+    return StepResult(code, _text(out), _text(err))
 
 
 def stop_orphans(token: str) -> list[int]:
-    """Kill the process groups of steps that outlived their runner, and wait until they
-    are gone. They are found by `WFS_STEP=token` in their environment (the runner's
-    session, task and process), so no other process is ever hit. Reads /proc (Linux);
-    returns the groups stopped."""
-    import time
-
-    found = _processes_with(token)
-    groups = sorted(set(found.values()))
-    for group in groups:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(group, signal.SIGKILL)
-    deadline = time.monotonic() + 30
-    while found and time.monotonic() < deadline:
-        time.sleep(0.02)
-        found = _processes_with(token)
-    return groups
-
-
-def _processes_with(token: str) -> dict[int, int]:
-    """Live (not zombie) processes whose environment holds WFS_STEP=token: pid -> pgid."""
-    wanted = f"WFS_STEP={token}".encode()
-    found: dict[int, int] = {}
-    proc = Path("/proc")
-    try:
-        entries = [e for e in proc.iterdir() if e.name.isdigit()]
-    except OSError:
-        return found
-    for entry in entries:
-        try:
-            if wanted not in (entry / "environ").read_bytes().split(b"\0"):
-                continue
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(")") + 2 :].split()
-        if len(fields) > 2 and fields[0] != "Z":
-            found[int(entry.name)] = int(fields[2])
-    return found
+    """Kill the process groups of steps that outlived their runner (found by
+    `WFS_STEP=token` in their environment); returns the groups stopped."""
+    return platform.stop_orphans(token)
 
 
 def _text(raw: bytes) -> str:
@@ -339,7 +158,7 @@ def run_command(
     if command.kind in ("bash", "cli"):
         if command.kind == "cli":
             program = command.text.split(None, 1)[0]
-            if which(program) is None:
+            if shutil.which(program) is None:
                 return StepResult(127, "", f"{program}: command not found on PATH")
         try:
             shell = substitute_shell(command.text, values)
@@ -358,73 +177,38 @@ def run_command(
                 paths[f"{var}_FILE"] = path
             return run_shell(shell.script, {**shell.env, **paths, **(env or {})}, root, timeout)
     argument = _this_session(substitute_prose(command.text, values), values, root)
-
-    def builtin() -> StepResult:
-        try:
-            if command.kind == "read":
-                return StepResult(0, read_file(root, argument))
-            if command.kind == "glob":
-                return StepResult(0, "\n".join(glob_files(root, argument)))
-            pattern, where = split_grep(argument, root)
-            found = grep_files(root, pattern, where)
-            return StepResult(0, "\n".join(found))
-        except WfsError as err:
-            return StepResult(1, "", err.message)
-
-    return isolated(builtin, timeout)
+    return isolated(builtin, (command.kind, root, argument), timeout)
 
 
-def isolated(work: Callable[[], StepResult], timeout: float | None) -> StepResult:
-    """Run a built-in in a forked child, so that a slow disk, a huge tree or a
-    catastrophic regular expression cannot hold the engine past the step's timeout, and
-    Ctrl-C stops it too."""
-    import selectors
-    import time
-
-    from wfs import jsonio
-
-    read_fd, write_fd = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: compute, send, and leave without cleanup
-        code = 0
-        try:
-            os.close(read_fd)
-            data = jsonio.compact(list(work()))
-            view = memoryview(data)
-            while view:
-                view = view[os.write(write_fd, view) :]
-        except BaseException:
-            code = 70
-        os._exit(code)
-    os.close(write_fd)
-    chunks: list[bytes] = []
-    deadline = None if timeout is None else time.monotonic() + timeout
+def builtin(kind: str, root: Path, argument: str) -> StepResult:
+    """Read(), Glob() or Grep() of `argument` in the project root."""
     try:
-        with selectors.DefaultSelector() as selector, signals.armed():
-            selector.register(read_fd, selectors.EVENT_READ)
-            while True:
-                left = None if deadline is None else deadline - time.monotonic()
-                if left is not None and left <= 0:
-                    os.kill(pid, signal.SIGKILL)
-                    os.waitpid(pid, 0)
-                    return StepResult(124, "", f"timed out after {timeout:g}s", True)
-                if selector.select(left):
-                    chunk = os.read(read_fd, 1 << 20)
-                    if not chunk:
-                        break
-                    chunks.append(chunk)
-            _, status = os.waitpid(pid, 0)
-    except BaseException:
-        with contextlib.suppress(ProcessLookupError, ChildProcessError):
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-        raise
-    finally:
-        os.close(read_fd)
-    if os.waitstatus_to_exitcode(status) != 0 or not chunks:
+        if kind == "read":
+            return StepResult(0, read_file(root, argument))
+        if kind == "glob":
+            return StepResult(0, "\n".join(glob_files(root, argument)))
+        pattern, where = split_grep(argument, root)
+        found = grep_files(root, pattern, where)
+        return StepResult(0, "\n".join(found))
+    except WfsError as err:
+        return StepResult(1, "", err.message)
+
+
+def isolated(
+    work: Callable[..., StepResult], args: tuple[Any, ...], timeout: float | None
+) -> StepResult:
+    """`work(*args)` (a function returning a StepResult, at a module's top level) in a
+    child process, so that a slow disk, a huge tree or a catastrophic regular
+    expression cannot hold the engine past the step's timeout, and Ctrl-C stops it too."""
+    try:
+        answer = platform.run_isolated(work, args, timeout, signals.armed)
+    except TimeoutError:
+        return StepResult(124, "", f"timed out after {timeout:g}s", True)
+    except ChildProcessError:
         return StepResult(1, "", "the built-in stopped without an answer")
-    exit_code, output, error, timed_out = jsonio.loads(b"".join(chunks))
-    return StepResult(exit_code, output, error, timed_out)
+    if not isinstance(answer, StepResult):
+        return StepResult(1, "", "the built-in stopped without an answer")
+    return answer
 
 
 def _this_session(argument: str, values: Mapping[str, Any], root: Path) -> str:
@@ -633,8 +417,13 @@ def meets(criteria: str | None, result: StepResult, timeout: float | None = None
     if kind == "regex":
         if result.exit_code != 0:
             return False
-        found = isolated(lambda: StepResult(0 if re.search(arg, result.output) else 1, ""), timeout)
+        found = isolated(_search, (arg, result.output), timeout)
         return found.exit_code == 0
     if kind == "not_empty":
         return result.exit_code == 0 and bool(result.output.strip())
     return False
+
+
+def _search(pattern: str, text: str) -> StepResult:
+    """Exit code 0 when `pattern` matches in `text` (a `regex:` success criterion)."""
+    return StepResult(0 if re.search(pattern, text) else 1, "")

@@ -1,0 +1,794 @@
+"""Every difference between the operating systems wfs runs on, in one place.
+
+- the flags wfs opens its own files with, and syncing a folder;
+- the lock of a session (filelock: flock(2) on POSIX, LockFileEx on Windows);
+- this machine's name and whether a process still runs;
+- starting a command in a process group of its own (a job object on Windows), and
+  stopping the whole group; running a function in a child process that can be killed;
+- finding the processes of steps that outlived their runner (/proc, ps);
+- which signals stop wfs;
+- how a printed command is quoted for the user's shell (POSIX shells, PowerShell, cmd);
+- where bash is (Git Bash or WSL on Windows).
+
+Each branch is chosen by what the running Python has (`os.killpg`, `os.O_NOFOLLOW`,
+`fcntl` importable), not by the name of the system alone, so a platform that lacks a
+POSIX call takes the portable branch instead of failing. Only what exists on Windows
+alone (its job objects, its process handles) is chosen by `sys.platform`.
+
+The fast read path imports this module, so at the top it imports only `os` and `sys`;
+each part imports the modules it needs when it is first used (filelock costs ~20 ms
+on a write, multiprocessing ~11 ms, subprocess ~3 ms), so a command pays only for what
+it uses.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+TYPE_CHECKING = False  # typing costs more to import than a fast answer
+if TYPE_CHECKING:
+    import subprocess
+    from collections.abc import Callable, Mapping
+    from contextlib import AbstractContextManager
+    from types import TracebackType
+    from typing import Any, TypeVar
+
+    from filelock import BaseFileLock
+
+    T = TypeVar("T")
+
+WINDOWS = sys.platform == "win32"
+
+# ------------------------------------------------------------------ files
+
+# Added to every open of a file wfs writes: never follow a symlink at the last
+# component (the folder is checked by store.guard), never leak the descriptor into a
+# step, never translate line ends.
+OWN_FILE_FLAGS = (
+    getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+)
+
+
+def open_own(path: str | os.PathLike[str], flags: int, mode: int = 0o666) -> int:
+    """`os.open` for a file wfs writes, which must not be a symlink: refused by the
+    kernel where O_NOFOLLOW exists, and checked just before opening where it does not."""
+    if not hasattr(os, "O_NOFOLLOW") and os.path.islink(path):
+        import errno
+
+        raise OSError(errno.ELOOP, "is a symlink; wfs does not write through one", str(path))
+    return os.open(path, flags | OWN_FILE_FLAGS, mode)
+
+
+def open_to_read(path: str) -> int:
+    """A descriptor to read the file `path` from, without waiting for ever on a FIFO
+    that nobody writes to (it then reads as empty); Windows has no such FIFOs."""
+    nonblocking = getattr(os, "O_NONBLOCK", 0)
+    set_blocking: Callable[[int, bool], None] | None = getattr(os, "set_blocking", None)
+    if set_blocking is None:
+        nonblocking = 0
+    fd = os.open(path, os.O_RDONLY | nonblocking | getattr(os, "O_BINARY", 0))
+    if nonblocking and set_blocking is not None:
+        set_blocking(fd, True)
+    return fd
+
+
+def sync_folder(folder: str | os.PathLike[str]) -> None:
+    """Make the renames in `folder` durable. POSIX systems sync a folder through a
+    descriptor; Windows cannot open one (NTFS journals the rename itself)."""
+    if WINDOWS:
+        return
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass  # some file systems cannot sync a folder; the rename is done all the same
+    finally:
+        os.close(fd)
+
+
+# ------------------------------------------------------------------ locks
+
+# How often a waiting writer tries the lock again.
+LOCK_POLL_SECONDS = 0.01
+
+
+def lock_class(system: str = sys.platform, flock: bool | None = None) -> type[BaseFileLock]:
+    """The filelock class that locks a session here: LockFileEx on Windows; flock(2)
+    where it exists (the lock earlier wfs versions take, so they exclude each other);
+    else filelock's marker file, which a crashed holder's peers on this machine reclaim.
+
+    `system` and `flock` are what this Python has unless given (the tests choose)."""
+    import filelock  # deferred on purpose: ~20 ms, paid by writes only
+
+    if system == "win32":
+        return filelock.WindowsFileLock
+    if filelock.has_fcntl if flock is None else flock:
+        return filelock.UnixFileLock
+    soft: type[BaseFileLock] = filelock.SoftFileLock
+    return soft
+
+
+class FileLock:
+    """Holds the lock file at `path` for a `with` block (or from acquire() to
+    release()), waiting at most `timeout` seconds (then TimeoutError). Re-entrant within
+    a thread: a nested hold of the same path is counted, and the lock is released when
+    the outermost one ends, or when this object is collected (keep a reference while
+    holding). The system releases a native lock when its process dies, whatever its
+    state; the fallback's marker file is reclaimed by the next waiter on this machine."""
+
+    def __init__(self, path: str, timeout: float, kind: type[BaseFileLock] | None = None) -> None:
+        import filelock
+
+        kind = lock_class() if kind is None else kind
+        # (Not issubclass(kind, SoftFileLock): naming that class imports its modules.)
+        soft = not issubclass(kind, (filelock.UnixFileLock, filelock.WindowsFileLock))
+        # One instance per path (is_singleton) is what makes a nested hold re-entrant.
+        # No soft fallback for the native locks: a marker file would outlive a crash.
+        self.lock = kind(
+            path,
+            is_singleton=True,
+            poll_interval=LOCK_POLL_SECONDS,
+            fallback_to_soft=False,
+            preserve_lock_file=not soft,
+        )
+        self.timeout = timeout
+
+    def acquire(self) -> None:
+        """Take the lock (or count one more hold of it); TimeoutError when another
+        process keeps it past the timeout."""
+        import filelock
+
+        try:
+            self.lock.acquire(timeout=self.timeout)
+        except filelock.Timeout:
+            raise TimeoutError(f"{self.lock.lock_file}: held by another process") from None
+
+    def release(self) -> None:
+        self.lock.release()
+
+    def __enter__(self) -> None:
+        self.acquire()
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.release()
+
+    @property
+    def is_held(self) -> bool:
+        return bool(self.lock.is_locked)
+
+
+# ------------------------------------------------------------------ hosts and processes
+
+
+def host_name() -> str:
+    """This machine's name, as claims record it (`host:pid`)."""
+    import socket
+
+    return socket.gethostname()
+
+
+def process_alive(pid: int) -> bool:
+    """Whether the process `pid` of this machine may still run (one that cannot be
+    inspected, such as another user's, is assumed to)."""
+    if pid <= 0:
+        return False
+    if WINDOWS:
+        return _windows_process_alive(pid)
+    try:
+        os.kill(pid, 0)  # signal 0: the existence test POSIX defines
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    except OSError:
+        return False
+    return True
+
+
+# ------------------------------------------------------------------ signals
+
+
+def stop_signals() -> tuple[int, ...]:
+    """The signals that ask wfs to stop: SIGINT (Ctrl-C), SIGTERM, and SIGHUP (the
+    terminal closed) where it exists (not on Windows)."""
+    import signal
+
+    names = ("SIGINT", "SIGTERM", "SIGHUP")
+    return tuple(int(getattr(signal, name)) for name in names if hasattr(signal, name))
+
+
+def signal_number(name: str) -> int | None:
+    """The number of the signal called `name` (`SIGTERM`) here, or None."""
+    import signal
+
+    number = getattr(signal, name, None) if name.startswith("SIG") else None
+    return int(number) if number is not None else None
+
+
+def signal_name(signum: int) -> str:
+    import signal
+
+    try:
+        return signal.Signals(signum).name
+    except ValueError:
+        return f"signal {signum}"
+
+
+def raise_signal(signum: int) -> None:
+    """Deliver `signum` to this process, as if it came from outside."""
+    import signal
+
+    signal.raise_signal(signum)
+
+
+def _kill_signal() -> int:
+    """SIGKILL where it exists; elsewhere the strongest signal there is."""
+    import signal
+
+    return int(getattr(signal, "SIGKILL", signal.SIGTERM))
+
+
+# ------------------------------------------------------------------ process groups
+
+GRACE_SECONDS = 3.0  # between asking a stopped step's group to end and killing it
+# Signals a process group, where this Python can start a process in a session (and so a
+# group) of its own; None elsewhere (Windows: job objects).
+_killpg: Callable[[int, int], None] | None = (
+    getattr(os, "killpg", None) if hasattr(os, "setsid") else None
+)
+POSIX_GROUPS = _killpg is not None
+
+
+class Group:
+    """A command started in a process group of its own (POSIX: a new session; Windows:
+    a new process group inside a job object that dies with wfs), with its output piped,
+    so that a timeout or an interruption stops everything it started."""
+
+    def __init__(
+        self, argv: list[str], cwd: str | os.PathLike[str], env: Mapping[str, str], stdin: bool
+    ) -> None:
+        import subprocess
+
+        options: dict[str, Any] = {}
+        if POSIX_GROUPS:
+            options["start_new_session"] = True
+        elif sys.platform == "win32":
+            options["creationflags"] = subprocess.CREATE_NEW_PROCESS_GROUP
+        self.process: subprocess.Popen[bytes] = subprocess.Popen(
+            argv,
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            **options,
+        )
+        self.job: int | None = None
+        if WINDOWS:
+            self.job = _windows_job_for(self.process.pid)
+
+    def communicate(self, data: bytes | None, timeout: float | None) -> tuple[bytes, bytes, bool]:
+        """Feed `data` to its stdin and read its stdout and stderr until they close;
+        (stdout, stderr, timed out). After `timeout` seconds the group is killed and
+        what it wrote so far is kept."""
+        import subprocess
+        import time
+
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            try:
+                out, err = self.process.communicate(data, _interruptible(_left_until(deadline)))
+                return out, err, False
+            except subprocess.TimeoutExpired:
+                if deadline is not None and time.monotonic() >= deadline:
+                    break
+            data = None  # sent already: communicate goes on where it stopped
+        self.kill()
+        try:
+            # Read what is left; a process that left the group may keep a pipe open.
+            out, err = self.process.communicate(timeout=GRACE_SECONDS)
+        except subprocess.TimeoutExpired as late:
+            out, err = _as_bytes(late.output), _as_bytes(late.stderr)
+        self.close()
+        return out, err, True
+
+    def wait(self) -> int:
+        """Its exit code (negative: the signal that ended it)."""
+        code = self.process.wait()
+        self.close()
+        return code
+
+    def kill(self) -> None:
+        """Kill the whole group at once."""
+        if _killpg is not None:
+            try:
+                _killpg(self.process.pid, _kill_signal())
+            except (ProcessLookupError, PermissionError):
+                pass
+        elif WINDOWS and self.job is not None:
+            _windows_terminate_job(self.job)
+        else:
+            self.process.kill()
+
+    def stop(self, grace: float = GRACE_SECONDS) -> None:
+        """Ask the whole group to end (SIGTERM; Ctrl-Break on Windows), kill what is
+        left after `grace` seconds, and reap it."""
+        import subprocess
+
+        try:
+            if _killpg is not None:
+                import signal
+
+                _killpg(self.process.pid, signal.SIGTERM)
+            elif sys.platform == "win32":
+                import signal
+
+                os.kill(self.process.pid, signal.CTRL_BREAK_EVENT)
+            else:
+                self.process.terminate()
+        except OSError:
+            pass  # gone already, or (Windows) no console to send Ctrl-Break through
+        try:
+            self.process.wait(grace)
+        except subprocess.TimeoutExpired:
+            pass
+        self.kill()  # whatever of the group is left
+        self.process.wait()
+        self.close()
+
+    def close(self) -> None:
+        """Close its pipes and release its job (which ends what is left in it)."""
+        for pipe in (self.process.stdin, self.process.stdout, self.process.stderr):
+            if pipe is not None:
+                try:
+                    pipe.close()
+                except OSError:
+                    pass
+        if WINDOWS and self.job is not None:
+            _windows_close(self.job)
+            self.job = None
+
+
+def _interruptible(seconds: float | None) -> float | None:
+    """How long to block at once: on Windows a wait on a thread or a pipe cannot be
+    interrupted, so Ctrl-C is only seen between short waits."""
+    if not WINDOWS:
+        return seconds
+    return 0.2 if seconds is None else min(seconds, 0.2)
+
+
+def _left_until(deadline: float | None) -> float | None:
+    import time
+
+    return None if deadline is None else max(deadline - time.monotonic(), 0.0)
+
+
+def _as_bytes(data: bytes | str | None) -> bytes:
+    if data is None:
+        return b""
+    return data.encode() if isinstance(data, str) else data
+
+
+def environment(extra: Mapping[str, str], bash: str | None = None) -> dict[str, str]:
+    """This process's environment with `extra`, for a step. WSL's bash passes on only
+    the variables WSLENV names, so it names `extra` (paths in `*_FILE` translated)."""
+    env = os.environ.copy()
+    env.update(extra)
+    if bash is not None and is_wsl_launcher(bash) and extra:
+        names = [f"{name}/p" if name.endswith("_FILE") else name for name in extra]
+        env["WSLENV"] = ":".join(filter(None, [env.get("WSLENV", ""), *names]))
+    return env
+
+
+# ------------------------------------------------------------------ bash
+
+BASH_MISSING = (
+    "bash not found: bash steps need Git Bash or WSL on Windows"
+    if WINDOWS
+    else "bash: not found on PATH"
+)
+
+_BASH: dict[str, str | None] = {}
+
+
+def find_bash() -> str | None:
+    """bash for steps, looked up once per PATH: on PATH; on Windows, Git Bash first
+    (on PATH, or where Git for Windows installs it), then WSL's launcher."""
+    path = os.environ.get("PATH", os.defpath)
+    if path not in _BASH:
+        import shutil
+
+        found = shutil.which("bash", path=path)
+        _BASH[path] = windows_bash(found, os.environ) if WINDOWS else found
+    return _BASH[path]
+
+
+def windows_bash(on_path: str | None, environ: Mapping[str, str]) -> str | None:
+    """On Windows: bash on PATH unless it is WSL's launcher; else Git for Windows' bash
+    (beside git on PATH, or where its installer puts it); else WSL's, or None."""
+    if on_path is not None and not is_wsl_launcher(on_path):
+        return on_path
+    import shutil
+
+    places = [environ.get(name, "") for name in ("ProgramW6432", "ProgramFiles")]
+    places.append(environ.get("ProgramFiles(x86)", ""))
+    local = environ.get("LOCALAPPDATA", "")
+    if local:
+        places.append(os.path.join(local, "Programs"))
+    candidates = [os.path.join(place, "Git", "bin", "bash.exe") for place in places if place]
+    git = shutil.which("git", path=environ.get("PATH", ""))
+    if git is not None:  # ...\Git\cmd\git.exe -> ...\Git\bin\bash.exe
+        candidates.insert(0, os.path.join(os.path.dirname(os.path.dirname(git)), "bin", "bash.exe"))
+    for candidate in candidates:
+        if os.path.isfile(candidate):
+            return candidate
+    return on_path  # WSL's, or none
+
+
+def is_wsl_launcher(path: str) -> bool:
+    """Windows' own bash.exe (System32, WindowsApps) starts WSL, not Git Bash."""
+    folder = os.path.basename(os.path.dirname(path)).lower()
+    return folder in ("system32", "windowsapps", "sysnative")
+
+
+# ------------------------------------------------------------------ isolated work
+
+
+def run_isolated(
+    function: Callable[..., T],
+    args: tuple[Any, ...],
+    timeout: float | None,
+    waiting: Callable[[], AbstractContextManager[None]],
+    start: str | None = None,
+) -> T:
+    """`function(*args)` run in a child process, so that a slow disk, a huge tree or a
+    catastrophic regular expression can be stopped: TimeoutError after `timeout`
+    seconds, and whatever `waiting()` raises while it waits (an interruption) stops it
+    too. ChildProcessError when the child ends without an answer.
+
+    The child is forked where the system can fork, else spawned (Windows), where
+    `function` and `args` must be picklable (a function at a module's top level);
+    `start` ("fork" or "spawn") chooses."""
+    import multiprocessing  # deferred on purpose: ~11 ms, paid by runs with built-ins
+    import time
+
+    start = start or ("fork" if hasattr(os, "fork") else "spawn")
+    context: Any = multiprocessing.get_context(start)
+    receiver, sender = context.Pipe(duplex=False)
+    child = context.Process(target=_isolated_child, args=(sender, function, args), daemon=True)
+    try:
+        child.start()
+        sender.close()
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with waiting():
+            while not receiver.poll(_interruptible(_left_until(deadline))):
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise TimeoutError(timeout)
+            try:
+                answer: T = receiver.recv()
+            except EOFError:
+                raise ChildProcessError("the child ended without an answer") from None
+        child.join()
+        return answer
+    except BaseException:
+        if child.pid is not None:
+            child.kill()
+            child.join()
+        raise
+    finally:
+        receiver.close()
+
+
+def _isolated_child(sender: Any, function: Callable[..., Any], args: tuple[Any, ...]) -> None:
+    import signal
+
+    for signum in stop_signals():  # the parent decides; this child just ends
+        signal.signal(signum, signal.SIG_DFL)
+    try:
+        answer = function(*args)
+    except BaseException:
+        sys.exit(70)  # no traceback: the parent reports a built-in without an answer
+    sender.send(answer)
+    sender.close()
+
+
+# ------------------------------------------------------------------ orphaned steps
+
+
+def stop_orphans(token: str, how: str | None = None) -> list[int]:
+    """Kill the process groups of steps that outlived their runner, and wait until they
+    are gone; the groups stopped. They are found by `WFS_STEP=token` in their
+    environment (the runner's session, task and process), so no other process is ever
+    hit: through /proc on Linux, through `ps` elsewhere (`how`: "proc" or "ps" to
+    choose). On Windows a step's job object ends with its runner: nothing outlives it.
+    """
+    if WINDOWS:
+        return []
+    import time
+
+    found = step_processes(token, how)
+    groups = sorted(set(found.values()))
+    for group in groups:
+        _kill_group_now(group, [pid for pid, g in found.items() if g == group])
+    deadline = time.monotonic() + 30
+    while found and time.monotonic() < deadline:
+        time.sleep(0.02)
+        found = step_processes(token, how)
+    return groups
+
+
+def _kill_group_now(group: int, pids: list[int]) -> None:
+    if _killpg is not None:
+        targets = [(_killpg, group)]
+    else:
+        targets = [(os.kill, pid) for pid in pids]
+    for kill, target in targets:
+        try:
+            kill(target, _kill_signal())
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def step_processes(token: str, how: str | None = None) -> dict[int, int]:
+    """Live (not zombie) processes whose environment holds `WFS_STEP=token`:
+    pid -> process group. Never this process or its group."""
+    if how is None:
+        how = "proc" if os.path.exists("/proc/self/environ") else "ps"
+    found = _from_proc(token) if how == "proc" else _from_ps(token)
+    mine = os.getpid()
+    getpgid: Callable[[int], int] | None = getattr(os, "getpgid", None)
+    own_group = getpgid(mine) if getpgid is not None else None
+    return {pid: g for pid, g in found.items() if pid != mine and g != own_group}
+
+
+def _from_proc(token: str) -> dict[int, int]:
+    """Linux: each process's environment and state from /proc."""
+    wanted = f"WFS_STEP={token}".encode()
+    found: dict[int, int] = {}
+    try:
+        entries = [name for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:
+        return found
+    for name in entries:
+        try:
+            with open(f"/proc/{name}/environ", "rb") as handle:
+                if wanted not in handle.read().split(b"\0"):
+                    continue
+            with open(f"/proc/{name}/stat", encoding="utf-8", errors="replace") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(")") + 2 :].split()
+        if len(fields) > 2 and fields[0] != "Z":
+            found[int(name)] = int(fields[2])
+    return found
+
+
+def _from_ps(token: str) -> dict[int, int]:
+    """Other POSIX systems (macOS): `ps` shows each process's environment after its
+    command line (`-E` on BSD and macOS, `e` for procps)."""
+    import subprocess
+
+    columns = ["-o", "pid=", "-o", "pgid=", "-o", "stat=", "-o", "command="]
+    forms = (["ps", "-A", "-E", "-ww", *columns], ["ps", "-A", "-ww", *columns, "e"])
+    for argv in forms:
+        try:
+            shown = subprocess.run(argv, capture_output=True, stdin=subprocess.DEVNULL)
+        except OSError:
+            return {}
+        if shown.returncode == 0:
+            return parse_ps(shown.stdout.decode("utf-8", "replace"), token)
+    return {}
+
+
+def parse_ps(text: str, token: str) -> dict[int, int]:
+    """pid -> group of the live processes in `ps -o pid=,pgid=,stat=,command=` output
+    (environment shown) whose environment holds WFS_STEP=token as a whole word."""
+    wanted = f"WFS_STEP={token}"
+    found: dict[int, int] = {}
+    for line in text.splitlines():
+        parts = line.split(None, 3)
+        if len(parts) < 4 or not parts[0].isdigit() or not parts[1].isdigit():
+            continue
+        pid, group, state, rest = parts
+        if wanted in rest.split() and not state.startswith("Z"):
+            found[int(pid)] = int(group)
+    return found
+
+
+# ------------------------------------------------------------------ quoting for display
+
+
+def user_shell(environ: Mapping[str, str] | None = None, system: str = sys.platform) -> str:
+    """The kind of shell a printed command will be pasted into: "posix", "powershell"
+    or "cmd". On Windows: a POSIX shell when one set MSYSTEM or SHELL (Git Bash,
+    MSYS2, Cygwin); PowerShell when PSModulePath has the entries PowerShell adds to
+    the system's two; else cmd.exe."""
+    if system != "win32":
+        return "posix"
+    environ = os.environ if environ is None else environ
+    if environ.get("MSYSTEM") or environ.get("SHELL"):
+        return "posix"
+    modules = [part for part in environ.get("PSModulePath", "").split(";") if part]
+    return "powershell" if len(modules) >= 3 else "cmd"
+
+
+def shell_join(argv: list[str], shell: str | None = None) -> str:
+    """`argv` as one command line for `shell` (default: the user's, see user_shell),
+    quoted so that pasting it runs exactly this argv."""
+    shell = user_shell() if shell is None else shell
+    if shell == "powershell":
+        return powershell_join(argv)
+    if shell == "cmd":
+        return cmd_join(argv)
+    import shlex  # deferred on purpose: `re` is not otherwise loaded by a fast read
+
+    return shlex.join(argv)
+
+
+# What PowerShell reads as a plain word in argument mode.
+_POWERSHELL_PLAIN = frozenset(
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./\\:=+%"
+)
+_POWERSHELL_QUOTES = "'\u2018\u2019\u201a\u201b"  # all of them close a '...' string
+
+
+def powershell_join(argv: list[str]) -> str:
+    """PowerShell: a word with anything special is put in '...', with every single
+    quote (PowerShell counts the typographic ones too) doubled. A quoted program name
+    is called with `&`."""
+    words = []
+    for arg in argv:
+        if arg and all(c in _POWERSHELL_PLAIN for c in arg):
+            words.append(arg)
+        else:
+            words.append("'" + "".join(c + c if c in _POWERSHELL_QUOTES else c for c in arg) + "'")
+    if words and argv and words[0] != argv[0]:
+        words[0] = "& " + words[0]
+    return " ".join(words)
+
+
+_CMD_SPECIAL = frozenset(' \t"&|<>^()%!,;=')
+
+
+def cmd_join(argv: list[str]) -> str:
+    """cmd.exe: each argument as Windows programs split their command line
+    (subprocess.list2cmdline), and one holding a character cmd.exe acts on put in
+    double quotes, where cmd.exe leaves it alone."""
+    import subprocess
+
+    words = []
+    for arg in argv:
+        word = subprocess.list2cmdline([arg])
+        if not word.startswith('"') and any(c in _CMD_SPECIAL for c in arg):
+            trailing = len(word) - len(word.rstrip("\\"))
+            word = '"' + word + "\\" * trailing + '"'
+        words.append(word)
+    return " ".join(words)
+
+
+# ------------------------------------------------------------------ Windows only
+
+if sys.platform == "win32":
+    import ctypes
+    from ctypes import wintypes
+
+    _kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
+    _kernel32.OpenProcess.restype = wintypes.HANDLE
+    _kernel32.OpenProcess.argtypes = (wintypes.DWORD, wintypes.BOOL, wintypes.DWORD)
+    _kernel32.CreateJobObjectW.restype = wintypes.HANDLE
+    _kernel32.CreateJobObjectW.argtypes = (wintypes.LPVOID, wintypes.LPCWSTR)
+    _kernel32.SetInformationJobObject.argtypes = (
+        wintypes.HANDLE,
+        ctypes.c_int,
+        wintypes.LPVOID,
+        wintypes.DWORD,
+    )
+    _kernel32.AssignProcessToJobObject.argtypes = (wintypes.HANDLE, wintypes.HANDLE)
+    _kernel32.TerminateJobObject.argtypes = (wintypes.HANDLE, wintypes.UINT)
+    _kernel32.GetExitCodeProcess.argtypes = (wintypes.HANDLE, ctypes.POINTER(wintypes.DWORD))
+    _kernel32.CloseHandle.argtypes = (wintypes.HANDLE,)
+
+    _PROCESS_TERMINATE = 0x0001
+    _PROCESS_SET_QUOTA = 0x0100
+    _PROCESS_QUERY_LIMITED_INFORMATION = 0x1000
+    _STILL_ACTIVE = 259
+    _ERROR_ACCESS_DENIED = 5
+    _JOB_OBJECT_EXTENDED_LIMIT_INFORMATION = 9
+    _JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE = 0x2000
+
+    class _BasicLimits(ctypes.Structure):
+        _fields_ = [
+            ("PerProcessUserTimeLimit", ctypes.c_int64),
+            ("PerJobUserTimeLimit", ctypes.c_int64),
+            ("LimitFlags", wintypes.DWORD),
+            ("MinimumWorkingSetSize", ctypes.c_size_t),
+            ("MaximumWorkingSetSize", ctypes.c_size_t),
+            ("ActiveProcessLimit", wintypes.DWORD),
+            ("Affinity", ctypes.c_size_t),
+            ("PriorityClass", wintypes.DWORD),
+            ("SchedulingClass", wintypes.DWORD),
+        ]
+
+    class _IoCounters(ctypes.Structure):
+        _fields_ = [
+            (name, ctypes.c_uint64)
+            for name in ("Read", "Write", "Other", "ReadBytes", "WriteBytes", "OtherBytes")
+        ]
+
+    class _ExtendedLimits(ctypes.Structure):
+        _fields_ = [
+            ("BasicLimitInformation", _BasicLimits),
+            ("IoInfo", _IoCounters),
+            ("ProcessMemoryLimit", ctypes.c_size_t),
+            ("JobMemoryLimit", ctypes.c_size_t),
+            ("PeakProcessMemoryUsed", ctypes.c_size_t),
+            ("PeakJobMemoryUsed", ctypes.c_size_t),
+        ]
+
+    def _windows_process_alive(pid: int) -> bool:
+        handle = _kernel32.OpenProcess(_PROCESS_QUERY_LIMITED_INFORMATION, False, pid)
+        if not handle:
+            return ctypes.get_last_error() == _ERROR_ACCESS_DENIED
+        try:
+            code = wintypes.DWORD()
+            if not _kernel32.GetExitCodeProcess(handle, ctypes.byref(code)):
+                return True
+            return code.value == _STILL_ACTIVE
+        finally:
+            _kernel32.CloseHandle(handle)
+
+    def _windows_job_for(pid: int) -> int | None:
+        """A job object holding process `pid` that kills all its processes when its
+        last handle closes: when the step ends, is stopped, or wfs dies. (A process the
+        step starts in its first instants, before the assignment, would escape it.)"""
+        job = _kernel32.CreateJobObjectW(None, None)
+        if not job:
+            return None
+        limits = _ExtendedLimits()
+        limits.BasicLimitInformation.LimitFlags = _JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE
+        process = _kernel32.OpenProcess(_PROCESS_SET_QUOTA | _PROCESS_TERMINATE, False, pid)
+        assigned = bool(process) and bool(
+            _kernel32.SetInformationJobObject(
+                job,
+                _JOB_OBJECT_EXTENDED_LIMIT_INFORMATION,
+                ctypes.byref(limits),
+                ctypes.sizeof(limits),
+            )
+        )
+        assigned = assigned and bool(_kernel32.AssignProcessToJobObject(job, process))
+        if process:
+            _kernel32.CloseHandle(process)
+        if not assigned:
+            _kernel32.CloseHandle(job)
+            return None
+        return int(job)
+
+    def _windows_terminate_job(job: int) -> None:
+        _kernel32.TerminateJobObject(job, 1)
+
+    def _windows_close(handle: int) -> None:
+        _kernel32.CloseHandle(handle)
+
+else:
+
+    def _windows_process_alive(pid: int) -> bool:
+        raise NotImplementedError("Windows only")
+
+    def _windows_job_for(pid: int) -> int | None:
+        raise NotImplementedError("Windows only")
+
+    def _windows_terminate_job(job: int) -> None:
+        raise NotImplementedError("Windows only")
+
+    def _windows_close(handle: int) -> None:
+        raise NotImplementedError("Windows only")
