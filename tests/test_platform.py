@@ -468,7 +468,7 @@ for name in ("fcntl", "pwd", "grp", "termios", "resource"):
 # filelock warns when it must use its marker file (on Windows it uses LockFileEx).
 warnings.filterwarnings("ignore", "only soft file lock is available")
 sys.argv[0] = "wfs"
-from wfs.fastpath import main
+from wfs.cli import main
 sys.exit(main())
 """
 

@@ -1,6 +1,6 @@
 """Who is executing a task: claim owners (`host:pid`) and whether they still run.
 
-Light to import: the fast read path (wfs/fastpath.py) shows claims with their state.
+Light to import: `wfs status` shows claims with their state.
 """
 
 from __future__ import annotations

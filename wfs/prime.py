@@ -1,8 +1,8 @@
 """`wfs prime`: a short digest of the active session for an agent's context.
 
 An editor runs it at the start of every session (a SessionStart hook), so it answers
-from the index like `wfs status` does (wfs/fastpath.py) and imports nothing heavy:
-stdlib, wfs.query and wfs.jsonio only. The digest never exceeds LIMIT characters; when there is
+from the index like `wfs status` does and imports nothing heavy (no templates, no
+schemas). The digest never exceeds LIMIT characters; when there is
 more to say than fits, it says how many tasks it left out, and never cuts a line.
 """
 

@@ -1,7 +1,7 @@
 """The answers of `status`, `next` and `task show`, and their text.
 
-Shared by the click commands and the fast path (wfs/fastpath.py), so both print the
-same bytes. Plain data in, plain data or lines out; nothing here imports click.
+Shared by the click commands, the MCP server and the engine's stops, so each says a
+thing the same way. Plain data in, plain data or lines out; nothing here imports click.
 """
 
 from __future__ import annotations
