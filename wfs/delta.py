@@ -376,9 +376,9 @@ class _Edits:
 # The parts that show one task: (view, macro, whether the part ends where a line ends
 # rather than where the next part starts).
 _TASK_PARTS = (
-    ("TODO_LIST.md", "todo_piece", False),
-    ("IMPL_PLAN.md", "plan_row", False),
-    ("IMPL_PLAN.md", "plan_node_line", False),
+    ("TODO_LIST.md", "todo_tasks", False),
+    ("IMPL_PLAN.md", "plan_rows", False),
+    ("IMPL_PLAN.md", "plan_nodes", False),
     ("IMPL_PLAN.md", "plan_criteria", True),
 )
 
@@ -434,7 +434,7 @@ def _patch_views(
         before = _entry(tid, old, old_status, old_children)
         after = _entry(tid, new, status, children)
         for view, part, whole in _TASK_PARTS:
-            texts[view].swap(render.piece(part, before), render.piece(part, after), whole)
+            texts[view].swap(render.piece(part, [before]), render.piece(part, [after]), whole)
     for tid in added:
         _append(todo, plan, _entry(tid, changes[tid][1], status, children), status)
     # The parts that show counts: TODO_LIST.md's legend, IMPL_PLAN.md's head. The CRC
@@ -473,7 +473,7 @@ def _append(todo: _Edits, plan: _Edits, entry: Any, status: dict[str, str]) -> N
     """A task added after every other, in each part of both views."""
     marks = render.marks()
     legend = todo.data.rfind(marks.legend.encode())
-    todo.put(legend, legend, render.piece("todo_piece", entry))
+    todo.put(legend, legend, render.piece("todo_tasks", [entry]))
     data = plan.data
     graph = data.rfind(marks.graph.encode())
     criteria = data.rfind(marks.criteria.encode())
@@ -486,16 +486,14 @@ def _append(todo: _Edits, plan: _Edits, entry: Any, status: dict[str, str]) -> N
     if all(at == -1 for at, _ in found):
         raise Refused("the plan's graph has no nodes")
     nodes_end = max(at + length for at, length in found if at != -1)
-    if entry.nested:
-        close = nodes_end - len(marks.subgraph_end.encode())
-        if data[close:nodes_end] != marks.subgraph_end.encode():
+    if entry.nested:  # inside the last subgraph, before its end
+        nodes_end -= len(marks.subgraph_end.encode())
+        if not data.startswith(marks.subgraph_end.encode(), nodes_end):
             raise Refused("the subtask's container is not the last in the graph")
-        plan.put(close, close, render.piece("plan_node_line", entry))
-    else:
-        plan.put(nodes_end, nodes_end, render.piece("plan_node", entry))
-    plan.put(criteria, criteria, render.piece("plan_edges", entry, status))
-    plan.put(graph, graph, render.piece("plan_row", entry))
-    plan.put(len(data), len(data), render.piece("plan_criteria", entry))
+    plan.put(nodes_end, nodes_end, render.piece("plan_nodes", [entry]))
+    plan.put(criteria, criteria, render.piece("plan_edges", [entry], status))
+    plan.put(graph, graph, render.piece("plan_rows", [entry]))
+    plan.put(len(data), len(data), render.piece("plan_criteria", [entry]))
 
 
 # ------------------------------------------------------------------ writing

@@ -45,18 +45,21 @@ def _strings(value: Any) -> list[str]:
     return [one_line(v) for v in value if v is not None] if isinstance(value, list) else []
 
 
-def _label(tid: str, title: str) -> str:
-    return f"{tid}: {title}".replace('"', "#quot;")
-
-
 class Entry(SimpleNamespace):
-    """One task as the views show it."""
+    """One task as the views show it (the templates read its attributes)."""
 
 
 def entry(
-    tid: str, task: Task, status: str, container: bool, parent: str | None, gap: bool
+    tid: str,
+    task: Task,
+    status: str,
+    container: bool,
+    parent: str | None,
+    gap: bool,
+    closes: bool = False,
 ) -> Entry:
-    """One task as the views show it (`parent`: set when it is shown under it)."""
+    """One task as the views show it (`parent`: set when it is shown under it; `gap`:
+    a blank line comes before it; `closes`: it ends its container's subgraph)."""
     title = one_line(task.get("title"))
     return Entry(
         id=tid,
@@ -68,10 +71,9 @@ def entry(
         depends_on=depends_on(task),
         agent=one_line(obj(task, "meta").get("agent")),
         acceptance=_strings(obj(task, "context").get("acceptance")),
-        node=templating.mermaid_id(tid),
-        label=_label(tid, title),
         children=[],
         gap=gap,
+        closes=closes,
     )
 
 
@@ -101,6 +103,8 @@ def _entries(index: TaskIndex) -> list[Entry]:
         shown.gap = bool(entries)
         entries.append(shown)
         entries.extend(shown.children)
+        if shown.container:
+            (shown.children or [shown])[-1].closes = True
     return entries
 
 
@@ -110,6 +114,8 @@ def _entries(index: TaskIndex) -> list[Entry]:
 # TODO_LIST.md.j2 and IMPL_PLAN.md.j2 call them for a full render, and a change to a few
 # tasks (wfs/delta.py) calls the same ones, through `piece`, for the parts it replaces.
 # Both are the same bytes by construction (and tests compare them after random edits).
+# What the parts are recognized and cut by (`is_generated`, `marks`) is read from what
+# the macros write, not written again here.
 
 PARTS = "views.md.j2"
 
@@ -119,14 +125,26 @@ def piece(name: str, *args: Any) -> str:
     return str(getattr(templating.macros(PARTS), name)(*args))
 
 
+# Placeholders for the values of a part, to read its fixed text around them.
+_TEXT = "\ue000text\ue000"
+_ID = "\ue000id\ue000"
+
+
+def _sample(**fields: Any) -> Entry:
+    """A task as the views show it, with placeholders for its values."""
+    shown = {"id": _ID, "title": _TEXT, "status": "pending", "container": False, "nested": False}
+    shown |= {"parent": None, "depends_on": [], "agent": "", "acceptance": [], "children": []}
+    return Entry(**(shown | {"gap": False, "closes": False} | fields))
+
+
 class Marks(NamedTuple):
     """The fixed text that opens or closes a part, by which a view is cut into its parts."""
 
     legend: str  # TODO_LIST.md: opens what follows the last task
     overview: str  # IMPL_PLAN.md: opens what follows the head
-    graph: str  # ... what follows the task table
-    criteria: str  # ... what follows the graph
-    node_end: str  # ends a node line of the graph
+    graph: str  # IMPL_PLAN.md: opens the graph, after the task table
+    criteria: str  # IMPL_PLAN.md: opens the acceptance criteria, after the graph
+    node_end: str  # ends a node's line in the graph
     subgraph_end: str  # ends a container's subgraph
 
 
@@ -137,29 +155,18 @@ def _opening(text: str) -> str:
     return "".join(lines[:count])
 
 
-_LABEL = "\ue000label\ue000"
-
-
-def _sample(**fields: Any) -> Entry:
-    """A task as the views show it, for rendering a part's fixed text."""
-    shown = {"id": "", "title": "", "status": "pending", "container": False, "nested": False}
-    shown.update(parent=None, depends_on=[], agent="", acceptance=[], node="", label=_LABEL)
-    shown.update(children=[], gap=False)
-    return Entry(**{**shown, **fields})
-
-
 @cache
 def marks() -> Marks:
     """The Marks, as the templates write them."""
-    container = _sample(container=True)
-    node_line = piece("plan_node_line", _sample())
+    node_line = piece("plan_nodes", [_sample()])
+    container = piece("plan_nodes", [_sample(container=True)])
     return Marks(
-        legend=_opening(piece("todo_tail", "", False, False, False)),
-        overview=_opening(piece("plan_body", "", [], False)),
+        legend=_opening(piece("todo_tail", _TEXT, False, False, False)),
+        overview=_opening(piece("plan_body", _TEXT, [], False)),
         graph=piece("plan_graph"),
         criteria=piece("plan_criteria_head"),
-        node_end=node_line[node_line.index(_LABEL) + len(_LABEL) :],
-        subgraph_end=piece("plan_node", container)[len(piece("plan_node_line", container)) :],
+        node_end=node_line[node_line.rindex(_TEXT) + len(_TEXT) :],
+        subgraph_end=piece("plan_nodes", [_sample(container=True, closes=True)])[len(container) :],
     )
 
 
@@ -213,13 +220,10 @@ def render_views(
 
 AUTHORED = ".authored"
 
-# What wfs writes is recognized by the text its templates write: the parts are rendered
-# with a placeholder for each value, and the rest of their text must be there as it is.
-# A value is any text on one line; a task id is any text up to the `*` that closes it.
-_TEXT = "\ue000text\ue000"
-_ID = "\ue000id\ue000"
-_CUT = "\ue000cut\ue000"
+# A view wfs wrote holds the text its parts write around their values: a value is any
+# text on one line, a task id any text up to the `*` that closes it.
 _VALUES = {_TEXT: ".*", _ID: "[^*]+"}
+_CUT = "\ue000cut\ue000"
 
 
 def _pattern(rendered: str) -> str:
@@ -243,10 +247,8 @@ def _recognizers() -> _Recognizers:
     todo = [piece("todo_head", _TEXT, [_TEXT])]
     for container, nested, gap in itertools.product((False, True), repeat=3):
         for status in LEAF_STATUSES:
-            shown = _sample(
-                id=_ID, title=_TEXT, status=status, container=container, nested=nested, gap=gap
-            )
-            todo.append(piece("todo_piece", shown))
+            shown = _sample(status=status, container=container, nested=nested, gap=gap)
+            todo.append(piece("todo_tasks", [shown]))
     todo += [
         piece("todo_tail", _TEXT, *flags) for flags in itertools.product((False, True), repeat=3)
     ]

@@ -22,6 +22,8 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from wfs.resources import resource_dir
+
 if TYPE_CHECKING:
     import jinja2
 
@@ -60,15 +62,18 @@ def environment() -> jinja2.Environment:
     """The Environment, built once per process."""
     import jinja2  # deferred on purpose (see the module's docstring)
 
-    from wfs.resources import resource_dir
-
-    own: jinja2.BaseLoader
-    if (COMPILED / MANIFEST).is_file() and _read(COMPILED / MANIFEST) == manifest():
-        own = jinja2.ModuleLoader(str(COMPILED))
-    else:
-        own = jinja2.FileSystemLoader(str(TEMPLATES))
     agents = jinja2.FileSystemLoader(str(resource_dir("agents")))
-    return _new(jinja2.ChoiceLoader([own, agents]))
+    return _new(jinja2.ChoiceLoader([templates_loader(), agents]))
+
+
+def templates_loader(compiled: Path = COMPILED) -> jinja2.BaseLoader:
+    """The loader of `wfs/templates/`: their compiled copy in `compiled` when it is
+    current, else the sources."""
+    import jinja2  # deferred on purpose (see the module's docstring)
+
+    if _read(compiled / MANIFEST) == manifest():
+        return jinja2.ModuleLoader(str(compiled))
+    return jinja2.FileSystemLoader(str(TEMPLATES))
 
 
 def template(name: str) -> jinja2.Template:
