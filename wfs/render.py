@@ -1,7 +1,8 @@
-"""The generated views, TODO_LIST.md and IMPL_PLAN.md.
+"""The generated views, TODO_LIST.md and IMPL_PLAN.md (templates/*.md.j2).
 
 Rendering is a pure function of the session and task JSON (no clock, no environment),
-so identical JSON always gives byte-identical views.
+so identical JSON always gives byte-identical views. This module gives the templates
+the tasks as the views show them; the templates hold the format.
 
 A view that wfs did not generate (an IMPL_PLAN.md written by a planning agent, a
 TODO_LIST.md kept by hand) is never destroyed: before the first render it is renamed,
@@ -109,10 +110,11 @@ def _entries(index: TaskIndex) -> list[Entry]:
 
 
 # ------------------------------------------------------------------ the views, by part
-# Each view is a sequence of parts: a head, one piece per task in display order, and a
-# tail that depends only on counts. templates/views.md.j2 holds one macro per part;
-# TODO_LIST.md.j2 and IMPL_PLAN.md.j2 call them for a full render, and a change to a few
-# tasks (wfs/delta.py) calls the same ones, through `piece`, for the parts it replaces.
+# Each view is a sequence of parts: a head, the parts that show tasks, in display
+# order, and a tail that depends only on counts. templates/views.md.j2 holds one macro
+# per part; TODO_LIST.md.j2 and IMPL_PLAN.md.j2 call them with every task for a full
+# render, and a change to a few tasks (wfs/delta.py) calls the same ones, through
+# `piece`, with the tasks whose parts it replaces.
 # Both are the same bytes by construction (and tests compare them after random edits).
 # What the parts are recognized and cut by (`is_generated`, `marks`) is read from what
 # the macros write, not written again here.
