@@ -1,7 +1,7 @@
-"""The templates (wfs/templates/) and their one Environment (wfs/templating.py): the views
-are the bytes earlier versions wrote and are recognized as generated, the compiled
-templates are what jinja2 compiles from the sources and a stale copy is never used,
-and reads never import jinja2."""
+"""The templates (wfs/templates/) and their one Environment (wfs/templating.py): views,
+summaries and briefs are the bytes earlier versions wrote, views are recognized as
+generated, the compiled templates are what jinja2 compiles from the sources and a stale
+copy is never used, and reads never import jinja2."""
 
 from __future__ import annotations
 
@@ -256,3 +256,90 @@ def test_reads_never_import_jinja2(project: Path) -> None:
                 timeout=60,
             )
             assert (proc.returncode, proc.stderr) == (0, "[]\n"), args
+
+
+# ---------------------------------------------------------------- summaries and briefs
+
+SUMMARY_TASK: dict[str, Any] = {
+    "id": "IMPL-3",
+    "title": "Build | the `thing`",
+    "meta": {"agent": "@code-developer"},
+}
+SUMMARY_STEPS: list[dict[str, Any]] = [
+    {"key": "pre_analysis/1", "name": "Read | docs", "status": "done", "elapsed": 0.1234},
+    {
+        "key": "impl/1",
+        "name": "Write",
+        "status": "done",
+        "how": "by the agent",
+        "elapsed": 12,
+        "bind": "notes",
+        "output": "has ``` fences ```` inside\n\x1b[31mred\n",
+    },
+    {
+        "key": "impl/2",
+        "name": "Long",
+        "status": "done",
+        "bind": "log",
+        "output": "line\n" * 60,
+    },
+    {"key": "impl/3", "name": "Skipped", "status": "skipped", "bind": "never", "elapsed": None},
+]
+BRIEF: dict[str, Any] = {
+    "task": {"id": "IMPL-3", "title": "Build | the `thing`"},
+    "workflow": {"session": "WFS-x", "phase": "IMPLEMENT"},
+    "fix": {
+        "iteration": 1,
+        "of": 3,
+        "step": "impl/2",
+        "command": "pytest -q",
+        "error": "exit code 1",
+        "stdout": ["F", "1 failed"],
+    },
+    "steps": [
+        {
+            "key": "impl/1",
+            "name": "Write",
+            "description": "Write it",
+            "action": "Write",
+            "cli_prompt": "do it",
+            "modification_points": ["a.py: b", "c.py"],
+            "output": "notes",
+        },
+        {"key": "impl/2", "name": "Check", "command": "pytest -q", "steps": ["run"]},
+    ],
+    "checkpoints": ["## CHECKPOINT REACHED\nhalf done\n"],
+    "context": {
+        "requirements": ["R1", {"k": "v"}],
+        "acceptance": ["passes"],
+        "focus_paths": ["src/"],
+        "artifacts": [{"type": "doc", "path": "docs/x.md", "files": []}, {"path": "y"}],
+    },
+    "outputs": {
+        "notes": {"from": "impl/1", "text": "short\n"},
+        "big": {"from": "impl/0", "path": ".workflow/x/out.txt", "bytes": 9000},
+    },
+    "dependencies": [
+        {"task": "IMPL-1", "summary": None},
+        {"task": "IMPL-2", "summary": ".summaries/IMPL-2-summary.md", "text": "# IMPL-2\n"},
+    ],
+    "paths": {"project": ".", "session": ".workflow/WFS-x", "task_file": ""},
+    "agent": {"name": "@code-developer", "definition": "You write code.\n"},
+    "contract": "Answer in plain text.",
+}
+
+
+def test_summaries_and_briefs_are_the_bytes_the_previous_version_wrote() -> None:
+    from wfs.flow.brief import as_text
+    from wfs.flow.summary import render_summary
+
+    links = {"log": "../.runs/IMPL-3.log.txt"}
+    cases = {
+        "summary.md": render_summary(SUMMARY_TASK, SUMMARY_STEPS, ["a.py", "b c.py"], links),
+        "summary-empty.md": render_summary({"id": "IMPL-9"}, [], []),
+        "brief.md": as_text(BRIEF),
+        "brief-terminal.md": as_text(BRIEF, full=False),
+        "brief-one-step.md": as_text({**BRIEF, "steps": BRIEF["steps"][:1], "fix": None}),
+    }
+    for name, text in cases.items():
+        assert text.encode("utf-8") == (FIXTURES / name).read_bytes(), name
