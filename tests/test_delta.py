@@ -3,6 +3,7 @@ answers as a full derivation, after random sequences of edits."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import time
@@ -11,9 +12,12 @@ from typing import Any
 
 import pytest
 from conftest import wfs
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from wfs import delta, edit, index, render
-from wfs.layout import Layout
+from wfs.errors import WfsError
+from wfs.layout import Layout, task_sort_key
 from wfs.sessions import load_session
 from wfs.tasks import LEAF_STATUSES
 
@@ -201,3 +205,101 @@ def test_an_invalid_task_set_back_to_pending_is_invalid_again(project: Path) -> 
     summary = wfs("status", "--json").json()
     assert summary["stopped"] == invalid
     assert "IMPL-1" not in summary["ready"]
+
+
+# Titles that Markdown, Mermaid, the table and the terminal treat specially.
+odd_titles = st.lists(
+    st.sampled_from(
+        ["a | b", "`x`", "*", "**y**", "🚀", "✅ → [📋](./.task/IMPL-1.json)", '"q"', "\x1b[2J"]
+    )
+    | st.text(st.characters(blacklist_categories=("Cs",)), max_size=6),
+    min_size=1,
+    max_size=4,
+).map(lambda title: "".join(title) if "".join(title).strip() else "x" + "".join(title))
+edits = st.lists(
+    st.tuples(
+        st.sampled_from(["status", "status", "add", "add-sub", "update", "block"]),
+        st.integers(0, 1000),
+        st.sampled_from(LEAF_STATUSES),
+        odd_titles,
+    ),
+    min_size=1,
+    max_size=8,
+)
+
+
+def test_any_edits_by_parts_give_the_bytes_of_a_full_render(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    by_parts = []
+    real_write = delta.write
+    monkeypatch.setattr(delta, "write", lambda *a, **k: by_parts.append(1) or real_write(*a, **k))
+    roots = iter(range(10**6))
+    done = []
+
+    @settings(
+        max_examples=30,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+    )
+    @given(st.lists(odd_titles, min_size=2, max_size=5), edits)
+    def run(titles: list[str], steps: list[tuple[str, int, str, str]]) -> None:
+        root = tmp_path / str(next(roots))
+        root.mkdir()
+        with contextlib.chdir(root):
+            assert wfs("init", "--no-git").code == 0
+            tasks: list[dict[str, Any]] = [
+                {"id": f"IMPL-{n}", "title": t, "context": {"depends_on": [f"IMPL-{n - 1}"]}}
+                for n, t in enumerate(titles, start=1)
+            ]
+            tasks[0]["context"] = {"acceptance": titles}
+            tasks.append({"id": "IMPL-1.1", "title": titles[-1]})
+            (root / "plan.json").write_text(json.dumps({"tasks": tasks}))
+            assert wfs("plan", "delta", "--from", "plan.json").code == 0
+            layout = Layout(root)
+            _settle()
+            edit.set_status(layout, SID, "IMPL-1.1", "pending")  # records the state
+            for kind, n, status, title in steps:
+                written = len(by_parts)
+                answers = _full(layout)[1]
+                ids = sorted(answers["status"])
+                leaves = [t for t in ids if t not in answers["children"]]
+                mains = [t for t in ids if "." not in t]
+                try:
+                    if kind == "status":
+                        edit.set_status(layout, SID, leaves[n % len(leaves)], status)
+                    elif kind in ("add", "add-sub"):
+                        parent = mains[n % len(mains)] if kind == "add-sub" else None
+                        fields: dict[str, Any] = {"title": title}
+                        # An earlier task: a later one may wait for the parent.
+                        others = [
+                            t
+                            for t in leaves
+                            if parent is None or task_sort_key(t) < task_sort_key(parent)
+                        ]
+                        if n % 2 and others:
+                            fields["context"] = {"depends_on": [others[n % len(others)]]}
+                        edit.add_task(layout, SID, fields, parent=parent)
+                    elif kind == "update":
+                        changes: dict[str, Any] = {"title": title}
+                        if n % 2:
+                            changes["context"] = {"acceptance": [title, f"{n} | {title}"]}
+                        if n % 3 == 0:
+                            agents = ["@code-developer", "@test-fix-agent", "@universal-executor"]
+                            changes["meta"] = {"agent": agents[n // 3 % 3]}
+                        edit.update_task(layout, SID, ids[n % len(ids)], changes)
+                    else:
+                        with edit.editing(layout, SID, check=False) as draft:
+                            task = draft.get(leaves[n % len(leaves)])
+                            reason = {"blocked_reason": title, "step": "s1"}
+                            draft.put({**task, "status": "blocked", "execution": reason})
+                except WfsError as err:  # a started task cannot be split: refused
+                    assert "only a pending or blocked task can be split" in str(err)
+                _check(layout)
+                done.append(kind)
+                if len(by_parts) == written:
+                    _settle()  # a full write records the state once its stamps are trusted
+
+    run()
+    # Many writes went by parts: every status change, and most other edits.
+    assert len(by_parts) >= max(done.count("status"), len(done) // 3), len(done)

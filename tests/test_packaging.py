@@ -1,4 +1,4 @@
-"""The built wheel carries schemas/ and agents/ and finds them from anywhere."""
+"""The built wheel carries schemas/, agents/ and the templates, and finds them from anywhere."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ from pathlib import Path
 import orjson
 import pytest
 from conftest import REPO
+
+from wfs import templating
 
 
 @pytest.fixture(scope="module")
@@ -31,6 +33,11 @@ def test_wheel_contains_the_shipped_folders(wheel: Path) -> None:
     assert "wfs/agents/README.md" in names
     for source in ("commands/execute.md", "definitions/code-developer.md", "partials/brief.md"):
         assert f"wfs/agents/{source}" in names
+    for template in ("views.md.j2", "TODO_LIST.md.j2", "summary.md.j2", "brief.md.j2"):
+        assert f"wfs/templates/{template}" in names
+    compiled = [name for name in names if name.startswith("wfs/templates/compiled/")]
+    assert "wfs/templates/compiled/MANIFEST" in compiled
+    assert len(compiled) == len(templating.sources()) + 1, compiled
     metadata = zipfile.ZipFile(wheel).read("wfs-0.1.0.dist-info/METADATA").decode()
     requires = [line for line in metadata.splitlines() if line.startswith("Requires-Dist: mcp")]
     # The MCP SDK only comes with the `mcp` extra (and the test extra, for its tests).
@@ -73,6 +80,19 @@ def test_installed_wheel_finds_its_resources(wheel: Path, tmp_path: Path) -> Non
     assert (
         (work / ".workflow/WFS-packaged/TODO_LIST.md").read_text().startswith("# Tasks: Packaged")
     )
+    # The installed templates are loaded compiled (their copy is current there too).
+    loader = subprocess.run(
+        [
+            str(python),
+            "-c",
+            "from wfs.templating import environment; print(type(environment().loader.loaders[0]))",
+        ],
+        cwd=work,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    assert loader == "<class 'jinja2.loaders.ModuleLoader'>\n"
     installed = subprocess.run(
         [str(wfs), "agents", "install", "--target", "gemini"], cwd=work, capture_output=True
     )

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from wfs import jsonio, store
+from wfs import jsonio, store, templating
 from wfs.errors import WfsError
 
 if TYPE_CHECKING:
@@ -334,19 +334,6 @@ def sources(kind: str) -> list[Source]:
     return [read_source(path, kind) for path in sorted(folder.glob("*.md"))]
 
 
-def _environment(root: Path) -> Any:
-    import jinja2
-
-    return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(root)),
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-        undefined=jinja2.StrictUndefined,
-        autoescape=False,
-    )
-
-
 def _context(target: Target) -> dict[str, Any]:
     """What a template may use to spell things the way `target`'s editor does."""
 
@@ -373,10 +360,10 @@ def _context(target: Target) -> dict[str, Any]:
     }
 
 
-def render_text(text: str, target: Target, env: Any, command_name: str = "") -> str:
+def render_text(text: str, target: Target, command_name: str = "") -> str:
     """`text` (a body or a header value) with the target's spelling filled in."""
     context = {**_context(target), "command_name": command_name}
-    return str(env.from_string(text).render(**context))
+    return templating.environment().from_string(text).render(**context)
 
 
 def yaml_scalar(value: str) -> str:
@@ -419,12 +406,10 @@ def _fields(form: Form, name: str, header: dict[str, str]) -> list[tuple[str, st
     return fields
 
 
-def render_file(source: Source, target: Target, env: Any) -> tuple[str, bytes]:
+def render_file(source: Source, target: Target) -> tuple[str, bytes]:
     """The relative path and the content of `source` installed for `target`."""
-    body = render_text(source.body, target, env, source.name).rstrip("\n") + "\n"
-    header = {
-        key: render_text(value, target, env, source.name) for key, value in source.header.items()
-    }
+    body = render_text(source.body, target, source.name).rstrip("\n") + "\n"
+    header = {key: render_text(value, target, source.name) for key, value in source.header.items()}
     form = target.commands if source.kind == "commands" else target.agents
     relative = form.path.format(name=source.name)
     if form.format == "gemini-command":
@@ -445,7 +430,7 @@ def render_file(source: Source, target: Target, env: Any) -> tuple[str, bytes]:
     return relative, text.encode("utf-8")
 
 
-def _render_extra(extra: Extra, target: Target, env: Any) -> bytes:
+def _render_extra(extra: Extra, target: Target) -> bytes:
     from wfs import __version__
 
     context = {
@@ -453,8 +438,8 @@ def _render_extra(extra: Extra, target: Target, env: Any) -> bytes:
         "version": __version__,
         "commands": [(s.name, s.header["description"]) for s in sources("commands")],
     }
-    template = env.get_template(f"files/{extra.template}")
-    return str(template.render(**context)).encode("utf-8")
+    template = templating.template(f"files/{extra.template}")
+    return template.render(**context).encode("utf-8")
 
 
 def _target(name: str) -> Target:
@@ -469,26 +454,25 @@ def rendered_files(
 ) -> list[Rendered]:
     """Everything `target_name` installs, sorted: project files, blocks, settings, home files."""
     target = _target(target_name)
-    env = _environment(agents_dir())
     files = [
-        render_file(source, target, env)
+        render_file(source, target)
         for kind in ("commands", "definitions")
         for source in sources(kind)
     ]
-    files += [(extra.path, _render_extra(extra, target, env)) for extra in target.extras]
+    files += [(extra.path, _render_extra(extra, target)) for extra in target.extras]
     rendered = [Rendered(path, data, "file") for path, data in sorted(files)]
     for extra in target.blocks:
-        inner = _render_extra(extra, target, env).decode("utf-8").strip("\n")
+        inner = _render_extra(extra, target).decode("utf-8").strip("\n")
         block = f"{BLOCK_BEGIN}\n{inner}\n{BLOCK_END}\n"
         rendered.append(Rendered(extra.path, block.encode("utf-8"), "block"))
     for setting in target.settings:
         if setting.option == "mcp" and mcp == "off":
             continue
-        entry = _render_extra(Extra(setting.path, setting.template), target, env)
+        entry = _render_extra(Extra(setting.path, setting.template), target)
         rendered.append(Rendered(setting.path, entry, "setting", setting))
     if allow_shell:
         rendered += [
-            Rendered(f"~/{extra.path}", _render_extra(extra, target, env), "home")
+            Rendered(f"~/{extra.path}", _render_extra(extra, target), "home")
             for extra in target.shell_policy
         ]
     return rendered
@@ -497,13 +481,12 @@ def rendered_files(
 def bundle_files(bundle: str) -> list[tuple[str, bytes]]:
     """The files of a bundle shipped in the repository, relative to its root."""
     target, manifests = BUNDLES[bundle]
-    env = _environment(agents_dir())
     files = [
-        render_file(source, target, env)
+        render_file(source, target)
         for kind in ("commands", "definitions")
         for source in sources(kind)
     ]
-    files += [(extra.path, _render_extra(extra, target, env)) for extra in manifests]
+    files += [(extra.path, _render_extra(extra, target)) for extra in manifests]
     return sorted(files)
 
 

@@ -6,7 +6,8 @@ fields updated) does not load the whole session: it starts from the `.idx` answe
 last written, when their CRC still matches. It derives the new answers for the tasks
 the change reaches (the changed tasks, their parents, and the tasks that wait for a
 task whose status changed) and replaces only the parts of the views that show them
-(wfs/render.py builds every part, for a full render and here alike).
+(the macros of wfs/templates/views.md.j2 render every part, for a full render and
+here alike).
 
 Anything else goes the full way (wfs/edit.py): a change of ids, parents or
 dependencies, a task inserted in the middle, a task becoming a container, a session
@@ -372,6 +373,16 @@ class _Edits:
         return b"".join(parts)
 
 
+# The parts that show one task: (view, macro, whether the part ends where a line ends
+# rather than where the next part starts).
+_TASK_PARTS = (
+    ("TODO_LIST.md", "todo_tasks", False),
+    ("IMPL_PLAN.md", "plan_rows", False),
+    ("IMPL_PLAN.md", "plan_nodes", False),
+    ("IMPL_PLAN.md", "plan_criteria", True),
+)
+
+
 def _entry(tid: str, task: Task, status: dict[str, str], children: dict[str, list[str]]) -> Any:
     parent = parent_id(task)
     nested = parent is not None and parent in status and parent != tid
@@ -422,18 +433,17 @@ def _patch_views(
             continue
         before = _entry(tid, old, old_status, old_children)
         after = _entry(tid, new, status, children)
-        todo.swap(render.todo_piece(before), render.todo_piece(after))
-        plan.swap(render.plan_row(before), render.plan_row(after))
-        plan.swap(render.plan_node_line(before), render.plan_node_line(after))
-        plan.swap(render.plan_criteria(before), render.plan_criteria(after), True)
+        for view, part, whole in _TASK_PARTS:
+            texts[view].swap(render.piece(part, [before]), render.piece(part, [after]), whole)
     for tid in added:
         _append(todo, plan, _entry(tid, changes[tid][1], status, children), status)
     # The parts that show counts: TODO_LIST.md's legend, IMPL_PLAN.md's head. The CRC
     # says the views are what wfs wrote, where no title can hold a line break, so each
     # one's bounds are the first or last line that opens it.
     legend, head = _ends(new_session, new_tally, mark["kept"].get("IMPL_PLAN.md", []))
-    at = todo.data.rfind(render.TODO_LEGEND.encode())
-    overview = plan.data.find(render.PLAN_OVERVIEW.encode())
+    marks = render.marks()
+    at = todo.data.rfind(marks.legend.encode())
+    overview = plan.data.find(marks.overview.encode())
     if at == -1 or overview == -1:
         raise Refused("the views' heads or legends are not what wfs wrote")
     todo.put(at, len(todo.data), legend)
@@ -448,38 +458,42 @@ def _ends(session: dict[str, Any], counted: Tally, kept: Any) -> tuple[str, str]
 
     facts = render.view_facts(session, session_facts(session, counted))
     leaves = counted.leaf_counts
-    legend = render.todo_tail(
-        facts["session_id"], False, bool(leaves.get("active")), bool(leaves.get("blocked"))
+    legend = render.piece(
+        "todo_tail",
+        facts["session_id"],
+        False,
+        bool(leaves.get("active")),
+        bool(leaves.get("blocked")),
     )
     done, total = leaves.get("completed", 0), sum(leaves.values())
-    return legend, render.plan_head(facts, done, total, kept)
+    return legend, render.piece("plan_head", facts, done, total, kept)
 
 
 def _append(todo: _Edits, plan: _Edits, entry: Any, status: dict[str, str]) -> None:
     """A task added after every other, in each part of both views."""
-    legend = todo.data.rfind(render.TODO_LEGEND.encode())
-    todo.put(legend, legend, render.todo_piece(entry))
+    marks = render.marks()
+    legend = todo.data.rfind(marks.legend.encode())
+    todo.put(legend, legend, render.piece("todo_tasks", [entry]))
     data = plan.data
-    graph = data.rfind(render.PLAN_GRAPH.encode())
-    criteria = data.rfind(render.PLAN_CRITERIA.encode())
+    graph = data.rfind(marks.graph.encode())
+    criteria = data.rfind(marks.criteria.encode())
     if graph == -1 or criteria < graph:
         raise Refused("the plan has no task table")
-    # The graph's node lines (each ends with a quoted label) and subgraph ends come
-    # before its edges, which hold neither.
-    nodes_end = max(
-        data.rfind(b'"]\n', graph, criteria) + 3, data.rfind(b"\n  end\n", graph, criteria) + 7
-    )
-    if nodes_end < graph + 3:
+    # The graph's node lines and subgraph ends come before its edges, which end in
+    # neither; each ends a line.
+    ends = [marks.node_end.encode(), b"\n" + marks.subgraph_end.encode()]
+    found = [(data.rfind(end, graph, criteria), len(end)) for end in ends]
+    if all(at == -1 for at, _ in found):
         raise Refused("the plan's graph has no nodes")
-    if entry.nested:
-        if data[nodes_end - 6 : nodes_end] != b"  end\n":
+    nodes_end = max(at + length for at, length in found if at != -1)
+    if entry.nested:  # inside the last subgraph, before its end
+        nodes_end -= len(marks.subgraph_end.encode())
+        if not data.startswith(marks.subgraph_end.encode(), nodes_end):
             raise Refused("the subtask's container is not the last in the graph")
-        plan.put(nodes_end - 6, nodes_end - 6, render.plan_node_line(entry))
-    else:
-        plan.put(nodes_end, nodes_end, render.plan_node(entry))
-    plan.put(criteria, criteria, render.plan_edges(entry, status))
-    plan.put(graph, graph, render.plan_row(entry))
-    plan.put(len(data), len(data), render.plan_criteria(entry))
+    plan.put(nodes_end, nodes_end, render.piece("plan_nodes", [entry]))
+    plan.put(criteria, criteria, render.piece("plan_edges", [entry], status))
+    plan.put(graph, graph, render.piece("plan_rows", [entry]))
+    plan.put(len(data), len(data), render.piece("plan_criteria", [entry]))
 
 
 # ------------------------------------------------------------------ writing

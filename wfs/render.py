@@ -1,7 +1,8 @@
-"""The generated views, TODO_LIST.md and IMPL_PLAN.md.
+"""The generated views, TODO_LIST.md and IMPL_PLAN.md (templates/*.md.j2).
 
 Rendering is a pure function of the session and task JSON (no clock, no environment),
-so identical JSON always gives byte-identical views.
+so identical JSON always gives byte-identical views. This module gives the templates
+the tasks as the views show them; the templates hold the format.
 
 A view that wfs did not generate (an IMPL_PLAN.md written by a planning agent, a
 TODO_LIST.md kept by hand) is never destroyed: before the first render it is renamed,
@@ -11,46 +12,56 @@ generated view links to it.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
+from functools import cache
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, NamedTuple
 
-from wfs import store
+from wfs import store, templating
 from wfs.layout import task_sort_key
-from wfs.tasks import Task, TaskIndex, depends_on, obj, parent_id, session_facts
+from wfs.tasks import (
+    LEAF_STATUSES,
+    Task,
+    TaskIndex,
+    depends_on,
+    obj,
+    parent_id,
+    session_facts,
+)
 from wfs.text import printable
 
 VIEWS = ("TODO_LIST.md", "IMPL_PLAN.md")
 
 
-def _one_line(value: Any) -> str:
+def one_line(value: Any) -> str:
+    """`value` as text on one printable line."""
     text = value if isinstance(value, str) else ("" if value is None else str(value))
     return printable(" ".join(text.split()))
 
 
 def _strings(value: Any) -> list[str]:
-    return [_one_line(v) for v in value if v is not None] if isinstance(value, list) else []
-
-
-def _node(tid: str) -> str:
-    return re.sub(r"[^A-Za-z0-9]", "_", tid)
-
-
-def _label(tid: str, title: str) -> str:
-    return f"{tid}: {title}".replace('"', "#quot;")
+    return [one_line(v) for v in value if v is not None] if isinstance(value, list) else []
 
 
 class Entry(SimpleNamespace):
-    """One task as the views show it."""
+    """One task as the views show it (the templates read its attributes)."""
 
 
 def entry(
-    tid: str, task: Task, status: str, container: bool, parent: str | None, gap: bool
+    tid: str,
+    task: Task,
+    status: str,
+    container: bool,
+    parent: str | None,
+    gap: bool,
+    closes: bool = False,
 ) -> Entry:
-    """One task as the views show it (`parent`: set when it is shown under it)."""
-    title = _one_line(task.get("title"))
+    """One task as the views show it (`parent`: set when it is shown under it; `gap`:
+    a blank line comes before it; `closes`: it ends its container's subgraph)."""
+    title = one_line(task.get("title"))
     return Entry(
         id=tid,
         title=title,
@@ -59,12 +70,11 @@ def entry(
         nested=parent is not None,
         parent=parent,
         depends_on=depends_on(task),
-        agent=_one_line(obj(task, "meta").get("agent")),
+        agent=one_line(obj(task, "meta").get("agent")),
         acceptance=_strings(obj(task, "context").get("acceptance")),
-        node=_node(tid),
-        label=_label(tid, title),
         children=[],
         gap=gap,
+        closes=closes,
     )
 
 
@@ -94,140 +104,84 @@ def _entries(index: TaskIndex) -> list[Entry]:
         shown.gap = bool(entries)
         entries.append(shown)
         entries.extend(shown.children)
+        if shown.container:
+            (shown.children or [shown])[-1].closes = True
     return entries
 
 
 # ------------------------------------------------------------------ the views, by part
-# Each view is a sequence of parts: a head, one piece per task in display order, and a
-# tail that depends only on counts. A change to a few tasks rewrites only their pieces
-# (wfs/delta.py); a full render joins every piece. Both use the functions below, so the
-# two are the same bytes by construction (and tests compare them after random edits).
+# Each view is a sequence of parts: a head, the parts that show tasks, in display
+# order, and a tail that depends only on counts. templates/views.md.j2 holds one macro
+# per part; TODO_LIST.md.j2 and IMPL_PLAN.md.j2 call them with every task for a full
+# render, and a change to a few tasks (wfs/delta.py) calls the same ones, through
+# `piece`, with the tasks whose parts it replaces.
+# Both are the same bytes by construction (and tests compare them after random edits).
+# What the parts are recognized and cut by (`is_generated`, `marks`) is read from what
+# the macros write, not written again here.
 
-TODO_PROGRESS = "## Task Progress\n"
-TODO_LEGEND = "\n## Status Legend\n"
-PLAN_OVERVIEW = "\n## Overview\n"
-PLAN_TABLE = "| ID | Title | Status | Depends on | Agent |\n|---|---|---|---|---|\n"
-PLAN_GRAPH = "\n## Dependency Graph\n```mermaid\ngraph TD\n"
-PLAN_CRITERIA = "```\n\n## Acceptance Criteria\n"
-
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|")
+PARTS = "views.md.j2"
 
 
-def todo_head(topic: str, kept: list[str]) -> str:
-    notes = "".join(
-        f"> Kept as written before wfs generated this view: [{name}](./{name})\n\n" for name in kept
+def piece(name: str, *args: Any) -> str:
+    """The part `name` (a macro of templates/views.md.j2) of a view."""
+    return str(getattr(templating.macros(PARTS), name)(*args))
+
+
+# Placeholders for the values of a part, to read its fixed text around them.
+_TEXT = "\ue000text\ue000"
+_ID = "\ue000id\ue000"
+
+
+def _sample(**fields: Any) -> Entry:
+    """A task as the views show it, with placeholders for its values."""
+    shown = {"id": _ID, "title": _TEXT, "status": "pending", "container": False, "nested": False}
+    shown |= {"parent": None, "depends_on": [], "agent": "", "acceptance": [], "children": []}
+    return Entry(**(shown | {"gap": False, "closes": False} | fields))
+
+
+class Marks(NamedTuple):
+    """The fixed text that opens or closes a part, by which a view is cut into its parts."""
+
+    legend: str  # TODO_LIST.md: opens what follows the last task
+    overview: str  # IMPL_PLAN.md: opens what follows the head
+    graph: str  # IMPL_PLAN.md: opens the graph, after the task table
+    criteria: str  # IMPL_PLAN.md: opens the acceptance criteria, after the graph
+    node_end: str  # ends a node's line in the graph
+    subgraph_end: str  # ends a container's subgraph
+
+
+def _opening(text: str) -> str:
+    """`text` up to the end of its first line that is not blank."""
+    lines = text.splitlines(keepends=True)
+    count = next(n for n, line in enumerate(lines, start=1) if line.strip())
+    return "".join(lines[:count])
+
+
+@cache
+def marks() -> Marks:
+    """The Marks, as the templates write them."""
+    node_line = piece("plan_nodes", [_sample()])
+    container = piece("plan_nodes", [_sample(container=True)])
+    return Marks(
+        legend=_opening(piece("todo_tail", _TEXT, False, False, False)),
+        overview=_opening(piece("plan_body", _TEXT, [], False)),
+        graph=piece("plan_graph"),
+        criteria=piece("plan_criteria_head"),
+        node_end=node_line[node_line.rindex(_TEXT) + len(_TEXT) :],
+        subgraph_end=piece("plan_nodes", [_sample(container=True, closes=True)])[len(container) :],
     )
-    return f"# Tasks: {topic}\n\n{notes}{TODO_PROGRESS}"
-
-
-def todo_piece(entry: Entry) -> str:
-    """The line of one task in TODO_LIST.md (with the blank line before a main task)."""
-    gap = "\n" if entry.gap else ""
-    link = f"[📋](./.task/{entry.id}.json)"
-    if entry.container:
-        return f"{gap}▸ **{entry.id}**: {entry.title} → {link}\n"
-    box = "x" if entry.status == "completed" else " "
-    line = f"{'  ' if entry.nested else ''}- [{box}] **{entry.id}**: {entry.title} → {link}"
-    if entry.status == "completed":
-        line += f" | [✅](./.summaries/{entry.id}-summary.md)"
-    elif entry.status == "active":
-        line += " ⏳ active"
-    elif entry.status == "blocked":
-        line += " 🚫 blocked"
-    return f"{gap}{line}\n"
-
-
-def todo_tail(session_id: str, empty: bool, has_active: bool, has_blocked: bool) -> str:
-    none = (
-        f"_No tasks yet: add them with `wfs plan --session {session_id} --from PLAN.json` "
-        "or `wfs task add`._\n"
-        if empty
-        else ""
-    )
-    return (
-        f"{none}{TODO_LEGEND}"
-        "- `▸` = Container task (has subtasks)\n"
-        "- `- [ ]` = Pending leaf task\n"
-        "- `- [x]` = Completed leaf task\n"
-        + ("- `⏳ active` = Leaf task in progress\n" * has_active)
-        + (
-            "- `🚫 blocked` = Leaf task blocked (see its JSON for the reason)\n"
-            if has_blocked
-            else ""
-        )
-        + "- Maximum 2 levels: Main tasks and subtasks only\n"
-    )
-
-
-def plan_head(facts: dict[str, Any], done: int, leaves: int, kept: list[str]) -> str:
-    """IMPL_PLAN.md up to its overview: everything a task's status can change there."""
-    notes = "".join(
-        f"- **Authored plan**: [{name}](./{name}) (written before wfs generated this view, "
-        "kept as it was)\n"
-        for name in kept
-    )
-    return (
-        f"# Implementation Plan: {facts['topic']}\n\n"
-        f"- **Session**: `{facts['session_id']}`\n"
-        f"- **Type**: {facts['type']} · **Phase**: {facts['phase']} · "
-        f"**Status**: {facts['status']}\n"
-        f"- **Progress**: {done}/{leaves} tasks completed\n{notes}"
-    )
-
-
-def plan_body(overview: str, requirements: list[str], empty: bool) -> str:
-    """IMPL_PLAN.md from its overview to its task table (the session's plan only)."""
-    text = PLAN_OVERVIEW + (f"{overview}\n" if overview else "_No overview yet._\n")
-    text += "\n## Requirements\n"
-    text += "".join(f"- {req}\n" for req in requirements) or "_No requirements recorded._\n"
-    text += "\n## Task Structure\n"
-    return text + ("_No tasks yet._\n" if empty else PLAN_TABLE)
-
-
-def plan_row(entry: Entry) -> str:
-    deps = ", ".join(entry.depends_on) or "—"
-    return (
-        f"| {'↳ ' if entry.nested else ''}{entry.id} | {_cell(entry.title)} | {entry.status} "
-        f"| {deps} | {_cell(entry.agent) or '—'} |\n"
-    )
-
-
-def plan_node_line(entry: Entry) -> str:
-    """A task's own line in the dependency graph."""
-    if entry.container:
-        return f'  subgraph {entry.node} ["{entry.label}"]\n'
-    return f'{"    " if entry.nested else "  "}{entry.node}["{entry.label}"]\n'
-
-
-def plan_node(entry: Entry) -> str:
-    """A main task in the dependency graph: a node, or a subgraph of its subtasks."""
-    if not entry.container:
-        return plan_node_line(entry)
-    inner = "".join(plan_node_line(child) for child in entry.children)
-    return f"{plan_node_line(entry)}{inner}  end\n"
-
-
-def plan_edges(entry: Entry, known: Any) -> str:
-    return "".join(f"  {_node(dep)} --> {entry.node}\n" for dep in entry.depends_on if dep in known)
-
-
-def plan_criteria(entry: Entry) -> str:
-    items = "".join(f"- {item}\n" for item in entry.acceptance) or "_None recorded._\n"
-    return f"\n### {entry.id}: {entry.title}\n{items}"
 
 
 def view_facts(session: dict[str, Any], facts: dict[str, Any]) -> dict[str, Any]:
     """The session's part of the views, each value on one printable line."""
     return {
-        "session_id": _one_line(session.get("session_id")),
-        "topic": _one_line(session.get("project"))
-        or _one_line(session.get("topic"))
-        or _one_line(session.get("session_id")),
-        "type": _one_line(facts["type"]),
-        "phase": _one_line(facts["phase"]),
-        "status": _one_line(session.get("status")),
+        "session_id": one_line(session.get("session_id")),
+        "topic": one_line(session.get("project"))
+        or one_line(session.get("topic"))
+        or one_line(session.get("session_id")),
+        "type": one_line(facts["type"]),
+        "phase": one_line(facts["phase"]),
+        "status": one_line(session.get("status")),
     }
 
 
@@ -243,62 +197,83 @@ def render_views(
     facts = view_facts(session, session_facts(session, index.tally()))
     entries = _entries(index)
     leaves = [e for e in entries if not e.container]
-    done = sum(1 for e in leaves if e.status == "completed")
     plan = obj(session, "plan")
     kept = kept or {}
-    todo = [todo_head(facts["topic"], kept.get("TODO_LIST.md", []))]
-    todo += [todo_piece(e) for e in entries]
-    todo.append(
-        todo_tail(
-            facts["session_id"],
-            not entries,
-            any(e.status == "active" for e in leaves),
-            any(e.status == "blocked" for e in leaves),
-        )
+    todo = templating.template("TODO_LIST.md.j2").render(
+        topic=facts["topic"],
+        session_id=facts["session_id"],
+        kept=kept.get("TODO_LIST.md", []),
+        entries=entries,
+        has_active=any(e.status == "active" for e in leaves),
+        has_blocked=any(e.status == "blocked" for e in leaves),
     )
-    body = plan_body(
-        printable(str(plan.get("overview") or "").strip()),
-        _strings(plan.get("requirements")),
-        not entries,
+    impl = templating.template("IMPL_PLAN.md.j2").render(
+        facts=facts,
+        done=sum(1 for e in leaves if e.status == "completed"),
+        leaves=len(leaves),
+        kept=kept.get("IMPL_PLAN.md", []),
+        overview=printable(str(plan.get("overview") or "").strip()),
+        requirements=_strings(plan.get("requirements")),
+        entries=entries,
+        known=index.by_id,
     )
-    impl = [plan_head(facts, done, len(leaves), kept.get("IMPL_PLAN.md", [])), body]
-    if entries:
-        impl += [plan_row(e) for e in entries]
-        impl.append(PLAN_GRAPH)
-        impl += [plan_node(e) for e in entries if not e.nested]
-        impl += [plan_edges(e, index.by_id) for e in entries]
-        impl.append(PLAN_CRITERIA)
-        impl += [plan_criteria(e) for e in entries]
-    return {"TODO_LIST.md": "".join(todo), "IMPL_PLAN.md": "".join(impl)}
+    return {"TODO_LIST.md": todo, "IMPL_PLAN.md": impl}
 
 
 AUTHORED = ".authored"
-# What wfs writes: IMPL_PLAN.md opens with its header; every line of TODO_LIST.md is one
-# of the template's (headings, task lines, legend). Anything else was written by someone.
-_GENERATED_PLAN = (
-    r"\A# Implementation Plan: [^\n]*\n\n- \*\*Session\*\*: `[^`\n]*`\n- \*\*Type\*\*: "
-)
-_TODO_LINE = (
-    r"# Tasks: .*|## Task Progress|## Status Legend|"
-    r"▸ \*\*[^*]+\*\*: .* → \[📋\]\(\./\.task/[^)]+\.json\)|"
-    r"(  )?- \[[ x]\] \*\*[^*]+\*\*: .* → \[📋\]\(\./\.task/[^)]+\.json\)"
-    r"( \| \[✅\]\(\./\.summaries/[^)]+\))?( ⏳ active| 🚫 blocked)?|"
-    r"- `[^`]+` = .*|- Maximum 2 levels: Main tasks and subtasks only|"
-    r"_No tasks yet: .*_|> Kept as written before wfs generated this view: .*"
-)
+
+# A view wfs wrote holds the text its parts write around their values: a value is any
+# text on one line, a task id any text up to the `*` that closes it.
+_VALUES = {_TEXT: ".*", _ID: "[^*]+"}
+_CUT = "\ue000cut\ue000"
+
+
+def _pattern(rendered: str) -> str:
+    """A regular expression matching `rendered` with any value for each placeholder."""
+    pattern = re.escape(rendered)
+    for placeholder, value in _VALUES.items():
+        pattern = pattern.replace(re.escape(placeholder), value)
+    return pattern
+
+
+class _Recognizers(NamedTuple):
+    plan: re.Pattern[str]  # how IMPL_PLAN.md opens, up to its session's type
+    todo_first: re.Pattern[str]  # the first line of TODO_LIST.md
+    todo_line: re.Pattern[str]  # any other line but a blank one
+
+
+@cache
+def _recognizers() -> _Recognizers:
+    facts = {"topic": _TEXT, "session_id": _TEXT, "type": _CUT, "phase": _TEXT, "status": _TEXT}
+    head = piece("plan_head", facts, 0, 0, [])
+    todo = [piece("todo_head", _TEXT, [_TEXT])]
+    for container, nested, gap in itertools.product((False, True), repeat=3):
+        for status in LEAF_STATUSES:
+            shown = _sample(status=status, container=container, nested=nested, gap=gap)
+            todo.append(piece("todo_tasks", [shown]))
+    todo += [
+        piece("todo_tail", _TEXT, *flags) for flags in itertools.product((False, True), repeat=3)
+    ]
+    lines = sorted({line for text in todo for line in text.splitlines() if line})
+    return _Recognizers(
+        re.compile(r"\A" + _pattern(head[: head.index(_CUT)])),
+        re.compile(_pattern(piece("todo_head", _TEXT, []).splitlines()[0])),
+        re.compile("|".join(f"(?:{_pattern(line)})" for line in lines)),
+    )
 
 
 def is_generated(name: str, text: str | None) -> bool:
     """Whether a view's text is one wfs generated (up to date or not)."""
     if text is None:
         return False
+    recognize = _recognizers()  # built on first use, then cached
     if name == "IMPL_PLAN.md":
-        return bool(re.match(_GENERATED_PLAN, text))  # compiled on first use, then cached
+        return bool(recognize.plan.match(text))
     lines = text.splitlines()
     return (
         bool(lines)
-        and lines[0].startswith("# Tasks: ")
-        and all(not line or re.fullmatch(_TODO_LINE, line) for line in lines)
+        and recognize.todo_first.fullmatch(lines[0]) is not None
+        and all(not line or recognize.todo_line.fullmatch(line) for line in lines)
     )
 
 
@@ -376,66 +351,8 @@ def write_views(
     return written
 
 
-def _fence(text: str) -> str:
-    """A code fence longer than any run of backticks in `text`, so the text stays whole."""
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    return "`" * max(3, longest + 1)
-
-
 def read_view(path: Path) -> str | None:
     try:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return None
-
-
-def render_summary(
-    task: Task,
-    steps: list[dict[str, Any]],
-    changed: list[str],
-    links: dict[str, str] | None = None,
-) -> str:
-    """`.summaries/<ID>-summary.md` for a completed task.
-
-    `links`: output name -> where its whole text is, for the outputs too long to show
-    whole (see engine.needs_link): those show their start and link the rest.
-    """
-    from wfs.flow.engine import SUMMARY_OUTPUT_CHARS, SUMMARY_OUTPUT_LINES
-
-    links = links or {}
-    rows = "".join(
-        f"| {step['key']} | {_cell(step['name'])} | {step['status']}"
-        + (f" ({step['how']})" if step.get("how") else "")
-        + f" | {step.get('elapsed') or 0:.2f}s |\n"
-        for step in steps
-    )
-    outputs = []
-    for step in steps:
-        name = step.get("bind")
-        if name and step.get("status") == "done":
-            value = str(step.get("output", "")).rstrip("\n")
-            if name in links:
-                value = "\n".join(value.splitlines()[:SUMMARY_OUTPUT_LINES])[:SUMMARY_OUTPUT_CHARS]
-            value = printable(value)
-            fence = _fence(value)
-            link = links.get(name)
-            outputs.append(
-                f"\n### `{name}`\n{fence}text\n{value}\n{fence}\n"
-                + (
-                    f"… cut here; the whole output is in [{link}]({link}) "
-                    "(kept with the run record, not committed).\n"
-                    if link
-                    else ""
-                )
-            )
-    files = "".join(f"- `{path}`\n" for path in changed)
-    return (
-        f"# {task.get('id')}: {_one_line(task.get('title'))}\n\n"
-        "- **Status**: completed\n"
-        f"- **Agent**: {_one_line(obj(task, 'meta').get('agent')) or '—'}\n\n"
-        "## Steps\n| Step | Name | Outcome | Time |\n|---|---|---|---|\n"
-        f"{rows}\n## Outputs for Dependent Tasks\n"
-        + ("".join(outputs) or "_This task bound no outputs._\n")
-        + "\n## Files Changed\n"
-        + (files or "_None detected (or not a git repository)._\n")
-    )

@@ -17,7 +17,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from wfs import store
+from wfs import store, templating
 from wfs.flow.answer import CONTRACT
 from wfs.flow.variables import as_text as value_text
 from wfs.flow.variables import substitute_prose, substitute_session
@@ -223,8 +223,7 @@ def agent_definition(name: str) -> str | None:
     wanted = name.lstrip("@")
     for source in agents_install.sources("definitions"):
         if source.name == wanted:
-            env = agents_install._environment(agents_install.agents_dir())
-            text = agents_install.render_text(source.body, agents_install.TARGETS["claude"], env)
+            text = agents_install.render_text(source.body, agents_install.TARGETS["claude"])
             return text.strip() + "\n"
     return None
 
@@ -233,77 +232,21 @@ def agent_definition(name: str) -> str | None:
 
 
 def as_text(brief: dict[str, Any], full: bool = True) -> str:
-    """The brief for CLI tools that take a prompt, and for people: at a terminal
-    (`full=False`) the agent definition and the dependency summaries are named by path
-    rather than shown whole."""
-    task = brief["task"]
-    lines = [f"# {task.get('id')}: {task.get('title')}", ""]
-    workflow = brief["workflow"]
-    lines.append(f"Session {workflow['session']}, phase {workflow['phase']}.")
-    fix = brief.get("fix")
-    if fix:
-        lines += [
-            "",
-            f"## Fix {fix['iteration']} of {fix['of']}: {fix['step']} failed",
-            "",
-            f"Command: {fix['command']}",
-            f"Error: {fix['error']}",
-        ]
-        for stream in ("stdout", "stderr"):
-            if fix.get(stream):
-                lines += ["", f"{stream} (last lines):", *(f"    {line}" for line in fix[stream])]
-    lines += ["", "## To do" if len(brief["steps"]) == 1 else "## To do, in order"]
-    for step in brief["steps"]:
-        lines += ["", f"### {step['key']}: {step['name']}"]
-        for field in ("description", "action", "command"):
-            if field in step and step[field] != step["name"]:
-                lines.append(f"{field.capitalize()}: {step[field]}")
-        for field in ("phase", "cli_prompt"):
-            if field in step:
-                lines.append(f"{field.replace('_', ' ').capitalize()}: {step[field]}")
-        for field in ("modification_points", "logic_flow", "steps"):
-            if step.get(field):
-                lines.append(f"{field.replace('_', ' ').capitalize()}:")
-                lines += [f"  - {item}" for item in step[field]]
-        if step.get("output"):
-            lines.append(f"Output binds to: [{step['output']}]")
-    for n, checkpoint in enumerate(brief.get("checkpoints", []), start=1):
-        lines += ["", f"## Partial answer {n} (continue from it)", "", checkpoint.rstrip()]
-    context = brief["context"]
-    for field in ("requirements", "acceptance", "focus_paths", "target_files"):
-        if context.get(field):
-            lines += ["", f"## {field.replace('_', ' ').capitalize()}", ""]
-            lines += [f"- {value_text(item)}" for item in context[field]]
-    if context.get("artifacts"):
-        lines += ["", "## Artifacts", ""]
-        for artifact in context["artifacts"]:
-            files = ", ".join(artifact.get("files") or []) or "no file yet"
-            lines.append(f"- {artifact.get('type', 'artifact')}: {artifact.get('path')} ({files})")
-    if brief["outputs"]:
-        lines += ["", "## Gathered so far", ""]
-        for name, output in brief["outputs"].items():
-            if "text" in output:
-                lines += [f"### [{name}] (from {output['from']})", "", output["text"].rstrip(), ""]
-            else:
-                lines.append(
-                    f"### [{name}] (from {output['from']}): {output['bytes']} bytes, "
-                    f"in {output['path']}"
-                )
-    if brief["dependencies"]:
-        lines += ["", "## Tasks this one depends on", ""]
-        for dep in brief["dependencies"]:
-            if dep.get("summary") is None:
-                lines.append(f"- {dep['task']}: no summary")
-            elif not full:
-                lines.append(f"- {dep['task']}: {dep['summary']}")
-            else:
-                lines += [f"### {dep['task']} ({dep['summary']})", "", dep["text"].rstrip(), ""]
-    paths = brief["paths"]
-    lines += ["", "## Paths", ""] + [f"- {key}: {value}" for key, value in paths.items() if value]
-    agent = brief["agent"]
-    if agent:
-        lines += ["", f"## Your role: {agent['name']}"]
-        if full and agent.get("definition"):
-            lines += ["", agent["definition"].rstrip()]
-    lines += ["", "## How to answer", "", brief["contract"], ""]
-    return "\n".join(lines)
+    """The brief for CLI tools that take a prompt, and for people (templates/brief.md.j2):
+    at a terminal (`full=False`) the agent definition and the dependency summaries are
+    named by path rather than shown whole."""
+    return templating.template("brief.md.j2").render(
+        task=brief["task"],
+        workflow=brief["workflow"],
+        fix=brief.get("fix"),
+        steps=brief["steps"],
+        checkpoints=brief.get("checkpoints", []),
+        task_context=brief["context"],
+        outputs=brief["outputs"],
+        dependencies=brief["dependencies"],
+        paths=brief["paths"],
+        agent=brief["agent"],
+        contract=brief["contract"],
+        full=full,
+        value_text=value_text,
+    )

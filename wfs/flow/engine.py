@@ -33,6 +33,7 @@ from wfs.flow import signals
 from wfs.flow import steps as run_steps
 from wfs.flow.answer import Answer, EmptyAnswer, read_answer
 from wfs.flow.routing import AgentRoutes
+from wfs.flow.summary import needs_link, render_summary
 from wfs.flow.variables import MissingInput, check_inputs, substitute_session, task_values
 from wfs.flow.work import Step, Uninterpretable, task_steps
 from wfs.formats import canonical_task, status_of
@@ -43,8 +44,6 @@ RUNS_DIR = ".runs"
 TAIL_BYTES = 64 * 1024  # of stdout and of stderr, kept in the run record for each failure
 RECORD_INLINE = 256 * 1024  # a larger step output is kept in a file beside the record
 TAIL_LINES = 20  # shown to people and in --json
-SUMMARY_OUTPUT_CHARS = 2000  # an output longer than this is cut in the summary, and linked
-SUMMARY_OUTPUT_LINES = 40
 FINISHED = ("done", "skipped")
 LOG_LINES = 1000  # finished steps appended to a run record's log before it is rewritten
 WAITING_FOR_AGENT = "waiting for an agent"
@@ -743,8 +742,6 @@ class Runner:
     # ------------------------------------------------------------ completion
 
     def write_summary(self, task: Task, result: dict[str, Any], changed: list[str]) -> Path:
-        from wfs.render import render_summary
-
         tid = task["id"]
         path = self.summary_path(tid)
         links: dict[str, str] = {}
@@ -808,11 +805,6 @@ def _tail_bytes(text: str) -> str:
 
 def tail_lines(text: str) -> list[str]:
     return text.splitlines()[-TAIL_LINES:]
-
-
-def needs_link(output: str) -> bool:
-    """Whether a summary shows only the start of `output`, and links the whole."""
-    return len(output) > SUMMARY_OUTPUT_CHARS or output.count("\n") >= SUMMARY_OUTPUT_LINES
 
 
 def iter_ready(runner: Runner) -> Iterator[Task]:
