@@ -232,7 +232,7 @@ def test_a_stale_compiled_copy_is_never_used(tmp_path: Path, change: str) -> Non
 
 READ = (
     "import sys\n"
-    "from wfs.fastpath import main\n"
+    "from wfs.cli import main\n"
     "try:\n"
     "    main()\n"
     "finally:\n"
