@@ -93,7 +93,7 @@ def normalize_task(raw: Task, has_children: bool) -> Task:
 def parse_plan(raw: bytes, where: str) -> tuple[dict[str, Any], list[Any], str]:
     """(plan metadata, raw task list, JSON pointer of that list) from a plan document
     or a bare task array."""
-    from wfs.schemacheck import problems
+    from wfs.schemas import problems
     from wfs.validate import json_pointer
 
     data = store.parse_json(raw, where)
