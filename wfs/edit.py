@@ -21,6 +21,7 @@ from wfs.errors import ProblemsError, WfsError
 from wfs.formats import status_of
 from wfs.index import unreadable_skeleton
 from wfs.layout import Layout, parent_of, parse_task_id, task_sort_key
+from wfs.schemas import COMPLEXITIES, PHASES
 from wfs.tasks import (
     Tally,
     Task,
@@ -35,8 +36,6 @@ from wfs.tasks import (
 
 TASK_KEY_ORDER = ("id", "title", "status", "meta", "context", "flow_control")
 CONTEXT_ARRAYS = ("requirements", "focus_paths", "acceptance", "depends_on")
-TYPE_RANK = {"simple": 0, "medium": 1, "complex": 2}
-PHASES = ("PLAN", "IMPLEMENT", "REVIEW")
 
 _PLANNING = re.compile(
     r"\b(plan|planning|design|architecture|research|analy[sz]e|analysis|investigate|spec)\b", re.I
@@ -417,8 +416,8 @@ def refresh_session(session: dict[str, Any], tally: Tally) -> dict[str, Any]:
     current = data.get("type")
     if (
         isinstance(current, str)
-        and current in TYPE_RANK
-        and TYPE_RANK[computed] > TYPE_RANK[current]
+        and current in COMPLEXITIES
+        and COMPLEXITIES.index(computed) > COMPLEXITIES.index(current)
     ):
         data["type"] = computed
     if "progress" in data and isinstance(data["progress"], dict):

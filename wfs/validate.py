@@ -31,7 +31,7 @@ from wfs.layout import (
     parse_task_id,
     task_sort_key,
 )
-from wfs.schemas import TASK_STATUSES, quote
+from wfs.schemas import LEAF_STATUSES, TASK_STATUSES, quote
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -583,7 +583,7 @@ def _check_status_consistency(
             ("status",),
             "status-consistency",
             f'status is "container" but no task has {tid} as its parent; '
-            "a task without subtasks is pending, active, completed or blocked",
+            f"a task without subtasks is {', '.join(LEAF_STATUSES[:-1])} or {LEAF_STATUSES[-1]}",
         )
 
 
