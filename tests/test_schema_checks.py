@@ -431,6 +431,66 @@ def test_the_compiled_check_reads_only_the_schemas_of_wfs() -> None:
         schemas.compiled_check({"$ref": "https://example.org/other.schema.json"})
 
 
+# ---------------------------------------------------------------- the compiled checks' cache
+
+
+def test_a_compiled_check_is_kept_in_the_user_cache_and_used_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("WFS_NO_CACHE", raising=False)
+    task = schemas.schema("task")
+    check = schemas.compiled_check(task, True, "task")
+    assert (check({"id": "IMPL-1", "title": "T"}), check({"id": 1})) == (True, False)
+    kept = sorted((tmp_path / "cache/wfs/checks").glob("*.py"))
+    assert len(kept) == 1 and kept[0].name.startswith("check_task_errors_"), kept
+    if os.name == "posix":  # the folder is the user's own (Windows: by its ACL)
+        assert oct((tmp_path / "cache/wfs/checks").stat().st_mode & 0o777) == "0o700"
+    # Used as it is the next time: a check that passes everything proves it was read.
+    kept[0].write_text(kept[0].read_text() + "\nwfs_check = lambda data: data\n")
+    assert schemas.compiled_check(task, True, "task")({"id": 1}) is True
+    # A broken file is generated again.
+    kept[0].write_text("this is not python (")
+    assert schemas.compiled_check(task, True, "task")({"id": 1}) is False
+    assert "def validate_https___wfs_dev_schemas_task_schema_json" in kept[0].read_text()
+
+
+def test_a_change_to_a_schema_file_is_a_new_compiled_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("WFS_NO_CACHE", raising=False)
+    schemas.compiled_check(schemas.schema("session"), False, "session")
+    files = [*schemas._files()]
+    monkeypatch.setattr(schemas, "_files", lambda: (*files[:-1], files[-1] + b" "))
+    schemas.compiled_check(schemas.schema("session"), False, "session")
+    assert len(list((tmp_path / "cache/wfs/checks").glob("check_session_all_*.py"))) == 2
+
+
+@pytest.mark.parametrize("setting", ["relative", "no-cache"])
+def test_no_compiled_check_is_written_into_the_project(
+    setting: str, project: Path, tmp_path: Path
+) -> None:
+    home = tmp_path / "home"
+    env = {"HOME": str(home), "XDG_CACHE_HOME": "cache"}  # relative: ignored (XDG)
+    if setting == "no-cache":
+        env["WFS_NO_CACHE"] = "1"
+    tasks = [{"id": "IMPL-1", "title": "A"}]
+    assert wfs("plan", "Kept", "--from", "-", input=json.dumps(tasks)).code == 0
+    done = subprocess.run(
+        [sys.executable, "-m", "wfs", "task", "add", "--title", "B"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert [p for p in project.rglob("*") if p.suffix in (".py", ".pyc")] == []
+    kept = list((home / ".cache/wfs/checks").glob("check_task_errors_*.py"))
+    assert len(kept) == (0 if setting == "no-cache" else 1)
+
+
 # ---------------------------------------------------------------- the hot paths
 
 

@@ -30,8 +30,10 @@ tests/test_schemas.py holds each equal to the schema that lists it.
 from __future__ import annotations
 
 import functools
+import os
 import re
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, NamedTuple
 
 from wfs import jsontext
@@ -137,11 +139,17 @@ class Found(NamedTuple):
 
 
 @functools.cache
+def _files() -> tuple[bytes, ...]:
+    """The schema files as they are written."""
+    return tuple(read_text("schemas", name).encode() for name in SCHEMA_FILES.values())
+
+
+@functools.cache
 def documents() -> dict[str, Node]:
     """Every schema by its `$id`."""
     loaded = {}
-    for name in SCHEMA_FILES.values():
-        document = jsontext.loads(read_text("schemas", name).encode())
+    for raw in _files():
+        document = jsontext.loads(raw)
         loaded[document["$id"]] = document
     return loaded
 
@@ -203,31 +211,18 @@ ANNOTATIONS = frozenset(
 
 @functools.cache
 def _compiled(name: str, errors_only: bool) -> Check:
-    return compiled_check(schema(name), errors_only)
+    return compiled_check(schema(name), errors_only, name)
 
 
-def compiled_check(root: Node, errors_only: bool = False) -> Check:
+def compiled_check(root: Node, errors_only: bool = False, name: str | None = None) -> Check:
     """`root`, a schema that may refer to the schemas of wfs (and to nothing else),
     compiled by fastjsonschema (with `errors_only`, without the checks of its warning
-    nodes), as a function that says whether a document passes."""
+    nodes), as a function that says whether a document passes. `name`: the name of
+    `root` when it is one of the schema files."""
     # Imported here on purpose: only a command that checks a document pays for it.
     import fastjsonschema
 
-    prepared = _prepared_documents(errors_only)
-
-    def local(where: str) -> Any:
-        """Our schemas refer only to each other: never a request to the network."""
-        if where not in prepared:
-            raise ValueError(f"{where} is not one of the schemas of wfs")
-        return prepared[where]
-
-    validate = fastjsonschema.compile(
-        _prepared(root, errors_only),
-        handlers=dict.fromkeys(("http", "https", "file", "ftp", "data"), local),
-        use_default=False,  # check the document, never fill in defaults
-        use_formats=False,
-        detailed_exceptions=False,
-    )
+    validate = _generated(root, errors_only, name, fastjsonschema.VERSION)
     invalid = fastjsonschema.JsonSchemaValueException
 
     def check(data: Any) -> bool:
@@ -238,6 +233,110 @@ def compiled_check(root: Node, errors_only: bool = False) -> Check:
         return True
 
     return check
+
+
+def _generated(
+    root: Node, errors_only: bool, name: str | None, version: str
+) -> Callable[[Any], Any]:
+    """The validating function fastjsonschema generates for `root`. Generating and
+    compiling it costs a write more than the rest of its work (about 25 ms for the task
+    schema), so the generated module is kept in the user's cache folder, where Python's
+    import system keeps its bytecode as it does for any module. The name of the file
+    says what it was generated from: the schema, the check, the version of
+    fastjsonschema, and a checksum of the schema files and of this module (what Python
+    itself checks a module's bytecode by, its size and time, says less). A project's
+    own folders are never used: a cloned repository could bring code with it."""
+    import zlib  # not hashlib: its import costs more than this whole lookup
+
+    parts = [(name or repr(root)).encode(), *_files(), _source_of_this_module()]
+    checksum = 0
+    for part in parts:
+        checksum = zlib.crc32(part, checksum)
+    size = sum(len(part) for part in parts)
+    kind = "errors" if errors_only else "all"
+    module = f"{name or 'schema'}_{kind}_{version}_{checksum:08x}_{size:x}"
+    module = "check_" + "".join(c if c.isalnum() else "_" for c in module)
+    folder = code_cache()
+    if folder is not None:
+        try:
+            return _load(folder / f"{module}.py", module)
+        except Exception:  # absent, or unusable: generated again below
+            pass
+    source = _generate(root, errors_only)
+    if folder is not None:
+        try:
+            folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+            written = folder / f".{module}.{os.getpid()}.tmp"
+            written.write_text(source, encoding="utf-8")
+            os.replace(written, folder / f"{module}.py")
+            return _load(folder / f"{module}.py", module)
+        except Exception:  # a read-only or full disk: compiled in memory
+            pass
+    namespace: dict[str, Any] = {}
+    exec(compile(source, f"<{module}>", "exec"), namespace)
+    found: Callable[[Any], Any] = namespace["wfs_check"]
+    return found
+
+
+def code_cache() -> Path | None:
+    """Where compiled checks are kept between processes: `wfs/checks` in the user's
+    cache folder (XDG_CACHE_HOME, else ~/.cache, on every OS, as pre-commit keeps its
+    own); None when there is no such absolute folder, or with WFS_NO_CACHE set."""
+    if os.environ.get("WFS_NO_CACHE"):
+        return None
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):  # unset, or relative (the XDG spec says: ignore it)
+        base = os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "wfs" / "checks" if os.path.isabs(base) else None
+
+
+def _load(path: Path, name: str) -> Callable[[Any], Any]:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    found: Callable[[Any], Any] = module.wfs_check
+    return found
+
+
+def _generate(root: Node, errors_only: bool) -> str:
+    """The source of a module whose `wfs_check` raises when a document fails `root`."""
+    import fastjsonschema
+    from fastjsonschema.ref_resolver import RefResolver
+
+    prepared = _prepared_documents(errors_only)
+
+    def local(where: str) -> Any:
+        """Our schemas refer only to each other: never a request to the network."""
+        if where not in prepared:
+            raise ValueError(f"{where} is not one of the schemas of wfs")
+        return prepared[where]
+
+    handlers = dict.fromkeys(("http", "https", "file", "ftp", "data"), local)
+    definition = _prepared(root, errors_only)
+    source = fastjsonschema.compile_to_code(
+        definition,
+        handlers=handlers,
+        use_default=False,  # check the document, never fill in defaults
+        use_formats=False,
+        detailed_exceptions=False,
+    )
+    entry = RefResolver.from_schema(definition, handlers=handlers)
+    return f"{source}\n\nwfs_check = {entry.get_scope_name()}\n"
+
+
+def _source_of_this_module() -> bytes:
+    """What prepares the schemas for fastjsonschema: a compiled check made by another
+    version of this module is not used."""
+    try:
+        return Path(__file__).read_bytes()
+    except OSError:  # run from a zip: its version says it
+        from wfs import __version__
+
+        return __version__.encode()
 
 
 @functools.cache
