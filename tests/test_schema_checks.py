@@ -460,11 +460,16 @@ def test_a_change_to_a_schema_file_is_a_new_compiled_check(
 ) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.delenv("WFS_NO_CACHE", raising=False)
+    checks = tmp_path / "cache/wfs/checks"
     schemas.compiled_check(schemas.schema("session"), False, "session")
+    schemas.compiled_check(schemas.schema("session"), True, "session")
     files = [*schemas._files()]
-    monkeypatch.setattr(schemas, "_files", lambda: (*files[:-1], files[-1] + b" "))
-    schemas.compiled_check(schemas.schema("session"), False, "session")
-    assert len(list((tmp_path / "cache/wfs/checks").glob("check_session_all_*.py"))) == 2
+    for n in range(1, 5):
+        monkeypatch.setattr(schemas, "_files", lambda n=n: (*files[:-1], files[-1] + b" " * n))
+        schemas.compiled_check(schemas.schema("session"), False, "session")
+        made = sorted(checks.glob("check_session_all_*.py"), key=lambda p: p.stat().st_mtime_ns)
+        assert len(made) == min(n + 1, 3)  # the newest three are kept
+    assert len(list(checks.glob("check_session_errors_*.py"))) == 1  # another family
 
 
 @pytest.mark.parametrize("setting", ["relative", "no-cache"])
@@ -547,6 +552,7 @@ def test_jsonschema_is_never_imported_by_the_commands_agents_call_all_the_time(
     # ... unless the edit makes an error: jsonschema counts the errors of that file, once.
     data["context"]["focus_paths"] = ["src/**"]
     path.write_text(json.dumps(data))
+    os.utime(path, (1_000_000, 1_000_000))  # an old stamp: trusted by the index
     assert {m.split(".")[0] for m in heavy_modules("status")} == heavy
     assert heavy_modules("status") == set()  # the count is kept in the index
     status = wfs("status", "--json").json()

@@ -254,8 +254,9 @@ def _generated(
         checksum = zlib.crc32(part, checksum)
     size = sum(len(part) for part in parts)
     kind = "errors" if errors_only else "all"
-    module = f"{name or 'schema'}_{kind}_{version}_{checksum:08x}_{size:x}"
-    module = "check_" + "".join(c if c.isalnum() else "_" for c in module)
+    family = "check_" + "".join(c if c.isalnum() else "_" for c in f"{name or 'schema'}_{kind}_")
+    module = family + "".join(c if c.isalnum() else "_" for c in version)
+    module += f"_{checksum:08x}_{size:x}"
     folder = code_cache()
     if folder is not None:
         try:
@@ -269,6 +270,7 @@ def _generated(
             written = folder / f".{module}.{os.getpid()}.tmp"
             written.write_text(source, encoding="utf-8")
             os.replace(written, folder / f"{module}.py")
+            _prune(folder, family, module)
             return _load(folder / f"{module}.py", module)
         except Exception:  # a read-only or full disk: compiled in memory
             pass
@@ -288,6 +290,16 @@ def code_cache() -> Path | None:
     if not os.path.isabs(base):  # unset, or relative (the XDG spec says: ignore it)
         base = os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "wfs" / "checks" if os.path.isabs(base) else None
+
+
+def _prune(folder: Path, family: str, new: str, keep: int = 3) -> None:
+    """Keep the `keep` newest checks of a family (a schema and a check), `new` among
+    them: older ones were made from schema files or versions since changed, and another
+    installed version of wfs may still use one or two of them."""
+    made = sorted(folder.glob(f"{family}*.py"), key=lambda p: (p.stem == new, p.stat().st_mtime))
+    for old in made[:-keep]:
+        for path in (old, *(folder / "__pycache__").glob(f"{old.stem}.*.pyc")):
+            path.unlink(missing_ok=True)
 
 
 def _load(path: Path, name: str) -> Callable[[Any], Any]:
