@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from wfs import render, sessions, store
+from wfs import render, schemas, sessions, store
 from wfs.errors import ProblemsError, WfsError
 from wfs.formats import status_of
 from wfs.index import unreadable_skeleton
@@ -92,7 +92,6 @@ def normalize_task(raw: Task, has_children: bool) -> Task:
 def parse_plan(raw: bytes, where: str) -> tuple[dict[str, Any], list[Any], str]:
     """(plan metadata, raw task list, JSON pointer of that list) from a plan document
     or a bare task array."""
-    from wfs.schemas import problems
     from wfs.validate import json_pointer
 
     data = store.parse_json(raw, where)
@@ -100,7 +99,7 @@ def parse_plan(raw: bytes, where: str) -> tuple[dict[str, Any], list[Any], str]:
     # themselves are checked with the task rules once their defaults are filled in.
     around = [
         found
-        for found in problems("plan", data)
+        for found in schemas.problems("plan", data)
         if not (found.pointer[:1] == ("tasks",) and len(found.pointer) > 1)
         and not (isinstance(data, list) and found.pointer)
     ]
