@@ -20,8 +20,10 @@ fastjsonschema, which compiles the same schema files into Python, once per proce
 only for the schema a command asks about: `is_clean` (the schema finds nothing at all)
 and `has_no_error` (the same schema without the assertions of its `x-severity: warning`
 nodes). jsonschema, whose import costs more than a whole `wfs status`, runs only on a
-document the compiled check rejects, to say what is wrong with it. tests/test_schemas.py
-holds the compiled checks equal to jsonschema, on the corpus and on generated documents.
+document the compiled check rejects, to say what is wrong with it.
+tests/test_schema_checks.py holds the compiled checks equal to jsonschema, on the corpus
+and on generated documents. The code fastjsonschema generates is kept in the user's cache
+folder (see `_generated`), never in a project's.
 
 The enumerations of the formats (statuses, phases, …) are defined here once, and
 tests/test_schemas.py holds each equal to the schema that lists it.
@@ -36,7 +38,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from wfs import jsontext
+from wfs import __version__, jsontext
 from wfs.resources import read_text
 from wfs.text import json_kind
 
@@ -246,7 +248,7 @@ def _generated(
     fastjsonschema, and a checksum of the schema files and of this module (what Python
     itself checks a module's bytecode by, its size and time, says less). A project's
     own folders are never used: a cloned repository could bring code with it."""
-    import zlib  # not hashlib: its import costs more than this whole lookup
+    import zlib  # here, with the compiled checks; not hashlib: its import costs more
 
     parts = [(name or repr(root)).encode(), *_files(), _source_of_this_module()]
     checksum = 0
@@ -303,7 +305,8 @@ def _prune(folder: Path, family: str, new: str, keep: int = 3) -> None:
 
 
 def _load(path: Path, name: str) -> Callable[[Any], Any]:
-    import importlib.util
+    """The check of a module kept in the cache folder, imported as Python imports any."""
+    import importlib.util  # only when a check is compiled
 
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
@@ -316,6 +319,7 @@ def _load(path: Path, name: str) -> Callable[[Any], Any]:
 
 def _generate(root: Node, errors_only: bool) -> str:
     """The source of a module whose `wfs_check` raises when a document fails `root`."""
+    # Imported here on purpose, as in compiled_check.
     import fastjsonschema
     from fastjsonschema.ref_resolver import RefResolver
 
@@ -346,8 +350,6 @@ def _source_of_this_module() -> bytes:
     try:
         return Path(__file__).read_bytes()
     except OSError:  # run from a zip: its version says it
-        from wfs import __version__
-
         return __version__.encode()
 
 
