@@ -353,6 +353,11 @@ def test_the_schemas_use_only_keywords_that_mean_the_same_in_draft_07() -> None:
         "x-choices",
     }  # fmt: skip
     assert used - annotations <= SAME_IN_BOTH | schemas.ANNOTATIONS
+    for name, path, node in every_node():
+        # items is one schema for every entry (an array of schemas means another thing
+        # in each draft), and $id names only a whole document (a base for its $refs).
+        assert isinstance(node.get("items", {}), dict), (name, path)
+        assert "$id" not in node or path == (), (name, path)
 
 
 def test_a_ref_has_no_sibling_that_checks_anything() -> None:
