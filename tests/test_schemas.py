@@ -152,3 +152,94 @@ def test_wfs_plan_runs_the_plan_schema_for_the_document_around_the_tasks(
         run = wfs("plan", "P", "--from", "plan.json")
         assert (run.code, run.err) == (2, f"wfs: error: {message}\n"), document
     assert not (tmp_path / ".workflow").exists() or not list((tmp_path / ".workflow").glob("WFS-*"))
+
+
+# ---------------------------------------------------------------- the enumerations
+#
+# wfs/schemas.py names each list a schema holds once, in Python (reading the files at
+# import would cost every command a JSON parse); these tests hold each equal to its schema.
+
+
+def defs(name: str) -> dict[str, Any]:
+    found: dict[str, Any] = load(name)["$defs"]
+    return found
+
+
+def spoken(words: tuple[str, ...] | list[str]) -> str:
+    """`a, b and c`."""
+    return f"{', '.join(words[:-1])} and {words[-1]}"
+
+
+def test_the_task_statuses_and_their_aliases_are_those_of_the_task_schema() -> None:
+    from wfs.schemas import LEAF_STATUSES, STATUS_ALIASES, TASK_STATUSES
+
+    status = defs("task")["status"]
+    listed = status["allOf"][1]
+    assert tuple(listed["x-choices"]) == TASK_STATUSES
+    assert tuple(listed["enum"]) == (*TASK_STATUSES, *STATUS_ALIASES)
+    assert LEAF_STATUSES == tuple(s for s in TASK_STATUSES if s != "container")
+    aliases = list(STATUS_ALIASES)
+    meanings = [STATUS_ALIASES[a] for a in aliases]
+    assert set(meanings) <= set(LEAF_STATUSES)
+    assert (
+        f"{spoken(aliases)}, written by other tools, are read as {spoken(meanings)}."
+        in status["description"]
+    )
+
+
+def test_the_on_error_values_and_their_aliases_are_those_of_the_task_schema() -> None:
+    from wfs.schemas import ON_ERROR_ALIASES, ON_ERROR_VALUES
+
+    on_error = defs("task")["on_error"]
+    every, canonical = on_error["allOf"]
+    assert tuple(every["enum"]) == (*ON_ERROR_VALUES, *ON_ERROR_ALIASES)
+    assert tuple(every["x-choices"]) == ON_ERROR_VALUES
+    assert tuple(canonical["enum"]) == ON_ERROR_VALUES
+    assert set(ON_ERROR_ALIASES.values()) == {"skip_optional"}
+    aliases = list(ON_ERROR_ALIASES)
+    assert (
+        f"{spoken(aliases)}, written by other tools, mean skip_optional."
+        in (on_error["description"])
+    )
+
+
+def test_the_task_types_are_those_of_the_task_schema() -> None:
+    from wfs.schemas import TASK_TYPES
+
+    assert tuple(defs("task")["meta"]["properties"]["type"]["x-choices"]) == TASK_TYPES
+
+
+def test_the_flat_keys_are_the_places_the_flat_format_writes() -> None:
+    from wfs.schemas import FLAT_KEYS
+
+    assert FLAT_KEYS == set(defs("task")["flat_places"]["properties"])
+    # ... which the flat format's schema reads
+    assert {"$ref": "task.schema.json#/$defs/flat_places"} in load("task-flat")["allOf"]
+
+
+def test_the_seed_step_fields_and_the_v1_keys_are_those_of_the_schemas() -> None:
+    from wfs.schemas import LEGACY_KEYS, SEED_STEP_FIELDS
+
+    step = defs("task")["implementation_step"]["else"]["allOf"][0]["allOf"][1]
+    assert step["x-severity"] == "warning"
+    assert tuple(step["required"]) == SEED_STEP_FIELDS
+    v1 = load("task-v1")["properties"]["flow_control"]["properties"]["implementation_approach"]
+    assert tuple(v1["properties"]) == LEGACY_KEYS
+
+
+def test_phases_complexities_and_session_statuses_are_those_of_the_session_schema() -> None:
+    from wfs.schemas import COMPLEXITIES, PHASES, SESSION_STATUSES
+
+    session = load("session")["properties"]
+    assert tuple(session["current_phase"]["enum"]) == PHASES
+    assert tuple(session["progress"]["properties"]["completed_phases"]["items"]["enum"]) == PHASES
+    assert tuple(session["type"]["x-choices"]) == COMPLEXITIES
+    assert tuple(session["status"]["x-choices"]) == SESSION_STATUSES
+
+
+def test_the_schema_names_are_the_files_of_schemas() -> None:
+    from wfs.schemas import SCHEMA_FILES, SCHEMA_NAMES
+
+    assert sorted(SCHEMA_NAMES) == sorted(NAMES)
+    assert {name: f"{name}.schema.json" for name in NAMES} == SCHEMA_FILES
+    assert sorted(p.name for p in SCHEMAS.glob("*.schema.json")) == sorted(SCHEMA_FILES.values())

@@ -16,11 +16,12 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from wfs import jsonio, render, sessions, store
+from wfs import jsonio, render, schemas, sessions, store
 from wfs.errors import ProblemsError, WfsError
 from wfs.formats import status_of
 from wfs.index import unreadable_skeleton
 from wfs.layout import Layout, parent_of, parse_task_id, task_sort_key
+from wfs.schemas import COMPLEXITIES, PHASES
 from wfs.tasks import (
     Tally,
     Task,
@@ -35,8 +36,6 @@ from wfs.tasks import (
 
 TASK_KEY_ORDER = ("id", "title", "status", "meta", "context", "flow_control")
 CONTEXT_ARRAYS = ("requirements", "focus_paths", "acceptance", "depends_on")
-TYPE_RANK = {"simple": 0, "medium": 1, "complex": 2}
-PHASES = ("PLAN", "IMPLEMENT", "REVIEW")
 
 _PLANNING = re.compile(
     r"\b(plan|planning|design|architecture|research|analy[sz]e|analysis|investigate|spec)\b", re.I
@@ -93,7 +92,6 @@ def normalize_task(raw: Task, has_children: bool) -> Task:
 def parse_plan(raw: bytes, where: str) -> tuple[dict[str, Any], list[Any], str]:
     """(plan metadata, raw task list, JSON pointer of that list) from a plan document
     or a bare task array."""
-    from wfs.schemacheck import problems
     from wfs.validate import json_pointer
 
     data = jsonio.parse(raw, where)
@@ -101,7 +99,7 @@ def parse_plan(raw: bytes, where: str) -> tuple[dict[str, Any], list[Any], str]:
     # themselves are checked with the task rules once their defaults are filled in.
     around = [
         found
-        for found in problems("plan", data)
+        for found in schemas.problems("plan", data)
         if not (found.pointer[:1] == ("tasks",) and len(found.pointer) > 1)
         and not (isinstance(data, list) and found.pointer)
     ]
@@ -417,8 +415,8 @@ def refresh_session(session: dict[str, Any], tally: Tally) -> dict[str, Any]:
     current = data.get("type")
     if (
         isinstance(current, str)
-        and current in TYPE_RANK
-        and TYPE_RANK[computed] > TYPE_RANK[current]
+        and current in COMPLEXITIES
+        and COMPLEXITIES.index(computed) > COMPLEXITIES.index(current)
     ):
         data["type"] = computed
     if "progress" in data and isinstance(data["progress"], dict):

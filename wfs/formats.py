@@ -25,22 +25,20 @@ from __future__ import annotations
 import copy
 from typing import Any, NamedTuple
 
+from wfs.schemas import (
+    FLAT_KEYS,
+    LEGACY_KEYS,
+    ON_ERROR_ALIASES,
+    SEED_STEP_FIELDS,
+    STATUS_ALIASES,
+)
+
 Pointer = tuple[str | int, ...]
 Place = tuple[str, ...]  # a place in a task: object keys only
 
 SEED = "seed"
 SEED_V1 = "seed-v1"
 FLAT = "flat"
-
-CANONICAL_STATUSES = ("pending", "active", "completed", "blocked", "container")
-
-# Statuses other tools write, and what they mean here (docs/formats.md):
-# - in_progress: started and not finished, which is `active` (a paused task:
-#   `wfs execute --resume ID` continues it);
-# - failed: a step failed, which is `blocked` (its dependents wait; --resume retries);
-# - skipped: not run because a dependency failed, which is `pending` (ready again once
-#   every dependency is completed).
-STATUS_ALIASES = {"in_progress": "active", "failed": "blocked", "skipped": "pending"}
 
 # Where dependencies are found, the canonical place first. Every list found is merged,
 # in this order, without repeats.
@@ -81,34 +79,6 @@ STEP_PLACES: tuple[Place, ...] = (
     ("implementation_steps",),
     ("flow_control", "implementation_steps"),
 )
-FLAT_KEYS = frozenset(
-    (
-        "description",
-        "depends_on",
-        "focus_paths",
-        "convergence",
-        "files",
-        "implementation",
-        "implementation_steps",
-        "pre_analysis",
-        "cli_execution",
-        "acceptance_criteria",
-        "dependencies",
-        "requirements",
-    )
-)
-SEED_STEP_FIELDS = (
-    "step",
-    "title",
-    "description",
-    "modification_points",
-    "logic_flow",
-    "depends_on",
-    "output",
-)
-LEGACY_KEYS = ("task_description", "modification_points", "logic_flow")
-# on_error values of other tools; each means "a failure does not stop the task".
-ON_ERROR_ALIASES = {"continue": "skip_optional", "skip": "skip_optional", "warn": "skip_optional"}
 _TITLE_LENGTH = 80
 
 

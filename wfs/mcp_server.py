@@ -26,6 +26,7 @@ from wfs import __version__, actions, jsonio, platform
 from wfs.errors import ProblemsError, WfsError
 from wfs.flow import session_run
 from wfs.layout import Layout
+from wfs.schemas import COMPLEXITIES
 
 SCHEMAS = ("task", "session", "plan")
 TODO_LIST_URI = "wfs://sessions/{session}/TODO_LIST.md"
@@ -192,8 +193,9 @@ def build_server(layout: Layout, session: str | None, root_option: str | None) -
                 raise WfsError("give a topic (a new session) or a session (to replan it)")
             if session is not None and document is None:
                 raise WfsError("replanning a session needs a plan document")
-            if type is not None and type not in ("simple", "medium", "complex"):
-                raise WfsError(f"type {type!r}: expected simple, medium or complex")
+            if type is not None and type not in COMPLEXITIES:
+                expected = f"{', '.join(COMPLEXITIES[:-1])} or {COMPLEXITIES[-1]}"
+                raise WfsError(f"type {type!r}: expected {expected}")
             source = None if document is None else _plan_source(document)
             return _ok(actions.plan(layout, topic, source, type, session))
 

@@ -33,6 +33,7 @@ from wfs import git, jsonio, store
 from wfs.errors import WfsError
 from wfs.layout import SESSION_FILE, SESSION_PREFIX, WORKFLOW_DIR, Layout, task_sort_key
 from wfs.review import same_json
+from wfs.schemas import COMPLEXITIES, PHASES
 
 ATTRIBUTES_HEADER = (
     "# Written by `wfs init`: plan views are generated, plan JSON merges field by field\n"
@@ -277,12 +278,10 @@ def merge_values(
 
 def _resolve_session(path: tuple[str, ...], base: Any, ours: Any, theirs: Any) -> Any:
     """Session fields derived from the tasks: combine both sides (the hook recomputes)."""
-    from wfs.edit import PHASES, TYPE_RANK
-
     if path == ("type",) and isinstance(ours, str) and isinstance(theirs, str):
-        if ours not in TYPE_RANK or theirs not in TYPE_RANK:
+        if ours not in COMPLEXITIES or theirs not in COMPLEXITIES:
             return _CONFLICT
-        return max(ours, theirs, key=TYPE_RANK.__getitem__)  # only ever raised
+        return max(ours, theirs, key=COMPLEXITIES.index)  # only ever raised
     if path == ("current_phase",) and ours in PHASES and theirs in PHASES:
         return max(ours, theirs, key=PHASES.index)
     if path in (("progress", "completed_phases"), ("progress", "current_tasks")):

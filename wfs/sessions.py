@@ -39,11 +39,8 @@ from wfs.layout import (
     normalize_session_id,
     session_id_candidates,
 )
+from wfs.schemas import SESSION_STATUSES
 from wfs.text import json_kind
-
-SESSION_STATUSES = ("active", "paused", "completed")
-PHASES = ("PLAN", "IMPLEMENT", "REVIEW")
-TYPES = ("simple", "medium", "complex")
 
 
 def init(layout: Layout) -> bool:

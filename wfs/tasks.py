@@ -11,14 +11,14 @@ from wfs import store
 from wfs.errors import WfsError
 from wfs.formats import canonical, dependencies, task_id
 from wfs.layout import Layout, parent_of, parse_task_id, task_sort_key
+from wfs.schemas import COMPLEXITIES, PHASES
+
+# Named here too, explicitly, for the modules that read them from the task model.
+from wfs.schemas import LEAF_STATUSES as LEAF_STATUSES
+from wfs.schemas import TASK_STATUSES as TASK_STATUSES
 from wfs.text import json_kind
 
 Task = dict[str, Any]
-
-TASK_STATUSES = ("pending", "active", "completed", "blocked", "container")
-# Read as active, blocked and pending (wfs/formats.py says why); `wfs migrate` writes those.
-STATUS_ALIASES = ("in_progress", "failed", "skipped")
-LEAF_STATUSES = ("pending", "active", "completed", "blocked")
 
 
 def task_files(layout: Layout, sid: str) -> list[str]:
@@ -276,10 +276,6 @@ def row_of(task: Task, status: str, container: bool) -> dict[str, Any]:
         "depends_on": depends_on(task),
         "agent": obj(task, "meta").get("agent"),
     }
-
-
-PHASES = ("PLAN", "IMPLEMENT", "REVIEW")
-COMPLEXITIES = ("simple", "medium", "complex")
 
 
 def derived_phase(tally: Tally) -> str:

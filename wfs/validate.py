@@ -3,7 +3,7 @@
 A problem reads `<file>#<JSON pointer>: <rule>: <message>`. What each file format is
 (fields, types, allowed values, and how a problem with them is worded) is defined once,
 by the JSON Schemas in schemas/ (one per task format, plus session and plan), run by
-wfs.schemacheck. This module adds the rules a schema cannot express (one value against
+wfs.schemas. This module adds the rules a schema cannot express (one value against
 another, one file against another), the warnings for files written in a format other
 than the canonical one (each naming the `wfs migrate` that converts it), and the cache
 of per-file results.
@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable
 from pathlib import Path, PurePosixPath
 from typing import Any, NamedTuple, TypeVar
 
-from wfs import jsonio
+from wfs import jsonio, schemas
 from wfs.errors import WfsError
 from wfs.layout import (
     SESSION_FILE,
@@ -31,8 +31,7 @@ from wfs.layout import (
     parse_task_id,
     task_sort_key,
 )
-from wfs.tasks import TASK_STATUSES
-from wfs.text import json_kind
+from wfs.schemas import LEAF_STATUSES, TASK_STATUSES, quote
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -136,24 +135,6 @@ def _where(where: str, pointer: Pointer) -> str:
     return where + json_pointer(pointer) if "#" in where else f"{where}#{json_pointer(pointer)}"
 
 
-_kind = json_kind  # the JSON name of a value's type, for messages
-
-
-def _q(value: Any, limit: int = 80) -> str:
-    """`value` as JSON, shortened; how values are quoted in every message."""
-    text = jsonio.compact(value, default=str).decode()
-    if len(text) <= limit:
-        return text
-    return text[: limit - 4] + ('..."' if text.startswith('"') else "...")
-
-
-def _got(value: Any) -> str:
-    """`string "x"`, `array`, `null`: what was found instead."""
-    if isinstance(value, (dict, list)) or value is None:
-        return _kind(value)
-    return f"{_kind(value)} {_q(value)}"
-
-
 def _is_int(value: Any) -> bool:
     """An integer as JSON Schema sees one: 2 and 2.0, never true."""
     if isinstance(value, bool):
@@ -161,32 +142,10 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) or (isinstance(value, float) and value.is_integer())
 
 
-def _is_copied_choices(value: str) -> bool:
-    """`"pending|active|completed"`: the list of choices pasted from a template."""
-    parts = value.split("|")
-    return len(parts) > 1 and all(part.strip() for part in parts)
-
-
-def _enum_message(what: str, value: Any, allowed: Sequence[str]) -> str:
-    choices = ", ".join(allowed)
-    if not isinstance(value, str):
-        return f"{what} must be one of {choices}; got {_got(value)}"
-    if _is_copied_choices(value):
-        return (
-            f"{what} {_q(value)} is the list of allowed values copied from a template; "
-            f"choose one of {choices}"
-        )
-    import difflib  # only on this error path; keeps `wfs` startup fast
-
-    close = difflib.get_close_matches(value, list(allowed), n=1)
-    hint = f"; did you mean {_q(close[0])}?" if close else ""
-    return f"{what} {_q(value)} is not one of {choices}{hint}"
-
-
 # ---------------------------------------------------------------- one task
 #
 # What a file format is (each field, its type, its allowed values, every message about
-# them) is defined by the schemas in schemas/, run by wfs.schemacheck. The code here
+# them) is defined by the schemas in schemas/, run by wfs.schemas. The code here
 # keeps what a schema cannot express: a value against another value of the same file
 # (the id and the file name, the parent and the id, a dependency on oneself, step
 # numbers against positions, step dependencies and their cycles, an output name bound
@@ -205,12 +164,11 @@ def validate_task(source: TaskSource) -> list[Problem]:
 
 def task_error_count(data: Any, file_stem: str | None) -> int:
     """How many errors `validate_task` reports for this task, counted without importing
-    jsonschema (the schemas are run by wfs.schemacheck's own evaluator): what `status`,
-    `next` and the engine's bookkeeping use to know whether a task is ready."""
+    jsonschema unless it has one (wfs.schemas.error_count): what `status`, `next` and the
+    engine's bookkeeping use to know whether a task is ready."""
     from wfs.formats import task_format
-    from wfs.schemacheck import error_count
 
-    count = error_count(SCHEMA_OF_FORMAT[task_format(data)], data)
+    count = schemas.error_count(SCHEMA_OF_FORMAT[task_format(data)], data)
     report = _Report("", data)
     _check_relations(data, file_stem, report)
     return count + sum(1 for f in report.found if f.severity == "error")
@@ -226,11 +184,10 @@ def refusal(source: TaskSource) -> list[str]:
 
 def _check_task(source: TaskSource, report: _Report) -> None:
     from wfs.formats import canonical, task_format
-    from wfs.schemacheck import problems
 
     data = source.data
     name = SCHEMA_OF_FORMAT[task_format(data)]
-    for found in problems(name, data):
+    for found in schemas.problems(name, data):
         (report.warning if found.severity == "warning" else report.error)(
             found.pointer, found.rule, found.message
         )
@@ -356,7 +313,8 @@ def _check_step_relations(
             report.error(
                 (*where, "success_criteria"),
                 rule,
-                f"success_criteria {_q(criteria)}: the regular expression does not compile: {err}",
+                f"success_criteria {quote(criteria)}: the regular expression does not compile: "
+                f"{err}",
             )
     name = step.get(field)
     if isinstance(name, str) and _IDENTIFIER.fullmatch(name):
@@ -364,7 +322,7 @@ def _check_step_relations(
             report.error(
                 (*where, field),
                 "duplicate-output",
-                f"output name {_q(name)} is already bound at #{json_pointer(outputs[name])}",
+                f"output name {quote(name)} is already bound at #{json_pointer(outputs[name])}",
             )
         else:
             outputs[name] = (*where, field)
@@ -375,7 +333,7 @@ def _check_id(data: dict[str, Any], file_stem: str | None, report: _Report) -> N
     tid = data.get(key)
     if isinstance(tid, str) and file_stem is not None and tid != file_stem:
         report.error(
-            (key,), "id-filename", f"id {_q(tid)} does not match the file name {file_stem}.json"
+            (key,), "id-filename", f"id {quote(tid)} does not match the file name {file_stem}.json"
         )
 
 
@@ -412,14 +370,14 @@ def _check_parent(data: dict[str, Any], context: dict[str, Any], report: _Report
         report.error(
             where,
             "parent",
-            f"main task {tid} names context.parent {_q(parent)}; "
+            f"main task {tid} names context.parent {quote(parent)}; "
             f"a subtask of {parent} must have an id like {parent}.1",
         )
     elif own.major != parsed.major:
         report.error(
             where,
             "parent",
-            f"context.parent {_q(parent)} does not match the id {tid}, "
+            f"context.parent {quote(parent)} does not match the id {tid}, "
             f"whose main task is {parent_of(str(tid))}",
         )
 
@@ -618,14 +576,14 @@ def _check_status_consistency(
             ("status",),
             "status-consistency",
             f"{tid} has subtasks ({', '.join(kids)}), so its status must be "
-            f'"container", not {_q(status)}',
+            f'"container", not {quote(status)}',
         )
     elif not kids and status == "container":
         report.error(
             ("status",),
             "status-consistency",
             f'status is "container" but no task has {tid} as its parent; '
-            "a task without subtasks is pending, active, completed or blocked",
+            f"a task without subtasks is {', '.join(LEAF_STATUSES[:-1])} or {LEAF_STATUSES[-1]}",
         )
 
 
@@ -636,7 +594,7 @@ def _check_parent_exists(tid: str, task: dict[str, Any], known: set[str], report
         declared = None  # absent or malformed (reported by the single-task parent rule)
     if declared is not None and declared not in known:
         report.error(
-            ("context", "parent"), "parent", f"context.parent {_q(declared)} does not exist"
+            ("context", "parent"), "parent", f"context.parent {quote(declared)} does not exist"
         )
     parsed = parse_task_id(tid)
     prefix = parent_of(tid) if parsed else None
@@ -761,10 +719,9 @@ def validate_session_data(data: Any, where: str, folder: str | None = None) -> l
     """Rules of `workflow-session.json` (schemas/session.schema.json), and its
     session_id against its folder. `folder` is the session's folder name; by default it
     is taken from `where` when that ends in `WFS-x/workflow-session.json`."""
-    from wfs.schemacheck import problems
 
     report = _Report(where, data)
-    for found in problems("session", data):
+    for found in schemas.problems("session", data):
         (report.warning if found.severity == "warning" else report.error)(
             found.pointer, found.rule, found.message
         )
@@ -777,7 +734,7 @@ def validate_session_data(data: Any, where: str, folder: str | None = None) -> l
         report.error(
             ("session_id",),
             "session-id",
-            f"session_id {_q(sid)} does not match its folder {folder}",
+            f"session_id {quote(sid)} does not match its folder {folder}",
         )
     return report.problems()
 
@@ -808,7 +765,7 @@ def duplicate_keys(raw: bytes) -> list[_Found]:
         _Found(
             (*at, key),
             "duplicate-key",
-            f"key {_q(key)} is given {times} times; the last one counts, and "
+            f"key {quote(key)} is given {times} times; the last one counts, and "
             "`wfs migrate` keeps only it",
             "warning",
         )
@@ -845,11 +802,11 @@ def _check_file(layout: Layout, path: Path, name: str) -> _Checked:
 def _rules_stamp() -> tuple[Any, ...]:
     """Cached results are only as good as the rules that produced them: this module, the
     reader of formats, the schemas and what runs them."""
-    from wfs import __version__, formats, schemacheck
+    from wfs import __version__, formats
     from wfs.index import FORMAT
     from wfs.resources import resource_dir
 
-    sources = [Path(__file__), Path(formats.__file__), Path(schemacheck.__file__)]
+    sources = [Path(__file__), Path(formats.__file__), Path(schemas.__file__)]
     sources += sorted(Path(str(resource_dir("schemas"))).glob("*.schema.json"))
     stamps = []
     for source in sources:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import click
 
 from wfs.cli import Env, json_flag, pass_env
+from wfs.schemas import SCHEMA_NAMES
 
 
 @click.command()
@@ -173,7 +174,7 @@ def migrate(env: Env, all_sessions: bool, target_layout: str | None) -> None:
 
 
 @click.command()
-@click.argument("name", type=click.Choice(["task", "task-v1", "task-flat", "session", "plan"]))
+@click.argument("name", type=click.Choice(SCHEMA_NAMES))
 @pass_env
 def schema(env: Env, name: str) -> None:
     """Print the JSON Schema of a task, session or plan document.

@@ -8,6 +8,7 @@ import click
 
 from wfs.cli import Env, json_flag, pass_env
 from wfs.completion import complete_session_id
+from wfs.schemas import COMPLEXITIES
 
 
 @click.command()
@@ -71,7 +72,7 @@ def _print_git_setup(env: Env, setup: Any) -> None:
 @click.option(
     "--type",
     "session_type",
-    type=click.Choice(["simple", "medium", "complex"]),
+    type=click.Choice(COMPLEXITIES),
     help="Complexity to start from (it is only ever raised).",
 )
 @click.option(

@@ -8,6 +8,7 @@ import click
 
 from wfs.cli import Env, F, json_flag, pass_env, refuse_unreadable
 from wfs.completion import complete_task_id
+from wfs.schemas import LEAF_STATUSES, TASK_STATUSES, TASK_TYPES
 
 
 @click.group()
@@ -24,7 +25,7 @@ def task() -> None:
 @click.option(
     "--status",
     "status_filter",
-    type=click.Choice(["pending", "active", "completed", "blocked", "container"]),
+    type=click.Choice(TASK_STATUSES),
     help="Only tasks with this (derived) status.",
 )
 @click.option("--ready", is_flag=True, help="Only tasks ready to run.")
@@ -87,9 +88,7 @@ def task_field_options(func: F) -> F:
             click.option(
                 "--type",
                 "task_type",
-                type=click.Choice(
-                    ["feature", "bugfix", "refactor", "test-gen", "test-fix", "docs"]
-                ),
+                type=click.Choice(TASK_TYPES),
                 help="Kind of work (meta.type).",
             ),
             click.option("--agent", help="meta.agent, e.g. @code-developer."),
@@ -172,9 +171,7 @@ def task_update(env: Env, /, task_id: str, **options: Any) -> None:
 
 @task.command("status")
 @click.argument("task_id", metavar="ID", shell_complete=complete_task_id)
-@click.argument(
-    "new_status", metavar="STATUS", type=click.Choice(["pending", "active", "completed", "blocked"])
-)
+@click.argument("new_status", metavar="STATUS", type=click.Choice(LEAF_STATUSES))
 @json_flag
 @pass_env
 def task_status(env: Env, task_id: str, new_status: str) -> None:
