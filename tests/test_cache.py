@@ -77,7 +77,7 @@ def test_index_is_written_and_trusted(project: Path) -> None:
         "IMPL-4.json",
         "IMPL-5.json",
     ]
-    skel = index._load(index.cache_path(str(project / ".workflow"), SID, "skel"))
+    skel = index.load_cache(index.cache_path(str(project / ".workflow"), SID, "skel"))
     assert skel is not None and skel[1] == names and None not in skel[2]
 
 
@@ -148,7 +148,7 @@ def test_edit_in_the_same_clock_tick_as_the_index_is_seen(project: Path) -> None
 
 
 def test_coarse_file_systems_get_a_wider_racy_window() -> None:
-    stamper = index._Stamper()
+    stamper = index.Stamper()
     second = (stamper.started // 10**9 - 1) * 10**9  # whole seconds, one second ago
     stamper.mtimes = [second]
     assert stamper.trusted((second, 1, 1)) is None
@@ -238,8 +238,8 @@ def test_index_from_another_python_is_ignored(project: Path) -> None:
 
     data = list(marshal.loads(path.read_bytes()[4:]))  # after its CRC
     data[0] = ("wfs-index", index.FORMAT[1], 0)
-    path.write_bytes(index._sealed(marshal.dumps(tuple(data))))
-    assert index._load(str(path)) is None
+    path.write_bytes(index.seal(marshal.dumps(tuple(data))))
+    assert index.load_cache(str(path)) is None
     assert len(statuses()) == 7
 
 
@@ -338,7 +338,7 @@ def test_validation_cache_of_other_rules_is_ignored(project: Path, kind: str) ->
     data[1] = ("0.0.0", 0, 0)
     fake = [("x", "fake", "cached by older rules", "error")]
     data[-1] = fake if kind == "vall" else [(fake, s, r) for _, s, r in data[-1]]
-    path.write_bytes(index._sealed(marshal.dumps(tuple(data))))
+    path.write_bytes(index.seal(marshal.dumps(tuple(data))))
     assert wfs("validate").out == f"OK: {SID}\n"
 
 

@@ -14,7 +14,8 @@ import pytest
 
 from wfs import store
 from wfs.layout import Layout, parse_task_id
-from wfs.validate import Problem, TaskSource, migrate_task, validate_session, validate_tasks
+from wfs.rules import Problem, TaskSource, migrate_task
+from wfs.validate import validate_session, validate_tasks
 
 CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
 MISSING = f"the real-world corpus is not available at {CORPUS} (it is kept outside the repository)"

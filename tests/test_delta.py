@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from wfs import delta, edit, index, render
 from wfs.errors import WfsError
 from wfs.layout import Layout, task_sort_key
+from wfs.schemas import LEAF_STATUSES
 from wfs.sessions import load_session
-from wfs.tasks import LEAF_STATUSES
 
 SID = "WFS-delta"
 

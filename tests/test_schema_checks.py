@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from wfs import schemas
 from wfs.formats import task_format
-from wfs.validate import SCHEMA_OF_FORMAT, TaskSource, task_error_count, validate_task
+from wfs.rules import SCHEMA_OF_FORMAT, TaskSource, task_error_count, validate_task
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "validate"

@@ -1,4 +1,5 @@
-"""wfs/validate.py: every rule reports one precise `where: rule: message` line."""
+"""wfs/rules.py and wfs/validate.py: every rule reports one precise `where: rule: message`
+line."""
 
 from __future__ import annotations
 
@@ -9,17 +10,10 @@ from typing import Any
 
 import pytest
 
+from wfs.formats import is_legacy_approach
 from wfs.layout import Layout
-from wfs.validate import (
-    Problem,
-    TaskSource,
-    is_legacy_approach,
-    migrate_task,
-    validate_session,
-    validate_session_data,
-    validate_task,
-    validate_tasks,
-)
+from wfs.rules import Problem, TaskSource, migrate_task, validate_session_data, validate_task
+from wfs.validate import validate_session, validate_tasks
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "validate"
 

@@ -135,7 +135,7 @@ def task_add(
 def init(layout: Layout, git: bool) -> tuple[dict[str, Any], Any]:
     """`wfs init`: create .workflow/ and, with `git`, set up merging the plan files;
     (what --json prints, the wfs.merge.GitSetup or None)."""
-    from wfs.sessions import init as create
+    from wfs.lifecycle import init as create
 
     created = create(layout)
     setup = None
@@ -164,7 +164,7 @@ def plan(
 
     `source` reads the document: (bytes, the name its problems are reported under).
     """
-    from wfs import edit, sessions
+    from wfs import edit, lifecycle, sessions
 
     if replan_id and topic:
         raise WfsError("give either TOPIC (a new session) or --session ID (replan it), not both")
@@ -177,7 +177,7 @@ def plan(
     if topic is None:
         raise WfsError("missing TOPIC (or --session ID to replan a session)")
     if source is None:
-        sid, count = sessions.create_session(layout, topic, session_type), 0
+        sid, count = lifecycle.create_session(layout, topic, session_type), 0
     else:
         sid, count = edit.new_session_from_plan(layout, topic, *source(), session_type)
     return {"session": sid, "path": layout.relative(layout.session_dir(sid)), "tasks": count}
@@ -185,8 +185,8 @@ def plan(
 
 def switch(layout: Layout, value: str) -> dict[str, Any]:
     """`wfs switch ID`: make it the single active session; say which ones were paused."""
+    from wfs.lifecycle import switch as make_active
     from wfs.sessions import active_ids
-    from wfs.sessions import switch as make_active
 
     before = active_ids(layout)
     sid = make_active(layout, value)
@@ -314,19 +314,20 @@ def session_show(layout: Layout, requested: str | None) -> tuple[dict[str, Any],
     return data, summary
 
 
-def lifecycle(layout: Layout, action: str, requested: str | None) -> dict[str, Any]:
+def change_session(layout: Layout, action: str, requested: str | None) -> dict[str, Any]:
     """`wfs session pause|resume|complete`."""
-    from wfs import sessions
+    from wfs import lifecycle
+    from wfs.sessions import current_session
 
-    sid = sessions.current_session(layout, requested)
+    sid = current_session(layout, requested)
     if action == "resume":
-        sessions.switch(layout, sid)
+        lifecycle.switch(layout, sid)
         status = "active"
     elif action == "pause":
-        sessions.pause(layout, sid)
+        lifecycle.pause(layout, sid)
         status = "paused"
     else:
-        sessions.complete(layout, sid)
+        lifecycle.complete(layout, sid)
         status = "completed"
     return {"session": sid, "status": status}
 
@@ -414,7 +415,7 @@ def migrate(layout: Layout, requested: str | None, every: bool) -> dict[str, lis
 
 def migrate_layout(layout: Layout, target: str) -> dict[str, Any]:
     """`wfs migrate --layout markers|active`: every session moved into that layout."""
-    from wfs.sessions import convert_layout
+    from wfs.lifecycle import convert_layout
 
     moves = convert_layout(layout, target)
     return {"layout": target, "moved": [{"from": a, "to": b} for a, b in moves]}

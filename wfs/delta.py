@@ -103,7 +103,7 @@ class State:
     def load(cls, layout: Layout, sid: str) -> State | None:
         from wfs import index
 
-        found = index._current(
+        found = index.current(
             str(layout.workflow), sid, str(layout.session_dir(sid)), index.WRITERS
         )
         if found is None:
@@ -146,7 +146,7 @@ def _recount(
 ) -> dict[str, int]:
     """`counts` (by status, containers as "container") after the leaves in `before`
     (id -> old status) moved to their `status`, and the leaves `added` came."""
-    from wfs.tasks import TASK_STATUSES
+    from wfs.schemas import TASK_STATUSES
 
     counts = dict(counts)
     moves: list[tuple[str | None, str]] = [(old, status[tid]) for tid, old in before.items()]
@@ -546,7 +546,7 @@ def _save(
     from wfs import index
 
     task_dir = layout.task_dir(sid)
-    stamper = index._Stamper()
+    stamper = index.Stamper()
     task_stamps = list(stamps.stamps)
     session_stamp = stamps.session
     recheck = {i: crc for i, crc in stamps.recheck.items() if i != -2}
@@ -566,7 +566,7 @@ def _save(
     if stamper.trusted(dir_stamp) is None:
         # Checked by its number of entries (every task file listed is stat-ed anyway).
         recheck[-2] = len(os.listdir(task_dir))
-        if _stamp_now(task_dir) != dir_stamp:
+        if index.stamp_of(os.stat(task_dir)) != dir_stamp:
             return  # changed while it was counted
     for i in [i for i in recheck if i != -2]:
         stamp = session_stamp if i == -1 else task_stamps[i]
@@ -581,12 +581,6 @@ def _save(
         answers,
         extra,
     )
-
-
-def _stamp_now(path: Path) -> Any:
-    from wfs.index import _stamp
-
-    return _stamp(os.stat(path))
 
 
 def written_names(layout: Layout, sid: str, files: list[tuple[Path, bytes]]) -> dict[bytes, bytes]:

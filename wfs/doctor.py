@@ -18,7 +18,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from wfs import jsonio, render, sessions, store
+from wfs import jsonio, lifecycle, render, sessions, store
 from wfs.errors import WfsError
 from wfs.formats import canonical_task
 from wfs.layout import ARCHIVE_DIR, MARKER_PREFIX, SESSION_FILE, Layout, parent_of, parse_task_id
@@ -155,7 +155,7 @@ def _markers(layout: Layout) -> Iterator[Finding]:
         if sid in active:
             valid.append(sid)
             continue
-        archived = sessions._is_session_dir(layout, sid)
+        archived = sessions.is_session_dir(layout, sid)
         yield Finding(
             layout.relative(marker),
             "orphaned active marker: "
@@ -188,7 +188,7 @@ def _unmark(layout: Layout, sid: str) -> None:
     for name in (SESSION_FILE, *render.VIEWS):
         _keep(layout, folder / name)
     try:
-        sessions.pause(layout, sid)
+        lifecycle.pause(layout, sid)
     except WfsError:
         store.remove(layout.marker(sid))
 
@@ -223,8 +223,7 @@ def _session_file(layout: Layout, sid: str) -> Iterator[Finding]:
 
 
 def _recreate_session(layout: Layout, sid: str) -> None:
-    from wfs.edit import refresh_session
-    from wfs.tasks import TaskIndex, load_tasks
+    from wfs.tasks import TaskIndex, load_tasks, refresh_session
 
     path = layout.session_file(sid)
     _keep(layout, path)
@@ -236,7 +235,7 @@ def _recreate_session(layout: Layout, sid: str) -> None:
             aside = path.with_name(f"{SESSION_FILE}.corrupt-{n}")
         store.move(path, aside)
     topic = sid.removeprefix("WFS-").replace("-", " ")
-    data = sessions.new_session_data(sid, topic)
+    data = lifecycle.new_session_data(sid, topic)
     data["status"] = "active" if sid in sessions.active_ids(layout) else "paused"
     if layout.place_of(layout.session_dir(sid)) == ARCHIVE_DIR:
         data["status"] = "completed"
@@ -244,7 +243,7 @@ def _recreate_session(layout: Layout, sid: str) -> None:
         tasks = [canonical_task(t) for t in load_tasks(layout, sid)]
     except WfsError:
         tasks = []
-    sessions.save_session(layout, sid, refresh_session(data, TaskIndex(tasks).tally()))
+    lifecycle.save_session(layout, sid, refresh_session(data, TaskIndex(tasks).tally()))
 
 
 def _hierarchy(layout: Layout, sid: str) -> Iterator[Finding]:

@@ -16,20 +16,17 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from wfs import jsonio, render, schemas, sessions, store
+from wfs import jsonio, lifecycle, render, schemas, sessions, store
 from wfs.errors import ProblemsError, WfsError
 from wfs.formats import status_of
 from wfs.index import unreadable_skeleton
 from wfs.layout import Layout, parent_of, parse_task_id, task_sort_key
-from wfs.schemas import COMPLEXITIES, PHASES
 from wfs.tasks import (
-    Tally,
     Task,
     TaskIndex,
-    complexity,
-    derived_phase,
     obj,
     read_object,
+    refresh_session,
     skeleton,
     with_id,
 )
@@ -92,7 +89,6 @@ def normalize_task(raw: Task, has_children: bool) -> Task:
 def parse_plan(raw: bytes, where: str) -> tuple[dict[str, Any], list[Any], str]:
     """(plan metadata, raw task list, JSON pointer of that list) from a plan document
     or a bare task array."""
-    from wfs.validate import json_pointer
 
     data = jsonio.parse(raw, where)
     # The document around the tasks, as schemas/plan.schema.json defines it; the tasks
@@ -106,7 +102,7 @@ def parse_plan(raw: bytes, where: str) -> tuple[dict[str, Any], list[Any], str]:
     if around:
         raise WfsError(
             "\n".join(
-                f"{where}{'#' + json_pointer(f.pointer) if f.pointer else ''}: {f.message}"
+                f"{where}{'#' + jsonio.pointer(f.pointer) if f.pointer else ''}: {f.message}"
                 for f in around[:1]
             )
         )
@@ -125,7 +121,8 @@ def normalize_plan_tasks(raw_tasks: list[Any], existing_ids: set[str]) -> list[A
 
 
 def problems_of(items: list[tuple[str, Any, str | None]]) -> list[Any]:
-    from wfs.validate import TaskSource, validate_tasks
+    from wfs.rules import TaskSource
+    from wfs.validate import validate_tasks
 
     return list(validate_tasks([TaskSource(w, d, s) for w, d, s in items]))
 
@@ -154,7 +151,7 @@ class Draft:
         self.sid = sid
         from wfs import index
 
-        stamper = index._Stamper()  # started before the stat: see wfs/index.py
+        stamper = index.Stamper()  # started before the stat: see wfs/index.py
         try:
             stamp = stamper.take(os.stat(layout.session_file(sid)))
         except OSError:
@@ -284,7 +281,7 @@ class Draft:
         )
 
     def _source(self, tid: str, data: Any) -> Any:
-        from wfs.validate import TaskSource
+        from wfs.rules import TaskSource
 
         return TaskSource(f"{self._shown_task_dir}/{tid}.json", data, tid)
 
@@ -402,42 +399,6 @@ def editing(
         draft.commit(check, what)
 
 
-def refresh_session(session: dict[str, Any], tally: Tally) -> dict[str, Any]:
-    """The fields of the session file that wfs owns, brought up to date with the tasks:
-    complexity (only ever raised), progress and phase.
-
-    Only what the file already holds in wfs's own terms is touched: a `type` that is not
-    a complexity (`workflow`, `brainstorming`) is another tool's and stays, and a file
-    without `current_phase` or `progress` keeps without them (wfs derives them when it
-    shows the session; `wfs migrate` writes them)."""
-    data = dict(session)
-    computed = complexity(tally.tasks)
-    current = data.get("type")
-    if (
-        isinstance(current, str)
-        and current in COMPLEXITIES
-        and COMPLEXITIES.index(computed) > COMPLEXITIES.index(current)
-    ):
-        data["type"] = computed
-    if "progress" in data and isinstance(data["progress"], dict):
-        progress = dict(data["progress"])
-        progress["current_tasks"] = list(tally.active)
-        data["progress"] = progress
-    phase = data.get("current_phase")
-    if phase in PHASES:
-        derived = derived_phase(tally)
-        if derived == "PLAN":  # nothing started: the phase stays, but review needs work done
-            derived = "IMPLEMENT" if phase == "REVIEW" else phase
-        if isinstance(data.get("progress"), dict):
-            completed = list(data["progress"].get("completed_phases") or [])
-            for earlier in PHASES[: PHASES.index(derived)]:
-                if earlier not in completed:
-                    completed.append(earlier)
-            data["progress"]["completed_phases"] = completed
-        data["current_phase"] = derived
-    return data
-
-
 def unknown_task(tid: str, known: Any) -> WfsError:
     import difflib
 
@@ -464,7 +425,7 @@ def new_session_from_plan(
         (f"{where}#{pointer}/{i}", task, None) for i, task in enumerate(tasks)
     ]
     refuse_problems([_join_pointer(p) for p in problems_of(items)], where)
-    sid = sessions.create_session(layout, topic, session_type, plan=meta, tasks=tasks)
+    sid = lifecycle.create_session(layout, topic, session_type, plan=meta, tasks=tasks)
     return sid, len(tasks)
 
 
@@ -643,7 +604,7 @@ def update_task(layout: Layout, sid: str, tid: str, changes: Task) -> Task:
 
 def set_status(layout: Layout, sid: str, tid: str, status: str) -> Task:
     """Set a leaf's status; a container's status is derived and cannot be set."""
-    from wfs.tasks import LEAF_STATUSES
+    from wfs.schemas import LEAF_STATUSES
 
     if status not in LEAF_STATUSES:
         raise WfsError(f"invalid status {status!r}: expected one of {', '.join(LEAF_STATUSES)}")

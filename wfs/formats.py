@@ -80,6 +80,17 @@ STEP_PLACES: tuple[Place, ...] = (
     ("flow_control", "implementation_steps"),
 )
 _TITLE_LENGTH = 80
+# The fields of a task's context that a step reads as `[name]` (wfs/flow/variables.py).
+TASK_VARIABLES = (
+    "focus_paths",
+    "depends_on",
+    "parent",
+    "requirements",
+    "acceptance",
+    "inherited",
+    "shared_context",
+    "artifacts",
+)
 
 
 class Move(NamedTuple):
@@ -477,7 +488,7 @@ class _Reader:
             assert isinstance(flow, dict)
             self.writable("flow_control")
             self.task["flow_control"]["implementation_approach"] = [
-                _object_step(approach, self.task.get("title"), flow)
+                object_step(approach, self.task.get("title"), flow)
             ]
             self.origins[(*STEP_PLACES[0], 0)] = STEP_PLACES[0]
             self.moved(
@@ -537,7 +548,7 @@ class _Reader:
         self.task = ordered
 
 
-def _object_step(approach: dict[str, Any], title: Any, flow: dict[str, Any]) -> dict[str, Any]:
+def object_step(approach: dict[str, Any], title: Any, flow: dict[str, Any]) -> dict[str, Any]:
     """The one step an object `implementation_approach` stands for: the v1 form's
     `task_description` is its description; every other key stays in the step."""
     legacy = is_legacy_approach(approach)

@@ -57,11 +57,11 @@ PART_KEYS = {MAPS: ("status", "children", "waiting"), ROWS: ("ready_rows",)}
 HEAD_KEYS = ("summary", "next")
 
 
-def _stamp(st: os.stat_result) -> Stamp:
+def stamp_of(st: os.stat_result) -> Stamp:
     return (st.st_mtime_ns, st.st_size, st.st_ino)
 
 
-def _sealed(payload: bytes) -> bytes:
+def seal(payload: bytes) -> bytes:
     """`payload` behind its CRC-32: a damaged cache file is detected, then ignored."""
     return zlib.crc32(payload).to_bytes(4, "little") + payload
 
@@ -73,7 +73,7 @@ def _unsealed(raw: bytes | memoryview) -> memoryview | None:
     return view[4:]
 
 
-def _load(path: str) -> tuple[Any, ...] | None:
+def load_cache(path: str) -> tuple[Any, ...] | None:
     try:
         with open(path, "rb") as handle:
             payload = _unsealed(handle.read())
@@ -96,11 +96,11 @@ def cached_answers(
     ROWS every ready row. `folder`: the session's folder (default `.workflow/<sid>`;
     see wfs/layout.py for the other places).
     """
-    found = _current(workflow, sid, folder, parts)
+    found = current(workflow, sid, folder, parts)
     return found[0] if found is not None else None
 
 
-def _current(
+def current(
     workflow: str, sid: str, folder: str | None, parts: int
 ) -> tuple[dict[str, Any], tuple[Any, ...], Any] | None:
     """(answers, head, the writers' part) of the `.idx` when every stamp still matches,
@@ -118,7 +118,7 @@ def _current(
         _, session_stamp, dir_stamp, names, stamps, answers, recheck = head
         session_dir = folder or os.path.join(workflow, sid)
         session_file = os.path.join(session_dir, SESSION_FILE)
-        if _stamp(os.stat(session_file)) != session_stamp:
+        if stamp_of(os.stat(session_file)) != session_stamp:
             return None
         task_dir = os.path.join(session_dir, TASK_DIR)
         if not stamps_match(task_dir, dir_stamp, names, stamps):
@@ -155,11 +155,11 @@ def stamps_match(task_dir: str, dir_stamp: Stamp, names: list[Any], stamps: list
     added, removed or renamed changes the folder's). Stdlib only; raises OSError."""
     fd = os.open(task_dir, os.O_RDONLY)
     try:
-        if _stamp(os.fstat(fd)) != dir_stamp:
+        if stamp_of(os.fstat(fd)) != dir_stamp:
             return False
         stat = os.stat
         return [
-            (st.st_mtime_ns, st.st_size, st.st_ino)  # _stamp, inlined: 10,000 calls
+            (st.st_mtime_ns, st.st_size, st.st_ino)  # stamp_of, inlined: 10,000 calls
             for st in [stat(name, dir_fd=fd) for name in names]
         ] == stamps
     finally:
@@ -190,7 +190,7 @@ def _answers_shape(answers: Any, parts: int) -> bool:
 # Everything below runs only when something changed; it may import freely.
 
 
-class _Stamper:
+class Stamper:
     """Takes stamps and decides which ones can be trusted."""
 
     def __init__(self) -> None:
@@ -201,7 +201,7 @@ class _Stamper:
 
     def take(self, st: os.stat_result) -> Stamp:
         self.mtimes.append(st.st_mtime_ns)
-        return _stamp(st)
+        return stamp_of(st)
 
     def trusted(self, stamp: Stamp | None) -> Stamp | None:
         if stamp is None:
@@ -238,13 +238,13 @@ class Snapshot:
         from wfs.tasks import read_object, skeleton, task_entries
 
         workflow = str(layout.workflow)
-        self.stamper = _Stamper()
+        self.stamper = Stamper()
         try:
             self.dir_stamp: Stamp | None = self.stamper.take(os.stat(layout.task_dir(sid)))
         except FileNotFoundError:
             self.dir_stamp = None
         path = cache_path(workflow, sid, "skel")
-        cached = _load(path)
+        cached = load_cache(path)
         known: dict[str, tuple[Any, Task]] = {}
         if cached is not None and len(cached) == 4:
             known = dict(zip(cached[1], zip(cached[2], cached[3], strict=True), strict=True))
@@ -269,7 +269,7 @@ class Snapshot:
         trusted = [self.stamper.trusted(s) for s in self.stamps]
         if cached is None or cached[1] != self.names or cached[2] != trusted:
             payload = marshal.dumps((FORMAT, self.names, trusted, self.skeletons))
-            write_cache(path, _sealed(payload))
+            write_cache(path, seal(payload))
 
 
 def unreadable_skeleton(stem: str, reason: str) -> Task:
@@ -297,7 +297,7 @@ def answers(layout: Layout, sid: str) -> dict[str, Any]:
 
     session_file = layout.session_file(sid)
     try:
-        session_stamp: Stamp | None = _stamp(os.stat(session_file))
+        session_stamp: Stamp | None = stamp_of(os.stat(session_file))
     except FileNotFoundError:
         session_stamp = None
     data = load_session(layout, sid)
@@ -336,7 +336,7 @@ def save_answers(
     """Write the `.idx`: `stamps` is (session file, task folder, task file names,
     their stamps, recheck) and `extra` the writers' part (wfs/delta.py)."""
     session_stamp, dir_stamp, names, task_stamps, recheck = stamps
-    head = _sealed(
+    head = seal(
         marshal.dumps(
             (
                 FORMAT,
@@ -350,10 +350,9 @@ def save_answers(
         )
     )
     parts = [head] + [
-        _sealed(marshal.dumps({key: result[key] for key in PART_KEYS[part]}))
-        for part in (MAPS, ROWS)
+        seal(marshal.dumps({key: result[key] for key in PART_KEYS[part]})) for part in (MAPS, ROWS)
     ]
-    tail = _sealed(marshal.dumps(extra)) if extra is not None else b""
+    tail = seal(marshal.dumps(extra)) if extra is not None else b""
     write_cache(
         cache_path(workflow, sid, "idx"),
         b"".join(len(part).to_bytes(4, "little") + part for part in parts) + tail,

@@ -386,11 +386,10 @@ def refresh_sessions(layout: Layout, sids: list[str]) -> list[Refreshed]:
     nothing unrelated to the merge ends up in the merge commit.
     """
     from wfs import render
-    from wfs.edit import refresh_session
     from wfs.index import load_skeletons
     from wfs.render import VIEWS
     from wfs.sessions import load_session
-    from wfs.tasks import TaskIndex
+    from wfs.tasks import TaskIndex, refresh_session
 
     candidates = {
         sid: [layout.relative(layout.session_dir(sid) / n) for n in (SESSION_FILE, *VIEWS)]

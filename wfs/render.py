@@ -22,8 +22,8 @@ from typing import Any, NamedTuple
 
 from wfs import store, templating
 from wfs.layout import task_sort_key
+from wfs.schemas import LEAF_STATUSES
 from wfs.tasks import (
-    LEAF_STATUSES,
     Task,
     TaskIndex,
     depends_on,

@@ -1,4 +1,5 @@
-"""Session lifecycle: create, find, switch, pause, resume, complete.
+"""Finding sessions: where each one is, which are active, which one a command works on,
+and what its session file says. Nothing here writes (wfs/lifecycle.py does).
 
 Sessions live in `.workflow/WFS-*`, `.workflow/active/WFS-*` or
 `.workflow/archives/WFS-*` (wfs/layout.py). Which ones are active:
@@ -7,11 +8,7 @@ Sessions live in `.workflow/WFS-*`, `.workflow/active/WFS-*` or
 - else (the `active/` layout without markers) every session in `active/` whose
   status is not `paused` or `completed`.
 
-Archived sessions are completed. wfs writes in the layout the project uses: completing
-a session of `active/` moves it to `archives/`, resuming an archived one moves it back.
-
-Changes to markers and folders happen under the root lock; changes to a session file
-under its session lock (always taken in that order).
+Archived sessions are completed.
 """
 
 from __future__ import annotations
@@ -25,45 +22,16 @@ from wfs import store
 from wfs.errors import WfsError
 from wfs.layout import (
     ACTIVE_DIR,
-    ACTIVE_LAYOUT,
     ARCHIVE_DIR,
-    GITIGNORE,
     MARKER_PREFIX,
-    MARKERS_LAYOUT,
     PLACES,
-    SESSION_FILE,
     SESSION_PREFIX,
     Layout,
     check_session_id,
-    check_topic,
     normalize_session_id,
-    session_id_candidates,
 )
 from wfs.schemas import SESSION_STATUSES
 from wfs.text import json_kind
-
-
-def init(layout: Layout) -> bool:
-    """Create `.workflow/` and its `.gitignore`; True when anything was written.
-
-    A `.gitignore` that wfs wrote earlier gets the lines it lacks (run records in the
-    `active/` and `archives/` layouts); anyone else's is left alone."""
-    created = False
-    if not layout.workflow.is_dir():
-        store.make_dirs(layout.workflow)
-        created = True
-    gitignore = layout.workflow / ".gitignore"
-    if not gitignore.exists():
-        store.write_text(gitignore, GITIGNORE)
-        created = True
-    else:
-        text = gitignore.read_text(encoding="utf-8", errors="replace")
-        if text.startswith(GITIGNORE.splitlines()[0]):
-            missing = [line for line in GITIGNORE.splitlines()[1:] if line not in text.split("\n")]
-            if missing:
-                store.write_text(gitignore, text.rstrip("\n") + "\n" + "\n".join(missing) + "\n")
-                created = True
-    return created
 
 
 class Folder(NamedTuple):
@@ -99,7 +67,7 @@ def session_folders(layout: Layout) -> list[Folder]:
     return sorted(found, key=lambda f: (f.name, order[f.place]))
 
 
-def _is_session_name(name: str) -> bool:
+def is_session_name(name: str) -> bool:
     if is_placeholder_name(name):
         return False
     try:
@@ -111,12 +79,12 @@ def _is_session_name(name: str) -> bool:
 
 def session_ids(layout: Layout) -> list[str]:
     """Every session in the project (each once, wherever it is), sorted."""
-    return sorted({f.name for f in session_folders(layout) if _is_session_name(f.name)})
+    return sorted({f.name for f in session_folders(layout) if is_session_name(f.name)})
 
 
 def ids_in(layout: Layout, place: str) -> list[str]:
     return sorted(
-        f.name for f in session_folders(layout) if f.place == place and _is_session_name(f.name)
+        f.name for f in session_folders(layout) if f.place == place and is_session_name(f.name)
     )
 
 
@@ -136,13 +104,13 @@ def active_ids(layout: Layout) -> list[str]:
     marked = [sid for sid in marker_ids(layout) if _is_live_session(layout, sid)]
     if marked or marker_ids(layout):
         return marked
-    return [sid for sid in ids_in(layout, ACTIVE_DIR) if _status(layout, sid) not in _STOPPED]
+    return [sid for sid in ids_in(layout, ACTIVE_DIR) if file_status(layout, sid) not in _STOPPED]
 
 
 _STOPPED = ("paused", "completed")
 
 
-def _status(layout: Layout, sid: str) -> Any:
+def file_status(layout: Layout, sid: str) -> Any:
     try:
         return load_session(layout, sid).get("status")
     except WfsError:
@@ -151,13 +119,13 @@ def _status(layout: Layout, sid: str) -> Any:
 
 def _is_live_session(layout: Layout, sid: str) -> bool:
     """A session folder exists for `sid`, outside `archives/`."""
-    if not _is_session_name(sid):
+    if not is_session_name(sid):
         return False
     folder = layout.session_dir(sid)
     return folder.is_dir() and layout.place_of(folder) != ARCHIVE_DIR
 
 
-def _is_session_dir(layout: Layout, sid: str) -> bool:
+def is_session_dir(layout: Layout, sid: str) -> bool:
     try:
         return layout.session_dir(sid).is_dir()
     except WfsError:
@@ -197,7 +165,7 @@ def layout_problems(layout: Layout) -> list[tuple[str, str, str, str]]:
     for folder in folders:
         by_name.setdefault(folder.name, []).append(folder)
     for name, group in sorted(by_name.items()):
-        if not _is_session_name(name):
+        if not is_session_name(name):
             for folder in group:
                 problems.append(
                     (
@@ -249,7 +217,7 @@ def current_session(layout: Layout, requested: str | None) -> str:
     if not active:
         dangling = marker_ids(layout)
         if dangling:
-            archived = _is_session_dir(layout, dangling[0])
+            archived = is_session_dir(layout, dangling[0])
             raise WfsError(
                 f"the active marker .active-{dangling[0]} names "
                 + ("an archived session" if archived else "no session folder")
@@ -278,7 +246,9 @@ def load_session(layout: Layout, sid: str) -> dict[str, Any]:
     return data
 
 
-def lifecycle(layout: Layout, sid: str, data: dict[str, Any], folder: Path | None = None) -> str:
+def session_status(
+    layout: Layout, sid: str, data: dict[str, Any], folder: Path | None = None
+) -> str:
     """active, paused or completed: the session's status in wfs's terms. Another tool's
     status (planning, review_in_progress) reads as active or paused by where the
     session is; an archived session is completed."""
@@ -308,201 +278,10 @@ def canonical_session(
     if "current_phase" not in new:
         new["current_phase"] = facts["phase"]
     if "status" not in new:
-        new["status"] = lifecycle(layout, sid, data, folder)
+        new["status"] = session_status(layout, sid, data, folder)
     if "progress" not in new:
         new["progress"] = {
             "completed_phases": facts["completed_phases"],
             "current_tasks": facts["current_tasks"],
         }
     return new
-
-
-def save_session(layout: Layout, sid: str, data: dict[str, Any]) -> None:
-    store.write_json(layout.session_file(sid), data)
-
-
-def new_session_data(sid: str, topic: str, session_type: str = "simple") -> dict[str, Any]:
-    return {
-        "session_id": sid,
-        "project": topic,
-        "type": session_type,
-        "current_phase": "PLAN",
-        "status": "active",
-        "progress": {"completed_phases": [], "current_tasks": []},
-    }
-
-
-def create_session(
-    layout: Layout,
-    topic: str,
-    session_type: str | None = None,
-    plan: dict[str, Any] | None = None,
-    tasks: list[dict[str, Any]] | None = None,
-) -> str:
-    """Make `WFS-<slug>` with only its session file, two views and `.task/` (holding
-    `tasks`, already validated), in the project's layout, and make it the single
-    active session."""
-    from wfs import render
-    from wfs.edit import refresh_session
-    from wfs.tasks import TaskIndex
-
-    slug = check_topic(topic)
-    init(layout)
-    with store.locked(layout.root_lock, ".workflow"):
-        sid = next(c for c in session_id_candidates(slug) if not _name_taken(layout, c))
-        session_dir = layout.new_session_dir(sid)
-        # Built aside and renamed into place, so a session folder is never half made.
-        staging = layout.workflow / f".{sid}.new"
-        if staging.exists():
-            store.remove_tree(staging)
-        store.make_dirs(staging / ".task")
-        tasks = tasks or []
-        data = new_session_data(sid, topic, session_type or "simple")
-        if plan:
-            data["plan"] = plan
-        data = refresh_session(data, TaskIndex(tasks).tally())
-        for task in tasks:
-            store.write_json(staging / ".task" / f"{task['id']}.json", task)
-        store.write_json(staging / SESSION_FILE, data)
-        render.write_views(staging, data, tasks)
-        store.move(staging, session_dir)
-        _make_only_active(layout, sid)
-    return sid
-
-
-def _name_taken(layout: Layout, sid: str) -> bool:
-    return any(os.path.lexists(layout.place_dir(place) / sid) for place in PLACES)
-
-
-def switch(layout: Layout, value: str) -> str:
-    """Make the session the single active one; previously active ones become paused.
-
-    An archived session is reopened: it moves back to `active/`."""
-    sid = require_session(layout, value)
-    with store.locked(layout.root_lock, ".workflow"):
-        _make_only_active(layout, sid)
-    return sid
-
-
-def _make_only_active(layout: Layout, sid: str) -> None:
-    previous = active_ids(layout)
-    load_session(layout, sid)  # refuse a broken target before touching any marker
-    folder = layout.session_dir(sid)
-    if layout.place_of(folder) == ARCHIVE_DIR:
-        _move(layout, sid, folder, layout.workflow / ACTIVE_DIR / sid)
-    # The new marker is created first: a crash in between leaves several markers, and
-    # recovery keeps the newest, which is this one.
-    store.touch(layout.marker(sid))
-    _set_status(layout, sid, "active", only_if=("paused", "completed", None))
-    for other in sorted(set(marker_ids(layout)) | set(previous)):
-        if other == sid:
-            continue
-        if _is_session_dir(layout, other):
-            try:
-                _set_status(layout, other, "paused", only_if=("active",))
-            except WfsError:
-                pass  # a broken session file is left for `wfs doctor` to report
-        store.remove(layout.workflow / (MARKER_PREFIX + other))
-
-
-def _move(layout: Layout, sid: str, source: Path, target: Path) -> None:
-    """Move a session folder (under the root lock), refusing to overwrite another copy."""
-    if os.path.lexists(target):
-        raise WfsError(
-            f"cannot move {layout.relative(source)} to {layout.relative(target)}: "
-            "that folder exists already (a second copy of the session); keep one, then retry"
-        )
-    with store.locked(layout.session_lock(sid), sid):
-        store.move(source, target)
-
-
-def _set_status(
-    layout: Layout, sid: str, status: str, only_if: tuple[str | None, ...] | None = None
-) -> None:
-    """Set the session's status; with `only_if`, only when it is one of those (None: it
-    has none), so that a status written by another tool (`planning`) is left alone."""
-    with store.locked(layout.session_lock(sid), sid):
-        data = load_session(layout, sid)
-        if only_if is not None and data.get("status") not in only_if:
-            return
-        if data.get("status") != status:
-            data["status"] = status
-            save_session(layout, sid, data)
-            # IMPL_PLAN.md shows the status; a stale view would fail `wfs render --check`.
-            from wfs import render
-            from wfs.index import load_skeletons
-
-            render.write_views(layout.session_dir(sid), data, load_skeletons(layout, sid))
-
-
-def pause(layout: Layout, sid: str) -> None:
-    with store.locked(layout.root_lock, ".workflow"):
-        _set_status(layout, sid, "paused")
-        store.remove(layout.marker(sid))
-
-
-def complete(layout: Layout, sid: str) -> None:
-    """Mark the session completed; in the `active/` layout it moves to `archives/`."""
-    with store.locked(layout.root_lock, ".workflow"):
-        folder = layout.session_dir(sid)
-        target = layout.archive_dir(sid)
-        moving = layout.place_of(folder) == ACTIVE_DIR
-        if moving and os.path.lexists(target):
-            _move(layout, sid, folder, target)  # refuses, naming both folders
-        _set_status(layout, sid, "completed")
-        store.remove(layout.marker(sid))
-        if moving:
-            _move(layout, sid, folder, target)
-
-
-def convert_layout(layout: Layout, kind: str) -> list[tuple[str, str]]:
-    """Move every session into the MARKERS_LAYOUT or ACTIVE_LAYOUT; (from, to) per move.
-
-    Active sessions stay active (markers are written for them when going to the
-    markers layout), completed ones are archived in the `active/` layout, and archived
-    ones are marked completed in the markers layout. Nothing moves when any target is
-    taken (a session in two places): that is refused first.
-    """
-    if kind not in (MARKERS_LAYOUT, ACTIVE_LAYOUT):
-        raise WfsError(f"unknown layout {kind!r}: expected markers or active")
-    with store.locked(layout.root_lock, ".workflow"):
-        active = set(active_ids(layout))
-        plan: list[tuple[Folder, Path]] = []
-        for folder in session_folders(layout):
-            if not _is_session_name(folder.name):
-                continue
-            if kind == MARKERS_LAYOUT:
-                target = layout.workflow / folder.name
-            elif folder.place == ARCHIVE_DIR:
-                continue
-            else:
-                done = _status(layout, folder.name) == "completed" and folder.name not in active
-                target = layout.workflow / (ARCHIVE_DIR if done else ACTIVE_DIR) / folder.name
-            if target != folder.path:
-                plan.append((folder, target))
-        targets = [t for _, t in plan]
-        for folder, target in plan:
-            if os.path.lexists(target) or targets.count(target) > 1:
-                raise WfsError(
-                    f"cannot move {layout.relative(folder.path)} to {layout.relative(target)}: "
-                    "the session is in more than one place; keep one copy, then retry "
-                    "(nothing was moved)"
-                )
-        moves = []
-        for folder, target in plan:
-            _move(layout, folder.name, folder.path, target)
-            moves.append((layout.relative(folder.path), layout.relative(target)))
-            if kind == MARKERS_LAYOUT and folder.place == ARCHIVE_DIR:
-                _set_status(layout, folder.name, "completed")
-        if kind == MARKERS_LAYOUT:
-            for sid in sorted(active):
-                store.touch(layout.marker(sid))
-            for place in (ACTIVE_DIR, ARCHIVE_DIR):
-                store.guard(layout.workflow / place / "_")
-                try:
-                    (layout.workflow / place).rmdir()
-                except OSError:
-                    pass  # not empty (something else lives there) or absent
-        else:
-            store.make_dirs(layout.workflow / ACTIVE_DIR)
-        return moves

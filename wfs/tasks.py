@@ -11,11 +11,8 @@ from wfs import store
 from wfs.errors import WfsError
 from wfs.formats import canonical, dependencies, task_id
 from wfs.layout import Layout, parent_of, parse_task_id, task_sort_key
-from wfs.schemas import COMPLEXITIES, PHASES
-
-# Named here too, explicitly, for the modules that read them from the task model.
-from wfs.schemas import LEAF_STATUSES as LEAF_STATUSES
-from wfs.schemas import TASK_STATUSES as TASK_STATUSES
+from wfs.rules import task_error_count
+from wfs.schemas import COMPLEXITIES, PHASES, TASK_STATUSES
 from wfs.text import json_kind
 
 Task = dict[str, Any]
@@ -135,8 +132,6 @@ def skeleton(task: Task, errors: int | None = None, file_stem: str | None = None
 def task_errors(task: Task, file_stem: Any) -> int:
     """How many errors `wfs validate` reports in this task file on its own (counted
     without jsonschema, which `status` and `next` cannot afford to import)."""
-    from wfs.validate import task_error_count
-
     return task_error_count(task, file_stem if isinstance(file_stem, str) else None)
 
 
@@ -315,3 +310,39 @@ def complexity(task_count: int) -> str:
     if task_count < 5:
         return "simple"
     return "medium" if task_count <= 15 else "complex"
+
+
+def refresh_session(session: dict[str, Any], tally: Tally) -> dict[str, Any]:
+    """The fields of the session file that wfs owns, brought up to date with the tasks:
+    complexity (only ever raised), progress and phase.
+
+    Only what the file already holds in wfs's own terms is touched: a `type` that is not
+    a complexity (`workflow`, `brainstorming`) is another tool's and stays, and a file
+    without `current_phase` or `progress` keeps without them (wfs derives them when it
+    shows the session; `wfs migrate` writes them)."""
+    data = dict(session)
+    computed = complexity(tally.tasks)
+    current = data.get("type")
+    if (
+        isinstance(current, str)
+        and current in COMPLEXITIES
+        and COMPLEXITIES.index(computed) > COMPLEXITIES.index(current)
+    ):
+        data["type"] = computed
+    if "progress" in data and isinstance(data["progress"], dict):
+        progress = dict(data["progress"])
+        progress["current_tasks"] = list(tally.active)
+        data["progress"] = progress
+    phase = data.get("current_phase")
+    if phase in PHASES:
+        derived = derived_phase(tally)
+        if derived == "PLAN":  # nothing started: the phase stays, but review needs work done
+            derived = "IMPLEMENT" if phase == "REVIEW" else phase
+        if isinstance(data.get("progress"), dict):
+            completed = list(data["progress"].get("completed_phases") or [])
+            for earlier in PHASES[: PHASES.index(derived)]:
+                if earlier not in completed:
+                    completed.append(earlier)
+            data["progress"]["completed_phases"] = completed
+        data["current_phase"] = derived
+    return data

@@ -86,7 +86,7 @@ def session_show(env: Env, session_id: str | None) -> None:
 def _lifecycle(env: Env, action: str, session_id: str | None) -> None:
     from wfs import actions
 
-    data = actions.lifecycle(env.layout, action, session_id or env.session)
+    data = actions.change_session(env.layout, action, session_id or env.session)
     env.emit(data, lambda: env.echo(f"{data['session']}: {data['status']}"))
 
 

@@ -202,7 +202,7 @@ class Runner:
         That is what `validate` reports as an error in the task, what wfs cannot read as
         steps, and built-ins whose literal paths leave the project root.
         """
-        from wfs.validate import TaskSource, refusal
+        from wfs.rules import TaskSource, refusal
 
         tid = task["id"]
         where = self.layout.relative(self.layout.task_file(self.sid, tid))

@@ -88,7 +88,7 @@ def run_flow(
     task = {"id": FLOW, "title": where}
     plan = [pre_analysis_step(i, spec, f"/{i}") for i, spec in enumerate(specs)]
     if resume is None:
-        from wfs.sessions import init
+        from wfs.lifecycle import init
 
         init(runner.layout)  # the record goes in .workflow/.runs/, which git ignores
         runner.save_record(new_record(FLOW))

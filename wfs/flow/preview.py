@@ -35,7 +35,7 @@ _SHELL_OPERATORS = re.compile(r"[|&;<>()$`\n]")
 
 def dry_run(runner: Runner, task: Task) -> dict[str, Any]:
     """The resolved plan of a task's steps; runs nothing, changes nothing."""
-    from wfs.validate import TaskSource, refusal
+    from wfs.rules import TaskSource, refusal
 
     tid = task["id"]
     where = runner.layout.relative(runner.layout.task_file(runner.sid, tid))

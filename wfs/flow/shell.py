@@ -352,13 +352,3 @@ class _Scanner:
         if ch == "\n":
             return self.heredoc_line_start(i + 1)
         return i + 1
-
-
-def whole_number(value: Any) -> str | None:
-    """The value as a whole number bash can read in arithmetic, else None."""
-    from wfs.flow.variables import as_text
-
-    if isinstance(value, bool):
-        return None
-    text = as_text(value, " ").strip()
-    return text if re.fullmatch(r"[+-]?[0-9]+", text) else None

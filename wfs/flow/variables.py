@@ -23,7 +23,8 @@ from typing import Any, NamedTuple
 from wfs import jsonio
 from wfs.errors import WfsError
 from wfs.flow.shell import TOKEN as TOKEN  # re-exported: `[name]`, the canonical spelling
-from wfs.flow.shell import Slot, scan, whole_number
+from wfs.flow.shell import Slot, scan
+from wfs.formats import TASK_VARIABLES
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*"
 # What wfs itself knows about the session and the task's files: `${name}` means these
@@ -73,6 +74,14 @@ def as_text(value: Any, separator: str = ", ") -> str:
     return jsonio.compact(value).decode()
 
 
+def whole_number(value: Any) -> str | None:
+    """The value as a whole number bash can read in arithmetic, else None."""
+    if isinstance(value, bool):
+        return None
+    text = as_text(value, " ").strip()
+    return text if re.fullmatch(r"[+-]?[0-9]+", text) else None
+
+
 def substitute_session(text: str, session_id: str) -> str:
     """The session's id for `WFS-{session}`, `{session}`, `WFS-[session]`,
     `{session_id}` and their like: each names the session (in paths mostly)."""
@@ -120,18 +129,6 @@ def task_values(
     if isinstance(package, str) and package.strip():
         values["context_package_path"] = substitute_session(package, session_id or "")
     return values
-
-
-TASK_VARIABLES = (
-    "focus_paths",
-    "depends_on",
-    "parent",
-    "requirements",
-    "acceptance",
-    "inherited",
-    "shared_context",
-    "artifacts",
-)
 
 
 def substitute_prose(text: str, values: Mapping[str, Any]) -> str:
