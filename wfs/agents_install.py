@@ -18,8 +18,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from wfs import jsonio, store, templating
+from wfs import __version__, jsonedit, jsonio, store, templating
 from wfs.errors import WfsError
+from wfs.resources import resource_dir
 
 if TYPE_CHECKING:
     from wfs.layout import Layout
@@ -304,8 +305,6 @@ _HEADER_LINE = re.compile(r"^([a-z][a-z-]*):[ ]+(\S.*)$")
 
 
 def agents_dir() -> Path:
-    from wfs.resources import resource_dir
-
     return Path(str(resource_dir("agents")))
 
 
@@ -431,8 +430,6 @@ def render_file(source: Source, target: Target) -> tuple[str, bytes]:
 
 
 def _render_extra(extra: Extra, target: Target) -> bytes:
-    from wfs import __version__
-
     context = {
         **_context(target),
         "version": __version__,
@@ -590,8 +587,6 @@ def plan_install(
 
 def _plan_setting(path: Path, relative: str, setting: Setting, entry_json: bytes) -> Planned:
     """The settings file with wfs's entry in it, and without it."""
-    from wfs import jsonedit
-
     entry = jsonedit.parse(entry_json, f"agents/files/{setting.template}").value
     created = jsonedit.dump(_insert({}, setting, entry, None))
     current = _read(path, relative)
@@ -617,8 +612,6 @@ def _plan_setting(path: Path, relative: str, setting: Setting, entry_json: bytes
 
 def _container(root: dict[str, Any], setting: Setting, relative: str) -> Any:
     """The array or object wfs's entry goes in, or None when it is not there yet."""
-    from wfs import jsonedit
-
     value: Any = root
     for depth, key in enumerate(setting.keys):
         value = value.get(key)
@@ -706,8 +699,7 @@ def _remove(root: dict[str, Any], setting: Setting) -> Any:
 
 def mcp_extra_installed() -> bool:
     """Whether `wfs mcp` can run here: the extra's MCP SDK 2.x (2.3 or later) is installed."""
-    import importlib.metadata
-    import importlib.util
+    import importlib.metadata  # deferred: ~12 ms, only to look for the optional extra
 
     try:
         if importlib.util.find_spec("mcp") is None:

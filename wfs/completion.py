@@ -11,6 +11,12 @@ from typing import TYPE_CHECKING
 
 import click
 
+from wfs.errors import WfsError
+from wfs.index import load_skeletons
+from wfs.layout import SESSION_PREFIX, Layout, find_root, task_sort_key
+from wfs.sessions import active_ids, current_session, load_session, session_ids
+from wfs.tasks import TaskIndex
+
 if TYPE_CHECKING:
     from click.shell_completion import CompletionItem
 
@@ -18,18 +24,12 @@ if TYPE_CHECKING:
 
 
 def _layout(ctx: click.Context) -> Layout:
-    from wfs.layout import Layout, find_root
-
     return Layout(find_root(ctx.find_root().params.get("root")))
 
 
 def session_candidates(layout: Layout, incomplete: str) -> list[tuple[str, str]]:
     """(value, help) for each session whose id, or id without `WFS-`, starts with
     `incomplete` (ignoring case); the help is its status and topic."""
-    from wfs.errors import WfsError
-    from wfs.layout import SESSION_PREFIX
-    from wfs.sessions import active_ids, load_session, session_ids
-
     active = set(active_ids(layout))
     prefix = incomplete.lower()
     rows = []
@@ -55,10 +55,6 @@ def session_candidates(layout: Layout, incomplete: str) -> list[tuple[str, str]]
 def task_candidates(layout: Layout, sid: str, incomplete: str) -> list[tuple[str, str]]:
     """(value, help) for each task of session `sid` whose id starts with `incomplete`
     (ignoring case), in id order; the help is its status and title."""
-    from wfs.index import load_skeletons
-    from wfs.layout import task_sort_key
-    from wfs.tasks import TaskIndex
-
     index = TaskIndex(load_skeletons(layout, sid))
     prefix = incomplete.lower()
     return [
@@ -69,7 +65,7 @@ def task_candidates(layout: Layout, sid: str, incomplete: str) -> list[tuple[str
 
 
 def _items(rows: list[tuple[str, str]]) -> list[CompletionItem]:
-    from click.shell_completion import CompletionItem
+    from click.shell_completion import CompletionItem  # deferred: only shell completion needs it
 
     return [CompletionItem(value, help=help_text) for value, help_text in rows]
 
@@ -87,8 +83,6 @@ def complete_task_id(
     ctx: click.Context, _param: click.Parameter, incomplete: str
 ) -> list[CompletionItem]:
     """Tasks of the session named by the global --session, else of the active one."""
-    from wfs.sessions import current_session
-
     try:
         layout = _layout(ctx)
         sid = current_session(layout, ctx.find_root().params.get("session"))

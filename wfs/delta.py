@@ -25,8 +25,29 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from wfs import jsonio, render, store
+from wfs.index import (
+    RECHECK_MAX,
+    WRITERS,
+    Stamper,
+    compute_summary,
+    current,
+    save_answers,
+    stamp_of,
+    stopped_entry,
+)
 from wfs.layout import Layout, parent_of, parse_task_id, task_sort_key
-from wfs.tasks import Tally, Task, depends_on, obj, parent_id, row_of
+from wfs.schemas import TASK_STATUSES
+from wfs.tasks import (
+    Tally,
+    Task,
+    depends_on,
+    obj,
+    parent_id,
+    read_object,
+    row_of,
+    session_facts,
+    skeleton,
+)
 
 # ------------------------------------------------------------ what a writer keeps
 
@@ -101,11 +122,7 @@ class State:
 
     @classmethod
     def load(cls, layout: Layout, sid: str) -> State | None:
-        from wfs import index
-
-        found = index.current(
-            str(layout.workflow), sid, str(layout.session_dir(sid)), index.WRITERS
-        )
+        found = current(str(layout.workflow), sid, str(layout.session_dir(sid)), WRITERS)
         if found is None:
             return None
         answers, head, extra = found
@@ -146,8 +163,6 @@ def _recount(
 ) -> dict[str, int]:
     """`counts` (by status, containers as "container") after the leaves in `before`
     (id -> old status) moved to their `status`, and the leaves `added` came."""
-    from wfs.schemas import TASK_STATUSES
-
     counts = dict(counts)
     moves: list[tuple[str | None, str]] = [(old, status[tid]) for tid, old in before.items()]
     moves += [(None, status[tid]) for tid in added]
@@ -204,8 +219,6 @@ def apply(
     skeleton or None when added, new skeleton)); raises Refused when it cannot.
 
     `refresh(session, tally)`: the session fields wfs owns, brought up to date."""
-    from wfs.index import compute_summary, stopped_entry
-
     status = dict(state.status)
     children = {k: list(v) for k, v in state.children.items()}
     extra = state.extra
@@ -325,8 +338,6 @@ def apply(
 
 
 def _skeleton(state: State, tid: str) -> Task:
-    from wfs.tasks import read_object, skeleton
-
     return skeleton(read_object(state.layout, state.layout.task_file(state.sid, tid)), 0)
 
 
@@ -454,8 +465,6 @@ def _patch_views(
 
 def _ends(session: dict[str, Any], counted: Tally, kept: Any) -> tuple[str, str]:
     """(TODO_LIST.md's legend, IMPL_PLAN.md's head): the parts that show counts."""
-    from wfs.tasks import session_facts
-
     facts = render.view_facts(session, session_facts(session, counted))
     leaves = counted.leaf_counts
     legend = render.piece(
@@ -543,10 +552,8 @@ def _save(
     stamps: Stamps,
     written: dict[bytes, bytes],
 ) -> None:
-    from wfs import index
-
     task_dir = layout.task_dir(sid)
-    stamper = index.Stamper()
+    stamper = Stamper()
     task_stamps = list(stamps.stamps)
     session_stamp = stamps.session
     recheck = {i: crc for i, crc in stamps.recheck.items() if i != -2}
@@ -566,15 +573,15 @@ def _save(
     if stamper.trusted(dir_stamp) is None:
         # Checked by its number of entries (every task file listed is stat-ed anyway).
         recheck[-2] = len(os.listdir(task_dir))
-        if index.stamp_of(os.stat(task_dir)) != dir_stamp:
+        if stamp_of(os.stat(task_dir)) != dir_stamp:
             return  # changed while it was counted
     for i in [i for i in recheck if i != -2]:
         stamp = session_stamp if i == -1 else task_stamps[i]
         if stamper.trusted(stamp) is not None:
             del recheck[i]  # old enough now, and its content was checked
-    if session_stamp is None or None in task_stamps or len(recheck) > index.RECHECK_MAX:
+    if session_stamp is None or None in task_stamps or len(recheck) > RECHECK_MAX:
         return
-    index.save_answers(
+    save_answers(
         str(layout.workflow),
         sid,
         (session_stamp, dir_stamp, stamps.names, task_stamps, sorted(recheck.items())),

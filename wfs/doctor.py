@@ -19,9 +19,16 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from wfs import jsonio, lifecycle, render, sessions, store
+from wfs.claims import claim_alive
+from wfs.edit import normalize_task
 from wfs.errors import WfsError
+from wfs.flow.engine import Runner, now
 from wfs.formats import canonical_task
+from wfs.index import load_skeletons
 from wfs.layout import ARCHIVE_DIR, MARKER_PREFIX, SESSION_FILE, Layout, parent_of, parse_task_id
+from wfs.platform import shell_join
+from wfs.query import command_prefix
+from wfs.tasks import TaskIndex, load_tasks, obj, refresh_session
 
 Repair = Callable[[], object]
 
@@ -223,8 +230,6 @@ def _session_file(layout: Layout, sid: str) -> Iterator[Finding]:
 
 
 def _recreate_session(layout: Layout, sid: str) -> None:
-    from wfs.tasks import TaskIndex, load_tasks, refresh_session
-
     path = layout.session_file(sid)
     _keep(layout, path)
     if path.exists():
@@ -248,9 +253,6 @@ def _recreate_session(layout: Layout, sid: str) -> None:
 
 def _hierarchy(layout: Layout, sid: str) -> Iterator[Finding]:
     """Subtasks without a parent file, parents not marked container, and the reverse."""
-    from wfs.edit import normalize_task
-    from wfs.tasks import TaskIndex, load_tasks
-
     try:
         raw = {canonical_task(t).get("id"): t for t in load_tasks(layout, sid)}
     except WfsError as err:
@@ -307,11 +309,6 @@ def _hierarchy(layout: Layout, sid: str) -> Iterator[Finding]:
 
 def _stale_claims(layout: Layout, sid: str) -> Iterator[Finding]:
     """Active tasks claimed by a process of this host that no longer exists."""
-    from wfs.claims import claim_alive
-    from wfs.platform import shell_join
-    from wfs.query import command_prefix
-    from wfs.tasks import load_tasks, obj
-
     try:
         tasks = load_tasks(layout, sid)
     except WfsError:
@@ -334,9 +331,6 @@ def _stale_claims(layout: Layout, sid: str) -> Iterator[Finding]:
 
 def _release_claim(layout: Layout, sid: str, task: dict[str, Any], owner: str) -> None:
     """Pause a task whose runner died: its orphaned step is stopped, its record kept."""
-    from wfs.flow.engine import Runner, now
-    from wfs.tasks import obj
-
     tid = str(task["id"])
     runner = Runner(layout, sid, None)
     runner.stop_orphans(tid, owner)
@@ -355,8 +349,6 @@ def _write_task(layout: Layout, sid: str, task: dict[str, Any]) -> None:
 
 
 def _views(layout: Layout, sid: str) -> Iterator[Finding]:
-    from wfs.index import load_skeletons
-
     try:
         session = sessions.load_session(layout, sid)
         tasks = load_skeletons(layout, sid)

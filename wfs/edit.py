@@ -14,13 +14,17 @@ import functools
 import os
 import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
-from wfs import jsonio, lifecycle, render, schemas, sessions, store
+from wfs import delta, jsonio, lifecycle, render, schemas, sessions, store
 from wfs.errors import ProblemsError, WfsError
-from wfs.formats import status_of
-from wfs.index import unreadable_skeleton
-from wfs.layout import Layout, parent_of, parse_task_id, task_sort_key
+from wfs.formats import canonical, status_of
+from wfs.index import Snapshot, Stamper, compute_answers, unreadable_skeleton
+from wfs.layout import SESSION_FILE, Layout, parent_of, parse_task_id, task_sort_key
+from wfs.rules import TaskSource
+from wfs.schemas import LEAF_STATUSES
+from wfs.sessions import canonical_session
 from wfs.tasks import (
     Task,
     TaskIndex,
@@ -28,8 +32,10 @@ from wfs.tasks import (
     read_object,
     refresh_session,
     skeleton,
+    task_entries,
     with_id,
 )
+from wfs.validate import change_problems, task_problems, validate_tasks
 
 TASK_KEY_ORDER = ("id", "title", "status", "meta", "context", "flow_control")
 CONTEXT_ARRAYS = ("requirements", "focus_paths", "acceptance", "depends_on")
@@ -121,9 +127,6 @@ def normalize_plan_tasks(raw_tasks: list[Any], existing_ids: set[str]) -> list[A
 
 
 def problems_of(items: list[tuple[str, Any, str | None]]) -> list[Any]:
-    from wfs.rules import TaskSource
-    from wfs.validate import validate_tasks
-
     return list(validate_tasks([TaskSource(w, d, s) for w, d, s in items]))
 
 
@@ -145,13 +148,9 @@ class Draft:
     """
 
     def __init__(self, layout: Layout, sid: str) -> None:
-        from wfs import delta
-
         self.layout = layout
         self.sid = sid
-        from wfs import index
-
-        stamper = index.Stamper()  # started before the stat: see wfs/index.py
+        stamper = Stamper()  # started before the stat: see wfs/index.py
         try:
             stamp = stamper.take(os.stat(layout.session_file(sid)))
         except OSError:
@@ -175,8 +174,6 @@ class Draft:
     def skeletons(self) -> dict[str, Task]:
         """Every task's skeleton, as changed so far (this loads the whole session)."""
         if self._skeletons is None:
-            from wfs.index import Snapshot
-
             snapshot = Snapshot(self.layout, self.sid)
             disk: dict[str, Task] = {}
             for task in snapshot.skeletons:
@@ -269,8 +266,6 @@ class Draft:
     def problems(self, skeletons: dict[str, Task], tasks: dict[str, Task]) -> list[Any]:
         """The errors of `tasks` (a changed task by id, as it is or was) and of the rules
         across the set of `skeletons` (every task, as it is or was)."""
-        from wfs.validate import change_problems
-
         return change_problems(
             [self._source(tid, data) for tid, data in tasks.items()],
             [
@@ -281,8 +276,6 @@ class Draft:
         )
 
     def _source(self, tid: str, data: Any) -> Any:
-        from wfs.rules import TaskSource
-
         return TaskSource(f"{self._shown_task_dir}/{tid}.json", data, tid)
 
     @functools.cached_property
@@ -294,8 +287,6 @@ class Draft:
     def commit(self, check: bool, what: str) -> None:
         """Write the changed tasks, the session file and the views; with `check`, only
         if the change brings no new error."""
-        from wfs import delta
-
         changed = sorted(self.changed, key=task_sort_key)
         if self.state is not None and self._skeletons is None and not self.session_changed:
             try:
@@ -322,8 +313,6 @@ class Draft:
         self._record(index, dict(files), rendered)
 
     def _commit_by_parts(self, changed: list[str], check: bool, what: str) -> None:
-        from wfs import delta
-
         assert self.state is not None
         changes = {tid: (self._old_skeleton(tid), self.new[tid]) for tid in changed}
         files = [(self.layout.task_file(self.sid, tid), self._written(tid)) for tid in changed]
@@ -339,8 +328,6 @@ class Draft:
     def _new_problems(self, changed: list[str]) -> list[Any]:
         """The errors a change by parts brings: its tasks' own, and, for a task added
         (which nothing refers to yet), the rules across files about that task."""
-        from wfs.validate import change_problems, task_problems
-
         assert self.state is not None
         found = []
         for tid in changed:
@@ -369,9 +356,6 @@ class Draft:
 
     def _record(self, index: TaskIndex, files: dict[Any, bytes], rendered: dict[str, Any]) -> None:
         """Save the `.idx` of the session as written, so the next change goes by parts."""
-        from wfs import delta
-        from wfs.index import compute_answers
-
         answers = compute_answers(self.sid, self.session, index.tasks)
         extra = delta.writer_facts(index)
         extra["views"] = delta.views_mark(rendered["views"], rendered["kept"])
@@ -400,7 +384,7 @@ def editing(
 
 
 def unknown_task(tid: str, known: Any) -> WfsError:
-    import difflib
+    import difflib  # deferred: only on this error path
 
     close = difflib.get_close_matches(tid, list(known), n=3, cutoff=0.6)
     hint = f"; did you mean {', '.join(close)}?" if close else ""
@@ -604,8 +588,6 @@ def update_task(layout: Layout, sid: str, tid: str, changes: Task) -> Task:
 
 def set_status(layout: Layout, sid: str, tid: str, status: str) -> Task:
     """Set a leaf's status; a container's status is derived and cannot be set."""
-    from wfs.schemas import LEAF_STATUSES
-
     if status not in LEAF_STATUSES:
         raise WfsError(f"invalid status {status!r}: expected one of {', '.join(LEAF_STATUSES)}")
     # A leaf's status change cannot break a validation rule, so the full check is skipped.
@@ -633,13 +615,6 @@ def migrate(layout: Layout, sid: str, folder: Any = None) -> list[str]:
     several places (default: the one wfs works on). Returns what changed: task file
     names without `.json`, then SESSION_FILE. A file that is not a JSON object is left
     for the person who can repair it (`wfs validate` names it)."""
-    from pathlib import Path
-
-    from wfs.formats import canonical
-    from wfs.layout import SESSION_FILE
-    from wfs.sessions import canonical_session
-    from wfs.tasks import task_entries
-
     folder = Path(folder) if folder is not None else layout.session_dir(sid)
     with store.locked(layout.session_lock(sid), sid):
         store.replay(layout.journal(sid))

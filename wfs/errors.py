@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 TYPE_CHECKING = False  # typing costs a fast read more than this module
 if TYPE_CHECKING:
     from typing import Any
@@ -41,8 +43,6 @@ class BusyError(WfsError):
 def os_error_message(err: OSError, root: Any = None) -> str:
     """`path: reason; nothing was changed` for an I/O error (writes are atomic), the path
     relative to the project `root` when it is inside it."""
-    import os
-
     reason = err.strerror or str(err)
     if not err.filename:
         return f"{reason}; nothing was changed"

@@ -25,6 +25,7 @@ from __future__ import annotations
 import copy
 from typing import Any, NamedTuple
 
+from wfs.layout import parse_task_id
 from wfs.schemas import (
     FLAT_KEYS,
     LEGACY_KEYS,
@@ -161,8 +162,6 @@ def _readable_dependencies(data: Any, place: Place) -> list[Any] | None:
 
 
 def _looks_like_id(value: Any) -> bool:
-    from wfs.layout import parse_task_id
-
     return isinstance(value, str) and parse_task_id(value) is not None
 
 

@@ -198,7 +198,7 @@ def replace_in_head(root: Path, paths: list[str], reason: str) -> str | None:
     Parents, message, author and committer stay; a signed commit is left alone (None),
     since its signature would no longer match.
     """
-    import tempfile
+    import tempfile  # deferred: only when a value goes to a file
 
     head = check(root, "rev-parse", "--verify", "HEAD").decode().strip()
     raw = check(root, "cat-file", "commit", head)
@@ -251,7 +251,7 @@ def merge_file(
 
 def merge_text(ours: bytes, base: bytes, theirs: bytes) -> bytes | None:
     """The clean 3-way merge of three texts, or None when it has conflicts."""
-    import tempfile
+    import tempfile  # deferred: only when a value goes to a file
 
     with tempfile.TemporaryDirectory(prefix="wfs-merge-") as scratch:
         folder = Path(scratch)

@@ -1,6 +1,6 @@
 """The derived task index in `.workflow/.cache/`: fast reads without a second truth.
 
-Two files per session, written with marshal (stdlib, so reading needs no import):
+Two files per session, written with marshal (the interpreter's own format, read fast):
 
 - `<sid>.skel`: every task's skeleton (id, title, status, parent, dependencies, agent,
   acceptance). Commands that need all tasks re-read only the files whose stamp changed.
@@ -27,19 +27,28 @@ from __future__ import annotations
 import marshal
 import os
 import sys
+import time
 import zlib
+from pathlib import Path
+from typing import Any
 
-TYPE_CHECKING = False  # typing itself costs more to import than a fast answer
-if TYPE_CHECKING:
-    from typing import Any
-
-    from wfs.layout import Layout
-    from wfs.tasks import Task
+from wfs import store
+from wfs.errors import WfsError
+from wfs.layout import SESSION_FILE, TASK_DIR, Layout, task_sort_key
+from wfs.sessions import load_session
+from wfs.tasks import (
+    Task,
+    TaskIndex,
+    obj,
+    read_object,
+    session_facts,
+    skeleton,
+    task_entries,
+    task_row,
+)
 
 # marshal's format belongs to the interpreter that wrote it.
 FORMAT = ("wfs-index", 7, sys.hexversion)
-SESSION_FILE = "workflow-session.json"
-TASK_DIR = ".task"
 
 Stamp = tuple[int, int, int]
 
@@ -90,7 +99,7 @@ def cache_path(workflow: str, sid: str, kind: str) -> str:
 def cached_answers(
     workflow: str, sid: str, parts: int = ROWS, folder: str | None = None
 ) -> dict[str, Any] | None:
-    """The `.idx` answers when every stamp still matches, else None. Stdlib only.
+    """The `.idx` answers when every stamp still matches, else None.
 
     `parts`: HEAD loads what `status` and `next` print, MAPS adds the per-task maps,
     ROWS every ready row. `folder`: the session's folder (default `.workflow/<sid>`;
@@ -152,7 +161,7 @@ def current(
 
 def stamps_match(task_dir: str, dir_stamp: Stamp, names: list[Any], stamps: list[Stamp]) -> bool:
     """Whether the .task folder and each of `names` in it still have these stamps (a file
-    added, removed or renamed changes the folder's). Stdlib only; raises OSError."""
+    added, removed or renamed changes the folder's); raises OSError."""
     fd = os.open(task_dir, os.O_RDONLY)
     try:
         if stamp_of(os.fstat(fd)) != dir_stamp:
@@ -187,15 +196,13 @@ def _answers_shape(answers: Any, parts: int) -> bool:
 
 
 # --------------------------------------------------------------------------- building
-# Everything below runs only when something changed; it may import freely.
+# Everything below runs only when something changed.
 
 
 class Stamper:
     """Takes stamps and decides which ones can be trusted."""
 
     def __init__(self) -> None:
-        import time
-
         self.started = time.time_ns()
         self.mtimes: list[int] = []
 
@@ -215,11 +222,6 @@ class Stamper:
 def write_cache(path: str, payload: bytes) -> None:
     """Write a derived cache file; never with WFS_NO_CACHE set (a shared or read-only
     checkout: every answer is then derived from the files, only slower)."""
-    from pathlib import Path
-
-    from wfs import store
-    from wfs.errors import WfsError
-
     if os.environ.get("WFS_NO_CACHE"):
         return
     target = Path(path)
@@ -234,9 +236,6 @@ class Snapshot:
     """Every task skeleton of a session with the stamps of the files they came from."""
 
     def __init__(self, layout: Layout, sid: str) -> None:
-        from wfs.errors import WfsError
-        from wfs.tasks import read_object, skeleton, task_entries
-
         workflow = str(layout.workflow)
         self.stamper = Stamper()
         try:
@@ -293,7 +292,6 @@ def answers(layout: Layout, sid: str) -> dict[str, Any]:
     found = cached_answers(workflow, sid, folder=str(layout.session_dir(sid)))
     if found is not None:
         return found
-    from wfs.sessions import load_session
 
     session_file = layout.session_file(sid)
     try:
@@ -360,8 +358,6 @@ def save_answers(
 
 
 def compute_answers(sid: str, data: dict[str, Any], skeletons: list[Task]) -> dict[str, Any]:
-    from wfs.tasks import TaskIndex, task_row
-
     index = TaskIndex(skeletons)
     leaves = index.leaves()
     status = {tid: index.effective_status(tid) for tid in index.by_id}
@@ -397,8 +393,6 @@ def compute_summary(
     stopped: list[dict[str, Any]],
 ) -> dict[str, Any]:
     """What `status` shows (wfs/delta.py derives the same from a change)."""
-    from wfs.tasks import session_facts
-
     facts = session_facts(data, tally)
     done = tally.leaf_counts.get("completed", 0)
     total = sum(tally.leaf_counts.values())
@@ -430,8 +424,6 @@ def unreadable_files(skeletons: list[Task]) -> dict[str, list[str]]:
 
 def stopped_tasks(index: Any, leaves: list[str]) -> list[dict[str, Any]]:
     """Leaves that are not simply pending or completed, and why (see stopped_entry)."""
-    from wfs.layout import task_sort_key
-
     found = (stopped_entry(tid, index.by_id[tid]) for tid in sorted(leaves, key=task_sort_key))
     return [entry for entry in found if entry is not None]
 
@@ -440,8 +432,6 @@ def stopped_entry(tid: str, task: Task) -> dict[str, Any] | None:
     """Why a leaf is stopped: paused, blocked, claimed by a process (alive or not,
     decided when shown), or refused as invalid; None when it is simply pending or
     completed."""
-    from wfs.tasks import obj
-
     status = task.get("status")
     execution = obj(task, "execution")
     entry: dict[str, Any] = {"id": tid}

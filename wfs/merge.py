@@ -29,11 +29,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from wfs import git, jsonio, store
+from wfs import git, jsonio, render, store
 from wfs.errors import WfsError
+from wfs.index import load_skeletons
 from wfs.layout import SESSION_FILE, SESSION_PREFIX, WORKFLOW_DIR, Layout, task_sort_key
+from wfs.render import VIEWS
 from wfs.review import same_json
 from wfs.schemas import COMPLEXITIES, PHASES
+from wfs.sessions import load_session
+from wfs.tasks import TaskIndex, refresh_session
 
 ATTRIBUTES_HEADER = (
     "# Written by `wfs init`: plan views are generated, plan JSON merges field by field\n"
@@ -385,12 +389,6 @@ def refresh_sessions(layout: Layout, sids: list[str]) -> list[Refreshed]:
     A session whose files have uncommitted changes of their own is left alone, so that
     nothing unrelated to the merge ends up in the merge commit.
     """
-    from wfs import render
-    from wfs.index import load_skeletons
-    from wfs.render import VIEWS
-    from wfs.sessions import load_session
-    from wfs.tasks import TaskIndex, refresh_session
-
     candidates = {
         sid: [layout.relative(layout.session_dir(sid) / n) for n in (SESSION_FILE, *VIEWS)]
         for sid in sids

@@ -15,16 +15,20 @@ Each branch is chosen by what the running Python has (`os.killpg`, `os.O_NOFOLLO
 POSIX call takes the portable branch instead of failing. Only what exists on Windows
 alone (its job objects, its process handles) is chosen by `sys.platform`.
 
-The fast read path imports this module, so at the top it imports only `os` and `sys`;
-each part imports the modules it needs when it is first used (filelock costs ~20 ms
-on a write, multiprocessing ~11 ms, subprocess ~3 ms), so a command pays only for what
-it uses.
+Every command imports this module (through wfs/store.py), so the costly imports of a
+part (filelock ~20 ms, multiprocessing ~11 ms, subprocess ~3 ms) are made when the part
+is first used, each marked where it is: a command pays only for what it uses.
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import shlex
+import shutil
+import signal
 import sys
+import time
 
 TYPE_CHECKING = False  # typing costs more to import than a fast answer
 if TYPE_CHECKING:
@@ -54,8 +58,6 @@ def open_own(path: str | os.PathLike[str], flags: int, mode: int = 0o666) -> int
     """`os.open` for a file wfs writes, which must not be a symlink: refused by the
     kernel where O_NOFOLLOW exists, and checked just before opening where it does not."""
     if not hasattr(os, "O_NOFOLLOW") and os.path.islink(path):
-        import errno
-
         raise OSError(errno.ELOOP, "is a symlink; wfs does not write through one", str(path))
     return os.open(path, flags | OWN_FILE_FLAGS, mode)
 
@@ -121,7 +123,7 @@ class FileLock:
     state; the fallback's marker file is reclaimed by the next waiter on this machine."""
 
     def __init__(self, path: str, timeout: float, kind: type[BaseFileLock] | None = None) -> None:
-        import filelock
+        import filelock  # deferred: ~20 ms, paid by writes only
 
         kind = lock_class() if kind is None else kind
         # (Not issubclass(kind, SoftFileLock): naming that class imports its modules.)
@@ -140,7 +142,7 @@ class FileLock:
     def acquire(self) -> None:
         """Take the lock (or count one more hold of it); TimeoutError when another
         process keeps it past the timeout."""
-        import filelock
+        import filelock  # deferred: ~20 ms, paid by writes only
 
         try:
             self.lock.acquire(timeout=self.timeout)
@@ -171,7 +173,7 @@ class FileLock:
 
 def host_name() -> str:
     """This machine's name, as claims record it (`host:pid`)."""
-    import socket
+    import socket  # deferred: only a claim names its host
 
     return socket.gethostname()
 
@@ -200,23 +202,17 @@ def process_alive(pid: int) -> bool:
 def stop_signals() -> tuple[int, ...]:
     """The signals that ask wfs to stop: SIGINT (Ctrl-C), SIGTERM, and SIGHUP (the
     terminal closed) where it exists (not on Windows)."""
-    import signal
-
     names = ("SIGINT", "SIGTERM", "SIGHUP")
     return tuple(int(getattr(signal, name)) for name in names if hasattr(signal, name))
 
 
 def signal_number(name: str) -> int | None:
     """The number of the signal called `name` (`SIGTERM`) here, or None."""
-    import signal
-
     number = getattr(signal, name, None) if name.startswith("SIG") else None
     return int(number) if number is not None else None
 
 
 def signal_name(signum: int) -> str:
-    import signal
-
     try:
         return signal.Signals(signum).name
     except ValueError:
@@ -225,15 +221,11 @@ def signal_name(signum: int) -> str:
 
 def raise_signal(signum: int) -> None:
     """Deliver `signum` to this process, as if it came from outside."""
-    import signal
-
     signal.raise_signal(signum)
 
 
 def _kill_signal() -> int:
     """SIGKILL where it exists; elsewhere the strongest signal there is."""
-    import signal
-
     return int(getattr(signal, "SIGKILL", signal.SIGTERM))
 
 
@@ -256,7 +248,7 @@ class Group:
     def __init__(
         self, argv: list[str], cwd: str | os.PathLike[str], env: Mapping[str, str], stdin: bool
     ) -> None:
-        import subprocess
+        import subprocess  # deferred: only a command that runs a process pays for it
 
         options: dict[str, Any] = {}
         if POSIX_GROUPS:
@@ -280,8 +272,7 @@ class Group:
         """Feed `data` to its stdin and read its stdout and stderr until they close;
         (stdout, stderr, timed out). After `timeout` seconds the group is killed and
         what it wrote so far is kept."""
-        import subprocess
-        import time
+        import subprocess  # deferred: only a command that runs a process pays for it
 
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
@@ -322,16 +313,12 @@ class Group:
     def stop(self, grace: float = GRACE_SECONDS) -> None:
         """Ask the whole group to end (SIGTERM; Ctrl-Break on Windows), kill what is
         left after `grace` seconds, and reap it."""
-        import subprocess
+        import subprocess  # deferred: only a command that runs a process pays for it
 
         try:
             if _killpg is not None:
-                import signal
-
                 _killpg(self.process.pid, signal.SIGTERM)
             elif sys.platform == "win32":
-                import signal
-
                 os.kill(self.process.pid, signal.CTRL_BREAK_EVENT)
             else:
                 self.process.terminate()
@@ -367,8 +354,6 @@ def _interruptible(seconds: float | None) -> float | None:
 
 
 def _left_until(deadline: float | None) -> float | None:
-    import time
-
     return None if deadline is None else max(deadline - time.monotonic(), 0.0)
 
 
@@ -405,8 +390,6 @@ def find_bash() -> str | None:
     (on PATH, or where Git for Windows installs it), then WSL's launcher."""
     path = os.environ.get("PATH", os.defpath)
     if path not in _BASH:
-        import shutil
-
         found = shutil.which("bash", path=path)
         _BASH[path] = windows_bash(found, os.environ) if WINDOWS else found
     return _BASH[path]
@@ -417,7 +400,6 @@ def windows_bash(on_path: str | None, environ: Mapping[str, str]) -> str | None:
     (beside git on PATH, or where its installer puts it); else WSL's, or None."""
     if on_path is not None and not is_wsl_launcher(on_path):
         return on_path
-    import shutil
 
     places = [environ.get(name, "") for name in ("ProgramW6432", "ProgramFiles")]
     places.append(environ.get("ProgramFiles(x86)", ""))
@@ -459,7 +441,6 @@ def run_isolated(
     `function` and `args` must be picklable (a function at a module's top level);
     `start` ("fork" or "spawn") chooses."""
     import multiprocessing  # deferred on purpose: ~11 ms, paid by runs with built-ins
-    import time
 
     start = start or ("fork" if hasattr(os, "fork") else "spawn")
     context: Any = multiprocessing.get_context(start)
@@ -489,8 +470,6 @@ def run_isolated(
 
 
 def _isolated_child(sender: Any, function: Callable[..., Any], args: tuple[Any, ...]) -> None:
-    import signal
-
     for signum in stop_signals():  # the parent decides; this child just ends
         signal.signal(signum, signal.SIG_DFL)
     try:
@@ -513,7 +492,6 @@ def stop_orphans(token: str, how: str | None = None) -> list[int]:
     """
     if WINDOWS:
         return []
-    import time
 
     found = step_processes(token, how)
     groups = sorted(set(found.values()))
@@ -576,7 +554,7 @@ def _from_proc(token: str) -> dict[int, int]:
 def _from_ps(token: str) -> dict[int, int]:
     """Other POSIX systems (macOS): `ps` shows each process's environment after its
     command line (`-E` on BSD and macOS, `e` for procps)."""
-    import subprocess
+    import subprocess  # deferred: only a command that runs a process pays for it
 
     columns = ["-o", "pid=", "-o", "pgid=", "-o", "stat=", "-o", "command="]
     forms = (["ps", "-A", "-E", "-ww", *columns], ["ps", "-A", "-ww", *columns, "e"])
@@ -630,7 +608,6 @@ def shell_join(argv: list[str], shell: str | None = None) -> str:
         return powershell_join(argv)
     if shell == "cmd":
         return cmd_join(argv)
-    import shlex  # deferred on purpose: `re` is not otherwise loaded by a fast read
 
     return shlex.join(argv)
 
@@ -664,7 +641,7 @@ def cmd_join(argv: list[str]) -> str:
     """cmd.exe: each argument as Windows programs split their command line
     (subprocess.list2cmdline), and one holding a character cmd.exe acts on put in
     double quotes, where cmd.exe leaves it alone."""
-    import subprocess
+    import subprocess  # deferred: only a command that runs a process pays for it
 
     words = []
     for arg in argv:

@@ -6,6 +6,8 @@ thing the same way. Plain data in, plain data or lines out; nothing here imports
 
 from __future__ import annotations
 
+from wfs import jsonio
+from wfs.claims import claim_alive
 from wfs.platform import shell_join
 
 TYPE_CHECKING = False  # typing itself costs more to import than a fast answer
@@ -49,8 +51,6 @@ def stopped_view(stopped: list[dict[str, Any]], prefix: list[str]) -> list[dict[
     for entry in stopped:
         entry = dict(entry)
         if entry["state"] == "claimed":
-            from wfs.claims import claim_alive
-
             entry["state"] = "running" if claim_alive(entry["owner"]) else "stale"
         if entry["state"] in ("paused", "blocked", "stale"):
             entry["resume"] = [*prefix, "execute", "--resume", entry["id"]]
@@ -161,8 +161,6 @@ def show_data(sid: str, answers: dict[str, Any], tid: str, task: Any) -> dict[st
 
 
 def show_lines(data: dict[str, Any]) -> list[str]:
-    from wfs import jsonio  # orjson: `status` and `next` print no JSON
-
     lines = [
         jsonio.dumps(data["task"]).decode().removesuffix("\n"),
         f"status: {data['status']}" + ("  (ready)" if data["ready"] else ""),

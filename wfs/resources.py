@@ -20,7 +20,7 @@ def resource_dir(name: str) -> Traversable:
     for folder in (package / name, package.parent / name):
         if folder.is_dir():
             return folder
-    from importlib.resources import files
+    from importlib.resources import files  # deferred: only a zipped install needs it
 
     return files("wfs").joinpath(name)
 

@@ -14,6 +14,8 @@ from typing import Any, NamedTuple
 from wfs import git, jsonio
 from wfs.errors import WfsError
 from wfs.layout import SESSION_FILE, SESSION_PREFIX, TASK_DIR, WORKFLOW_DIR, Layout, task_sort_key
+from wfs.sessions import session_ids
+from wfs.tasks import task_files
 from wfs.text import json_kind
 
 STEP_LISTS = ("pre_analysis", "implementation_approach")
@@ -96,9 +98,6 @@ def read_revision(layout: Layout, rev: str, commit: str) -> Side:
 
 
 def read_working_tree(layout: Layout) -> Side:
-    from wfs.sessions import session_ids
-    from wfs.tasks import task_files
-
     sessions = {}
     for sid in session_ids(layout):
         folder = layout.session_dir(sid)

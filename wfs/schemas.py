@@ -282,7 +282,7 @@ def _prepared(node: Any, errors_only: bool) -> Any:
 def _validator(name: str) -> Any:
     # Imported here on purpose: jsonschema runs only for a document with a problem.
     from jsonschema import Draft202012Validator  # type: ignore[import-untyped,unused-ignore]
-    from referencing import Registry, Resource
+    from referencing import Registry, Resource  # deferred with jsonschema
 
     registry: Any = Registry().with_resources(
         (where, Resource.from_contents(document)) for where, document in documents().items()

@@ -30,7 +30,9 @@ from wfs.layout import (
     check_session_id,
     normalize_session_id,
 )
+from wfs.layout import SESSION_FILE as NAME
 from wfs.schemas import SESSION_STATUSES
+from wfs.tasks import session_facts
 from wfs.text import json_kind
 
 
@@ -134,8 +136,6 @@ def is_session_dir(layout: Layout, sid: str) -> bool:
 
 def session_warnings(layout: Layout, sid: str) -> list[str]:
     """What is odd about one session's folder: copies in other places, no session file."""
-    from wfs.layout import SESSION_FILE as NAME
-
     folders = [f for f in session_folders(layout) if f.name == sid]
     notes = []
     if len(folders) > 1:
@@ -268,8 +268,6 @@ def canonical_session(
     (the complexity), current_phase, status and progress, derived from the folder and
     the tasks. What it holds is kept as it is (another tool's `type: workflow` or
     `status: planning` included)."""
-    from wfs.tasks import session_facts
-
     facts = session_facts(data, index.tally())
     new = dict(data)
     new.setdefault("session_id", sid)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import stat
 import sys
 from collections.abc import Iterator
@@ -120,7 +121,6 @@ def remove_tree(path: Path) -> None:
     if path.is_symlink() or not path.is_dir():
         remove(path)
         return
-    import shutil
 
     guard(path / "_")
     shutil.rmtree(path)

@@ -17,12 +17,14 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from wfs import store, templating
+from wfs import agents_install, store, templating
 from wfs.flow.answer import CONTRACT
 from wfs.flow.variables import as_text as value_text
 from wfs.flow.variables import substitute_prose, substitute_session
 from wfs.flow.work import Step
-from wfs.tasks import Task, depends_on, obj
+from wfs.index import load_skeletons
+from wfs.layout import parse_task_id
+from wfs.tasks import Task, TaskIndex, depends_on, obj
 
 if TYPE_CHECKING:
     from wfs.flow.engine import Runner
@@ -112,8 +114,6 @@ def dependencies(runner: Runner, task: Task) -> list[dict[str, Any]]:
     of their summaries (a missing summary, or one leading outside the project root: None)."""
     if not runner.sid:
         return []
-    from wfs.index import load_skeletons
-    from wfs.tasks import TaskIndex
 
     index = TaskIndex(load_skeletons(runner.layout, runner.sid))
     found = []
@@ -150,8 +150,6 @@ def read_summary(runner: Runner, path: Path) -> str | None:
 def session_paths(runner: Runner, tid: str) -> dict[str, str]:
     """Where things are, relative to the project root (the agent's working directory).
     An inline flow has no task file, and may have no session."""
-    from wfs.layout import parse_task_id
-
     relative = runner.layout.relative
     paths = {"project": "."}
     if runner.sid:
@@ -218,8 +216,6 @@ def agent_entry(task: Task) -> dict[str, Any]:
 
 def agent_definition(name: str) -> str | None:
     """The shipped definition of `@name`, as text, or None when wfs has none."""
-    from wfs import agents_install
-
     wanted = name.lstrip("@")
     for source in agents_install.sources("definitions"):
         if source.name == wanted:

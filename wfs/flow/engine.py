@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import os
 import time
+import zlib
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -32,12 +33,15 @@ from wfs.flow import brief as brief_mod
 from wfs.flow import signals
 from wfs.flow import steps as run_steps
 from wfs.flow.answer import Answer, EmptyAnswer, read_answer
+from wfs.flow.brief import as_text
 from wfs.flow.routing import AgentRoutes
 from wfs.flow.summary import needs_link, render_summary
 from wfs.flow.variables import MissingInput, check_inputs, substitute_session, task_values
 from wfs.flow.work import Step, Uninterpretable, task_steps
 from wfs.formats import canonical_task, status_of
 from wfs.layout import Layout, check_task_id
+from wfs.rules import TaskSource, refusal
+from wfs.sessions import load_session
 from wfs.tasks import Task, obj, skeleton
 
 RUNS_DIR = ".runs"
@@ -202,8 +206,6 @@ class Runner:
         That is what `validate` reports as an error in the task, what wfs cannot read as
         steps, and built-ins whose literal paths leave the project root.
         """
-        from wfs.rules import TaskSource, refusal
-
         tid = task["id"]
         where = self.layout.relative(self.layout.task_file(self.sid, tid))
         errors = refusal(TaskSource(where, task, tid))
@@ -636,7 +638,6 @@ class Runner:
                 reason = f"waiting for an agent to fix {step.key}: {fix['error']}"
             save("paused", reason=reason, **({"fix": fix} if fix else {}))
             raise Pause(step, reason, brief)
-        from wfs.flow.brief import as_text
 
         stdin = jsonio.compact(brief).decode() if handoff.form == "json" else as_text(brief)
         token = self.step_token(run.task["id"])
@@ -735,7 +736,6 @@ class Runner:
     def session_phase(self) -> str | None:
         if not self.sid:
             return None
-        from wfs.sessions import load_session
 
         return str(load_session(self.layout, self.sid).get("current_phase"))
 
@@ -823,8 +823,7 @@ def file_states(root: Path) -> dict[str, str] | None:
     size and two checksums of its content (64 bits: no change goes unseen by chance),
     or size and mtime for a large file, "absent" for a deleted one. None outside a git
     repository."""
-    import subprocess
-    import zlib
+    import subprocess  # deferred: only a command that runs a process pays for it
 
     try:
         proc = subprocess.run(

@@ -18,11 +18,15 @@ import re
 from pathlib import Path
 from typing import Any
 
+from wfs import query
 from wfs.errors import WfsError
+from wfs.flow import signals
 from wfs.flow.engine import RUNS_DIR, Progress, Runner, new_record, run_until_stop
-from wfs.flow.routing import AgentRoutes
+from wfs.flow.routing import AgentRoutes, agent_routes
 from wfs.flow.work import pre_analysis_step
 from wfs.layout import Layout
+from wfs.lifecycle import init
+from wfs.sessions import active_ids
 
 FLOW = "FLOW"
 
@@ -88,8 +92,6 @@ def run_flow(
     task = {"id": FLOW, "title": where}
     plan = [pre_analysis_step(i, spec, f"/{i}") for i, spec in enumerate(specs)]
     if resume is None:
-        from wfs.lifecycle import init
-
         init(runner.layout)  # the record goes in .workflow/.runs/, which git ignores
         runner.save_record(new_record(FLOW))
     elif not runner.record_path(FLOW).exists():
@@ -133,13 +135,8 @@ def run_file(
     SIGINT, SIGTERM and SIGHUP (where the system has it) stop the running step and leave
     the run resumable.
     """
-    from wfs.flow import signals
-    from wfs.flow.routing import agent_routes
-    from wfs.query import command_prefix
-    from wfs.sessions import active_ids
-
     sid = requested or (active_ids(layout) or [""])[0]
-    prefix = command_prefix(sid, root_option) if sid else ["wfs"]
+    prefix = query.command_prefix(sid, root_option) if sid else ["wfs"]
     runner = FlowRunner(layout, sid, agent_routes(layout, agent_option), progress, prefix, file)
     with signals.handled():
         result = run_flow(runner, specs, where, resume)

@@ -26,6 +26,8 @@ from wfs.flow.variables import (
     substitute_session,
 )
 from wfs.flow.work import Step, Uninterpretable, task_steps
+from wfs.query import one_line
+from wfs.rules import TaskSource, refusal
 from wfs.tasks import Task
 
 # Template placeholders left unfilled by the tool that wrote the task.
@@ -35,8 +37,6 @@ _SHELL_OPERATORS = re.compile(r"[|&;<>()$`\n]")
 
 def dry_run(runner: Runner, task: Task) -> dict[str, Any]:
     """The resolved plan of a task's steps; runs nothing, changes nothing."""
-    from wfs.rules import TaskSource, refusal
-
     tid = task["id"]
     where = runner.layout.relative(runner.layout.task_file(runner.sid, tid))
     refused = refusal(TaskSource(where, task, tid))
@@ -165,8 +165,6 @@ def _is_prose(argument: str) -> bool:
 
 
 def human_lines(plan: dict[str, Any]) -> list[str]:
-    from wfs.query import one_line
-
     # Titles and names are one line each: a newline in one cannot forge a line of its own.
     lines = [f"{plan['task']}: {one_line(plan['title'])} (dry run, nothing is executed)"]
     if plan["refused"]:

@@ -11,8 +11,10 @@ the command `.workflow/config.json` maps the task's `meta.agent` to; its `defaul
 
 from __future__ import annotations
 
+import os
 from typing import Any, NamedTuple
 
+from wfs import store
 from wfs.errors import WfsError
 from wfs.layout import Layout
 from wfs.tasks import Task, obj
@@ -55,15 +57,11 @@ class AgentRoutes(NamedTuple):
 def agent_routes(layout: Layout, option: str | None) -> AgentRoutes:
     """Where agent steps go: `option` (--agent), then WFS_AGENT, then the routes of
     .workflow/config.json."""
-    import os
-
     return load_routes(layout, option or os.environ.get("WFS_AGENT") or None)
 
 
 def load_routes(layout: Layout, override: str | None) -> AgentRoutes:
     """The routes of `.workflow/config.json`, checked, with `override` first."""
-    from wfs import store
-
     path = layout.workflow / "config.json"
     where = layout.relative(path)
     if not path.exists():

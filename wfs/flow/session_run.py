@@ -11,7 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from wfs.flow import engine, signals
+from wfs.flow.engine import Runner
+from wfs.flow.routing import agent_routes
+from wfs.index import answers
 from wfs.layout import Layout
+from wfs.query import command_prefix, stopped_view
 
 
 def runner(
@@ -23,10 +28,6 @@ def runner(
     scope: str = "task",
 ) -> Any:
     """The engine's runner for a session, as `wfs execute` sets it up."""
-    from wfs.flow.engine import Runner
-    from wfs.flow.routing import agent_routes
-    from wfs.query import command_prefix
-
     return Runner(
         layout,
         sid,
@@ -64,8 +65,6 @@ def execute(
     the task resumable.
     `note` gets what reclaiming a stopped task had to do (stale claims, orphans).
     """
-    from wfs.flow import engine, signals
-
     results: list[dict[str, Any]] = []
     with signals.handled():
         if resume_id:
@@ -105,9 +104,6 @@ def execute(
         code, overall = 0, "completed" if results else "idle"
     data: dict[str, Any] = {"session": runner.sid, "status": overall, "tasks": results}
     if not results:
-        from wfs.index import answers
-        from wfs.query import stopped_view
-
         data["stopped"] = stopped_view(
             answers(runner.layout, runner.sid)["summary"].get("stopped", []),
             runner.command_prefix,

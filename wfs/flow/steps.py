@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import stat
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -166,7 +167,7 @@ def run_command(
             return StepResult(2, "", refused.message)
         if not shell.files:
             return run_shell(shell.script, {**shell.env, **(env or {})}, root, timeout)
-        import tempfile
+        import tempfile  # deferred: only when a value goes to a file
 
         with tempfile.TemporaryDirectory(prefix="wfs-values-") as folder:
             paths = {}
@@ -310,8 +311,6 @@ def confined(root: Path, relative: str) -> Path:
 
 def read_file(root: Path, relative: str) -> str:
     """The file's text; `path:10-20` or `path 第 10-20 行` (lines 10 to 20): those lines."""
-    import stat
-
     relative = _unquote(relative)
     lines = _LINES.search(relative)
     if lines:

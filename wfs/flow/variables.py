@@ -17,6 +17,7 @@ can name it.
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
@@ -276,8 +277,6 @@ def preview_shell(command: str, values: Mapping[str, Any]) -> tuple[str, list[st
     """The command as bash will see it once substituted, with each value written out
     as a quoted literal (what `--dry-run` shows): the same words, the same data. Also
     the reasons the real run will refuse it, if any."""
-    import shlex
-
     out: list[str] = []
     problems: list[str] = []
     for part in shell_segments(command, values):

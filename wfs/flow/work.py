@@ -23,6 +23,8 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from wfs.errors import WfsError
+from wfs.flow.steps import classify
+from wfs.formats import canonical
 from wfs.tasks import Task, obj
 
 WHOLE_TASK = "task"
@@ -44,8 +46,6 @@ def task_steps(task: Task) -> list[Step]:
     `pre_analysis` and `implementation`, `implementation_steps` and an object
     `implementation_approach` run like the seed's steps. Pointers name the place in the
     file as written."""
-    from wfs.formats import canonical
-
     read = canonical(task)
     seed = read.task
     flow = obj(seed, "flow_control")
@@ -89,8 +89,6 @@ def task_steps(task: Task) -> list[Step]:
 
 def acceptance_steps(task: Task) -> list[Step]:
     """The task's acceptance checks that are commands, as steps that run last."""
-    from wfs.flow.steps import classify
-
     convergence = obj(task, "convergence")
     checks: list[tuple[str, Any]] = []
     verification = convergence.get("verification")
