@@ -10,19 +10,28 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from wfs import prime as digests
+from wfs import store
 from wfs.errors import WfsError
-from wfs.layout import Layout
+from wfs.index import answers, load_skeletons
+from wfs.layout import Layout, check_task_id, task_sort_key
+from wfs.query import command_prefix, next_data, show_data, status_data
+from wfs.sessions import (
+    active_ids,
+    current_session,
+    load_session,
+    marker_ids,
+    session_folders,
+    session_ids,
+    session_warnings,
+)
+from wfs.tasks import TaskIndex, read_task, task_row, unknown_task
 
 
 def status(layout: Layout, requested: str | None, root_option: str | None) -> dict[str, Any]:
     """`wfs status`: the session's summary, or `{"session": None}` when none is active."""
-    from wfs.index import answers
-    from wfs.query import command_prefix, status_data
-    from wfs.sessions import active_ids, current_session, marker_ids
-
     if requested is None and not active_ids(layout) and not marker_ids(layout):
         return {"session": None}
-    from wfs.sessions import session_warnings
 
     sid = current_session(layout, requested)
     summary = status_data(answers(layout, sid)["summary"], command_prefix(sid, root_option))
@@ -34,11 +43,6 @@ def status(layout: Layout, requested: str | None, root_option: str | None) -> di
 
 def prime(layout: Layout, requested: str | None) -> tuple[str | None, str]:
     """`wfs prime`: (the session, its digest), or (None, how to start) when there is none."""
-    from wfs import prime as digests
-    from wfs.index import answers
-    from wfs.query import command_prefix, status_data
-    from wfs.sessions import active_ids, current_session, marker_ids
-
     if requested is None:
         active = active_ids(layout)
         if len(active) > 1:
@@ -57,10 +61,6 @@ def next_tasks(
     """`wfs next [--all]`: the next ready task (or all of them), and what holds the rest;
     then the task files that cannot be read (file:line:column: reason), which the
     command names after answering from every other task (exit 2)."""
-    from wfs.index import answers
-    from wfs.query import command_prefix, next_data
-    from wfs.sessions import current_session
-
     sid = current_session(layout, requested)
     found = answers(layout, sid)
     data = next_data(sid, found, all_ready, command_prefix(sid, root_option))
@@ -72,13 +72,6 @@ def show_task(
 ) -> tuple[dict[str, Any], list[str]]:
     """`wfs task show ID`: the task JSON, its derived status, readiness and waits; then
     the task files that cannot be read (as `next_tasks`)."""
-    from wfs.edit import unknown_task
-    from wfs.index import answers
-    from wfs.layout import check_task_id
-    from wfs.query import show_data
-    from wfs.sessions import current_session
-    from wfs.tasks import read_task
-
     sid = current_session(layout, requested)
     found = answers(layout, sid)
     if check_task_id(task_id) not in found["status"]:
@@ -91,9 +84,7 @@ def task_status(
     layout: Layout, requested: str | None, task_id: str, status: str
 ) -> tuple[dict[str, Any], str]:
     """`wfs task status ID STATUS`: (what --json prints, the line printed otherwise)."""
-    from wfs.edit import set_status
-    from wfs.layout import check_task_id
-    from wfs.sessions import current_session
+    from wfs.edit import set_status  # deferred: only a write loads the writers
 
     set_status(layout, current_session(layout, requested), check_task_id(task_id), status)
     return {"task": task_id, "status": status}, f"{task_id}: {status}"
@@ -109,9 +100,7 @@ def task_add(
 ) -> tuple[dict[str, Any], str]:
     """`wfs task add`: (what --json prints, the line printed otherwise). `options`: the
     field options of wfs.edit.task_fields; `data`: the object of `--from`."""
-    from wfs.edit import add_task, task_fields
-    from wfs.layout import check_task_id
-    from wfs.sessions import current_session
+    from wfs.edit import add_task, task_fields  # deferred: only a write loads the writers
 
     given = {
         "title": None,
@@ -135,12 +124,12 @@ def task_add(
 def init(layout: Layout, git: bool) -> tuple[dict[str, Any], Any]:
     """`wfs init`: create .workflow/ and, with `git`, set up merging the plan files;
     (what --json prints, the wfs.merge.GitSetup or None)."""
-    from wfs.lifecycle import init as create
+    from wfs.lifecycle import init as create  # deferred: only a change of session loads it
 
     created = create(layout)
     setup = None
     if git:
-        from wfs.merge import setup_git
+        from wfs.merge import setup_git  # deferred: only git integration loads it
 
         setup = setup_git(layout)
     data = {
@@ -164,7 +153,7 @@ def plan(
 
     `source` reads the document: (bytes, the name its problems are reported under).
     """
-    from wfs import edit, lifecycle, sessions
+    from wfs import edit, lifecycle, sessions  # deferred: only a write loads the writers
 
     if replan_id and topic:
         raise WfsError("give either TOPIC (a new session) or --session ID (replan it), not both")
@@ -185,8 +174,7 @@ def plan(
 
 def switch(layout: Layout, value: str) -> dict[str, Any]:
     """`wfs switch ID`: make it the single active session; say which ones were paused."""
-    from wfs.lifecycle import switch as make_active
-    from wfs.sessions import active_ids
+    from wfs.lifecycle import switch as make_active  # deferred: only a change of session loads it
 
     before = active_ids(layout)
     sid = make_active(layout, value)
@@ -195,8 +183,6 @@ def switch(layout: Layout, value: str) -> dict[str, Any]:
 
 def chosen_sessions(layout: Layout, requested: str | None, every: bool) -> list[str]:
     """The sessions `--all` names (every one), else the one `requested` or active."""
-    from wfs.sessions import current_session, session_ids
-
     return session_ids(layout) if every else [current_session(layout, requested)]
 
 
@@ -211,7 +197,10 @@ def validate(layout: Layout, sids: list[str], every: bool = False) -> Validation
 
     `every` (`--all`): also the folders that are not one session each, and every copy
     of a session found in several places."""
-    from wfs.validate import validate_project, validate_session
+    from wfs.validate import (  # deferred: only validation loads the rules across files
+        validate_project,
+        validate_session,
+    )
 
     if every:
         problems = validate_project(layout)
@@ -229,10 +218,7 @@ def validate(layout: Layout, sids: list[str], every: bool = False) -> Validation
 
 def dry_run(layout: Layout, runner: Any, task_id: str | None) -> dict[str, Any]:
     """`wfs execute --dry-run [ID]`: the resolved steps of ID (default: the next ready)."""
-    from wfs.flow.preview import dry_run as preview
-    from wfs.index import load_skeletons
-    from wfs.layout import check_task_id
-    from wfs.tasks import TaskIndex, read_task
+    from wfs.flow.preview import dry_run as preview  # deferred: only a dry run loads the engine
 
     index = TaskIndex(load_skeletons(layout, runner.sid))
     if task_id is None:
@@ -241,8 +227,6 @@ def dry_run(layout: Layout, runner: Any, task_id: str | None) -> dict[str, Any]:
             return {"session": runner.sid, "task": None}
         task_id = ready[0]
     if check_task_id(task_id) not in index.by_id:
-        from wfs.edit import unknown_task
-
         raise unknown_task(task_id, index.by_id)
     return preview(runner, read_task(layout, runner.sid, task_id))
 
@@ -251,11 +235,6 @@ def task_list(
     layout: Layout, requested: str | None, status: str | None, ready: bool
 ) -> tuple[dict[str, Any], list[str]]:
     """`wfs task list`: (what --json prints, the task files that cannot be read)."""
-    from wfs.index import load_skeletons
-    from wfs.layout import task_sort_key
-    from wfs.sessions import current_session
-    from wfs.tasks import TaskIndex, task_row
-
     sid = current_session(layout, requested)
     index = TaskIndex(load_skeletons(layout, sid))
     ids = index.ready() if ready else sorted(index.by_id, key=task_sort_key)
@@ -269,9 +248,6 @@ def task_list(
 
 def session_list(layout: Layout) -> tuple[list[dict[str, Any]], list[str]]:
     """`wfs session list`: a row per session, and why the unreadable ones are."""
-    from wfs.index import answers
-    from wfs.sessions import active_ids, load_session, session_ids
-
     active = set(active_ids(layout))
     rows: list[dict[str, Any]] = []
     errors: list[str] = []
@@ -299,9 +275,6 @@ def session_list(layout: Layout) -> tuple[list[dict[str, Any]], list[str]]:
 
 def session_show(layout: Layout, requested: str | None) -> tuple[dict[str, Any], dict[str, Any]]:
     """`wfs session show`: (what --json prints, the summary its text shows)."""
-    from wfs.index import answers
-    from wfs.sessions import active_ids, current_session, load_session
-
     sid = current_session(layout, requested)
     summary = answers(layout, sid)["summary"]
     data = {
@@ -316,8 +289,7 @@ def session_show(layout: Layout, requested: str | None) -> tuple[dict[str, Any],
 
 def change_session(layout: Layout, action: str, requested: str | None) -> dict[str, Any]:
     """`wfs session pause|resume|complete`."""
-    from wfs import lifecycle
-    from wfs.sessions import current_session
+    from wfs import lifecycle  # deferred: only a change of session loads it
 
     sid = current_session(layout, requested)
     if action == "resume":
@@ -341,10 +313,7 @@ def render(layout: Layout, sids: list[str], every: bool, check: bool) -> Outcome
     """`wfs render [--check]`: write the views of the sessions that are stale, under
     each session's lock; with `check`, change nothing and name the stale ones and the
     changes left half done (exit 1 if any)."""
-    from wfs import render as views
-    from wfs import store
-    from wfs.index import load_skeletons
-    from wfs.sessions import load_session
+    from wfs import render as views  # deferred: only a render loads the views
 
     which: dict[str, Any] = {"sessions": sids} if every else {"session": sids[0]}
     # Views are rendered from the whole plan: a task file that cannot be read stops it.
@@ -379,7 +348,7 @@ def render(layout: Layout, sids: list[str], every: bool, check: bool) -> Outcome
 def doctor(layout: Layout, fix: bool) -> Outcome:
     """`wfs doctor [--fix]`: a row per finding and whether it was repaired; exit 1 when
     any is left."""
-    from wfs.doctor import doctor as examine
+    from wfs.doctor import doctor as examine  # deferred: only `wfs doctor` loads it
 
     rows = [
         {
@@ -396,8 +365,7 @@ def doctor(layout: Layout, fix: bool) -> Outcome:
 
 def migrate(layout: Layout, requested: str | None, every: bool) -> dict[str, list[str]]:
     """`wfs migrate [--all]`: session (or copy of one) -> the files rewritten."""
-    from wfs.edit import migrate as rewrite
-    from wfs.sessions import current_session, session_folders, session_ids
+    from wfs.edit import migrate as rewrite  # deferred: only a write loads the writers
 
     if not every:
         sid = current_session(layout, requested)
@@ -415,7 +383,7 @@ def migrate(layout: Layout, requested: str | None, every: bool) -> dict[str, lis
 
 def migrate_layout(layout: Layout, target: str) -> dict[str, Any]:
     """`wfs migrate --layout markers|active`: every session moved into that layout."""
-    from wfs.lifecycle import convert_layout
+    from wfs.lifecycle import convert_layout  # deferred: only a change of session loads it
 
     moves = convert_layout(layout, target)
     return {"layout": target, "moved": [{"from": a, "to": b} for a, b in moves]}

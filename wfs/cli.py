@@ -14,11 +14,14 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 import click
+from click.core import ParameterSource
 
-from wfs import __version__
+from wfs import __version__, jsonio, sessions, store
 from wfs.commands import COMMANDS
 from wfs.completion import complete_session_id
-from wfs.errors import WfsError
+from wfs.errors import WfsError, os_error_message
+from wfs.layout import Layout, find_root
+from wfs.text import for_terminal, printable
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -36,17 +39,12 @@ class Env:
     @property
     def layout(self) -> Any:
         if self._layout is None:
-            from wfs import store
-            from wfs.layout import Layout, find_root
-
             self._layout = Layout(find_root(self._root))
             store.confine(self._layout.root)
         return self._layout
 
     def current_session(self) -> str:
-        from wfs.sessions import current_session
-
-        return current_session(self.layout, self.session)
+        return sessions.current_session(self.layout, self.session)
 
     def echo(self, text: str = "", *, err: bool = False) -> None:
         self.lines([text], err=err)
@@ -57,8 +55,6 @@ class Env:
     def emit(self, data: Any, human: Callable[[], None]) -> None:
         """Print `data` as JSON with --json, else run the human formatter."""
         if self.json:
-            from wfs import jsonio  # orjson: only when JSON is printed
-
             sys.stdout.buffer.write(jsonio.dumps(data))
             sys.stdout.flush()
         else:
@@ -67,8 +63,6 @@ class Env:
     def lines(self, lines: list[str], *, err: bool = False) -> None:
         """Print each line made safe for a terminal, in one write (10,000 rows of `task
         list` would be 10,000 calls of click.echo)."""
-        from wfs.text import for_terminal
-
         if lines:
             # None lets click drop styles when the stream is not a terminal.
             text = "\n".join(map(for_terminal, lines))
@@ -101,20 +95,14 @@ class WfsGroup(click.Group):
         try:
             return super().invoke(ctx)
         except WfsError as err:
-            from wfs.text import printable
-
             click.echo(f"wfs: error: {printable(err.message)}", err=True)
             ctx.exit(err.exit_code)
         except OSError as err:  # a full disk, a read-only file system, a permission...
-            from wfs.text import printable
-
             click.echo(f"wfs: error: {printable(_os_error(ctx, err))}", err=True)
             ctx.exit(2)
 
 
 def _os_error(ctx: click.Context, err: OSError) -> str:
-    from wfs.errors import os_error_message
-
     layout = getattr(ctx.find_object(Env), "_layout", None)
     return os_error_message(err, layout.root if layout is not None else None)
 
@@ -189,8 +177,6 @@ def root_option(env: Env) -> str | None:
 
     The commands we print (`resume`) keep it, so they work from wherever this one ran.
     """
-    from click.core import ParameterSource
-
     root_ctx = click.get_current_context().find_root()
     given = root_ctx.get_parameter_source("root") == ParameterSource.COMMANDLINE
     return str(env.layout.root) if given else None

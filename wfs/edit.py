@@ -33,6 +33,7 @@ from wfs.tasks import (
     refresh_session,
     skeleton,
     task_entries,
+    unknown_task,
     with_id,
 )
 from wfs.validate import change_problems, task_problems, validate_tasks
@@ -381,14 +382,6 @@ def editing(
         draft = Draft(layout, sid)
         yield draft
         draft.commit(check, what)
-
-
-def unknown_task(tid: str, known: Any) -> WfsError:
-    import difflib  # deferred: only on this error path
-
-    close = difflib.get_close_matches(tid, list(known), n=3, cutoff=0.6)
-    hint = f"; did you mean {', '.join(close)}?" if close else ""
-    return WfsError(f"unknown task {tid!r}{hint}")
 
 
 def _join_pointer(problem: Any) -> Any:

@@ -25,8 +25,11 @@ from pydantic import Field
 from wfs import __version__, actions, jsonio, platform
 from wfs.errors import ProblemsError, WfsError
 from wfs.flow import session_run
+from wfs.flow.answer import read_answer
 from wfs.layout import Layout
+from wfs.resources import read_text
 from wfs.schemas import COMPLEXITIES
+from wfs.sessions import current_session, require_session, session_ids
 
 SCHEMAS = ("task", "session", "plan")
 TODO_LIST_URI = "wfs://sessions/{session}/TODO_LIST.md"
@@ -114,8 +117,6 @@ class WfsServer(MCPServer[Any]):
         self.layout = layout
 
     async def list_resources(self) -> list[Resource]:
-        from wfs.sessions import session_ids
-
         listed = await super().list_resources()
         for sid in session_ids(self.layout):
             if (self.layout.session_dir(sid) / "TODO_LIST.md").is_file():
@@ -226,8 +227,6 @@ def build_server(layout: Layout, session: str | None, root_option: str | None) -
         run_all: bool = False,
         dry_run: bool = False,
     ) -> tuple[dict[str, Any], int]:
-        from wfs.sessions import current_session
-
         sid = current_session(layout, chosen(requested))
         runner = session_run.runner(layout, sid, root_option=root_option)
         if dry_run:
@@ -285,8 +284,6 @@ def build_server(layout: Layout, session: str | None, root_option: str | None) -
             if answer is not None and skip:
                 raise WfsError("give either an answer or skip, not both")
             if answer is not None:
-                from wfs.flow.answer import read_answer
-
                 read_answer(answer, "`answer`")  # an empty one is refused before any change
             return run(session, resume_id=task_id, answer=answer, skip=skip)
 
@@ -313,8 +310,6 @@ def build_server(layout: Layout, session: str | None, root_option: str | None) -
         mime_type="text/markdown",
     )
     def todo_list(session: str) -> str:
-        from wfs.sessions import require_session
-
         try:
             sid = require_session(layout, session)
         except WfsError as err:
@@ -343,8 +338,6 @@ def build_server(layout: Layout, session: str | None, root_option: str | None) -
 
 
 def _add_schema(server: WfsServer, name: str) -> None:
-    from wfs.resources import read_text
-
     def schema() -> str:
         return read_text("schemas", f"{name}.schema.json")
 

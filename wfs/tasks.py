@@ -346,3 +346,12 @@ def refresh_session(session: dict[str, Any], tally: Tally) -> dict[str, Any]:
             data["progress"]["completed_phases"] = completed
         data["current_phase"] = derived
     return data
+
+
+def unknown_task(tid: str, known: Iterable[str]) -> WfsError:
+    """The error for a task id that is not in `known`, naming the closest ones."""
+    import difflib  # deferred: only on this error path
+
+    close = difflib.get_close_matches(tid, list(known), n=3, cutoff=0.6)
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    return WfsError(f"unknown task {tid!r}{hint}")

@@ -76,7 +76,7 @@ def agents_install(
       wfs agents install --check
       wfs agents install --target codex --remove
     """
-    from wfs import agents_install as installer
+    from wfs import agents_install as installer  # deferred: only `wfs agents` loads it
 
     if check and remove:
         raise click.UsageError("give at most one of --check and --remove")
@@ -149,7 +149,7 @@ def agents_list(env: Env, target: str | None) -> None:
     Example:
       wfs agents list --target codex
     """
-    from wfs.agents_install import listing
+    from wfs.agents_install import listing  # deferred: only `wfs agents` loads it
 
     rows = listing(env.layout, [target] if target else AGENT_TARGETS)
     width = max(len(name) for name in AGENT_TARGETS)
@@ -176,7 +176,7 @@ def mcp_server(env: Env) -> None:
       claude mcp add wfs -- wfs mcp
     """
     try:
-        from wfs.mcp_server import serve
+        from wfs.mcp_server import serve  # deferred: only `wfs mcp` loads it
     except ImportError as err:
         if (err.name or "").startswith("wfs"):
             raise

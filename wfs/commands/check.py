@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import click
 
+from wfs import actions
 from wfs.cli import Env, json_flag, pass_env
+from wfs.resources import read_text
 from wfs.schemas import SCHEMA_NAMES
 
 
@@ -22,8 +24,6 @@ def validate(env: Env, all_sessions: bool) -> None:
     Example:
       wfs validate --all
     """
-    from wfs import actions
-
     layout = env.layout
     sids = actions.chosen_sessions(layout, env.session, all_sessions)
     result = actions.validate(layout, sids, every=all_sessions)
@@ -59,8 +59,6 @@ def render(env: Env, check: bool, all_sessions: bool) -> None:
     Example:
       wfs render --check --all
     """
-    from wfs import actions
-
     layout = env.layout
     sids = actions.chosen_sessions(layout, env.session, all_sessions)
     result = actions.render(layout, sids, all_sessions, check)
@@ -106,8 +104,6 @@ def doctor(env: Env, fix: bool) -> None:
     Example:
       wfs doctor --fix
     """
-    from wfs import actions
-
     result = actions.doctor(env.layout, fix)
     rows = result.data["findings"]
 
@@ -151,8 +147,6 @@ def migrate(env: Env, all_sessions: bool, target_layout: str | None) -> None:
       wfs migrate --all
       wfs migrate --layout active
     """
-    from wfs import actions
-
     if target_layout is not None:
         moved = actions.migrate_layout(env.layout, target_layout)
         env.emit(
@@ -186,6 +180,4 @@ def schema(env: Env, name: str) -> None:
     Example:
       wfs schema task > task.schema.json
     """
-    from wfs.resources import read_text
-
     click.echo(read_text("schemas", f"{name}.schema.json"), nl=False)

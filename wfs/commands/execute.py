@@ -6,9 +6,14 @@ from typing import Any
 
 import click
 
+from wfs import actions
 from wfs.cli import Env, F, json_flag, pass_env, root_option
 from wfs.completion import complete_task_id
 from wfs.flow import session_run
+from wfs.flow.answer import read_answer
+from wfs.platform import shell_join
+from wfs.query import idle_lines, one_line
+from wfs.store import read_input
 
 
 def _progress(env: Env) -> Any:
@@ -57,9 +62,6 @@ def _resume_answer(
 ) -> str | None:
     """The answer given with --output or --output-file (`-`: stdin), checked before any
     change: an empty one is refused (exit 2)."""
-    from wfs.flow.answer import read_answer
-    from wfs.store import read_input
-
     if sum(x is not None for x in (output_text, output_file)) + skip > 1:
         raise click.UsageError("give at most one of --output, --output-file and --skip")
     if (output_text is not None or output_file or skip) and not resuming:
@@ -76,9 +78,6 @@ def _resume_answer(
 
 
 def _show_result(env: Env, result: dict[str, Any]) -> None:
-    from wfs.platform import shell_join
-    from wfs.query import one_line
-
     tid, status = result["task"], result["status"]
     resume = shell_join(result.get("resume", []))
     if status == "completed":
@@ -111,8 +110,7 @@ def _show_result(env: Env, result: dict[str, Any]) -> None:
 
 
 def _show_pause(env: Env, result: dict[str, Any]) -> None:
-    from wfs.flow.brief import as_text
-    from wfs.platform import shell_join
+    from wfs.flow.brief import as_text  # deferred: only a pause prints a brief
 
     brief = result["brief"]
     names = ", ".join(f"{s['name']} ({s['key']})" for s in brief["steps"])
@@ -206,8 +204,6 @@ def execute(
     data = run.data
 
     def human() -> None:
-        from wfs.query import idle_lines
-
         if not data["tasks"]:
             env.lines(idle_lines(data["stopped"]))
         for result in data["tasks"]:
@@ -221,8 +217,7 @@ def execute(
 
 
 def _dry_run(env: Env, runner: Any, task_id: str | None) -> None:
-    from wfs import actions
-    from wfs.flow.preview import human_lines
+    from wfs.flow.preview import human_lines  # deferred: only a dry run loads the engine
 
     plan = actions.dry_run(env.layout, runner, task_id)
     if plan.get("task") is None:
@@ -259,8 +254,7 @@ def flow(
       wfs flow brainstorm-prompt.md --json
       wfs flow brainstorm-prompt.md --resume --output-file answer.md
     """
-    from wfs.flow.inline import parse_inline, run_file
-    from wfs.store import read_input
+    from wfs.flow.inline import parse_inline, run_file  # deferred: only `wfs flow` loads it
 
     answer = _resume_answer(output_text, output_file, skip, resume)
     raw, where = read_input(file)
@@ -306,7 +300,7 @@ def capture(env: Env, kind: str, description: str, command: tuple[str, ...]) -> 
     Example:
       wfs capture analyze "auth flow" -- rg -n login src/
     """
-    from wfs.capture import capture as run_capture
+    from wfs.capture import capture as run_capture  # deferred: only `wfs capture` loads it
 
     saved, code = run_capture(env.layout, env.session, kind, description, list(command))
     path = env.layout.relative(saved)

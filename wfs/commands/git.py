@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import click
@@ -28,7 +29,7 @@ def diff(env: Env, revision: str | None, exit_code: bool) -> None:
       wfs diff
       wfs diff main...my-branch --json
     """
-    from wfs.review import diff_plans, sides
+    from wfs.review import diff_plans, sides  # deferred: only `wfs diff` loads it
 
     report = diff_plans(*sides(env.layout, revision))
     env.emit(report, lambda: _print_diff(env, report))
@@ -143,9 +144,7 @@ def merge_views(base: str, ours: str, theirs: str, path: str) -> None:
     Example:
       git config merge.wfs-views.driver "wfs merge-views %O %A %B %P"
     """
-    from pathlib import Path
-
-    from wfs.merge import merge_views as run_driver
+    from wfs.merge import merge_views as run_driver  # deferred: only git integration loads it
 
     run_driver(Path(base), Path(ours), Path(theirs))
 
@@ -164,9 +163,7 @@ def merge_json(base: str, ours: str, theirs: str, path: str) -> None:
     Example:
       git config merge.wfs-json.driver "wfs merge-json %O %A %B %P"
     """
-    from pathlib import Path
-
-    from wfs.merge import merge_json as run_driver
+    from wfs.merge import merge_json as run_driver  # deferred: only git integration loads it
 
     if run_driver(Path(base), Path(ours), Path(theirs), path or Path(ours).name):
         click.get_current_context().exit(1)
@@ -191,7 +188,7 @@ def hook_pre_merge_commit(env: Env) -> None:
     Example:
       wfs hook pre-merge-commit
     """
-    from wfs.merge import note_merge_commit
+    from wfs.merge import note_merge_commit  # deferred: only git integration loads it
 
     note_merge_commit(env.layout)
 
@@ -209,7 +206,7 @@ def hook_post_merge(env: Env, squash: str) -> None:
     Example:
       wfs hook post-merge 0
     """
-    from wfs.merge import after_merge
+    from wfs.merge import after_merge  # deferred: only git integration loads it
 
     result = after_merge(env.layout, squash == "1")
     data = {

@@ -5,10 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 import click
+from click.core import ParameterSource
 
+from wfs import actions
 from wfs.cli import Env, json_flag, pass_env
 from wfs.completion import complete_session_id
 from wfs.schemas import COMPLEXITIES
+from wfs.store import read_input
 
 
 @click.command()
@@ -29,8 +32,6 @@ def init(env: Env, no_git: bool) -> None:
     Example:
       wfs init
     """
-    from wfs import actions
-
     layout = env.layout
     data, setup = actions.init(layout, git=not no_git)
 
@@ -102,11 +103,6 @@ def plan(
       wfs plan "User Auth System" --from plan.json
       wfs plan --session user-auth-system --from more-tasks.json
     """
-    from click.core import ParameterSource
-
-    from wfs import actions
-    from wfs.store import read_input
-
     env = ctx.find_object(Env)
     assert env is not None
     # WFS_SESSION in the environment must not turn `wfs plan TOPIC` into a replan.
@@ -135,8 +131,6 @@ def switch(env: Env, session_id: str) -> None:
     Example:
       wfs switch user-auth-system
     """
-    from wfs import actions
-
     data = actions.switch(env.layout, session_id)
     paused = data["paused"]
     env.emit(

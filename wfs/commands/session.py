@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import click
 
+from wfs import actions
 from wfs.cli import Env, json_flag, pass_env
 from wfs.completion import complete_session_id
 from wfs.errors import WfsError
+from wfs.query import one_line
 
 
 @click.group()
@@ -29,9 +31,6 @@ def session_list(env: Env) -> None:
     Example:
       wfs session list --json
     """
-    from wfs import actions
-    from wfs.query import one_line
-
     rows, errors = actions.session_list(env.layout)
 
     def human() -> None:
@@ -61,9 +60,6 @@ def session_show(env: Env, session_id: str | None) -> None:
     Example:
       wfs session show user-auth-system
     """
-    from wfs import actions
-    from wfs.query import one_line
-
     data, summary = actions.session_show(env.layout, session_id or env.session)
 
     def human() -> None:
@@ -84,8 +80,6 @@ def session_show(env: Env, session_id: str | None) -> None:
 
 
 def _lifecycle(env: Env, action: str, session_id: str | None) -> None:
-    from wfs import actions
-
     data = actions.change_session(env.layout, action, session_id or env.session)
     env.emit(data, lambda: env.echo(f"{data['session']}: {data['status']}"))
 

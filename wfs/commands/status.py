@@ -9,8 +9,11 @@ import sys
 
 import click
 
+from wfs import actions
+from wfs import prime as digests
 from wfs.cli import Env, json_flag, pass_env, refuse_unreadable, root_option
 from wfs.errors import WfsError
+from wfs.query import next_lines, status_lines
 
 
 @click.command()
@@ -23,13 +26,10 @@ def status(env: Env) -> None:
     Example:
       wfs status --json
     """
-    from wfs import actions
-
     summary = actions.status(env.layout, env.session, root_option(env))
     if summary["session"] is None:
         env.emit(summary, lambda: env.echo("No active session."))
         return
-    from wfs.query import status_lines
 
     env.emit(summary, lambda: env.lines(status_lines(summary, lambda t: env.style(t, bold=True))))
     for warning in summary.get("warnings", []):
@@ -48,9 +48,6 @@ def next_task(env: Env, all_ready: bool) -> None:
     Example:
       wfs next --all --json
     """
-    from wfs import actions
-    from wfs.query import next_lines
-
     data, unreadable = actions.next_tasks(env.layout, env.session, all_ready, root_option(env))
     env.emit(data, lambda: env.lines(next_lines(data)))
     refuse_unreadable(unreadable)
@@ -83,9 +80,6 @@ def prime(env: Env, hook_json: bool, editor: str | None) -> None:
       wfs prime
       wfs prime --hook-json --editor gemini
     """
-    from wfs import actions
-    from wfs import prime as digests
-
     if editor is not None and not hook_json:
         raise click.UsageError("--editor goes with --hook-json")
     if not hook_json:

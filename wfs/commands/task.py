@@ -6,9 +6,13 @@ from typing import Any
 
 import click
 
+from wfs import actions
 from wfs.cli import Env, F, json_flag, pass_env, refuse_unreadable
 from wfs.completion import complete_task_id
+from wfs.layout import check_task_id
+from wfs.query import list_lines, show_lines
 from wfs.schemas import LEAF_STATUSES, TASK_STATUSES, TASK_TYPES
+from wfs.store import read_input
 
 
 @click.group()
@@ -38,9 +42,6 @@ def task_list(env: Env, status_filter: str | None, ready: bool) -> None:
     Example:
       wfs task list --status pending --json
     """
-    from wfs import actions
-    from wfs.query import list_lines
-
     data, unreadable = actions.task_list(env.layout, env.session, status_filter, ready)
     env.emit(data, lambda: env.lines(list_lines(data)))
     refuse_unreadable(unreadable)
@@ -57,9 +58,6 @@ def task_show(env: Env, task_id: str) -> None:
     Example:
       wfs task show IMPL-1.2 --json
     """
-    from wfs import actions
-    from wfs.query import show_lines
-
     data, unreadable = actions.show_task(env.layout, env.session, task_id)
     env.emit(data, lambda: env.lines(show_lines(data)))
     refuse_unreadable(unreadable)
@@ -69,14 +67,14 @@ def _object_from(source: str | None) -> dict[str, Any] | None:
     """The JSON object of task fields given with `--from`, if any."""
     if not source:
         return None
-    from wfs.edit import fields_from
+    from wfs.edit import fields_from  # deferred: only a write loads the writers
 
     return fields_from(source)
 
 
 def _fields(source: str | None, **options: Any) -> dict[str, Any]:
     """Task fields from command-line options, merged over an optional JSON object."""
-    from wfs.edit import task_fields
+    from wfs.edit import task_fields  # deferred: only a write loads the writers
 
     return task_fields(_object_from(source), **options)
 
@@ -132,9 +130,6 @@ def task_add(env: Env, /, task_id: str | None, parent: str | None, **options: An
     Example:
       wfs task add --title "Write login tests" --type test-gen --depends-on IMPL-1
     """
-    from wfs import actions
-    from wfs.layout import check_task_id
-
     data = _object_from(options.pop("source"))
     if task_id is not None:
         check_task_id(task_id)
@@ -159,8 +154,7 @@ def task_update(env: Env, /, task_id: str, **options: Any) -> None:
     Example:
       wfs task update IMPL-2 --title "Add refresh tokens" --depends-on IMPL-1
     """
-    from wfs.edit import update_task
-    from wfs.layout import check_task_id
+    from wfs.edit import update_task  # deferred: only a write loads the writers
 
     changes = _fields(**options)
     if not changes:
@@ -181,8 +175,6 @@ def task_status(env: Env, task_id: str, new_status: str) -> None:
     Example:
       wfs task status IMPL-1.1 completed
     """
-    from wfs import actions
-
     data, text = actions.task_status(env.layout, env.session, task_id, new_status)
     env.emit(data, lambda: env.echo(text))
 
@@ -207,9 +199,7 @@ def task_split(env: Env, task_id: str, source: str) -> None:
     Example:
       wfs task split IMPL-2 --from subtasks.json
     """
-    from wfs.edit import split_task
-    from wfs.layout import check_task_id
-    from wfs.store import read_input
+    from wfs.edit import split_task  # deferred: only a write loads the writers
 
     created = split_task(
         env.layout, env.current_session(), check_task_id(task_id), *read_input(source)

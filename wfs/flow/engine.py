@@ -27,7 +27,7 @@ from typing import Any
 
 from wfs import jsonio, platform, store
 from wfs.claims import claim_alive, owner_id
-from wfs.edit import editing, refuse_container, unknown_task
+from wfs.edit import editing, refuse_container
 from wfs.errors import WfsError
 from wfs.flow import brief as brief_mod
 from wfs.flow import signals
@@ -42,7 +42,7 @@ from wfs.formats import canonical_task, status_of
 from wfs.layout import Layout, check_task_id
 from wfs.rules import TaskSource, refusal
 from wfs.sessions import load_session
-from wfs.tasks import Task, obj, skeleton
+from wfs.tasks import Task, obj, skeleton, unknown_task
 
 RUNS_DIR = ".runs"
 TAIL_BYTES = 64 * 1024  # of stdout and of stderr, kept in the run record for each failure
