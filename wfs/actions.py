@@ -21,6 +21,7 @@ from wfs.sessions import (
     current_session,
     load_session,
     marker_ids,
+    require_session,
     session_folders,
     session_ids,
     session_warnings,
@@ -153,14 +154,14 @@ def plan(
 
     `source` reads the document: (bytes, the name its problems are reported under).
     """
-    from wfs import edit, lifecycle, sessions  # deferred: only a write loads the writers
+    from wfs import edit, lifecycle  # deferred: only a write loads the writers
 
     if replan_id and topic:
         raise WfsError("give either TOPIC (a new session) or --session ID (replan it), not both")
     if replan_id:
         if source is None:
             raise WfsError("replanning a session needs --from FILE|-")
-        sid = sessions.require_session(layout, replan_id)
+        sid = require_session(layout, replan_id)
         added, replaced = edit.replan(layout, sid, *source())
         return {"session": sid, "added": added, "replaced": replaced}
     if topic is None:

@@ -213,8 +213,7 @@ def compiled_check(root: Node, errors_only: bool = False) -> Check:
     nodes), as a function that says whether a document passes. Compiling the task schema
     costs about 25 ms, paid once by a process that checks a document, never by one that
     only reads answers from the index."""
-    # Imported here on purpose: only a command that checks a document pays for it.
-    import fastjsonschema
+    import fastjsonschema  # deferred: only a command that checks a document pays for it
 
     prepared = _prepared_documents(errors_only)
 
@@ -280,7 +279,7 @@ def _prepared(node: Any, errors_only: bool) -> Any:
 
 @functools.cache
 def _validator(name: str) -> Any:
-    # Imported here on purpose: jsonschema runs only for a document with a problem.
+    # deferred: jsonschema runs only for a document with a problem (~40 ms to import)
     from jsonschema import Draft202012Validator  # type: ignore[import-untyped,unused-ignore]
     from referencing import Registry, Resource  # deferred with jsonschema
 
@@ -534,7 +533,7 @@ def enum_message(what: str, value: Any, allowed: Sequence[str]) -> str:
             f"{what} {quote(value)} is the list of allowed values copied from a template; "
             f"choose one of {choices}"
         )
-    import difflib  # only on this error path; keeps `wfs` startup fast
+    import difflib  # deferred: only on this error path
 
     close = difflib.get_close_matches(value, list(allowed), n=1)
     hint = f"; did you mean {quote(close[0])}?" if close else ""

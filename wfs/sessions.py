@@ -197,7 +197,7 @@ def require_session(layout: Layout, value: str) -> str:
         if folder.is_symlink():
             layout.check_inside(folder)
         return sid
-    import difflib  # only on this error path
+    import difflib  # deferred: only on this error path
 
     known = session_ids(layout)
     close = difflib.get_close_matches(sid, known, n=3, cutoff=0.5)
