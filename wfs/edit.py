@@ -19,7 +19,7 @@ from typing import Any
 
 from wfs import delta, jsonio, lifecycle, render, schemas, sessions, store
 from wfs.errors import ProblemsError, WfsError
-from wfs.formats import canonical, status_of
+from wfs.formats import canonical
 from wfs.index import Snapshot, Stamper, compute_answers, unreadable_skeleton
 from wfs.layout import SESSION_FILE, Layout, parent_of, parse_task_id, task_sort_key
 from wfs.rules import TaskSource
@@ -254,11 +254,7 @@ class Draft:
         if not self.has(tid):
             self._ids = None
         self.full[tid] = task
-        # A task's error count only decides whether a pending task may run: for another
-        # status it is not counted, which keeps the schemas out of status changes and
-        # the engine's bookkeeping (a 200-step task takes milliseconds to check).
-        uncounted = status_of(task) in ("active", "completed", "blocked", "container")
-        self.new[tid] = skeleton(task, 0 if uncounted else None)
+        self.new[tid] = skeleton(task)  # errors counted only when it is pending
         if self._skeletons is not None:
             self._skeletons[tid] = self.new[tid]
         self.changed.add(tid)

@@ -90,7 +90,9 @@ def skeleton(task: Task, errors: int | None = None, file_stem: str | None = None
     seed form whatever the format of the file (wfs/formats.py).
 
     `errors`: how many errors `validate` finds in the task alone (counted here when not
-    given); a task with any is never ready, since `execute` refuses it. `moved`: where
+    given); a pending task with any is never ready, since `execute` refuses it. For any
+    other status the count decides nothing, and it is not taken (which keeps the
+    schemas out of status changes and the engine's bookkeeping). `moved`: where
     the file holds the id and the dependencies, when not at their seed place (so that
     problems found across files point into the file as written).
     """
@@ -121,7 +123,7 @@ def skeleton(task: Task, errors: int | None = None, file_stem: str | None = None
         ]
     if moved:
         kept["moved"] = moved
-    if errors is None:
+    if errors is None and seed.get("status") == "pending":
         stem = file_stem if file_stem is not None else seed.get("id")
         errors = task_errors(task, stem)
     if errors:
