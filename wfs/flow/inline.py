@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from wfs import query
+from wfs import platform, query
 from wfs.errors import WfsError
 from wfs.flow import signals
 from wfs.flow.engine import RUNS_DIR, Progress, Runner, new_record, run_until_stop
@@ -138,6 +138,6 @@ def run_file(
     sid = requested or (active_ids(layout) or [""])[0]
     prefix = query.command_prefix(sid, root_option) if sid else ["wfs"]
     runner = FlowRunner(layout, sid, agent_routes(layout, agent_option), progress, prefix, file)
-    with signals.handled():
+    with signals.handled(), platform.steady_environment():
         result = run_flow(runner, specs, where, resume)
     return result, result.get("exit_code", EXIT_CODES.get(result["status"], 1))

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from wfs import platform
 from wfs.flow import engine, signals
 from wfs.flow.engine import Runner
 from wfs.flow.routing import agent_routes
@@ -66,7 +67,7 @@ def execute(
     `note` gets what reclaiming a stopped task had to do (stale claims, orphans).
     """
     results: list[dict[str, Any]] = []
-    with signals.handled():
+    with signals.handled(), platform.steady_environment():
         if resume_id:
             task, notes = runner.reclaim(resume_id)
             for text in notes:
