@@ -18,11 +18,11 @@ PACKAGE = REPO / "wfs"
 
 
 def modules() -> dict[str, Path]:
-    """Every module of the package by its dotted name (the compiled templates aside:
-    jinja2 writes them)."""
+    """Every module of the package by its dotted name (the compiled templates and schema
+    checks aside: jinja2 and fastjsonschema write them)."""
     found = {}
     for path in sorted(PACKAGE.rglob("*.py")):
-        if "templates" in path.relative_to(PACKAGE).parts:
+        if {"templates", "checks"} & set(path.relative_to(PACKAGE).parts):
             continue
         parts = path.relative_to(REPO).with_suffix("").parts
         name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)

@@ -38,6 +38,7 @@ def test_wheel_contains_the_shipped_folders(wheel: Path) -> None:
     compiled = [name for name in names if name.startswith("wfs/templates/compiled/")]
     assert "wfs/templates/compiled/MANIFEST" in compiled
     assert len(compiled) == len(templating.sources()) + 1, compiled
+    assert {"wfs/checks/MANIFEST", "wfs/checks/task_errors.py"} <= names
     metadata = zipfile.ZipFile(wheel).read("wfs-0.1.0.dist-info/METADATA").decode()
     requires = [line for line in metadata.splitlines() if line.startswith("Requires-Dist: mcp")]
     # The MCP SDK only comes with the `mcp` extra (and the test extra, for its tests).
@@ -93,6 +94,19 @@ def test_installed_wheel_finds_its_resources(wheel: Path, tmp_path: Path) -> Non
         text=True,
     ).stdout
     assert loader == "<class 'jinja2.loaders.ModuleLoader'>\n"
+    # So are the hot schema checks.
+    check = subprocess.run(
+        [
+            str(python),
+            "-c",
+            "from wfs.schemas import precompiled; print(precompiled('task', True) is not None)",
+        ],
+        cwd=work,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    assert check == "True\n"
     installed = subprocess.run(
         [str(wfs), "agents", "install", "--target", "gemini"], cwd=work, capture_output=True
     )

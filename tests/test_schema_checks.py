@@ -436,6 +436,50 @@ def test_the_compiled_check_reads_only_the_schemas_of_wfs() -> None:
         schemas.compiled_check({"$ref": "https://example.org/other.schema.json"})
 
 
+# ---------------------------------------------------------------- the compiled copy
+
+
+def test_the_compiled_checks_are_what_fastjsonschema_compiles_from_the_schemas(
+    tmp_path: Path,
+) -> None:
+    schemas.compile_all(tmp_path)
+    fresh = sorted(p.name for p in tmp_path.iterdir())
+    assert fresh == sorted([schemas.MANIFEST, "task_errors.py"])
+    ours = sorted(p.name for p in schemas.COMPILED.iterdir() if p.is_file())
+    assert ours == fresh, "run python scripts/compile_checks.py"
+    for name in fresh:
+        assert (schemas.COMPILED / name).read_bytes() == (tmp_path / name).read_bytes(), (
+            f"{name} is stale: run python scripts/compile_checks.py"
+        )
+
+
+def test_the_compiled_check_is_the_one_used(tmp_path: Path) -> None:
+    """A copy whose MANIFEST is current is loaded as it is (a planted check that passes
+    everything proves it)."""
+    schemas.compile_all(tmp_path)
+    planted = tmp_path / "task_errors.py"
+    planted.write_text(planted.read_text() + "\nwfs_check = lambda data: data\n")
+    check = schemas.precompiled("task", True, tmp_path)
+    assert check is not None and check({"id": 1}) == {"id": 1}
+    assert schemas.precompiled("task", False, tmp_path) is None  # not one kept
+
+
+@pytest.mark.parametrize("change", ["an edited schema", "another fastjsonschema", "no manifest"])
+def test_a_stale_compiled_check_is_never_used(tmp_path: Path, change: str) -> None:
+    schemas.compile_all(tmp_path)
+    manifest = tmp_path / schemas.MANIFEST
+    lines = manifest.read_text(encoding="utf-8").splitlines(keepends=True)
+    if change == "an edited schema":
+        lines[1] = "00000000" + lines[1][8:]
+    elif change == "another fastjsonschema":
+        lines[0] = "fastjsonschema 0.1\n"
+    if change == "no manifest":
+        manifest.unlink()
+    else:
+        manifest.write_text("".join(lines), encoding="utf-8")
+    assert schemas.precompiled("task", True, tmp_path) is None
+
+
 # ---------------------------------------------------------------- nothing kept outside
 
 

@@ -32,7 +32,9 @@ from __future__ import annotations
 
 import functools
 import re
+import zlib
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, NamedTuple
 
 from wfs import jsonio
@@ -202,36 +204,38 @@ ANNOTATIONS = frozenset(
 )
 
 
+# The checks the commands agents call most need (whether a task has an error: readiness,
+# `task add`), compiled by fastjsonschema into the package, with a MANIFEST naming the
+# fastjsonschema version and the sources they were made from
+# (`python scripts/compile_checks.py`; a test holds them equal to a fresh compile).
+PRECOMPILED = (("task", True),)
+COMPILED = Path(__file__).resolve().parent / "checks"
+MANIFEST = "MANIFEST"
+
+
 @functools.cache
 def _compiled(name: str, errors_only: bool) -> Check:
-    return compiled_check(schema(name), errors_only)
+    import fastjsonschema  # deferred: only a command that checks a document pays for it
+
+    validate = precompiled(name, errors_only) or fastjsonschema.compile(
+        **_compile_arguments(schema(name), errors_only)
+    )
+    return _as_check(validate, fastjsonschema.JsonSchemaValueException)
 
 
 def compiled_check(root: Node, errors_only: bool = False) -> Check:
     """`root`, a schema that may refer to the schemas of wfs (and to nothing else),
     compiled by fastjsonschema (with `errors_only`, without the checks of its warning
     nodes), as a function that says whether a document passes. Compiling the task schema
-    costs about 25 ms, paid once by a process that checks a document, never by one that
-    only reads answers from the index."""
+    costs about 20 ms, paid once by a process that checks a document, never by one that
+    only reads answers from the index (and, for the checks of PRECOMPILED, never)."""
     import fastjsonschema  # deferred: only a command that checks a document pays for it
 
-    prepared = _prepared_documents(errors_only)
+    validate = fastjsonschema.compile(**_compile_arguments(root, errors_only))
+    return _as_check(validate, fastjsonschema.JsonSchemaValueException)
 
-    def local(where: str) -> Any:
-        """Our schemas refer only to each other: never a request to the network."""
-        if where not in prepared:
-            raise ValueError(f"{where} is not one of the schemas of wfs")
-        return prepared[where]
 
-    validate = fastjsonschema.compile(
-        _prepared(root, errors_only),
-        handlers=dict.fromkeys(("http", "https", "file", "ftp", "data"), local),
-        use_default=False,  # check the document, never fill in defaults
-        use_formats=False,
-        detailed_exceptions=False,
-    )
-    invalid = fastjsonschema.JsonSchemaValueException
-
+def _as_check(validate: Callable[[Any], Any], invalid: type[Exception]) -> Check:
     def check(data: Any) -> bool:
         try:
             validate(data)
@@ -240,6 +244,90 @@ def compiled_check(root: Node, errors_only: bool = False) -> Check:
         return True
 
     return check
+
+
+def _compile_arguments(root: Node, errors_only: bool) -> dict[str, Any]:
+    """What fastjsonschema compiles `root` with."""
+    prepared = _prepared_documents(errors_only)
+
+    def local(where: str) -> Any:
+        """Our schemas refer only to each other: never a request to the network."""
+        if where not in prepared:
+            raise ValueError(f"{where} is not one of the schemas of wfs")
+        return prepared[where]
+
+    # Defaults are never filled in (the document is checked, not changed), formats are
+    # not checked, and a failure needs no message (jsonschema writes those).
+    return {
+        "definition": _prepared(root, errors_only),
+        "handlers": dict.fromkeys(("http", "https", "file", "ftp", "data"), local),
+        "use_default": False,
+        "use_formats": False,
+        "detailed_exceptions": False,
+    }
+
+
+def check_source(name: str, errors_only: bool) -> str:
+    """The Python source fastjsonschema generates for a check, as kept in COMPILED."""
+    import fastjsonschema  # deferred: only the script that compiles the checks needs it
+    from fastjsonschema.ref_resolver import RefResolver
+
+    arguments = _compile_arguments(schema(name), errors_only)
+    source = fastjsonschema.compile_to_code(**arguments)
+    definition, handlers = arguments["definition"], arguments["handlers"]
+    entry = RefResolver.from_schema(definition, handlers=handlers).get_scope_name()
+    return f"{source}\n\nwfs_check = {entry}\n"
+
+
+def check_module(name: str, errors_only: bool) -> str:
+    return f"{name.replace('-', '_')}_{'errors' if errors_only else 'all'}"
+
+
+def manifest(version: str) -> str:
+    """What the compiled checks must have been made from: fastjsonschema `version`, the
+    schema files and this module (which prepares them), each by its CRC-32."""
+    sources = [(name, read_text("schemas", name).encode()) for name in SCHEMA_FILES.values()]
+    sources.append(("schemas.py", Path(__file__).read_bytes()))
+    lines = [f"fastjsonschema {version}"]
+    lines += [f"{zlib.crc32(data):08x} {name}" for name, data in sources]
+    return "\n".join(lines) + "\n"
+
+
+def precompiled(
+    name: str, errors_only: bool, folder: Path = COMPILED
+) -> Callable[[Any], Any] | None:
+    """The check kept in `folder`, when it is one of PRECOMPILED and the folder's
+    MANIFEST is current; else None (it is then compiled from the schemas as they are)."""
+    if (name, errors_only) not in PRECOMPILED:
+        return None
+    from fastjsonschema import VERSION  # deferred with the compiled checks
+
+    try:
+        if (folder / MANIFEST).read_text(encoding="utf-8") != manifest(VERSION):
+            return None
+    except OSError:
+        return None
+    import importlib.util  # deferred with the compiled checks
+
+    module = check_module(name, errors_only)
+    spec = importlib.util.spec_from_file_location(f"wfs.checks.{module}", folder / f"{module}.py")
+    if spec is None or spec.loader is None:
+        return None
+    loaded = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(loaded)
+    found: Callable[[Any], Any] = loaded.wfs_check
+    return found
+
+
+def compile_all(folder: Path = COMPILED) -> None:
+    """Write every check of PRECOMPILED and the MANIFEST into `folder`."""
+    from fastjsonschema import VERSION  # deferred: only the script that compiles them
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, errors_only in PRECOMPILED:
+        source = check_source(name, errors_only)
+        (folder / f"{check_module(name, errors_only)}.py").write_text(source, encoding="utf-8")
+    (folder / MANIFEST).write_text(manifest(VERSION), encoding="utf-8")
 
 
 @functools.cache
