@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import os
-
-TYPE_CHECKING = False  # typing costs a fast read more than this module
-if TYPE_CHECKING:
-    from typing import Any
+from typing import Any
 
 # Exit codes (SPEC section 4).
 OK = 0

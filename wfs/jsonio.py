@@ -16,15 +16,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
+from typing import Any
 
 import orjson
 
 from wfs.errors import WfsError
-
-TYPE_CHECKING = False  # typing costs a read command more than this whole module
-if TYPE_CHECKING:
-    from collections.abc import Callable
-    from typing import Any
 
 # The deepest nesting wfs reads. orjson writes at most 254 levels and wfs puts a task
 # inside a few more (a brief, a `--json` answer), so a file deeper than this could be

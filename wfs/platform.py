@@ -30,18 +30,17 @@ import shutil
 import signal
 import sys
 import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import AbstractContextManager
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, TypeVar
 
-TYPE_CHECKING = False  # typing costs more to import than a fast answer
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # imported when first used (see the module's docstring)
     import subprocess
-    from collections.abc import Callable, Iterator, Mapping
-    from contextlib import AbstractContextManager
-    from types import TracebackType
-    from typing import Any, TypeVar
 
     from filelock import BaseFileLock
 
-    T = TypeVar("T")
+T = TypeVar("T")
 
 WINDOWS = sys.platform == "win32"
 

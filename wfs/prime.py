@@ -8,13 +8,11 @@ more to say than fits, it says how many tasks it left out, and never cuts a line
 
 from __future__ import annotations
 
+from typing import Any
+
 from wfs import jsonio
 from wfs.platform import shell_join
 from wfs.query import STATE_LABELS, one_line
-
-TYPE_CHECKING = False  # typing itself costs more to import than a fast answer
-if TYPE_CHECKING:
-    from typing import Any
 
 LIMIT = 1500
 EDITORS = ("claude", "gemini", "codex")

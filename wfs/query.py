@@ -6,14 +6,12 @@ thing the same way. Plain data in, plain data or lines out; nothing here imports
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from wfs import jsonio
 from wfs.claims import claim_alive
 from wfs.platform import shell_join
-
-TYPE_CHECKING = False  # typing itself costs more to import than a fast answer
-if TYPE_CHECKING:
-    from collections.abc import Callable
-    from typing import Any
 
 MARKS = {"completed": "[x]", "active": "[>]", "blocked": "[!]", "pending": "[ ]"}
 

@@ -152,8 +152,9 @@ def write_bytes(path: Path, data: bytes, durable: bool = True) -> None:
 
 
 def _temporary(path: Path) -> tuple[int, str]:
-    """A new file `.NAME.XXXXXXXX.tmp` beside `path`, opened for writing (what
-    tempfile.mkstemp does, without importing tempfile's dependencies on every write)."""
+    """A new file `.NAME.XXXXXXXX.tmp` beside `path`, opened for writing, with the mode
+    a new file gets from the umask (tempfile.mkstemp makes it 0600, and a task file
+    renamed over would no longer be readable by the group that shares the plan)."""
     flags = os.O_RDWR | os.O_CREAT | os.O_EXCL
     while True:
         tmp = os.path.join(path.parent, f".{path.name}.{os.urandom(4).hex()}.tmp")
