@@ -446,10 +446,10 @@ def test_the_compiled_checks_are_what_fastjsonschema_compiles_from_the_schemas(
     fresh = sorted(p.name for p in tmp_path.iterdir())
     assert fresh == sorted([schemas.MANIFEST, "task_errors.py"])
     ours = sorted(p.name for p in schemas.COMPILED.iterdir() if p.is_file())
-    assert ours == fresh, "run python scripts/compile_checks.py"
+    assert ours == fresh, "run python scripts/compile.py"
     for name in fresh:
         assert (schemas.COMPILED / name).read_bytes() == (tmp_path / name).read_bytes(), (
-            f"{name} is stale: run python scripts/compile_checks.py"
+            f"{name} is stale: run python scripts/compile.py"
         )
 
 

@@ -184,10 +184,10 @@ def test_the_compiled_templates_are_what_jinja2_compiles_from_the_sources(
     fresh = sorted(p.name for p in tmp_path.iterdir())
     assert templating.MANIFEST in fresh and len(fresh) == len(templating.sources()) + 1
     ours = sorted(p.name for p in templating.COMPILED.iterdir() if p.is_file())
-    assert ours == fresh, "run python scripts/compile_templates.py"
+    assert ours == fresh, "run python scripts/compile.py"
     for name in fresh:
         assert (templating.COMPILED / name).read_bytes() == (tmp_path / name).read_bytes(), (
-            f"{name} is stale: run python scripts/compile_templates.py"
+            f"{name} is stale: run python scripts/compile.py"
         )
 
 

@@ -207,7 +207,7 @@ ANNOTATIONS = frozenset(
 # The checks the commands agents call most need (whether a task has an error: readiness,
 # `task add`), compiled by fastjsonschema into the package, with a MANIFEST naming the
 # fastjsonschema version and the sources they were made from
-# (`python scripts/compile_checks.py`; a test holds them equal to a fresh compile).
+# (`python scripts/compile.py`; a test holds them equal to a fresh compile).
 PRECOMPILED = (("task", True),)
 COMPILED = Path(__file__).resolve().parent / "checks"
 MANIFEST = "MANIFEST"

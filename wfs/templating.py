@@ -7,7 +7,7 @@ files from `agents/` (`wfs agents install`, and the agent definitions in briefs)
 jinja2 is imported on first use only: reads render nothing, and its import costs more
 than a read is allowed. A write renders a few pieces of a view, so compiling the
 templates from source on every write would cost more than loading them: jinja2 itself
-compiles them once into `wfs/templates/compiled/` (`python scripts/compile_templates.py`;
+compiles them once into `wfs/templates/compiled/` (`python scripts/compile.py`;
 a test holds that folder equal to a fresh compile), and they are loaded from there.
 The folder's MANIFEST names the jinja2 version, the options and the sources it was
 compiled from; when any of them differs (an edited template, another jinja2), the
