@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from wfs import maestro, store
 from wfs import prime as digests
-from wfs import store
 from wfs.errors import WfsError
 from wfs.index import answers, load_skeletons
 from wfs.layout import Layout, check_task_id, task_sort_key
@@ -19,7 +19,9 @@ from wfs.query import command_prefix, next_data, show_data, status_data
 from wfs.sessions import (
     active_ids,
     current_session,
+    imported_sessions,
     load_session,
+    maestro_sessions,
     marker_ids,
     require_session,
     session_folders,
@@ -32,13 +34,17 @@ from wfs.tasks import TaskIndex, read_task, task_row, unknown_task
 def status(layout: Layout, requested: str | None, root_option: str | None) -> dict[str, Any]:
     """`wfs status`: the session's summary, or `{"session": None}` when none is active."""
     if requested is None and not active_ids(layout) and not marker_ids(layout):
-        return {"session": None}
+        found = maestro_sessions(layout)
+        return {"session": None, "maestro": found} if found else {"session": None}
 
     sid = current_session(layout, requested)
     summary = status_data(answers(layout, sid)["summary"], command_prefix(sid, root_option))
     warnings = session_warnings(layout, sid)  # a copy in another place, no session file
     if warnings:
         summary["warnings"] = warnings
+    waiting = [row for row in maestro_sessions(layout) if not row["imported_as"]]
+    if waiting:
+        summary["maestro"] = waiting
     return summary
 
 
@@ -173,6 +179,31 @@ def plan(
     return {"session": sid, "path": layout.relative(layout.session_dir(sid)), "tasks": count}
 
 
+def import_session(layout: Layout, source: str, new: bool = False) -> dict[str, Any]:
+    """`wfs import PATH`: a new session (the only active one) from a Maestro-Flow session.
+
+    Importing a session again is idempotent while its files are unchanged (nothing is
+    written); once they changed, it is refused unless `new` (a second session)."""
+    from wfs import edit  # deferred: only a write loads the writers
+
+    imported = maestro.read_session(layout, source)
+    record = imported.fields[maestro.RECORD]
+    summary = {"from": record["session"], "ids": record["ids"], "tasks": len(imported.tasks)}
+    earlier = imported_sessions(layout).get(record["session"])
+    if earlier is not None and not new:
+        before = load_session(layout, earlier).get(maestro.RECORD)
+        if isinstance(before, dict) and before.get("fingerprint") == record["fingerprint"]:
+            path = layout.relative(layout.session_dir(earlier))
+            return {"session": earlier, "path": path, "imported": False, **summary}
+        raise WfsError(
+            f"{record['session']} was imported as {earlier}, and its files have changed "
+            f"since; `wfs import --new {source}` makes a second session from it as it is now"
+        )
+    sid = edit.new_session_from_import(layout, imported)
+    path = layout.relative(layout.session_dir(sid))
+    return {"session": sid, "path": path, "imported": True, **summary}
+
+
 def switch(layout: Layout, value: str) -> dict[str, Any]:
     """`wfs switch ID`: make it the single active session; say which ones were paused."""
     from wfs.lifecycle import switch as make_active  # deferred: only a change of session loads it
@@ -185,6 +216,16 @@ def switch(layout: Layout, value: str) -> dict[str, Any]:
 def chosen_sessions(layout: Layout, requested: str | None, every: bool) -> list[str]:
     """The sessions `--all` names (every one), else the one `requested` or active."""
     return session_ids(layout) if every else [current_session(layout, requested)]
+
+
+def validated_sessions(layout: Layout, requested: str | None, every: bool) -> list[str]:
+    """The sessions `wfs validate` checks: as `chosen_sessions`, but none (rather than
+    "no active session") in a project whose only plans are Maestro-Flow sessions, which
+    `validate` checks instead."""
+    if not every and requested is None and not session_ids(layout):
+        if maestro_sessions(layout):
+            return []
+    return chosen_sessions(layout, requested, every)
 
 
 class Validation(NamedTuple):
@@ -207,14 +248,38 @@ def validate(layout: Layout, sids: list[str], every: bool = False) -> Validation
         problems = validate_project(layout)
     else:
         problems = [p for sid in sids for p in validate_session(layout, sid)]
+    found = maestro_sessions(layout)
+    if every or not sids:
+        problems += _maestro_problems(layout, [row for row in found if not row["imported_as"]])
     errors = sum(1 for p in problems if p.severity == "error")
-    data = {
+    data: dict[str, Any] = {
         "sessions": sids,
         "problems": [p._asdict() for p in problems],
         "errors": errors,
         "warnings": len(problems) - errors,
     }
+    if found:
+        data["maestro"] = found
     return Validation(data, problems, 1 if errors else 0)
+
+
+def _maestro_problems(layout: Layout, waiting: list[dict[str, Any]]) -> list[Any]:
+    """What would keep each Maestro-Flow session from being imported: the errors of the
+    tasks it makes (named by its files), or why it cannot be read as a plan."""
+    if not waiting:
+        return []
+    from wfs.edit import import_problems  # deferred: only a Maestro project loads the writers
+    from wfs.rules import Problem  # deferred: with the rules, which edit loads anyway
+
+    problems: list[Any] = []
+    for row in waiting:
+        try:
+            imported = maestro.read_session(layout, row["path"])
+        except WfsError as err:
+            problems.append(Problem(row["path"], "import", err.message))
+            continue
+        problems += [p for p in import_problems(imported) if p.severity == "error"]
+    return problems
 
 
 def dry_run(layout: Layout, runner: Any, task_id: str | None) -> dict[str, Any]:
@@ -247,8 +312,11 @@ def task_list(
     ]
 
 
-def session_list(layout: Layout) -> tuple[list[dict[str, Any]], list[str]]:
-    """`wfs session list`: a row per session, and why the unreadable ones are."""
+def session_list(
+    layout: Layout,
+) -> tuple[list[dict[str, Any]], list[str], list[dict[str, Any]]]:
+    """`wfs session list`: a row per session, why the unreadable ones are, and the
+    project's Maestro-Flow sessions (wfs.sessions.maestro_sessions)."""
     active = set(active_ids(layout))
     rows: list[dict[str, Any]] = []
     errors: list[str] = []
@@ -271,7 +339,7 @@ def session_list(layout: Layout) -> tuple[list[dict[str, Any]], list[str]]:
                 "project": summary["project"],
             }
         )
-    return rows, errors
+    return rows, errors, maestro_sessions(layout)
 
 
 def session_show(layout: Layout, requested: str | None) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -22,6 +22,7 @@ from wfs.errors import ProblemsError, WfsError
 from wfs.formats import canonical
 from wfs.index import Snapshot, Stamper, compute_answers, unreadable_skeleton
 from wfs.layout import SESSION_FILE, Layout, parent_of, parse_task_id, task_sort_key
+from wfs.maestro import RECORD, Imported
 from wfs.rules import TaskSource
 from wfs.schemas import LEAF_STATUSES
 from wfs.sessions import canonical_session
@@ -400,6 +401,23 @@ def new_session_from_plan(
     refuse_problems([_join_pointer(p) for p in problems_of(items)], where)
     sid = lifecycle.create_session(layout, topic, session_type, plan=meta, tasks=tasks)
     return sid, len(tasks)
+
+
+def import_problems(imported: Imported) -> list[Any]:
+    """The problems of the tasks a Maestro-Flow session makes, each named by the
+    Maestro file the task comes from."""
+    return problems_of([(where, task, None) for where, task in imported.tasks])
+
+
+def new_session_from_import(layout: Layout, imported: Imported) -> str:
+    """A new session from a Maestro-Flow session read by wfs.maestro: its tasks are
+    validated as a whole first, each named by the Maestro file it comes from, and the
+    session is written all or nothing."""
+    fields = dict(imported.fields)
+    refuse_problems(import_problems(imported), fields[RECORD]["plan_file"])
+    plan = fields.pop("plan", None)
+    tasks = [task for _, task in imported.tasks]
+    return lifecycle.create_session(layout, imported.topic, plan=plan, tasks=tasks, extra=fields)
 
 
 def replan(layout: Layout, sid: str, raw: bytes, where: str) -> tuple[int, int]:

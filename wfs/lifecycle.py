@@ -41,7 +41,7 @@ from wfs.sessions import (
     require_session,
     session_folders,
 )
-from wfs.tasks import TaskIndex, refresh_session
+from wfs.tasks import TaskIndex, refresh_session, skeleton
 
 
 def init(layout: Layout) -> bool:
@@ -88,10 +88,11 @@ def create_session(
     session_type: str | None = None,
     plan: dict[str, Any] | None = None,
     tasks: list[dict[str, Any]] | None = None,
+    extra: dict[str, Any] | None = None,
 ) -> str:
     """Make `WFS-<slug>` with only its session file, two views and `.task/` (holding
-    `tasks`, already validated), in the project's layout, and make it the single
-    active session."""
+    `tasks`, already validated, in any task format), in the project's layout, and make
+    it the single active session. `extra`: more fields of the session file."""
     slug = check_topic(topic)
     init(layout)
     with store.locked(layout.root_lock, ".workflow"):
@@ -106,11 +107,14 @@ def create_session(
         data = new_session_data(sid, topic, session_type or "simple")
         if plan:
             data["plan"] = plan
-        data = refresh_session(data, TaskIndex(tasks).tally())
+        data.update(extra or {})
+        # Counted and shown in the seed form, as every later read sees them.
+        seeds = [skeleton(task, 0) for task in tasks]
+        data = refresh_session(data, TaskIndex(seeds).tally())
         for task in tasks:
             store.write_json(staging / ".task" / f"{task['id']}.json", task)
         store.write_json(staging / SESSION_FILE, data)
-        render.write_views(staging, data, tasks)
+        render.write_views(staging, data, seeds)
         store.move(staging, session_dir)
         _make_only_active(layout, sid)
     return sid

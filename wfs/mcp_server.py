@@ -212,7 +212,7 @@ def build_server(layout: Layout, session: str | None, root_option: str | None) -
         when any is an error."""
 
         def work() -> tuple[dict[str, Any], int]:
-            sids = actions.chosen_sessions(layout, chosen(session), all)
+            sids = actions.validated_sessions(layout, chosen(session), all)
             result = actions.validate(layout, sids)
             return result.data, result.exit_code
 

@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from wfs import store
+from wfs import maestro, store
 from wfs.errors import WfsError
 from wfs.layout import (
     ACTIVE_DIR,
@@ -225,6 +225,7 @@ def current_session(layout: Layout, requested: str | None) -> str:
             )
         raise WfsError(
             "no active session; create one with `wfs plan TOPIC` or pick one with `wfs switch ID`"
+            + maestro_hint(layout)
         )
     listing = "\n".join(f"  - {sid}" for sid in active)
     raise WfsError(
@@ -283,3 +284,55 @@ def canonical_session(
             "current_tasks": facts["current_tasks"],
         }
     return new
+
+
+# ---------------------------------------------------------------- Maestro-Flow sessions
+
+
+def imported_sessions(layout: Layout) -> dict[str, str]:
+    """Maestro-Flow session (its path, as the session file records it) -> the wfs
+    session imported from it (the first, by id)."""
+    found: dict[str, str] = {}
+    for sid in session_ids(layout):
+        try:
+            record = load_session(layout, sid).get(maestro.RECORD)
+        except WfsError:
+            continue  # a broken session file is reported where it is read
+        source = record.get("session") if isinstance(record, dict) else None
+        if isinstance(source, str):
+            found.setdefault(source, sid)
+    return found
+
+
+def maestro_sessions(layout: Layout) -> list[dict[str, Any]]:
+    """The Maestro-Flow sessions of the project: name, path, the command that imports
+    it and the wfs session imported from it (None when not yet imported)."""
+    found = maestro.find_sessions(layout)
+    imported = imported_sessions(layout) if found else {}
+    return [
+        {
+            "name": f.name,
+            "path": layout.relative(f.path),
+            "import": maestro.import_command(layout, f),
+            "imported_as": imported.get(layout.relative(f.path)),
+        }
+        for f in found
+    ]
+
+
+def maestro_label(row: dict[str, Any]) -> str:
+    """`20260301-auth-flow (Maestro-Flow; `wfs import .workflow/sessions/…`)`."""
+    if row["imported_as"]:
+        return f"{row['name']} ({maestro.MAESTRO}; imported as {row['imported_as']})"
+    return f"{row['name']} ({maestro.MAESTRO}; `{row['import']}`)"
+
+
+def maestro_hint(layout: Layout) -> str:
+    """What a message that finds no session adds when Maestro-Flow sessions wait to be
+    imported (nothing otherwise)."""
+    waiting = [row for row in maestro_sessions(layout) if not row["imported_as"]]
+    if not waiting:
+        return ""
+    return "; this project has Maestro-Flow sessions: " + ", ".join(
+        f"{row['name']} (`{row['import']}`)" for row in waiting
+    )

@@ -14,6 +14,7 @@ COMMANDS = {
     "execute": "execute:execute",
     "flow": "execute:flow",
     "hook": "git:hook",
+    "import": "plan:import_session",
     "init": "plan:init",
     "mcp": "agents:mcp_server",
     "merge-json": "git:merge_json",

@@ -9,6 +9,7 @@ from wfs import actions
 from wfs.cli import Env, json_flag, pass_env
 from wfs.resources import read_text
 from wfs.schemas import SCHEMA_NAMES
+from wfs.sessions import maestro_label
 
 
 @click.command()
@@ -18,21 +19,30 @@ from wfs.schemas import SCHEMA_NAMES
 def validate(env: Env, all_sessions: bool) -> None:
     """Check task and session files against every rule; one `path: rule: message` per problem.
 
-    Exits 1 when any error is found (warnings alone exit 0).
+    Exits 1 when any error is found (warnings alone exit 0). Maestro-Flow sessions not
+    yet imported are named with their `wfs import`; with --all, or when they are the
+    project's only plans, they are checked as the import would read them.
 
     \b
     Example:
       wfs validate --all
     """
     layout = env.layout
-    sids = actions.chosen_sessions(layout, env.session, all_sessions)
+    sids = actions.validated_sessions(layout, env.session, all_sessions)
     result = actions.validate(layout, sids, every=all_sessions)
+    maestro = result.data.get("maestro", [])
 
     def human() -> None:
         for problem in result.problems:
             env.echo(str(problem))
         if not result.problems:
-            env.echo(f"OK: {', '.join(sids) or 'no sessions'}")
+            checked = [row["name"] for row in maestro if not row["imported_as"]]
+            if all_sessions or not sids:
+                sids_and_maestro = sids + checked
+            else:
+                sids_and_maestro = sids
+            env.echo(f"OK: {', '.join(sids_and_maestro) or 'no sessions'}")
+        env.lines([maestro_label(row) for row in maestro if not row["imported_as"]])
 
     env.emit(result.data, human)
     if result.exit_code:

@@ -1,4 +1,5 @@
-"""`wfs init`, `wfs plan` and `wfs switch`: start a project, a plan, or work on another one."""
+"""`wfs init`, `wfs plan`, `wfs import` and `wfs switch`: start a project, a plan (made
+here or by Maestro-Flow), or work on another one."""
 
 from __future__ import annotations
 
@@ -116,6 +117,42 @@ def plan(
     document = None if source is None else lambda: read_input(source)
     data = actions.plan(env.layout, topic, document, session_type, explicit)
     env.emit(data, lambda: env.echo(data["session"]))
+
+
+@click.command("import")
+@click.argument("source", metavar="PATH")
+@click.option(
+    "--new",
+    is_flag=True,
+    help="Import it again as a second session, although it was imported before.",
+)
+@json_flag
+@pass_env
+def import_session(env: Env, source: str, new: bool) -> None:
+    """Make a session (the only active one) from a Maestro-Flow session, losslessly.
+
+    PATH is the Maestro session folder (.workflow/sessions/<YYYYMMDD>-<slug>, whose
+    current plan is imported), one of its runs, or its name. Each TASK-NNN becomes an
+    IMPL-N in the order of the waves (the ids are kept in the session file and in each
+    task's meta.source_id); convergence.criteria are its acceptance criteria and
+    convergence.verification its checks; nothing of Maestro's is written. Importing it
+    again does nothing while its files are unchanged.
+
+    \b
+    Example:
+      wfs import .workflow/sessions/20260301-auth-flow
+    """
+    data = actions.import_session(env.layout, source, new)
+
+    def human() -> None:
+        if not data["imported"]:
+            env.echo(f"{data['session']} (already imported from {data['from']}; unchanged)")
+            return
+        env.echo(data["session"])
+        pairs = ", ".join(f"{old} -> {new_id}" for old, new_id in data["ids"].items())
+        env.echo(f"  {data['tasks']} tasks from {data['from']}: {pairs}")
+
+    env.emit(data, human)
 
 
 @click.command()

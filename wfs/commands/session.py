@@ -9,6 +9,7 @@ from wfs.cli import Env, json_flag, pass_env
 from wfs.completion import complete_session_id
 from wfs.errors import WfsError
 from wfs.query import one_line
+from wfs.sessions import maestro_label
 
 
 @click.group()
@@ -27,14 +28,17 @@ def session() -> None:
 def session_list(env: Env) -> None:
     """List every session with its status; `*` marks the active one.
 
+    Maestro-Flow sessions (.workflow/sessions/) follow, each with the `wfs import` that
+    makes a wfs session of it, or the session imported from it.
+
     \b
     Example:
       wfs session list --json
     """
-    rows, errors = actions.session_list(env.layout)
+    rows, errors, maestro = actions.session_list(env.layout)
 
     def human() -> None:
-        if not rows:
+        if not rows and not maestro:
             env.echo("No sessions. Create one with: wfs plan TOPIC")
         for row in rows:
             mark = "*" if row["active"] else " "
@@ -43,8 +47,9 @@ def session_list(env: Env) -> None:
             else:
                 status, kind, project = (one_line(row[k]) for k in ("status", "type", "project"))
                 env.echo(f"{mark} {row['id']}  {status}  {row['phase']}  {kind}  {project}")
+        env.lines([f"  {maestro_label(row)}" for row in maestro])
 
-    env.emit({"sessions": rows}, human)
+    env.emit({"sessions": rows, "maestro": maestro} if maestro else {"sessions": rows}, human)
     if errors:
         raise WfsError("\n".join(errors))
 

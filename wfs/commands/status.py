@@ -14,6 +14,7 @@ from wfs import prime as digests
 from wfs.cli import Env, json_flag, pass_env, refuse_unreadable, root_option
 from wfs.errors import WfsError
 from wfs.query import next_lines, status_lines
+from wfs.sessions import maestro_label
 
 
 @click.command()
@@ -22,16 +23,23 @@ from wfs.query import next_lines, status_lines
 def status(env: Env) -> None:
     """Show the active session: phase, type, task counts, progress, ready and blocked tasks.
 
+    Maestro-Flow sessions not yet imported are named after it, with their `wfs import`.
+
     \b
     Example:
       wfs status --json
     """
     summary = actions.status(env.layout, env.session, root_option(env))
+    maestro = [maestro_label(row) for row in summary.get("maestro", [])]
     if summary["session"] is None:
-        env.emit(summary, lambda: env.echo("No active session."))
+        env.emit(summary, lambda: env.lines(["No active session.", *maestro]))
         return
 
-    env.emit(summary, lambda: env.lines(status_lines(summary, lambda t: env.style(t, bold=True))))
+    def human() -> None:
+        env.lines(status_lines(summary, lambda t: env.style(t, bold=True)))
+        env.lines(maestro)
+
+    env.emit(summary, human)
     for warning in summary.get("warnings", []):
         env.echo(f"wfs: warning: {warning}", err=True)
     refuse_unreadable(summary.get("unreadable"))
