@@ -403,10 +403,21 @@ def new_session_from_plan(
     return sid, len(tasks)
 
 
+_IMPL_ID = re.compile(r"\bIMPL-\d+\b")
+
+
 def import_problems(imported: Imported) -> list[Any]:
     """The problems of the tasks a Maestro-Flow session makes, each named by the
-    Maestro file the task comes from."""
-    return problems_of([(where, task, None) for where, task in imported.tasks])
+    Maestro file the task comes from, with the Maestro id of each task it names."""
+    source = {new: old for old, new in imported.fields[RECORD]["ids"].items()}
+    found = []
+    for problem in problems_of([(where, task, None) for where, task in imported.tasks]):
+        named = [i for i in dict.fromkeys(_IMPL_ID.findall(problem.message)) if i in source]
+        if named:
+            ids = ", ".join(f"{i} is {source[i]}" for i in named)
+            problem = problem._replace(message=f"{problem.message} ({ids})")
+        found.append(problem)
+    return found
 
 
 def new_session_from_import(layout: Layout, imported: Imported) -> str:

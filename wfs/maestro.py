@@ -468,10 +468,14 @@ def _map_dependencies(
         mapped = []
         for entry in value:
             if isinstance(entry, str):
-                if entry not in ids:
+                if entry not in ids or entry == source:
                     raise WfsError(
-                        f"{where}#/{'/'.join(place)}: {source} depends on {entry}, which is "
-                        "not a task of this plan"
+                        f"{where}#/{'/'.join(place)}: {source} depends on "
+                        + (
+                            "itself"
+                            if entry == source
+                            else f"{entry}, which is not a task of this plan"
+                        )
                     )
                 _check_wave(source, entry, wave_of, where)
                 entry = ids[entry]
