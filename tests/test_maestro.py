@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
+import shlex
 import shutil
 import sys
 from pathlib import Path
@@ -109,6 +111,44 @@ def test_the_json_of_session_list_status_and_validate_names_each_maestro_session
         "warnings": 0,
         "maestro": [row],
     }
+
+
+def named_commands(text: str) -> list[list[str]]:
+    """Every wfs command a message names in backquotes, as argv (wfs itself dropped)."""
+    found = [shlex.split(c) for c in re.findall(r"`(wfs [^`]+)`", text)]
+    assert found, text
+    assert all(argv[0] == "wfs" for argv in found)
+    return [argv[1:] for argv in found]
+
+
+@pytest.mark.parametrize("where", ["root", "subfolder"])
+def test_the_import_each_message_names_works_as_printed(
+    maestro: Path, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    if where == "subfolder":
+        (maestro / "src" / "auth").mkdir(parents=True)
+        monkeypatch.chdir(maestro / "src" / "auth")
+    shown = [
+        wfs("session", "list").out,
+        wfs("status").out,
+        wfs("validate").out,
+        wfs("next").err,
+        wfs("task", "list").err,
+    ]
+    named = [named_commands(text) for text in shown]
+    imports = [argv for commands in named for argv in commands if argv[0] == "import"]
+    assert imports == [["import", SESSION]] * len(shown)
+    assert wfs("--json", "status").json()["maestro"][0]["import"] == f"wfs import {SESSION}"
+    first = wfs(*imports[0])
+    assert (first.code, first.out.splitlines()[0]) == (0, SID)
+    for argv in imports[1:]:
+        again = wfs(*argv)
+        assert (again.code, again.out) == (
+            0,
+            f"{SID} (already imported from {SESSION}; unchanged)\n",
+        )
+    assert wfs("session", "list").out.endswith(f"  {NAME} (Maestro-Flow; imported as {SID})\n")
+    assert "wfs import" not in wfs("status").out + wfs("validate").out
 
 
 def test_a_maestro_session_without_a_plan_is_not_listed(maestro: Path) -> None:
@@ -368,7 +408,9 @@ def test_importing_a_changed_maestro_session_again_is_refused_unless_new(maestro
         f"wfs: error: {SESSION} was imported as {SID}, and its files have changed since; "
         f"`wfs import --new {SESSION}` makes a second session from it as it is now\n"
     )
-    second = wfs("import", "--new", SESSION)
+    [named] = named_commands(refused.err)
+    assert named == ["import", "--new", SESSION]
+    second = wfs(*named)
     assert (second.code, second.out.splitlines()[0]) == (0, f"{SID}-002")
     assert task(maestro, "IMPL-4")["meta"]["estimated_time"] == "15m"
 
