@@ -17,7 +17,6 @@ and every other field stays where the author put it.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from pathlib import Path
@@ -176,6 +175,8 @@ class _Reader:
     """What one read of a Maestro session found, and the bytes it was read from."""
 
     def __init__(self, layout: Layout) -> None:
+        import hashlib  # deferred: only an import or validate reads a session; status lists it
+
         self.layout = layout
         self.digest = hashlib.sha256()
 
