@@ -25,7 +25,7 @@ from __future__ import annotations
 import copy
 from typing import Any, NamedTuple
 
-from wfs.layout import parse_task_id
+from wfs.layout import parent_of, parse_task_id
 from wfs.schemas import (
     FLAT_KEYS,
     LEGACY_KEYS,
@@ -133,6 +133,36 @@ def task_id(data: Any) -> Any:
     if not isinstance(data, dict):
         return None
     return data["id"] if "id" in data else data.get("task_id")
+
+
+def is_gate(data: Any) -> bool:
+    """Whether a task is a gate: a task in its own right that runs after the main task
+    its id names, not a subtask of it. The design's test sessions write them
+    (`IMPL-001.3-validation.json`, `IMPL-001.5-review.json`: a chain
+    IMPL-001 -> IMPL-001.3 -> IMPL-001.5 -> IMPL-002). A task `IMPL-N.M` is a gate when it
+    names no `context.parent` and depends on `IMPL-N`: a subtask cannot wait for its
+    parent, which completes only after its subtasks."""
+    tid = task_id(data)
+    parsed = parse_task_id(tid) if isinstance(tid, str) else None
+    if parsed is None or parsed.minor is None:
+        return False
+    context = data.get("context")
+    if isinstance(context, dict) and context.get("parent") not in (None, ""):
+        return False
+    return parent_of(tid) in dependencies(data)
+
+
+def parent_task(data: Any) -> str | None:
+    """The main task a task belongs to: its `context.parent`, else the one its id names
+    (`IMPL-1` for `IMPL-1.2`), unless it is a gate; None for a main task."""
+    context = data.get("context") if isinstance(data, dict) else None
+    declared = context.get("parent") if isinstance(context, dict) else None
+    if isinstance(declared, str) and declared:
+        return declared
+    tid = task_id(data)
+    if not isinstance(tid, str) or not parse_task_id(tid) or is_gate(data):
+        return None
+    return parent_of(tid)
 
 
 def status_of(data: Any) -> Any:
@@ -684,6 +714,7 @@ def _has_work(step: dict[str, Any]) -> bool:
             "title",
             "description",
             "action",
+            "phase",
             "modification_points",
             "logic_flow",
             "command",
@@ -695,7 +726,7 @@ def _has_work(step: dict[str, Any]) -> bool:
 
 
 def _title(step: dict[str, Any]) -> str:
-    for key in ("name", "action", "description", "details"):
+    for key in ("name", "action", "phase", "description", "details"):
         value = step.get(key)
         if isinstance(value, str) and value.strip():
             line = " ".join(value.split())

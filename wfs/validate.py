@@ -20,6 +20,7 @@ from wfs.layout import (
     SESSION_FILE,
     Layout,
     check_session_id,
+    file_task_id,
     parent_of,
     parse_task_id,
     task_sort_key,
@@ -65,7 +66,7 @@ def change_problems(changed: list[TaskSource], seeds: list[TaskSource]) -> list[
 
 def task_problems(source: TaskSource) -> list[Problem]:
     """The errors of one task on its own (jsonschema runs only when it has some)."""
-    if not task_error_count(source.data, source.file_stem):
+    if not task_error_count(source.data, source.file_stem, source.root):
         return []
     return [p for p in validate_task(source) if p.severity == "error"]
 
@@ -160,7 +161,7 @@ def _check_parent_exists(tid: str, task: dict[str, Any], known: set[str], report
             ("context", "parent"), "parent", f"context.parent {quote(declared)} does not exist"
         )
     parsed = parse_task_id(tid)
-    prefix = parent_of(tid) if parsed else None
+    prefix = parent_of(tid) if parsed and not formats.is_gate(task) else None
     if prefix is not None and prefix not in known and prefix != declared:
         report.error(
             ("id",), "parent", f"subtask {tid} needs its main task {prefix}, which does not exist"
@@ -253,7 +254,7 @@ def _check_file(layout: Layout, path: Path, name: str) -> _Checked:
     if problem:
         return _Checked(name, [problem], None, False)
     report = Report(where, data)
-    check_task(TaskSource(where, data, name[: -len(".json")]), report)
+    check_task(TaskSource(where, data, name[: -len(".json")], layout.root), report)
     report.found.extend(warnings)
     problems = report.problems()
     errors = sum(1 for p in problems if p.severity == "error")
@@ -290,7 +291,9 @@ def _checked_files(
     checked: list[_Checked] = []
     for entry, stamp in zip(entries, stamps, strict=True):
         hit = known.get(entry.name)
-        if hit is not None and hit[0] == stamp:
+        # A task naming a path from another machine is judged against the project's
+        # files as they are now: checked again every time.
+        if hit is not None and hit[0] == stamp and not (hit[1][1] or {}).get("volatile"):
             problems, skel, readable = hit[1]
             checked.append(_Checked(entry.name, [Problem(*p) for p in problems], skel, readable))
         else:
@@ -353,10 +356,10 @@ def _task_file_problems(layout: Layout, sid: str, folder: Path, key: str) -> lis
     entries = list(task_entries(layout, sid, folder))
     stamps = [stamper.take(entry.stat()) for entry in entries]
     trusted = [stamper.trusted(stamp) for stamp in stamps]
-    problems = _task_problems_now(
-        layout, folder, _checked_files(layout, key, entries, stamps, trusted)
-    )
-    if dir_stamp is not None and None not in trusted:
+    checked = _checked_files(layout, key, entries, stamps, trusted)
+    problems = _task_problems_now(layout, folder, checked)
+    volatile = any(c.skeleton and c.skeleton.get("volatile") for c in checked)
+    if dir_stamp is not None and None not in trusted and not volatile:
         names = [e.name for e in entries]
         payload = marshal.dumps(
             (index.FORMAT, rules_stamp, dir_stamp, names, stamps, [tuple(p) for p in problems])
@@ -370,9 +373,9 @@ def _task_problems_now(layout: Layout, folder: Path, checked: list[_Checked]) ->
     task_dir = folder / ".task"
     readable = [c for c in checked if c.readable]
     unreadable = frozenset(
-        c.name[: -len(".json")]
+        file_task_id(c.name[: -len(".json")])
         for c in checked
-        if not c.readable and parse_task_id(c.name[: -len(".json")])
+        if not c.readable and parse_task_id(file_task_id(c.name[: -len(".json")]))
     )
     shown = layout.relative(task_dir)
     sources = [
@@ -392,7 +395,9 @@ def _task_problems_now(layout: Layout, folder: Path, checked: list[_Checked]) ->
             where = layout.relative(path)
             data, _, warnings = load_file(path, where)
             report = Report(where, data)
-            check_task(TaskSource(where, report.data, item.name[: -len(".json")]), report)
+            check_task(
+                TaskSource(where, report.data, item.name[: -len(".json")], layout.root), report
+            )
             report.found.extend(warnings + found)
             problems.extend(report.problems())
     return problems
