@@ -443,41 +443,49 @@ def localized(task: dict[str, Any], root: Path) -> dict[str, Any]:
     return new
 
 
+_PATH_RULES = {
+    "pre_analysis": "pre-analysis",
+    "implementation_approach": "implementation-approach",
+    "focus_paths": "focus-paths",
+    "target_files": "target-files",
+    "artifacts": "artifacts",
+}
+
+
 def _check_paths(read: Canonical, root: Path | None, report: Report) -> None:
     """Paths from the author's machine are read where they are in this project (a
     warning: `wfs migrate` writes them so); one that is not in it, and a built-in's path
     that leads out of the project, break the task."""
     for place in path_places(read):
-        text = place.text
+        text, rule = place.text, _PATH_RULES[str(place.seed[1])]
         if is_absolute_path(text):
             mapped = project_path(root, text, place.pattern) if root is not None else None
             if mapped is not None:
                 report.warning(
                     place.where,
-                    "foreign-path",
+                    rule,
                     f"{place.what} {quote(text)} is a path on another machine; it is read as "
                     f"{quote(mapped)} in this project, and `wfs migrate` writes that",
                 )
             elif root is None:
+                nouns = "focus paths" if place.what == "focus path" else "paths"
                 report.error(
                     place.where,
-                    "foreign-path",
-                    f"{place.what} {quote(text)} is absolute; paths are relative to the "
+                    rule,
+                    f"{place.what} {quote(text)} is absolute; {nouns} are relative to the "
                     "project root",
                 )
             else:
                 report.error(
                     place.where,
-                    "foreign-path",
+                    rule,
                     f"{place.what} {quote(text)} is a path on another machine that is not in "
                     "this project: nothing here ends like it, and it does not name the "
                     f"project's folder {quote(root.name)}",
                 )
         elif place.seed[1] in _STEP_LISTS and ".." in re.split(r"[/\\]", text):
             report.error(
-                place.where,
-                "outside-root",
-                f"{place.what} {quote(text)} leads outside the project root",
+                place.where, rule, f"{place.what} {quote(text)} leads outside the project root"
             )
 
 
