@@ -51,7 +51,7 @@ from wfs.tasks import (
 )
 
 # marshal's format belongs to the interpreter that wrote it.
-FORMAT = ("wfs-index", 7, sys.hexversion)
+FORMAT = ("wfs-index", 8, sys.hexversion)
 
 Stamp = tuple[int, int, int]
 
@@ -277,13 +277,17 @@ class Snapshot:
 
 
 def unreadable_skeleton(stem: str, reason: str) -> Task:
-    """What is known of a task whose file cannot be read: the id its name gives."""
+    """What is known of a task whose file cannot be read: the id its name gives. A
+    file named with a label (`IMPL-001.5-review.json`) is the design's gate, not a
+    subtask (wfs.formats.is_gate): only its content could say otherwise."""
+    tid = file_task_id(stem)
     return {
-        "id": file_task_id(stem),
+        "id": tid,
         "title": "(unreadable file)",
         "status": "pending",
         "errors": 1,
         "unreadable": reason,
+        **({"labelled": True} if tid != stem else {}),
     }
 
 

@@ -50,7 +50,7 @@ from wfs.tasks import skeleton, task_entries
 
 def validate_tasks(sources: list[TaskSource]) -> list[Problem]:
     """Every single-task rule for each source, plus the rules across the set."""
-    return [p for problems in _task_problems(sources, frozenset()) for p in problems]
+    return [p for problems in _task_problems(sources, {}) for p in problems]
 
 
 def change_problems(changed: list[TaskSource], seeds: list[TaskSource]) -> list[Problem]:
@@ -60,7 +60,7 @@ def change_problems(changed: list[TaskSource], seeds: list[TaskSource]) -> list[
     files are not read, and jsonschema runs only on a changed task that has an error."""
     found = [p for source in changed for p in task_problems(source)]
     reports = [Report(source.where, source.data) for source in seeds]
-    _check_set(seeds, reports, frozenset())
+    _check_set(seeds, reports, {})
     return found + [p for report in reports for p in report.problems() if p.severity == "error"]
 
 
@@ -71,8 +71,11 @@ def task_problems(source: TaskSource) -> list[Problem]:
     return [p for p in validate_task(source) if p.severity == "error"]
 
 
-def _task_problems(sources: list[TaskSource], unreadable: frozenset[str]) -> list[list[Problem]]:
-    """Problems per source, in source order; `unreadable` ids exist but could not be read."""
+def _task_problems(
+    sources: list[TaskSource], unreadable: dict[str, dict[str, Any]]
+) -> list[list[Problem]]:
+    """Problems per source, in source order; `unreadable`: the tasks whose files exist
+    but could not be read, by id (what their file names say of them)."""
 
     reports = [Report(source.where, source.data) for source in sources]
     for source, report in zip(sources, reports, strict=True):
@@ -96,7 +99,7 @@ def _moved(task: dict[str, Any], key: str) -> Any:
 
 
 def _check_set(
-    sources: list[TaskSource], reports: list[Report], unreadable: frozenset[str]
+    sources: list[TaskSource], reports: list[Report], unreadable: dict[str, dict[str, Any]]
 ) -> None:
     first: dict[str, int] = {}  # id -> index of the first source that has it
     for i, source in enumerate(sources):
@@ -112,10 +115,10 @@ def _check_set(
         else:
             first[tid] = i
     tasks: dict[str, dict[str, Any]] = {tid: sources[i].data for tid, i in first.items()}
-    known = set(tasks) | unreadable
+    known = set(tasks) | set(unreadable)
     children: dict[str, list[str]] = {}
-    for tid in sorted(set(tasks) | unreadable, key=task_sort_key):
-        task = tasks.get(tid, {"id": tid})
+    for tid in sorted(known, key=task_sort_key):
+        task = tasks.get(tid) or unreadable[tid]
         for parent in own_parents(task):
             if parent != tid:
                 children.setdefault(parent, []).append(tid)
@@ -372,11 +375,13 @@ def _task_problems_now(layout: Layout, folder: Path, checked: list[_Checked]) ->
     problems: list[Problem] = []
     task_dir = folder / ".task"
     readable = [c for c in checked if c.readable]
-    unreadable = frozenset(
-        file_task_id(c.name[: -len(".json")])
+    unreadable = {
+        file_task_id(c.name[: -len(".json")]): index.unreadable_skeleton(
+            c.name[: -len(".json")], ""
+        )
         for c in checked
         if not c.readable and parse_task_id(file_task_id(c.name[: -len(".json")]))
-    )
+    }
     shown = layout.relative(task_dir)
     sources = [
         TaskSource(f"{shown}/{c.name}", c.skeleton, c.name[: -len(".json")]) for c in readable

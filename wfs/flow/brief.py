@@ -25,6 +25,7 @@ from wfs.flow.work import Step
 from wfs.formats import canonical_task
 from wfs.index import load_skeletons
 from wfs.layout import parse_task_id
+from wfs.rules import localized
 from wfs.tasks import Task, TaskIndex, depends_on, obj
 
 if TYPE_CHECKING:
@@ -187,8 +188,9 @@ def task_context(runner: Runner, task: Task) -> dict[str, Any]:
     """Where to work and what done means, whatever format the task file is in (read in
     the seed form: `acceptance_criteria`, `convergence.criteria`, top-level
     `focus_paths`, `files`, … are where the seed keeps them); artifacts resolved to the
-    files that exist."""
-    seed = canonical_task(task)
+    files that exist. A path written on another machine is given where it is in this
+    project (wfs.rules.localized), as the steps read it."""
+    seed = localized(canonical_task(task), runner.layout.root)
     context = obj(seed, "context")
     found: dict[str, Any] = {}
     for name, place in NOTES[:1]:
