@@ -236,3 +236,22 @@ def test_execute_all_runs_the_chain_and_passes_the_task_it_cannot_run(
     assert "## Focus paths\n\n- src/app.ts\n" in brief
     assert "- All five tests pass\n" in brief
     assert "## Target files\n\n- src/app.ts:main:1-3\n" in brief
+
+
+def test_migrate_writes_what_the_author_meant_and_keeps_the_gate_files(
+    repo: tuple[Path, dict[str, str]],
+) -> None:
+    root, env = repo
+    assert wfs_process("migrate", cwd=root, env=env).code == 0
+    gate = read_json(root / TASKS / "IMPL-001.3-validation.json")
+    steps = gate["flow_control"]["implementation_approach"]
+    assert steps[0]["command"] == "bash(ls src > listing.txt; echo listed)"
+    assert steps[1]["output"] == "5 failing test cases in test_config.py"
+    assert gate["context"]["focus_paths"] == ["src/app.ts"]
+    assert gate["meta"]["agent"] == "codex"
+    assert sorted(p.name for p in (root / TASKS).iterdir())[:2] == [
+        "IMPL-001.3-validation.json",
+        "IMPL-001.5-review.json",
+    ]
+    run = wfs_process("validate", cwd=root, env=env)
+    assert [line for line in run.out.splitlines() if "IMPL-003" not in line] == []
