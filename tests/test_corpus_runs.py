@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from conftest import CORPUS, read_json, wfs_process
 
-from wfs.formats import dependencies
+from wfs.formats import dependencies, parent_task
 
 INSTANCES = CORPUS / "ccw" / "instances"
 MISSING = f"the corpus is not available at {INSTANCES} (it is kept outside the repository)"
@@ -117,15 +117,27 @@ def prepare(root: Path, task: dict[str, Any]) -> tuple[dict[str, str], list[str]
     return env, [d for d in deps if isinstance(d, str)]
 
 
+def gates_and_parents(deps: list[str]) -> tuple[set[str], set[str]]:
+    """Of a task's dependencies: the gates (`IMPL-N.M` next to `IMPL-N`), and the main
+    tasks of the others that are subtasks."""
+    gates = {d for d in deps if "." in d and d.split(".")[0] in deps}
+    return gates, {d.split(".")[0] for d in deps if "." in d and d not in gates}
+
+
 def plan_document(task: dict[str, Any], deps: list[str]) -> list[dict[str, Any]]:
     """The task after the tasks it needs: its parent and the parents of its dependencies
-    (containers), and its dependencies, completed."""
-    ids = [*deps, task.get("id")]
-    parents = {t.split(".")[0] for t in ids if isinstance(t, str) and "." in t}
+    (containers), and its dependencies, completed. A dependency `IMPL-N.M` next to
+    `IMPL-N` is a gate after it (wfs.formats.is_gate), as the task itself may be."""
+    own = parent_task(task)
+    gates, parents = gates_and_parents(deps)
+    parents |= {own} if own else set()
     tasks: list[dict[str, Any]] = [{"id": p, "title": f"{p} (parent)"} for p in sorted(parents)]
     for dep in deps:
         if dep not in parents:
-            tasks.append({"id": dep, "title": f"{dep} (done)", "status": "completed"})
+            done = {"id": dep, "title": f"{dep} (done)", "status": "completed"}
+            if dep in gates:
+                done["context"] = {"depends_on": [dep.split(".")[0]]}
+            tasks.append(done)
     return [*tasks, task]
 
 
@@ -214,7 +226,7 @@ def test_every_output_and_dependency_summary_reaches_the_agent(name: str, tmp_pa
                 assert (tmp_path / "project" / shown["path"]).read_text() == value
     brief = result["briefs"][-1]
     # A dependency on a container means its subtasks: their summaries are given.
-    parents = {d.split(".")[0] for d in result["deps"] if "." in d}
+    parents = gates_and_parents(result["deps"])[1]
     expected = [
         sub
         for dep in result["deps"]

@@ -327,25 +327,56 @@ def test_fake_cli_on_path_runs_and_missing_cli_fails(project: Path, tmp_path: Pa
 
 
 def test_builtins_are_confined_to_the_project_root(project: Path, tmp_path: Path) -> None:
+    # A literal path out of the project breaks the task: `validate` names it, `next`
+    # does not offer it, and `execute` refuses it for that very reason.
     (tmp_path / "secret.txt").write_text("secret")
-    os.symlink(tmp_path / "secret.txt", project / "link.txt")
     cases = {
-        "Read(../secret.txt)": "path '../secret.txt' leads outside the project root",
-        "Read(/etc/passwd)": "path '/etc/passwd' leads outside the project root",
-        "Read(link.txt)": "path 'link.txt' leads outside the project root (through a symlink)",
-        "Glob(../*)": "Glob(../*): the pattern leads outside the project root",
-        "Grep(secret, ..)": "path '..' leads outside the project root",
+        "Read(../secret.txt)": 'Read() path "../secret.txt" leads outside the project root',
+        "Read(/etc/passwd)": 'Read() path "/etc/passwd" is a path on another machine that is '
+        "not in this project: nothing here ends like it, and it does not name the project's "
+        'folder "project"',
+        "Glob(../*)": 'Glob() "../*" leads outside the project root',
+        "Grep(secret, ..)": 'Grep() path ".." leads outside the project root',
     }
+    sid = plan_tasks(one_task([step(1, "bash(true)", "x")]))
+    path = project / ".workflow" / sid / ".task/IMPL-1.json"
+    where = f".workflow/{sid}/.task/IMPL-1.json#/flow_control/implementation_approach/0/command"
     for command, why in cases.items():
-        sid = plan_tasks(one_task([step(1, command, "x")]), command)
-        before = (project / ".workflow" / sid / ".task/IMPL-1.json").read_bytes()
-        run = wfs("execute")
+        data = read_json(path)
+        data["flow_control"]["implementation_approach"][0]["command"] = command
+        path.write_text(json.dumps(data, indent=2) + "\n")
+        before = path.read_bytes()
+        problem = f"{where}: implementation-approach: {why}"
+        assert wfs("validate").out.splitlines() == [problem], command
+        assert (
+            wfs("next").out
+            == "No task is ready.\nInvalid:  IMPL-1: 1 validation error; `wfs validate` names them\n"
+        )
+        run = wfs("execute", "IMPL-1")
         assert run.code == 2, command
         assert run.err == (
-            f"wfs: error: IMPL-1 is unsafe to run; nothing was changed:\n"
-            f"implementation_approach/1 (Step 1): {why}\n"
+            "wfs: error: IMPL-1 cannot run as written; nothing was changed (`wfs validate` "
+            f"reports the same):\n{problem}\n"
         ), command
-        assert (project / ".workflow" / sid / ".task/IMPL-1.json").read_bytes() == before
+        assert path.read_bytes() == before
+
+
+def test_a_read_through_a_symlink_out_of_the_root_fails_when_it_runs(
+    project: Path, tmp_path: Path
+) -> None:
+    # Where a symlink leads is known only when the step runs: the read is refused then.
+    (tmp_path / "secret.txt").write_text("secret")
+    os.symlink(tmp_path / "secret.txt", project / "link.txt")
+    sid = plan_tasks(one_task([step(1, "Read(link.txt)", "x")]))
+    assert wfs("validate").code == 0
+    run = wfs("execute", "IMPL-1", "--json")
+    assert run.code == 1
+    assert run.json()["tasks"][0]["reason"] == (
+        "step implementation_approach/1 (Step 1) failed: exit code 1: path 'link.txt' leads "
+        "outside the project root (through a symlink)"
+    )
+    assert task_json(project, sid)["status"] == "blocked"
+    assert "secret" not in (project / ".workflow" / sid / ".runs/IMPL-1.json").read_text()
 
 
 def test_builtin_arguments_from_variables_are_confined_when_they_run(project: Path) -> None:

@@ -239,8 +239,8 @@ def test_a_flat_implementation_step_that_says_nothing_is_refused(project: Path) 
     assert run.err.splitlines()[1:] == [
         f".workflow/{SID}/.task/IMPL-1.json#/implementation/1: implementation: an "
         "implementation step must be a non-empty string or an object with one of title, "
-        "description, action, modification_points, logic_flow, steps, command, commands; got "
-        "integer 42"
+        "description, action, phase, modification_points, logic_flow, steps, command, commands; "
+        "got integer 42"
     ]
     assert wfs("next").out.startswith("No task is ready.\nInvalid:  IMPL-1")
 

@@ -550,3 +550,41 @@ def test_summary_outputs_are_cut_and_linked_and_fences_stay_whole(project: Path)
     )
     assert (project / ".workflow" / SID / ".runs/IMPL-1/out1.txt").read_text() == long
     assert "### `out2`\n````text\nbefore\n```python\nprint(1)\n```\nafter\n````\n" in text
+
+
+def test_every_top_level_field_of_a_flat_task_reaches_the_brief(
+    project: Path, tmp_path: Path
+) -> None:
+    plan([{"id": "IMPL-1", "title": "Flat"}])
+    path = project / TASKS / "IMPL-1.json"
+    task = {
+        "id": "IMPL-1",
+        "title": "Flat",
+        "status": "pending",
+        "description": "Make the config consistent",
+        "requirements": ["Keep the API"],
+        "focus_paths": ["src"],
+        "acceptance_criteria": ["All five tests pass"],
+        "target_files": ["src/config.py:load:1-20"],
+        "convergence": {"criteria": ["config loads"], "definition_of_done": "it loads"},
+        "files": [{"path": "src/config.py", "action": "modify"}],
+        "cli_execution": {"strategy": "new"},
+        "meta": {"execution_config": {"method": "agent", "cli_tool": "auto"}},
+        "implementation": ["Fix the loader"],
+    }
+    path.write_text(json.dumps(task, indent=2) + "\n")
+    agent = fake_agent(tmp_path, "agent")
+    run = wfs("execute", "IMPL-1", "--agent", str(agent))
+    assert run.code == 0, run.out + run.err
+    (brief,) = briefs(agent)
+    assert brief["context"] == {
+        "description": "Make the config consistent",
+        "requirements": ["Keep the API"],
+        "focus_paths": ["src"],
+        "acceptance": ["All five tests pass", "config loads"],
+        "target_files": ["src/config.py:load:1-20", "src/config.py"],  # and the files'
+        "convergence": {"definition_of_done": "it loads"},  # its criteria are acceptance
+        "files": [{"path": "src/config.py", "action": "modify"}],
+        "cli_execution": {"strategy": "new"},
+        "execution_config": {"method": "agent", "cli_tool": "auto"},
+    }

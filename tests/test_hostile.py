@@ -69,6 +69,13 @@ def edit_task(tid: str, **changes: object) -> Callable[[Path], None]:
     return setup
 
 
+def assert_not_in_runs(root: Path, text: str) -> None:
+    for record in (root / S / ".runs").rglob("*"):
+        if record.is_file():
+            written = record.read_text()
+            assert text not in written and json.dumps(text)[1:-1] not in written, record
+
+
 def step_task(command: str) -> Callable[[Path], None]:
     steps = [
         {
@@ -415,24 +422,32 @@ CASES = [
         step_task("Read(../../etc/passwd)"),
         ("execute", "IMPL-2"),
         2,
-        "wfs: error: IMPL-2 is unsafe to run; nothing was changed:\n"
-        "implementation_approach/1 (s): path '../../etc/passwd' leads outside the project root\n",
+        "wfs: error: IMPL-2 cannot run as written; nothing was changed (`wfs validate` reports "
+        "the same):\n"
+        f"{T}/IMPL-2.json#/flow_control/implementation_approach/0/command: "
+        'implementation-approach: Read() path "../../etc/passwd" leads outside the project root\n',
     ),
     Case(
         "Glob outside the root",
         step_task("Glob(/etc/*)"),
         ("execute", "IMPL-2"),
         2,
-        "wfs: error: IMPL-2 is unsafe to run; nothing was changed:\n"
-        "implementation_approach/1 (s): Glob(/etc/*): the pattern leads outside the project root\n",
+        "wfs: error: IMPL-2 cannot run as written; nothing was changed (`wfs validate` reports "
+        "the same):\n"
+        f"{T}/IMPL-2.json#/flow_control/implementation_approach/0/command: "
+        'implementation-approach: Glob() "/etc/*" is a path on another machine that is not in this '
+        "project: nothing here ends like it, and it does not name the project's folder "
+        '"project"\n',
     ),
     Case(
         "Grep outside the root",
         step_task("Grep(root, ../..)"),
         ("execute", "IMPL-2"),
         2,
-        "wfs: error: IMPL-2 is unsafe to run; nothing was changed:\n"
-        "implementation_approach/1 (s): path '../..' leads outside the project root\n",
+        "wfs: error: IMPL-2 cannot run as written; nothing was changed (`wfs validate` reports "
+        "the same):\n"
+        f"{T}/IMPL-2.json#/flow_control/implementation_approach/0/command: "
+        'implementation-approach: Grep() path "../.." leads outside the project root\n',
     ),
     Case(
         "Read through a symlink out of the root",
@@ -440,11 +455,15 @@ CASES = [
             step_task("Read(escape.txt)")(root),
             symlink("escape.txt", "outside.txt")(root),
         ),
+        # Where a symlink leads is known when the step runs: the step fails then, and
+        # nothing of what is outside reaches the run record.
         ("execute", "IMPL-2"),
-        2,
-        "wfs: error: IMPL-2 is unsafe to run; nothing was changed:\n"
-        "implementation_approach/1 (s): path 'escape.txt' leads outside the project root "
-        "(through a symlink)\n",
+        1,
+        "  IMPL-2 ▶ s …\n…",
+        out="IMPL-2: blocked: step implementation_approach/1 (s) failed: exit code 1: path "
+        "'escape.txt' leads outside the project root (through a symlink)\n…",
+        writes=COMPLETED,
+        check=lambda root, run: assert_not_in_runs(root, "outside the project\n"),
     ),
     Case(
         "task file symlinked out of the root",

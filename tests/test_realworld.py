@@ -256,10 +256,7 @@ PROBLEMS = {
     "Johnhpure__music": [
         ".workflow/WFS-music-platform-analysis/.task/ANALYSIS-001.json#/id: id-format: task id "
         '"ANALYSIS-001" has the prefix "ANALYSIS-"; ids are IMPL-N or IMPL-N.M',
-        ".workflow/WFS-music-platform-analysis/.task/ANALYSIS-001.json#/flow_control/"
-        "implementation_approach/0/output: implementation-approach: output must be a variable "
-        "name (letters, digits and _, not starting with a digit) that later steps use as "
-        '[name]; got string "ANALYSIS_RESULTS.md"',
+        # Its step's output "ANALYSIS_RESULTS.md" is a label: no later step uses it.
     ],
     "Rorschach3__credit-clarity": [
         ".workflow/archives/WFS-brainstorm-for-a-prd: layout: warning: session "

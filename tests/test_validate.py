@@ -400,11 +400,12 @@ def test_meta_type_of_a_project_own_kind_is_accepted() -> None:
     ]
 
 
-def test_meta_agent_must_be_an_at_name_or_a_v1_name() -> None:
-    assert lines(task(meta={"agent": "general-purpose"})) == [
-        f'{I1}#/meta/agent: meta: meta.agent "general-purpose" must be an agent name starting '
-        "with '@' (e.g. \"@code-developer\") or a v1 agent name (code-developer, planning-agent, "
-        "code-review-test-agent, review-agent)"
+def test_meta_agent_names_an_agent_with_or_without_the_at() -> None:
+    for name in ("general-purpose", "codex", "gemini", "claude", "@code-developer"):
+        assert lines(task(meta={"agent": name})) == [], name
+    assert lines(task(meta={"agent": " "})) == [
+        f'{I1}#/meta/agent: meta: meta.agent must name an agent, such as "@code-developer" or '
+        '"codex", got an empty string'
     ]
     assert lines(task(meta={"agent": "@code-developer|@test-fix-agent"})) == [
         f'{I1}#/meta/agent: meta: meta.agent "@code-developer|@test-fix-agent" is the list of '
@@ -503,7 +504,9 @@ def test_depends_on_targets_must_exist() -> None:
 def test_depends_on_self_parent_and_child() -> None:
     parent = with_context("IMPL-1", depends_on=["IMPL-1", "IMPL-1.1", "IMPL-1.2"])
     parent["status"] = "container"
-    child = with_context("IMPL-1.1", depends_on=["IMPL-1"])
+    # A subtask that says so (context.parent) cannot wait for its parent; without it,
+    # IMPL-1.1 depending on IMPL-1 is a gate (test_gate_tasks_are_tasks_of_their_own).
+    child = with_context("IMPL-1.1", depends_on=["IMPL-1"], parent="IMPL-1")
     adopted = with_context("IMPL-1.2")  # a subtask by id
     assert set_lines(parent, child, adopted) == [
         f"{I1}#/context/depends_on/0: depends-on: IMPL-1 depends on itself",
@@ -604,9 +607,10 @@ def test_pre_analysis_step_fields() -> None:
     steps = [
         {"step": "ok", "action": "Look", "command": "bash(ls)", "output_to": "listing"},
         {"action": 5},
-        {"step": "", "action": "x", "commands": []},
+        {"step": "", "action": "x", "commands": {}},
         {"step": "multi", "action": "x", "commands": ["Read(a)", " "]},
         "bash(ls)",
+        {"step": "context", "action": "Read what matters", "commands": []},  # for the agent
     ]
     assert lines(with_flow(pre_analysis=steps)) == [
         f'{I1}#/flow_control/pre_analysis/1: pre-analysis: pre_analysis step has no "step" name',
@@ -614,8 +618,8 @@ def test_pre_analysis_step_fields() -> None:
         "got integer 5",
         f'{I1}#/flow_control/pre_analysis/2/step: pre-analysis: "step" must be a non-empty '
         'name, got string ""',
-        f'{I1}#/flow_control/pre_analysis/2/commands: pre-analysis: "commands" must be a '
-        "non-empty array of command strings, got array",
+        f'{I1}#/flow_control/pre_analysis/2/commands: pre-analysis: "commands" must be an '
+        "array of command strings, got object",
         f"{I1}#/flow_control/pre_analysis/3/commands/1: pre-analysis: each command must be a "
         'non-empty string, got string " "',
         f"{I1}#/flow_control/pre_analysis/4: pre-analysis: a pre_analysis step must be an object "
@@ -644,11 +648,12 @@ def test_pre_analysis_output_on_error_success_criteria_and_timeout() -> None:
         {**base, "success_criteria": "exit_code:0"},
         {**base, "success_criteria": "contains:OK"},
         {**base, "success_criteria": "regex:^ok$", "on_error": "manual_intervention"},
+        {**base, "command": "bash(cat [2bad])"},
     ]
     assert lines(with_flow(pre_analysis=steps)) == [
-        f"{I1}#/flow_control/pre_analysis/0/output_to: pre-analysis: output_to must be a "
-        "variable name (letters, digits and _, not starting with a digit) that later steps use "
-        'as [name]; got string "2bad"',
+        f'{I1}#/flow_control/pre_analysis/0/output_to: pre-analysis: output_to "2bad" is used '
+        "as [2bad] at #/flow_control/pre_analysis/9; a name that later steps use as [name] "
+        "must be a variable name (letters, digits and _, not starting with a digit)",
         f"{I1}#/flow_control/pre_analysis/0/on_error: pre-analysis: on_error "
         '"skip_optional|fail|retry_once" is the list of allowed values copied from a template; '
         "choose one of skip_optional, fail, retry_once, manual_intervention",
@@ -713,13 +718,14 @@ def test_legacy_object_approach_is_a_warning_not_an_error() -> None:
 
 def test_implementation_step_without_work_is_an_error_and_missing_fields_are_warnings() -> None:
     steps = [
-        {"phase": "L0.1", "validation": "tsc"},
+        {"on_error": "fail", "timeout": 5},
         {"step": 2, "title": "t", "output": "o"},
         {"description": "unnumbered"},
+        {"phase": "L0.1 Compilation Check", "validation": "tsc --noEmit"},  # a gate's step
     ]
     assert lines(with_flow(implementation_approach=steps)) == [
         f"{I1}#/flow_control/implementation_approach/0: implementation-approach: step has "
-        "nothing to do: it has none of title, description, action, modification_points, "
+        "nothing to do: it has none of title, description, action, phase, modification_points, "
         "logic_flow, steps, command, commands",
         f"{I1}#/flow_control/implementation_approach/1: implementation-approach: warning: step "
         "lacks the seed's fields description, modification_points, logic_flow, depends_on; "
@@ -727,12 +733,15 @@ def test_implementation_step_without_work_is_an_error_and_missing_fields_are_war
         f"{I1}#/flow_control/implementation_approach/2: implementation-approach: warning: step "
         "lacks the seed's fields step, title, modification_points, logic_flow, depends_on, "
         "output; it runs as written, and `wfs migrate` fills them in",
+        f"{I1}#/flow_control/implementation_approach/3: implementation-approach: warning: step "
+        "lacks the seed's fields step, title, description, modification_points, logic_flow, "
+        "depends_on, output; it runs as written, and `wfs migrate` fills them in",
     ]
 
 
 def test_implementation_step_field_types() -> None:
     bad = step(1, title=None, description=["x"], modification_points="a", logic_flow=[1])
-    bad["output"] = "swagger.yaml"
+    bad["output"] = 3
     bad["step"] = "1"
     assert lines(with_flow(implementation_approach=[bad, "step 2"])) == [
         f'{I1}#/flow_control/implementation_approach/0/step: implementation-approach: "step" '
@@ -747,8 +756,8 @@ def test_implementation_step_field_types() -> None:
         f"{I1}#/flow_control/implementation_approach/0/logic_flow/0: implementation-approach: "
         "logic_flow entries must be strings, got integer 1",
         f"{I1}#/flow_control/implementation_approach/0/output: implementation-approach: output "
-        "must be a variable name (letters, digits and _, not starting with a digit) that later "
-        'steps use as [name]; got string "swagger.yaml"',
+        "must be a string (a variable name that later steps use as [name], or a label), got "
+        "integer 3",
         f"{I1}#/flow_control/implementation_approach/1: implementation-approach: warning: "
         "step is a string, not a step object; it runs as an agent step with this text, and "
         "`wfs migrate` makes it a step object",
@@ -757,10 +766,11 @@ def test_implementation_step_field_types() -> None:
 
 def test_implementation_step_commands_and_run_options() -> None:
     one = step(1, command="bash(npm test)", on_error="retry_once", timeout=60)
-    two = step(2, 1, commands=[], on_error="ignore", success_criteria="exit_code:1")
-    assert lines(with_flow(implementation_approach=[one, two])) == [
+    two = step(2, 1, commands="npm test", on_error="ignore", success_criteria="exit_code:1")
+    three = step(3, 2, commands=[])  # no commands: the agent does the step
+    assert lines(with_flow(implementation_approach=[one, two, three])) == [
         f"{I1}#/flow_control/implementation_approach/1/commands: implementation-approach: "
-        '"commands" must be a non-empty array of command strings, got array',
+        '"commands" must be an array of command strings, got string "npm test"',
         f"{I1}#/flow_control/implementation_approach/1/on_error: implementation-approach: "
         'on_error "ignore" is not one of skip_optional, fail, retry_once, manual_intervention',
     ]

@@ -278,7 +278,7 @@ def _maestro_problems(layout: Layout, waiting: list[dict[str, Any]]) -> list[Any
         except WfsError as err:
             problems.append(Problem(row["path"], "import", err.message))
             continue
-        problems += [p for p in import_problems(imported) if p.severity == "error"]
+        problems += [p for p in import_problems(imported, layout.root) if p.severity == "error"]
     return problems
 
 

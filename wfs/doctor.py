@@ -23,7 +23,7 @@ from wfs.claims import claim_alive
 from wfs.edit import normalize_task
 from wfs.errors import WfsError
 from wfs.flow.engine import Runner, now
-from wfs.formats import canonical_task
+from wfs.formats import canonical_task, is_gate
 from wfs.index import load_skeletons
 from wfs.layout import ARCHIVE_DIR, MARKER_PREFIX, SESSION_FILE, Layout, parent_of, parse_task_id
 from wfs.platform import shell_join
@@ -267,7 +267,8 @@ def _hierarchy(layout: Layout, sid: str) -> Iterator[Finding]:
     for tid, task in index.by_id.items():
         if parse_task_id(tid) is None:
             continue
-        parent = parent_of(tid)
+        # A gate (IMPL-001.3 after IMPL-001) is a task of its own, not a subtask.
+        parent = None if is_gate(task) else parent_of(tid)
         if parent and parent not in index.by_id:
             stub = normalize_task({"id": parent, "title": f"{parent} (reconstructed)"}, True)
             yield Finding(

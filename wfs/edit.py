@@ -19,11 +19,11 @@ from typing import Any
 
 from wfs import delta, jsonio, lifecycle, render, schemas, sessions, store
 from wfs.errors import ProblemsError, WfsError
-from wfs.formats import canonical
+from wfs.formats import canonical, parent_task
 from wfs.index import Snapshot, Stamper, compute_answers, unreadable_skeleton
 from wfs.layout import SESSION_FILE, Layout, parent_of, parse_task_id, task_sort_key
 from wfs.maestro import RECORD, Imported
-from wfs.rules import TaskSource
+from wfs.rules import TaskSource, localized
 from wfs.schemas import LEAF_STATUSES
 from wfs.sessions import canonical_session
 from wfs.tasks import (
@@ -81,8 +81,7 @@ def normalize_task(raw: Task, has_children: bool) -> Task:
     if context is None:
         context = task["context"] = {}
     if isinstance(context, dict):
-        tid = task.get("id")
-        parent = parent_of(tid) if isinstance(tid, str) and parse_task_id(tid) else None
+        parent = parent_task(task)  # a gate has none (wfs.formats.is_gate)
         if parent:
             context.setdefault("parent", parent)
         for key in CONTEXT_ARRAYS:
@@ -120,16 +119,18 @@ def parse_plan(raw: bytes, where: str) -> tuple[dict[str, Any], list[Any], str]:
     return meta, data["tasks"], "/tasks"
 
 
-def normalize_plan_tasks(raw_tasks: list[Any], existing_ids: set[str]) -> list[Any]:
-    ids = {t.get("id") for t in raw_tasks if isinstance(t, dict)} | existing_ids
-    parents = {parent_of(i) for i in ids if isinstance(i, str) and parse_task_id(i)}
+def normalize_plan_tasks(raw_tasks: list[Any], existing: dict[str, Task]) -> list[Any]:
+    """The tasks of a plan with their defaults (`existing`: the session's tasks by id)."""
+    given = {t.get("id"): t for t in raw_tasks if isinstance(t, dict)}
+    tasks = [*given.values(), *(t for tid, t in existing.items() if tid not in given)]
+    parents = {parent_task(t) for t in tasks} - {None}
     return [
         normalize_task(t, t.get("id") in parents) if isinstance(t, dict) else t for t in raw_tasks
     ]
 
 
-def problems_of(items: list[tuple[str, Any, str | None]]) -> list[Any]:
-    return list(validate_tasks([TaskSource(w, d, s) for w, d, s in items]))
+def problems_of(items: list[tuple[str, Any, str | None]], root: Path | None) -> list[Any]:
+    return list(validate_tasks([TaskSource(w, d, s, root) for w, d, s in items]))
 
 
 def refuse_problems(problems: list[Any], what: str) -> None:
@@ -171,6 +172,7 @@ class Draft:
         self.session_changed = False
         self._ids: list[str] | None = None
         self._index: TaskIndex | None = None
+        self._files: dict[str, str] = {}  # id -> file name, where it is not `<id>.json`
 
     @property
     def skeletons(self) -> dict[str, Task]:
@@ -178,8 +180,11 @@ class Draft:
         if self._skeletons is None:
             snapshot = Snapshot(self.layout, self.sid)
             disk: dict[str, Task] = {}
-            for task in snapshot.skeletons:
-                disk.setdefault(str(task.get("id")), task)
+            for name, task in zip(snapshot.names, snapshot.skeletons, strict=True):
+                tid = str(task.get("id"))
+                disk.setdefault(tid, task)
+                if name != f"{tid}.json":
+                    self._files.setdefault(tid, name)
             trusted = [snapshot.stamper.trusted(s) for s in snapshot.stamps]
             self._stamps = {os.fsencode(n): s for n, s in zip(snapshot.names, trusted, strict=True)}
             self._before = dict(disk)
@@ -232,7 +237,10 @@ class Draft:
         if not self.has(tid):
             raise unknown_task(tid, self.ids)
         if tid not in self.full:
-            raw = read_object(self.layout, self.layout.task_file(self.sid, tid))
+            path = self.layout.task_file(self.sid, tid)
+            if path.name != f"{tid}.json":
+                self._files[tid] = path.name
+            raw = read_object(self.layout, path)
             self.full[tid], aliased = with_id(raw, tid)
             self.original[tid] = self.full[tid]
             if aliased:
@@ -255,7 +263,8 @@ class Draft:
         if not self.has(tid):
             self._ids = None
         self.full[tid] = task
-        self.new[tid] = skeleton(task)  # errors counted only when it is pending
+        # errors counted only when it is pending
+        self.new[tid] = skeleton(task, root=self.layout.root)
         if self._skeletons is not None:
             self._skeletons[tid] = self.new[tid]
         self.changed.add(tid)
@@ -274,13 +283,24 @@ class Draft:
         )
 
     def _source(self, tid: str, data: Any) -> Any:
-        return TaskSource(f"{self._shown_task_dir}/{tid}.json", data, tid)
+        name = self._files.get(tid, f"{tid}.json")
+        return TaskSource(
+            f"{self._shown_task_dir}/{name}", data, name[: -len(".json")], self.layout.root
+        )
+
+    def _path(self, tid: str) -> Path:
+        """The file of a task: the one it was read from, else `<id>.json`."""
+        return self._task_dir / self._files.get(tid, f"{tid}.json")
+
+    @functools.cached_property
+    def _task_dir(self) -> Path:
+        return self.layout.task_dir(self.sid)
 
     @functools.cached_property
     def _shown_task_dir(self) -> str:
         """The .task folder as messages show it (found once: a check of the whole set
         names 10,000 sources)."""
-        return self.layout.relative(self.layout.task_dir(self.sid))
+        return self.layout.relative(self._task_dir)
 
     def commit(self, check: bool, what: str) -> None:
         """Write the changed tasks, the session file and the views; with `check`, only
@@ -298,7 +318,7 @@ class Draft:
             was = {str(p) for p in self.problems(self._before, old)}
             now = self.problems(skeletons, {t: self.full[t] for t in changed if parse_task_id(t)})
             refuse_problems([p for p in now if str(p) not in was], what)
-        files = [(self.layout.task_file(self.sid, tid), self._written(tid)) for tid in changed]
+        files = [(self._path(tid), self._written(tid)) for tid in changed]
         index = self.index()
         session = refresh_session(self.session, index.tally())
         if session != self.session or self.session_changed:
@@ -312,8 +332,10 @@ class Draft:
 
     def _commit_by_parts(self, changed: list[str], check: bool, what: str) -> None:
         assert self.state is not None
+        if any(self.new[tid].get("volatile") for tid in changed):
+            raise delta.Refused("a task names a path from another machine")
         changes = {tid: (self._old_skeleton(tid), self.new[tid]) for tid in changed}
-        files = [(self.layout.task_file(self.sid, tid), self._written(tid)) for tid in changed]
+        files = [(self._path(tid), self._written(tid)) for tid in changed]
         update = delta.apply(self.state, changes, self.session, refresh_session)
         if check:
             refuse_problems(self._new_problems(changed), what)
@@ -353,12 +375,15 @@ class Draft:
         return found
 
     def _record(self, index: TaskIndex, files: dict[Any, bytes], rendered: dict[str, Any]) -> None:
-        """Save the `.idx` of the session as written, so the next change goes by parts."""
+        """Save the `.idx` of the session as written, so the next change goes by parts
+        (none when a task names a path from another machine: see wfs/index.py)."""
+        if any(task.get("volatile") for task in index.tasks):
+            return
         answers = compute_answers(self.sid, self.session, index.tasks)
         extra = delta.writer_facts(index)
         extra["views"] = delta.views_mark(rendered["views"], rendered["kept"])
         names = sorted(
-            set(self._stamps) | {os.fsencode(f"{tid}.json") for tid in self.changed},
+            set(self._stamps) | {os.fsencode(self._path(tid).name) for tid in self.changed},
             key=lambda n: task_sort_key(os.fsdecode(n)[: -len(".json")]),
         )
         stamps = delta.Stamps(names, [self._stamps.get(n) for n in names], self._session_stamp, {})
@@ -394,11 +419,11 @@ def new_session_from_plan(
 ) -> tuple[str, int]:
     """Validate the whole plan, then create the session holding it; all or nothing."""
     meta, raw_tasks, pointer = parse_plan(raw, where)
-    tasks = normalize_plan_tasks(raw_tasks, set())
+    tasks = normalize_plan_tasks(raw_tasks, {})
     items: list[tuple[str, Any, str | None]] = [
         (f"{where}#{pointer}/{i}", task, None) for i, task in enumerate(tasks)
     ]
-    refuse_problems([_join_pointer(p) for p in problems_of(items)], where)
+    refuse_problems([_join_pointer(p) for p in problems_of(items, layout.root)], where)
     sid = lifecycle.create_session(layout, topic, session_type, plan=meta, tasks=tasks)
     return sid, len(tasks)
 
@@ -406,12 +431,12 @@ def new_session_from_plan(
 _IMPL_ID = re.compile(r"\bIMPL-\d+\b")
 
 
-def import_problems(imported: Imported) -> list[Any]:
+def import_problems(imported: Imported, root: Path) -> list[Any]:
     """The problems of the tasks a Maestro-Flow session makes, each named by the
     Maestro file the task comes from, with the Maestro id of each task it names."""
     source = {new: old for old, new in imported.fields[RECORD]["ids"].items()}
     found = []
-    for problem in problems_of([(where, task, None) for where, task in imported.tasks]):
+    for problem in problems_of([(where, task, None) for where, task in imported.tasks], root):
         named = [i for i in dict.fromkeys(_IMPL_ID.findall(problem.message)) if i in source]
         if named:
             ids = ", ".join(f"{i} is {source[i]}" for i in named)
@@ -425,7 +450,7 @@ def new_session_from_import(layout: Layout, imported: Imported) -> str:
     validated as a whole first, each named by the Maestro file it comes from, and the
     session is written all or nothing."""
     fields = dict(imported.fields)
-    refuse_problems(import_problems(imported), fields[RECORD]["plan_file"])
+    refuse_problems(import_problems(imported, layout.root), fields[RECORD]["plan_file"])
     plan = fields.pop("plan", None)
     tasks = [task for _, task in imported.tasks]
     return lifecycle.create_session(layout, imported.topic, plan=plan, tasks=tasks, extra=fields)
@@ -438,7 +463,7 @@ def replan(layout: Layout, sid: str, raw: bytes, where: str) -> tuple[int, int]:
     meta, raw_tasks, _ = parse_plan(raw, where)
     added = replaced = 0
     with editing(layout, sid, where) as draft:
-        for task in normalize_plan_tasks(raw_tasks, set(draft.skeletons)):
+        for task in normalize_plan_tasks(raw_tasks, draft.skeletons):
             if not isinstance(task, dict) or not isinstance(task.get("id"), str):
                 raise WfsError(f"{where}: every task needs a string id")
             old = draft.get(task["id"]) if task["id"] in draft.skeletons else None
@@ -648,7 +673,7 @@ def migrate(layout: Layout, sid: str, folder: Any = None) -> list[str]:
             if not isinstance(data, dict):  # counted as it is counted everywhere: unreadable
                 seeds.append(unreadable_skeleton(entry.name[: -len(".json")], str(data)))
                 continue
-            new = canonical(data).task
+            new = localized(canonical(data).task, layout.root)
             seeds.append(skeleton(new, 0))
             if new != data or jsonio.duplicate_keys(raw):  # written back, each key once
                 files.append((Path(entry.path), jsonio.dumps(new)))

@@ -25,13 +25,15 @@ from __future__ import annotations
 import copy
 from typing import Any, NamedTuple
 
-from wfs.layout import parse_task_id
+from wfs.command_forms import BUILTIN, quoted_command
+from wfs.layout import parent_of, parse_task_id
 from wfs.schemas import (
     FLAT_KEYS,
     LEGACY_KEYS,
     ON_ERROR_ALIASES,
     SEED_STEP_FIELDS,
     STATUS_ALIASES,
+    quote,
 )
 
 Pointer = tuple[str | int, ...]
@@ -133,6 +135,39 @@ def task_id(data: Any) -> Any:
     if not isinstance(data, dict):
         return None
     return data["id"] if "id" in data else data.get("task_id")
+
+
+def is_gate(data: Any) -> bool:
+    """Whether a task is a gate: a task in its own right that runs after the main task
+    its id names, not a subtask of it. The design's test sessions write them
+    (`IMPL-001.3-validation.json`, `IMPL-001.5-review.json`: a chain
+    IMPL-001 -> IMPL-001.3 -> IMPL-001.5 -> IMPL-002). A task `IMPL-N.M` is a gate when it
+    names no `context.parent` and depends on `IMPL-N`: a subtask cannot wait for its
+    parent, which completes only after its subtasks. (A labelled file that cannot be
+    read, wfs.index.unreadable_skeleton, is taken for a gate too.)"""
+    if isinstance(data, dict) and "unreadable" in data and data.get("labelled"):
+        return True
+    tid = task_id(data)
+    parsed = parse_task_id(tid) if isinstance(tid, str) else None
+    if parsed is None or parsed.minor is None:
+        return False
+    context = data.get("context")
+    if isinstance(context, dict) and context.get("parent") not in (None, ""):
+        return False
+    return parent_of(tid) in dependencies(data)
+
+
+def parent_task(data: Any) -> str | None:
+    """The main task a task belongs to: its `context.parent`, else the one its id names
+    (`IMPL-1` for `IMPL-1.2`), unless it is a gate; None for a main task."""
+    context = data.get("context") if isinstance(data, dict) else None
+    declared = context.get("parent") if isinstance(context, dict) else None
+    if isinstance(declared, str) and declared:
+        return declared
+    tid = task_id(data)
+    if not isinstance(tid, str) or not parse_task_id(tid) or is_gate(data):
+        return None
+    return parent_of(tid)
 
 
 def status_of(data: Any) -> Any:
@@ -237,6 +272,7 @@ class _Reader:
         self.read_files()
         self.read_steps()
         self.alias_on_error()
+        self.unquote_bash()
         self.order()
 
     # ------------------------------------------------------------ fields
@@ -428,6 +464,59 @@ class _Reader:
                 {**s, "on_error": ON_ERROR_ALIASES[s["on_error"]]} if _aliased(s) else s
                 for s in steps
             ]
+
+    def unquote_bash(self) -> None:
+        """`bash('npm test')`, the whole command in quotes, runs `npm test`
+        (wfs.command_forms.quoted_command): written so, as `wfs migrate` writes it."""
+        flow = self.task.get("flow_control")
+        if not isinstance(flow, dict):
+            return
+        for key in ("pre_analysis", "implementation_approach"):
+            steps = flow.get(key)
+            if not isinstance(steps, list):
+                continue
+            fixed = []
+            for i, step in enumerate(steps):
+                if isinstance(step, dict):
+                    step = self._unquoted_step(step, ("flow_control", key, i))
+                fixed.append(step)
+            if any(a is not b for a, b in zip(fixed, steps, strict=True)):
+                writable = self.writable("flow_control")
+                assert writable is not None
+                writable[key] = fixed
+
+    def _unquoted_step(self, step: dict[str, Any], here: Pointer) -> dict[str, Any]:
+        where = self.origins.get(here, here)
+        new = step
+        places: list[tuple[Pointer, Any]] = [(("command",), step.get("command"))]
+        commands = step.get("commands")
+        if isinstance(commands, list):
+            places += [(("commands", j), c) for j, c in enumerate(commands)]
+        for place, text in places:
+            if not isinstance(text, str):
+                continue
+            match = BUILTIN.fullmatch(text.strip())
+            if match is None or match.group(1) != "bash":
+                continue
+            inner = quoted_command(match.group(2))
+            if inner == match.group(2) or quoted_command(inner) != inner:
+                continue  # not one quoted string, or not read the same once written
+            written = f"bash({inner})"
+            if new is step:
+                new = dict(step)
+                if isinstance(commands, list):
+                    new["commands"] = list(commands)
+            if place[0] == "command":
+                new["command"] = written
+            else:
+                new["commands"][place[1]] = written
+            self.moved(
+                (*where, *place),
+                (*here, *place),
+                f"{text.strip()} runs the command inside the quotes, {quote(inner)}; "
+                f"`wfs migrate` writes {written}",
+            )
+        return new
 
     def read_files(self) -> None:
         files = self.task.get("files")
@@ -684,6 +773,7 @@ def _has_work(step: dict[str, Any]) -> bool:
             "title",
             "description",
             "action",
+            "phase",
             "modification_points",
             "logic_flow",
             "command",
@@ -695,7 +785,7 @@ def _has_work(step: dict[str, Any]) -> bool:
 
 
 def _title(step: dict[str, Any]) -> str:
-    for key in ("name", "action", "description", "details"):
+    for key in ("name", "action", "phase", "description", "details"):
         value = step.get(key)
         if isinstance(value, str) and value.strip():
             line = " ".join(value.split())

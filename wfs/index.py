@@ -3,10 +3,13 @@
 Two files per session, written with marshal (the interpreter's own format, read fast):
 
 - `<sid>.skel`: every task's skeleton (id, title, status, parent, dependencies, agent,
-  acceptance). Commands that need all tasks re-read only the files whose stamp changed.
+  acceptance). Commands that need all tasks re-read only the files whose stamp changed
+  (and the few that name paths from another machine, whose meaning depends on the
+  project's files: wfs.layout.project_path).
 - `<sid>.idx`: the answers of `status`, `next` and `task show` (counts, readiness,
   derived statuses), with the stamps they were derived from. When every stamp still
-  matches, those commands read nothing else.
+  matches, those commands read nothing else. A session with a task that names a path
+  from another machine has none: its answers are derived each time.
 
 A stamp is (mtime_ns, size, inode) of a task file, of the `.task` folder (adding,
 removing or renaming a file changes its mtime) and of the session file. Each is taken
@@ -34,7 +37,7 @@ from typing import Any
 
 from wfs import store
 from wfs.errors import WfsError
-from wfs.layout import SESSION_FILE, TASK_DIR, Layout, task_sort_key
+from wfs.layout import SESSION_FILE, TASK_DIR, Layout, file_task_id, task_sort_key
 from wfs.sessions import load_session
 from wfs.tasks import (
     Task,
@@ -48,7 +51,7 @@ from wfs.tasks import (
 )
 
 # marshal's format belongs to the interpreter that wrote it.
-FORMAT = ("wfs-index", 7, sys.hexversion)
+FORMAT = ("wfs-index", 8, sys.hexversion)
 
 Stamp = tuple[int, int, int]
 
@@ -253,11 +256,13 @@ class Snapshot:
         for entry in task_entries(layout, sid):
             stamp = self.stamper.take(entry.stat())
             previous = known.get(entry.name)
-            if previous is not None and previous[0] == stamp:
+            if previous is not None and previous[0] == stamp and not previous[1].get("volatile"):
                 task = previous[1]
             else:
                 try:
-                    task = skeleton(read_object(layout, entry.path), file_stem=entry.name[:-5])
+                    task = skeleton(
+                        read_object(layout, entry.path), file_stem=entry.name[:-5], root=layout.root
+                    )
                 except WfsError as err:
                     # One broken file must not hide the others: it is a task that never
                     # runs (and holds up its dependents) until someone repairs it.
@@ -272,12 +277,17 @@ class Snapshot:
 
 
 def unreadable_skeleton(stem: str, reason: str) -> Task:
+    """What is known of a task whose file cannot be read: the id its name gives. A
+    file named with a label (`IMPL-001.5-review.json`) is the design's gate, not a
+    subtask (wfs.formats.is_gate): only its content could say otherwise."""
+    tid = file_task_id(stem)
     return {
-        "id": stem,
+        "id": tid,
         "title": "(unreadable file)",
         "status": "pending",
         "errors": 1,
         "unreadable": reason,
+        **({"labelled": True} if tid != stem else {}),
     }
 
 
@@ -304,6 +314,8 @@ def answers(layout: Layout, sid: str) -> dict[str, Any]:
     if session_stamp is not None:
         stamper.mtimes.append(session_stamp[0])
     result = compute_answers(sid, data, snapshot.skeletons)
+    if any(task.get("volatile") for task in snapshot.skeletons):
+        return result  # they depend on the project's files too: derived each time
     save_answers(
         workflow,
         sid,

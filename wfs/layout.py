@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import errno
 import functools
+import itertools
 import os
 import re
 import unicodedata
@@ -141,7 +142,14 @@ class Layout(NamedTuple):
         return self.session_dir(session_id) / TASK_DIR
 
     def task_file(self, session_id: str, task_id: str) -> Path:
-        return self.task_dir(session_id) / f"{check_task_id(task_id)}.json"
+        """The file of a task: `<id>.json`, or the one `<id>-<label>.json` that exists
+        (the design names its test gates `IMPL-001.3-validation.json`); where a new
+        task goes, `<id>.json`."""
+        folder = self.task_dir(session_id)
+        path = folder / f"{check_task_id(task_id)}.json"
+        if path.exists():
+            return path
+        return labelled_task_file(folder, task_id) or path
 
     def journal(self, session_id: str) -> Path:
         """Pending multi-file write of a session (see store.write_together)."""
@@ -274,9 +282,89 @@ def check_task_id(value: str) -> str:
     return value
 
 
+# A task file may carry a label after the id: `IMPL-001.3-validation.json`.
+_LABELLED = re.compile(r"(IMPL-[0-9]+(?:\.[0-9]+)?)-([A-Za-z][A-Za-z0-9_-]*)")
+
+
+def file_task_id(stem: str) -> str:
+    """The task id a task file's name gives (its name without `.json`): the name
+    itself, or the id before a label (`IMPL-001.3` for `IMPL-001.3-validation`)."""
+    match = _LABELLED.fullmatch(stem)
+    return match.group(1) if match else stem
+
+
+def labelled_task_file(folder: Path, task_id: str) -> Path | None:
+    """The file `<task_id>-<label>.json` in `folder`, when there is exactly one."""
+    prefix = f"{task_id}-"
+    try:
+        names = [
+            name
+            for name in os.listdir(folder)
+            if name.startswith(prefix)
+            and name.endswith(".json")
+            and file_task_id(name[: -len(".json")]) == task_id
+        ]
+    except OSError:
+        return None
+    return folder / names[0] if len(names) == 1 else None
+
+
 @functools.cache
 def task_sort_key(task_id: str) -> tuple[int, int, str]:
-    parsed = parse_task_id(task_id)
+    """Numeric order of ids (a task file's name sorts as the id it gives)."""
+    parsed = parse_task_id(task_id) or parse_task_id(file_task_id(task_id))
     if parsed is None:
         return (1 << 62, 0, task_id)
     return (parsed.major, -1 if parsed.minor is None else parsed.minor, task_id)
+
+
+# ---------------------------------------------------------------- paths from another machine
+
+_DRIVE = re.compile(r"[A-Za-z]:(?=[\\/]|$)")
+_WILDCARD = re.compile(r"[*?\[]")
+
+
+def is_absolute_path(text: str) -> bool:
+    """An absolute path on any system: `/x`, `\\x`, `\\\\server\\x` or `D:\\x`."""
+    return text.startswith(("/", "\\")) or bool(_DRIVE.match(text))
+
+
+def project_path(root: Path, text: str, pattern: bool = False) -> str | None:
+    """Where an absolute path, written on the author's machine, is in this project
+    (relative, with `/`), or None when it is not in it. In order:
+
+    - a path inside the project root as it is here;
+    - a path into a `.workflow/` folder: the same path in this project's;
+    - the longest suffix of it that exists here (for a glob `pattern`, whose folders
+      before the first wildcard exist);
+    - the part after a folder named as the project's folder (a file still to create).
+    """
+    try:
+        inside = Path(text).relative_to(root)
+    except ValueError:
+        inside = None
+    if inside is not None and Path(text).is_absolute() and ".." not in inside.parts:
+        return inside.as_posix() if inside.parts else "."
+    parts = [p for p in re.split(r"[/\\]+", text) if p not in ("", ".")]
+    drive = bool(_DRIVE.match(text))
+    if drive and parts:
+        parts = parts[1:]
+    if ".." in parts:
+        return None
+    if WORKFLOW_DIR in parts:
+        return "/".join(parts[parts.index(WORKFLOW_DIR) :])
+    for start in range(len(parts)):
+        suffix = parts[start:]
+        static = (
+            list(itertools.takewhile(lambda p: not _WILDCARD.search(p), suffix))
+            if pattern
+            else suffix
+        )
+        if static and root.joinpath(*static).exists():
+            return "/".join(suffix)
+    name = root.name.casefold() if drive else root.name
+    named = [i for i, p in enumerate(parts) if (p.casefold() if drive else p) == name]
+    if named:
+        rest = parts[named[-1] + 1 :]
+        return "/".join(rest) if rest else "."
+    return None

@@ -22,15 +22,26 @@ from pathlib import Path, PurePosixPath
 from typing import Any, NamedTuple, TypeVar
 
 from wfs import jsonio, schemas
+from wfs.command_forms import builtin, named_path
 from wfs.formats import (
     TASK_VARIABLES,
+    Canonical,
     canonical,
+    is_gate,
     is_legacy_approach,
     object_step,
     task_format,
     task_id,
 )
-from wfs.layout import SESSION_FILE, SESSION_PREFIX, parent_of, parse_task_id
+from wfs.layout import (
+    SESSION_FILE,
+    SESSION_PREFIX,
+    file_task_id,
+    is_absolute_path,
+    parent_of,
+    parse_task_id,
+    project_path,
+)
 from wfs.schemas import quote
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -64,6 +75,9 @@ class TaskSource(NamedTuple):
     where: str
     data: Any
     file_stem: str | None
+    # The project root, against which paths written on another machine are judged
+    # (wfs.layout.project_path); None outside a project: such a path is an error.
+    root: Path | None = None
 
 
 # ---------------------------------------------------------------- reporting
@@ -157,21 +171,22 @@ def validate_task(source: TaskSource) -> list[Problem]:
     return report.problems()
 
 
-def task_error_count(data: Any, file_stem: str | None) -> int:
+def task_error_count(data: Any, file_stem: str | None, root: Path | None = None) -> int:
     """How many errors `validate_task` reports for this task, counted without importing
     jsonschema unless it has one (wfs.schemas.error_count): what `status`, `next` and the
     engine's bookkeeping use to know whether a task is ready."""
 
     count = schemas.error_count(SCHEMA_OF_FORMAT[task_format(data)], data)
     report = Report("", data)
-    _check_relations(data, file_stem, report)
+    _check_relations(data, file_stem, report, root)
     return count + sum(1 for f in report.found if f.severity == "error")
 
 
 def refusal(source: TaskSource) -> list[str]:
-    """The errors that keep `execute` from running a task, as lines; jsonschema is
-    imported only when there is one to describe."""
-    if task_error_count(source.data, source.file_stem) == 0:
+    """The errors that keep `execute` from running a task, as lines: the one decision
+    `validate` reports, readiness (`status`, `next`) counts and `execute` refuses by.
+    jsonschema is imported only when there is an error to describe."""
+    if task_error_count(source.data, source.file_stem, source.root) == 0:
         return []
     return [str(p) for p in validate_task(source) if p.severity == "error"]
 
@@ -184,15 +199,17 @@ def check_task(source: TaskSource, report: Report) -> None:
         (report.warning if found.severity == "warning" else report.error)(
             found.pointer, found.rule, found.message
         )
-    _check_relations(data, source.file_stem, report)
+    _check_relations(data, source.file_stem, report, source.root)
     if isinstance(data, dict):
         for move in canonical(data).moves:
             rule = "legacy-approach" if "v1 object form" in move.message else "format"
             report.warning(move.source, rule, move.message)
 
 
-def _check_relations(data: Any, file_stem: str | None, report: Report) -> None:
-    """The rules of one task that relate two of its values."""
+def _check_relations(
+    data: Any, file_stem: str | None, report: Report, root: Path | None = None
+) -> None:
+    """The rules of one task that relate two of its values (or a path to the project)."""
     if not isinstance(data, dict):
         return
 
@@ -237,7 +254,10 @@ def _check_relations(data: Any, file_stem: str | None, report: Report) -> None:
             for i, step in enumerate(steps):
                 if isinstance(step, dict):
                     _check_step_relations(step, (key, i), "implementation", "output", report, {})
-    _check_placeholders(data, report)
+    read = canonical(data)
+    _check_placeholders(read, report)
+    _check_labels(read, report)
+    _check_paths(read, root, report)
 
 
 _UNFILLED = re.compile(
@@ -245,12 +265,11 @@ _UNFILLED = re.compile(
 )
 
 
-def _check_placeholders(data: dict[str, Any], report: Report) -> None:
+def _check_placeholders(read: Canonical, report: Report) -> None:
     """A `{{name}}` (or `${context_package_path}`) in a command that nothing fills in:
     no step output, task field or session value has that name. It is left as written
     when the command runs (never replaced by an empty string)."""
 
-    read = canonical(data)
     seed = read.task
     context = seed["context"] if isinstance(seed.get("context"), dict) else {}
     known = {"id", "title", "session", "session_id", "session_dir", "dependency_summaries"}
@@ -287,6 +306,189 @@ def _check_placeholders(data: dict[str, Any], report: Report) -> None:
                 )
 
 
+def _steps(read: Canonical) -> list[tuple[Pointer, Pointer, dict[str, Any], str]]:
+    """Every step object of the task in the seed form, in the order they run: (its
+    pointer there, its pointer in the file, the step, the field its output is in)."""
+    flow = read.task.get("flow_control")
+    found = []
+    for key, field in (("pre_analysis", "output_to"), ("implementation_approach", "output")):
+        steps = flow.get(key) if isinstance(flow, dict) else None
+        for i, step in enumerate(steps if isinstance(steps, list) else []):
+            if isinstance(step, dict):
+                here: Pointer = ("flow_control", key, i)
+                found.append((here, read.origins.get(here, here), step, field))
+    return found
+
+
+def _texts(value: Any) -> list[str]:
+    """Every string in a value, at any depth."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [text for item in value.values() for text in _texts(item)]
+    if isinstance(value, list):
+        return [text for item in value for text in _texts(item)]
+    return []
+
+
+def _check_labels(read: Canonical, report: Report) -> None:
+    """A step's `output` is a label for what it delivers ("5 failing test cases in
+    test_config.py") unless a later step uses it as `[name]`: only then must it be a
+    variable name."""
+    steps = _steps(read)
+    for n, (_, where, step, field) in enumerate(steps):
+        name = step.get(field)
+        if not isinstance(name, str) or not name or _IDENTIFIER.fullmatch(name):
+            continue
+        token = f"[{name}]"
+        user = next((s for s in steps[n + 1 :] if token in " ".join(_texts(s[2]))), None)
+        if user is not None:
+            report.error(
+                (*where, field),
+                "pre-analysis" if field == "output_to" else "implementation-approach",
+                f"{field} {quote(name)} is used as {token} at #{jsonio.pointer(user[1])}; a "
+                "name that later steps use as [name] must be a variable name (letters, "
+                "digits and _, not starting with a digit)",
+            )
+
+
+class PathPlace(NamedTuple):
+    """A path a task names: where it is (in the seed form and in the file), what it
+    is, and its text."""
+
+    seed: Pointer
+    where: Pointer
+    what: str
+    text: str
+    pattern: bool  # a glob pattern
+
+
+_PATH_PART = re.compile(r"((?:[A-Za-z]:)?[^:]*)")  # of `path:function:lines`
+_STEP_LISTS = ("pre_analysis", "implementation_approach")
+
+
+def path_places(read: Canonical) -> list[PathPlace]:
+    """Every path the task names for wfs or its agent: the literal paths of its
+    built-ins (`Read(src/a.ts)`), its focus paths, target files and artifacts."""
+    found = []
+    for seed, where, step, _ in _steps(read):
+        commands = step.get("commands")
+        parts: list[tuple[Pointer, Any]] = (
+            [(("commands", j), c) for j, c in enumerate(commands)]
+            if isinstance(commands, list)
+            else [(("command",), step.get("command"))]
+        )
+        for place, text in parts:
+            command = builtin(text) if isinstance(text, str) else None
+            named = named_path(command) if command is not None else None
+            if named is not None and command is not None:
+                what = f"{command.kind.capitalize()}() path" if command.kind != "glob" else "Glob()"
+                found.append(
+                    PathPlace((*seed, *place), (*where, *place), what, named.text, named.pattern)
+                )
+    seed_task = read.task
+    lists = (
+        (("context", "focus_paths"), "focus path"),
+        (("flow_control", "target_files"), "target file"),
+    )
+    for (key, field), what in lists:
+        holder = seed_task.get(key)
+        items = holder.get(field) if isinstance(holder, dict) else None
+        for k, item in enumerate(items if isinstance(items, list) else []):
+            if isinstance(item, str):
+                text = item
+                if field == "target_files":  # `path:function:lines`: the path
+                    found_path = _PATH_PART.match(item)
+                    text = found_path.group(1) if found_path else item
+                here: Pointer = (key, field, k)
+                found.append(PathPlace(here, read.origins.get(here, here), what, text, False))
+    context = seed_task.get("context")
+    artifacts = context.get("artifacts") if isinstance(context, dict) else None
+    for k, artifact in enumerate(artifacts if isinstance(artifacts, list) else []):
+        path = artifact.get("path") if isinstance(artifact, dict) else artifact
+        if isinstance(path, str):
+            here = ("context", "artifacts", k, *(("path",) if isinstance(artifact, dict) else ()))
+            found.append(PathPlace(here, read.origins.get(here, here), "artifact path", path, True))
+    return found
+
+
+def names_foreign_paths(data: Any) -> bool:
+    """Whether a task names an absolute path: what it means depends on the project's
+    files (wfs.layout.project_path), so what is known of it is never kept in a cache."""
+    if not isinstance(data, dict):
+        return False
+    return any(is_absolute_path(place.text) for place in path_places(canonical(data)))
+
+
+def localized(task: dict[str, Any], root: Path) -> dict[str, Any]:
+    """`task` (in the seed form) with every path from another machine that is in this
+    project written as the project's path (what `wfs migrate` writes); `task` itself
+    is not changed. A path that is not in the project is left for a person."""
+    read = Canonical(task, [], {})
+    changes = []
+    for place in path_places(read):
+        if is_absolute_path(place.text):
+            mapped = project_path(root, place.text, place.pattern)
+            if mapped is not None:
+                changes.append((place, mapped))
+    if not changes:
+        return task
+    new = copy.deepcopy(task)
+    for place, mapped in changes:
+        holder: Any = new
+        for key in place.seed[:-1]:
+            holder = holder[key]
+        value = holder[place.seed[-1]]
+        holder[place.seed[-1]] = value.replace(place.text, mapped, 1)
+    return new
+
+
+_PATH_RULES = {
+    "pre_analysis": "pre-analysis",
+    "implementation_approach": "implementation-approach",
+    "focus_paths": "focus-paths",
+    "target_files": "target-files",
+    "artifacts": "artifacts",
+}
+
+
+def _check_paths(read: Canonical, root: Path | None, report: Report) -> None:
+    """Paths from the author's machine are read where they are in this project (a
+    warning: `wfs migrate` writes them so); one that is not in it, and a built-in's path
+    that leads out of the project, break the task."""
+    for place in path_places(read):
+        text, rule = place.text, _PATH_RULES[str(place.seed[1])]
+        if is_absolute_path(text):
+            mapped = project_path(root, text, place.pattern) if root is not None else None
+            if mapped is not None:
+                report.warning(
+                    place.where,
+                    rule,
+                    f"{place.what} {quote(text)} is a path on another machine; it is read as "
+                    f"{quote(mapped)} in this project, and `wfs migrate` writes that",
+                )
+            elif root is None:
+                nouns = "focus paths" if place.what == "focus path" else "paths"
+                report.error(
+                    place.where,
+                    rule,
+                    f"{place.what} {quote(text)} is absolute; {nouns} are relative to the "
+                    "project root",
+                )
+            else:
+                report.error(
+                    place.where,
+                    rule,
+                    f"{place.what} {quote(text)} is a path on another machine that is not in "
+                    "this project: nothing here ends like it, and it does not name the "
+                    f"project's folder {quote(root.name)}",
+                )
+        elif place.seed[1] in _STEP_LISTS and ".." in re.split(r"[/\\]", text):
+            report.error(
+                place.where, rule, f"{place.what} {quote(text)} leads outside the project root"
+            )
+
+
 def _check_step_relations(
     step: dict[str, Any],
     where: Pointer,
@@ -321,18 +523,19 @@ def _check_step_relations(
 def _check_id(data: dict[str, Any], file_stem: str | None, report: Report) -> None:
     key = "id" if "id" in data else "task_id"
     tid = data.get(key)
-    if isinstance(tid, str) and file_stem is not None and tid != file_stem:
+    if isinstance(tid, str) and file_stem is not None and file_task_id(file_stem) != tid:
         report.error(
             (key,), "id-filename", f"id {quote(tid)} does not match the file name {file_stem}.json"
         )
 
 
 def own_parents(data: dict[str, Any]) -> list[str]:
-    """The parent named by the id prefix and by context.parent (either may be absent)."""
+    """The parent named by the id prefix (unless the task is a gate: wfs.formats.is_gate)
+    and by context.parent (either may be absent)."""
 
     parents: list[str] = []
     tid = task_id(data)
-    if isinstance(tid, str) and parse_task_id(tid):
+    if isinstance(tid, str) and parse_task_id(tid) and not is_gate(data):
         prefix = parent_of(tid)
         if prefix:
             parents.append(prefix)

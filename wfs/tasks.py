@@ -9,9 +9,9 @@ from typing import Any, NamedTuple
 
 from wfs import store
 from wfs.errors import WfsError
-from wfs.formats import canonical, dependencies, task_id
-from wfs.layout import Layout, parent_of, parse_task_id, task_sort_key
-from wfs.rules import task_error_count
+from wfs.formats import canonical, dependencies, parent_task
+from wfs.layout import Layout, is_absolute_path, task_sort_key
+from wfs.rules import path_places, task_error_count
 from wfs.schemas import COMPLEXITIES, PHASES, TASK_STATUSES
 from wfs.text import json_kind
 
@@ -85,7 +85,9 @@ SKELETON_EXECUTION = (
 )
 
 
-def skeleton(task: Task, errors: int | None = None, file_stem: str | None = None) -> Task:
+def skeleton(
+    task: Task, errors: int | None = None, file_stem: str | None = None, root: Path | None = None
+) -> Task:
     """The part of a task that status, readiness and the views need, in the canonical
     seed form whatever the format of the file (wfs/formats.py).
 
@@ -94,7 +96,9 @@ def skeleton(task: Task, errors: int | None = None, file_stem: str | None = None
     other status the count decides nothing, and it is not taken (which keeps the
     schemas out of status changes and the engine's bookkeeping). `moved`: where
     the file holds the id and the dependencies, when not at their seed place (so that
-    problems found across files point into the file as written).
+    problems found across files point into the file as written). `volatile`: the task
+    names a path from another machine, whose meaning depends on the project's files
+    (`root`: where it is judged), so no cache keeps what is derived from it.
     """
     read = canonical(task)
     seed = read.task
@@ -125,16 +129,18 @@ def skeleton(task: Task, errors: int | None = None, file_stem: str | None = None
         kept["moved"] = moved
     if errors is None and seed.get("status") == "pending":
         stem = file_stem if file_stem is not None else seed.get("id")
-        errors = task_errors(task, stem)
+        errors = task_errors(task, stem, root)
     if errors:
         kept["errors"] = errors
+    if any(is_absolute_path(place.text) for place in path_places(read)):
+        kept["volatile"] = True
     return kept
 
 
-def task_errors(task: Task, file_stem: Any) -> int:
+def task_errors(task: Task, file_stem: Any, root: Path | None = None) -> int:
     """How many errors `wfs validate` reports in this task file on its own (counted
     without jsonschema, which `status` and `next` cannot afford to import)."""
-    return task_error_count(task, file_stem if isinstance(file_stem, str) else None)
+    return task_error_count(task, file_stem if isinstance(file_stem, str) else None, root)
 
 
 def obj(data: Any, key: str) -> dict[str, Any]:
@@ -157,11 +163,8 @@ def children_map(tasks: Iterable[Task]) -> dict[str, list[str]]:
 
 
 def parent_id(task: Task) -> str | None:
-    declared = obj(task, "context").get("parent")
-    if isinstance(declared, str) and declared:
-        return declared
-    tid = task_id(task)
-    return parent_of(tid) if isinstance(tid, str) and parse_task_id(tid) else None
+    """The main task of a subtask (wfs.formats.parent_task: a gate has none)."""
+    return parent_task(task)
 
 
 def depends_on(task: Task) -> list[str]:

@@ -20,6 +20,7 @@ from wfs.layout import (
     SESSION_FILE,
     Layout,
     check_session_id,
+    file_task_id,
     parent_of,
     parse_task_id,
     task_sort_key,
@@ -49,7 +50,7 @@ from wfs.tasks import skeleton, task_entries
 
 def validate_tasks(sources: list[TaskSource]) -> list[Problem]:
     """Every single-task rule for each source, plus the rules across the set."""
-    return [p for problems in _task_problems(sources, frozenset()) for p in problems]
+    return [p for problems in _task_problems(sources, {}) for p in problems]
 
 
 def change_problems(changed: list[TaskSource], seeds: list[TaskSource]) -> list[Problem]:
@@ -59,19 +60,22 @@ def change_problems(changed: list[TaskSource], seeds: list[TaskSource]) -> list[
     files are not read, and jsonschema runs only on a changed task that has an error."""
     found = [p for source in changed for p in task_problems(source)]
     reports = [Report(source.where, source.data) for source in seeds]
-    _check_set(seeds, reports, frozenset())
+    _check_set(seeds, reports, {})
     return found + [p for report in reports for p in report.problems() if p.severity == "error"]
 
 
 def task_problems(source: TaskSource) -> list[Problem]:
     """The errors of one task on its own (jsonschema runs only when it has some)."""
-    if not task_error_count(source.data, source.file_stem):
+    if not task_error_count(source.data, source.file_stem, source.root):
         return []
     return [p for p in validate_task(source) if p.severity == "error"]
 
 
-def _task_problems(sources: list[TaskSource], unreadable: frozenset[str]) -> list[list[Problem]]:
-    """Problems per source, in source order; `unreadable` ids exist but could not be read."""
+def _task_problems(
+    sources: list[TaskSource], unreadable: dict[str, dict[str, Any]]
+) -> list[list[Problem]]:
+    """Problems per source, in source order; `unreadable`: the tasks whose files exist
+    but could not be read, by id (what their file names say of them)."""
 
     reports = [Report(source.where, source.data) for source in sources]
     for source, report in zip(sources, reports, strict=True):
@@ -95,7 +99,7 @@ def _moved(task: dict[str, Any], key: str) -> Any:
 
 
 def _check_set(
-    sources: list[TaskSource], reports: list[Report], unreadable: frozenset[str]
+    sources: list[TaskSource], reports: list[Report], unreadable: dict[str, dict[str, Any]]
 ) -> None:
     first: dict[str, int] = {}  # id -> index of the first source that has it
     for i, source in enumerate(sources):
@@ -111,10 +115,10 @@ def _check_set(
         else:
             first[tid] = i
     tasks: dict[str, dict[str, Any]] = {tid: sources[i].data for tid, i in first.items()}
-    known = set(tasks) | unreadable
+    known = set(tasks) | set(unreadable)
     children: dict[str, list[str]] = {}
-    for tid in sorted(set(tasks) | unreadable, key=task_sort_key):
-        task = tasks.get(tid, {"id": tid})
+    for tid in sorted(known, key=task_sort_key):
+        task = tasks.get(tid) or unreadable[tid]
         for parent in own_parents(task):
             if parent != tid:
                 children.setdefault(parent, []).append(tid)
@@ -160,7 +164,7 @@ def _check_parent_exists(tid: str, task: dict[str, Any], known: set[str], report
             ("context", "parent"), "parent", f"context.parent {quote(declared)} does not exist"
         )
     parsed = parse_task_id(tid)
-    prefix = parent_of(tid) if parsed else None
+    prefix = parent_of(tid) if parsed and not formats.is_gate(task) else None
     if prefix is not None and prefix not in known and prefix != declared:
         report.error(
             ("id",), "parent", f"subtask {tid} needs its main task {prefix}, which does not exist"
@@ -253,7 +257,7 @@ def _check_file(layout: Layout, path: Path, name: str) -> _Checked:
     if problem:
         return _Checked(name, [problem], None, False)
     report = Report(where, data)
-    check_task(TaskSource(where, data, name[: -len(".json")]), report)
+    check_task(TaskSource(where, data, name[: -len(".json")], layout.root), report)
     report.found.extend(warnings)
     problems = report.problems()
     errors = sum(1 for p in problems if p.severity == "error")
@@ -290,7 +294,9 @@ def _checked_files(
     checked: list[_Checked] = []
     for entry, stamp in zip(entries, stamps, strict=True):
         hit = known.get(entry.name)
-        if hit is not None and hit[0] == stamp:
+        # A task naming a path from another machine is judged against the project's
+        # files as they are now: checked again every time.
+        if hit is not None and hit[0] == stamp and not (hit[1][1] or {}).get("volatile"):
             problems, skel, readable = hit[1]
             checked.append(_Checked(entry.name, [Problem(*p) for p in problems], skel, readable))
         else:
@@ -353,10 +359,10 @@ def _task_file_problems(layout: Layout, sid: str, folder: Path, key: str) -> lis
     entries = list(task_entries(layout, sid, folder))
     stamps = [stamper.take(entry.stat()) for entry in entries]
     trusted = [stamper.trusted(stamp) for stamp in stamps]
-    problems = _task_problems_now(
-        layout, folder, _checked_files(layout, key, entries, stamps, trusted)
-    )
-    if dir_stamp is not None and None not in trusted:
+    checked = _checked_files(layout, key, entries, stamps, trusted)
+    problems = _task_problems_now(layout, folder, checked)
+    volatile = any(c.skeleton and c.skeleton.get("volatile") for c in checked)
+    if dir_stamp is not None and None not in trusted and not volatile:
         names = [e.name for e in entries]
         payload = marshal.dumps(
             (index.FORMAT, rules_stamp, dir_stamp, names, stamps, [tuple(p) for p in problems])
@@ -369,11 +375,13 @@ def _task_problems_now(layout: Layout, folder: Path, checked: list[_Checked]) ->
     problems: list[Problem] = []
     task_dir = folder / ".task"
     readable = [c for c in checked if c.readable]
-    unreadable = frozenset(
-        c.name[: -len(".json")]
+    unreadable = {
+        file_task_id(c.name[: -len(".json")]): index.unreadable_skeleton(
+            c.name[: -len(".json")], ""
+        )
         for c in checked
-        if not c.readable and parse_task_id(c.name[: -len(".json")])
-    )
+        if not c.readable and parse_task_id(file_task_id(c.name[: -len(".json")]))
+    }
     shown = layout.relative(task_dir)
     sources = [
         TaskSource(f"{shown}/{c.name}", c.skeleton, c.name[: -len(".json")]) for c in readable
@@ -392,7 +400,9 @@ def _task_problems_now(layout: Layout, folder: Path, checked: list[_Checked]) ->
             where = layout.relative(path)
             data, _, warnings = load_file(path, where)
             report = Report(where, data)
-            check_task(TaskSource(where, report.data, item.name[: -len(".json")]), report)
+            check_task(
+                TaskSource(where, report.data, item.name[: -len(".json")], layout.root), report
+            )
             report.found.extend(warnings + found)
             problems.extend(report.problems())
     return problems

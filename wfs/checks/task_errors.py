@@ -11,17 +11,13 @@ REGEX_PATTERNS = {
     '^contains:': re.compile('^contains:'),
     '^contains:[\\s\\S]': re.compile('^contains:[\\s\\S]'),
     '^(exit_code|contains|regex):': re.compile('^(exit_code|contains|regex):'),
-    '^[A-Za-z_][A-Za-z0-9_]*(?![\\s\\S])': re.compile('^[A-Za-z_][A-Za-z0-9_]*(?![\\s\\S])'),
     '^~': re.compile('^~'),
-    '^[/\\\\]|^[A-Za-z]:[\\\\/]': re.compile('^[/\\\\]|^[A-Za-z]:[\\\\/]'),
     '^\\./': re.compile('^\\./'),
     '(^|[/\\\\])\\.\\.([/\\\\]|(?![\\s\\S]))': re.compile('(^|[/\\\\])\\.\\.([/\\\\]|(?![\\s\\S]))'),
     '\\$\\{[^}]*\\}|\\{\\{[^}]*\\}\\}|\\{[^},]*\\}|<[^>]*>': re.compile('\\$\\{[^}]*\\}|\\{\\{[^}]*\\}\\}|\\{[^},]*\\}|<[^>]*>'),
     '[*?\\[\\]{]': re.compile('[*?\\[\\]{]'),
     '^IMPL-[0-9]+\\.[0-9]+(?![\\s\\S])': re.compile('^IMPL-[0-9]+\\.[0-9]+(?![\\s\\S])'),
     '^[^|]*[^|\\s][^|]*(\\|[^|]*[^|\\s][^|]*)+(?![\\s\\S])': re.compile('^[^|]*[^|\\s][^|]*(\\|[^|]*[^|\\s][^|]*)+(?![\\s\\S])'),
-    '^[/\\\\~]|^[A-Za-z]:[\\\\/]': re.compile('^[/\\\\~]|^[A-Za-z]:[\\\\/]'),
-    '^@[\\w.:/-]+(?![\\s\\S])': re.compile('^@[\\w.:/-]+(?![\\s\\S])'),
     '^\\s+IMPL-[0-9]+(\\.[0-9]+)?\\s*(?![\\s\\S])|^\\s*IMPL-[0-9]+(\\.[0-9]+)?\\s+(?![\\s\\S])': re.compile('^\\s+IMPL-[0-9]+(\\.[0-9]+)?\\s*(?![\\s\\S])|^\\s*IMPL-[0-9]+(\\.[0-9]+)?\\s+(?![\\s\\S])'),
     '^IMPL-[0-9]+(\\.[0-9]+){2,}(?![\\s\\S])': re.compile('^IMPL-[0-9]+(\\.[0-9]+){2,}(?![\\s\\S])'),
     '^IMPL-([\\s\\S]*[^A-Za-z])?[NMX]([^A-Za-z][\\s\\S]*)?(?![\\s\\S])': re.compile('^IMPL-([\\s\\S]*[^A-Za-z])?[NMX]([^A-Za-z][\\s\\S]*)?(?![\\s\\S])'),
@@ -174,6 +170,30 @@ def validate_https___wfs_dev_schemas_task_schema_json___defs_flat_step(data, cus
                             data__action_len = len(data__action)
                             if data__action_len < 1:
                                 raise JsonSchemaValueException("" + (name_prefix or "data") + ".action must contain at least 1 items")
+                data_any_of_count1 += 1
+            except (JsonSchemaValueException, JsonSchemaValuesException): pass
+        if not data_any_of_count1:
+            try:
+                data_is_dict = isinstance(data, dict)
+                if data_is_dict:
+                    data__missing_keys = set(['phase']) - data.keys()
+                    if data__missing_keys:
+                        raise JsonSchemaValueException("" + (name_prefix or "data") + " must contain ")
+                    data_keys = set(data.keys())
+                    if "phase" in data_keys:
+                        data_keys.remove("phase")
+                        data__phase = data["phase"]
+                        if not isinstance(data__phase, (str, list, tuple)):
+                            raise JsonSchemaValueException("" + (name_prefix or "data") + ".phase must be string or array")
+                        if isinstance(data__phase, str):
+                            data__phase_len = len(data__phase)
+                            if data__phase_len < 1:
+                                raise JsonSchemaValueException("" + (name_prefix or "data") + ".phase must be longer than or equal to 1 characters")
+                        data__phase_is_list = isinstance(data__phase, (list, tuple))
+                        if data__phase_is_list:
+                            data__phase_len = len(data__phase)
+                            if data__phase_len < 1:
+                                raise JsonSchemaValueException("" + (name_prefix or "data") + ".phase must contain at least 1 items")
                 data_any_of_count1 += 1
             except (JsonSchemaValueException, JsonSchemaValuesException): pass
         if not data_any_of_count1:
@@ -417,8 +437,6 @@ def validate_https___wfs_dev_schemas_task_schema_json___defs_commands(data, cust
     data_is_list = isinstance(data, (list, tuple))
     if data_is_list:
         data_len = len(data)
-        if data_len < 1:
-            raise JsonSchemaValueException("" + (name_prefix or "data") + " must contain at least 1 items")
         for data_x, data_item in enumerate(data):
             if not isinstance(data_item, (str)):
                 raise JsonSchemaValueException("" + (name_prefix or "data") + "[{data_x}]".format(**locals()) + " must be string")
@@ -523,6 +541,30 @@ def validate_https___wfs_dev_schemas_task_schema_json___defs_implementation_step
                             data__action_len = len(data__action)
                             if data__action_len < 1:
                                 raise JsonSchemaValueException("" + (name_prefix or "data") + ".action must contain at least 1 items")
+                data_any_of_count3 += 1
+            except (JsonSchemaValueException, JsonSchemaValuesException): pass
+        if not data_any_of_count3:
+            try:
+                data_is_dict = isinstance(data, dict)
+                if data_is_dict:
+                    data__missing_keys = set(['phase']) - data.keys()
+                    if data__missing_keys:
+                        raise JsonSchemaValueException("" + (name_prefix or "data") + " must contain ")
+                    data_keys = set(data.keys())
+                    if "phase" in data_keys:
+                        data_keys.remove("phase")
+                        data__phase = data["phase"]
+                        if not isinstance(data__phase, (str, list, tuple)):
+                            raise JsonSchemaValueException("" + (name_prefix or "data") + ".phase must be string or array")
+                        if isinstance(data__phase, str):
+                            data__phase_len = len(data__phase)
+                            if data__phase_len < 1:
+                                raise JsonSchemaValueException("" + (name_prefix or "data") + ".phase must be longer than or equal to 1 characters")
+                        data__phase_is_list = isinstance(data__phase, (list, tuple))
+                        if data__phase_is_list:
+                            data__phase_len = len(data__phase)
+                            if data__phase_len < 1:
+                                raise JsonSchemaValueException("" + (name_prefix or "data") + ".phase must contain at least 1 items")
                 data_any_of_count3 += 1
             except (JsonSchemaValueException, JsonSchemaValuesException): pass
         if not data_any_of_count3:
@@ -708,9 +750,6 @@ def validate_https___wfs_dev_schemas_task_schema_json___defs_step_object(data, c
 def validate_https___wfs_dev_schemas_task_schema_json___defs_variable_name(data, custom_formats={}, name_prefix=None):
     if not isinstance(data, (str)):
         raise JsonSchemaValueException("" + (name_prefix or "data") + " must be string")
-    if isinstance(data, str):
-        if not REGEX_PATTERNS['^[A-Za-z_][A-Za-z0-9_]*(?![\\s\\S])'].search(data):
-            raise JsonSchemaValueException("" + (name_prefix or "data") + " must match pattern ^[A-Za-z_][A-Za-z0-9_]*(?![\\s\\S])")
     return data
 
 def validate_https___wfs_dev_schemas_task_schema_json___defs_pre_analysis(data, custom_formats={}, name_prefix=None):
@@ -882,15 +921,6 @@ def validate_https___wfs_dev_schemas_task_schema_json___defs_focus_path(data, cu
         if isinstance(data, str):
             if not REGEX_PATTERNS['^~'].search(data):
                 raise JsonSchemaValueException("" + (name_prefix or "data") + " must match pattern ^~")
-    except (JsonSchemaValueException, JsonSchemaValuesException): pass
-    else:
-        raise JsonSchemaValueException("" + (name_prefix or "data") + " must NOT match a disallowed definition")
-    try:
-        if not isinstance(data, (str)):
-            raise JsonSchemaValueException("" + (name_prefix or "data") + " must be string")
-        if isinstance(data, str):
-            if not REGEX_PATTERNS['^[/\\\\]|^[A-Za-z]:[\\\\/]'].search(data):
-                raise JsonSchemaValueException("" + (name_prefix or "data") + " must match pattern ^[/\\\\]|^[A-Za-z]:[\\\\/]")
     except (JsonSchemaValueException, JsonSchemaValuesException): pass
     else:
         raise JsonSchemaValueException("" + (name_prefix or "data") + " must NOT match a disallowed definition")
@@ -1115,8 +1145,8 @@ def validate_https___wfs_dev_schemas_task_schema_json___defs_relative_path(data,
         if not isinstance(data, (str)):
             raise JsonSchemaValueException("" + (name_prefix or "data") + " must be string")
         if isinstance(data, str):
-            if not REGEX_PATTERNS['^[/\\\\~]|^[A-Za-z]:[\\\\/]'].search(data):
-                raise JsonSchemaValueException("" + (name_prefix or "data") + " must match pattern ^[/\\\\~]|^[A-Za-z]:[\\\\/]")
+            if not REGEX_PATTERNS['^~'].search(data):
+                raise JsonSchemaValueException("" + (name_prefix or "data") + " must match pattern ^~")
     except (JsonSchemaValueException, JsonSchemaValuesException): pass
     else:
         raise JsonSchemaValueException("" + (name_prefix or "data") + " must NOT match a disallowed definition")
@@ -1156,22 +1186,9 @@ def validate_https___wfs_dev_schemas_task_schema_json___defs_meta(data, custom_f
             except (JsonSchemaValueException, JsonSchemaValuesException): pass
             else:
                 raise JsonSchemaValueException("" + (name_prefix or "data") + ".agent must NOT match a disallowed definition")
-            data__agent_any_of_count6 = 0
-            if not data__agent_any_of_count6:
-                try:
-                    if isinstance(data__agent, str):
-                        if not REGEX_PATTERNS['^@[\\w.:/-]+(?![\\s\\S])'].search(data__agent):
-                            raise JsonSchemaValueException("" + (name_prefix or "data") + ".agent must match pattern ^@[\\w.:/-]+(?![\\s\\S])")
-                    data__agent_any_of_count6 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__agent_any_of_count6:
-                try:
-                    if not (isinstance(data__agent, str) and data__agent == 'code-developer' or isinstance(data__agent, str) and data__agent == 'planning-agent' or isinstance(data__agent, str) and data__agent == 'code-review-test-agent' or isinstance(data__agent, str) and data__agent == 'review-agent'):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".agent must be one of ['code-developer', 'planning-agent', 'code-review-test-agent', 'review-agent']")
-                    data__agent_any_of_count6 += 1
-                except (JsonSchemaValueException, JsonSchemaValuesException): pass
-            if not data__agent_any_of_count6:
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".agent cannot be validated by any definition")
+            if isinstance(data__agent, str):
+                if not REGEX_PATTERNS['\\S'].search(data__agent):
+                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".agent must match pattern \\S")
         if "depends_on" in data_keys:
             data_keys.remove("depends_on")
             data__dependson = data["depends_on"]

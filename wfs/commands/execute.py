@@ -84,6 +84,10 @@ def _show_result(env: Env, result: dict[str, Any]) -> None:
         env.echo(f"{tid}: completed → {result['summary']}")
     elif status == "paused":
         _show_pause(env, result)
+    elif status == "not run":
+        env.echo(f"{tid}: not run: {one_line(result['reason'], 1000)}")
+        for line in result["reason"].splitlines()[1:]:
+            env.echo(f"  {one_line(line, 1000)}")
     elif status == "refused":
         env.echo(f"{tid}: refused: {one_line(result['reason'], 1000)}")
         env.echo(f"  The step stays paused. Resume: {resume}")

@@ -22,8 +22,10 @@ from wfs.flow.answer import CONTRACT
 from wfs.flow.variables import as_text as value_text
 from wfs.flow.variables import substitute_prose, substitute_session
 from wfs.flow.work import Step
+from wfs.formats import canonical_task
 from wfs.index import load_skeletons
 from wfs.layout import parse_task_id
+from wfs.rules import localized
 from wfs.tasks import Task, TaskIndex, depends_on, obj
 
 if TYPE_CHECKING:
@@ -32,7 +34,7 @@ if TYPE_CHECKING:
 INLINE_LIMIT = 8 * 1024  # a larger value goes to a file, passed by path
 FILE_LIMIT = 1024 * 1024  # what such a file keeps at most
 SUMMARY_LIMIT = 16 * 1024  # of each dependency summary, in the brief
-PROSE_FIELDS = ("title", "description", "action", "phase", "cli_prompt")
+PROSE_FIELDS = ("title", "description", "action", "phase", "validation", "cli_prompt")
 LIST_FIELDS = (
     "modification_points",
     "logic_flow",
@@ -61,6 +63,10 @@ def resolved_step(
         resolved["command"] = substitute_prose(command, values)
     if step.output:
         resolved["output"] = step.output
+    for field in ("output", "output_to"):
+        label = step.spec.get(field)
+        if isinstance(label, str) and label.strip() and label != step.output:
+            resolved["deliverable"] = label  # an output written as prose: what to deliver
     return resolved
 
 
@@ -163,21 +169,55 @@ def session_paths(runner: Runner, tid: str) -> dict[str, str]:
     return paths
 
 
+# What the brief's `context` carries besides the lists, each from its seed place
+# (wfs/formats.py reads every format into it): (key in the brief, place in the seed form).
+NOTES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("description", ("description",)),
+    ("inherited", ("context", "inherited")),
+    ("shared_context", ("context", "shared_context")),
+    ("analysis", ("context", "analysis")),
+    ("convergence", ("convergence",)),
+    ("files", ("files",)),
+    ("cli_execution", ("cli_execution",)),
+    ("execution_config", ("meta", "execution_config")),
+    ("context_package_path", ("context_package_path",)),
+)
+
+
 def task_context(runner: Runner, task: Task) -> dict[str, Any]:
-    """Where to work and what done means; artifacts resolved to the files that exist."""
-    context = obj(task, "context")
+    """Where to work and what done means, whatever format the task file is in (read in
+    the seed form: `acceptance_criteria`, `convergence.criteria`, top-level
+    `focus_paths`, `files`, … are where the seed keeps them); artifacts resolved to the
+    files that exist. A path written on another machine is given where it is in this
+    project (wfs.rules.localized), as the steps read it."""
+    seed = localized(canonical_task(task), runner.layout.root)
+    context = obj(seed, "context")
     found: dict[str, Any] = {}
-    for name in ("requirements", "focus_paths", "acceptance"):
-        value = context.get(name, task.get(name))
+    for name, place in NOTES[:1]:
+        value = _at(seed, place)
         if value:
             found[name] = value
-    target_files = obj(task, "flow_control").get("target_files")
+    for name in ("requirements", "focus_paths", "acceptance"):
+        value = context.get(name)
+        if value:
+            found[name] = value
+    target_files = obj(seed, "flow_control").get("target_files")
     if target_files:
         found["target_files"] = target_files
     artifacts = context.get("artifacts")
     if isinstance(artifacts, list) and artifacts:
         found["artifacts"] = [_artifact(runner, a) for a in artifacts if isinstance(a, dict)]
+    for name, place in NOTES[1:]:
+        value = _at(seed, place)
+        if value and not (name == "files" and all(isinstance(f, str) for f in value)):
+            found[name] = value  # files given as plain paths are the target files
     return found
+
+
+def _at(data: Any, place: tuple[str, ...]) -> Any:
+    for key in place:
+        data = data.get(key) if isinstance(data, dict) else None
+    return data
 
 
 def _artifact(runner: Runner, artifact: dict[str, Any]) -> dict[str, Any]:

@@ -84,6 +84,14 @@ class StepFailed(Stop):
         self.tries = tries
 
 
+class NotRunnable(WfsError):
+    """A task refused before it is claimed (exit 2, nothing changed)."""
+
+    def __init__(self, task_id: str, message: str) -> None:
+        super().__init__(message)
+        self.task_id = task_id
+
+
 Progress = Callable[[str, dict[str, Any]], None]
 
 
@@ -163,11 +171,12 @@ class Runner:
 
     # ------------------------------------------------------------ claiming
 
-    def claim(self, requested: str | None) -> Task | None:
-        """Mark a ready leaf active for this process: `requested`, or the next ready one."""
+    def claim(self, requested: str | None, passed: frozenset[str] = frozenset()) -> Task | None:
+        """Mark a ready leaf active for this process: `requested`, or the next ready one
+        (but none of `passed`, refused already)."""
         with editing(self.layout, self.sid, check=False) as draft:
             if requested is None:
-                ready = draft.ready()
+                ready = [tid for tid in draft.ready() if tid not in passed]
                 if not ready:
                     return None
                 tid = ready[0]
@@ -205,38 +214,36 @@ class Runner:
     def preflight(self, task: Task, checked: bool = False) -> list[Step]:
         """The task's steps; refuses (exit 2, nothing changed) what cannot run as written.
 
-        That is what `validate` reports as an error in the task (unless `checked`: the
-        index found none in the file as it is), what wfs cannot read as steps, and
-        built-ins whose literal paths leave the project root.
+        That is what `validate` reports as an error in the task (wfs.rules.refusal, the
+        one decision readiness counts too; skipped when `checked`: the index found none
+        in the file as it is), and, should wfs read a step the rules do not, what it
+        cannot read as steps.
         """
         tid = task["id"]
-        where = self.layout.relative(self.layout.task_file(self.sid, tid))
-        errors = [] if checked else refusal(TaskSource(where, task, tid))
+        path = self.layout.task_file(self.sid, tid)
+        where = self.layout.relative(path)
+        source = TaskSource(where, task, path.name[: -len(".json")], self.layout.root)
+        errors = [] if checked else refusal(source)
         if errors:
-            raise WfsError(
+            raise NotRunnable(
+                tid,
                 f"{tid} cannot run as written; nothing was changed "
-                f"(`wfs validate` reports the same):\n" + "\n".join(errors)
+                f"(`wfs validate` reports the same):\n" + "\n".join(errors),
             )
         try:
             plan = task_steps(task)
         except Uninterpretable as err:
-            raise WfsError(
-                f"{tid} cannot run as written; nothing was changed:\n{where}{err.message}"
+            raise NotRunnable(
+                tid, f"{tid} cannot run as written; nothing was changed:\n{where}{err.message}"
             ) from None
-        problems = []
-        for step in plan:
-            for text in step.parts:
-                command = run_steps.classify(substitute_session(text, self.sid))
-                why = run_steps.escapes_root(command, self.layout.root)
-                if why:
-                    problems.append(f"{step.key} ({step.name}): {why}")
-        if problems:
-            raise WfsError(f"{tid} is unsafe to run; nothing was changed:\n" + "\n".join(problems))
         # Where the run will write, refused now rather than after the work is done.
-        store.guard(self.record_path(tid))
-        store.guard(self.output_path(tid, "output"))
-        if self.sid:
-            store.guard(self.summary_path(tid))
+        try:
+            store.guard(self.record_path(tid))
+            store.guard(self.output_path(tid, "output"))
+            if self.sid:
+                store.guard(self.summary_path(tid))
+        except WfsError as err:
+            raise NotRunnable(tid, err.message) from None
         return plan
 
     def reclaim(self, requested: str) -> tuple[Task, list[str]]:

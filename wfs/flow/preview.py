@@ -14,6 +14,7 @@ import shlex
 import shutil
 from typing import Any
 
+from wfs.command_forms import PLACEHOLDER, named_path
 from wfs.flow import steps as run_steps
 from wfs.flow.engine import Runner, groupable
 from wfs.flow.routing import Handoff
@@ -26,20 +27,20 @@ from wfs.flow.variables import (
     substitute_session,
 )
 from wfs.flow.work import Step, Uninterpretable, task_steps
+from wfs.layout import is_absolute_path, project_path
 from wfs.query import one_line
 from wfs.rules import TaskSource, refusal
 from wfs.tasks import Task
 
-# Template placeholders left unfilled by the tool that wrote the task.
-PLACEHOLDER = re.compile(r"\{\{[^{}]*\}\}|\$\{[^{}]*\}|(?<![$\w{])\{[A-Za-z_][\w.-]*\}(?!\})")
 _SHELL_OPERATORS = re.compile(r"[|&;<>()$`\n]")
 
 
 def dry_run(runner: Runner, task: Task) -> dict[str, Any]:
     """The resolved plan of a task's steps; runs nothing, changes nothing."""
     tid = task["id"]
-    where = runner.layout.relative(runner.layout.task_file(runner.sid, tid))
-    refused = refusal(TaskSource(where, task, tid))
+    path = runner.layout.task_file(runner.sid, tid)
+    where = runner.layout.relative(path)
+    refused = refusal(TaskSource(where, task, path.name[: -len(".json")], runner.layout.root))
     try:
         plan = task_steps(task)
     except Uninterpretable as err:
@@ -149,6 +150,11 @@ def _part(
                 f"{command.kind.capitalize()}({row['argument']}) holds prose, not a path: "
                 "it will fail"
             )
+        named = named_path(command)
+        if named is not None and is_absolute_path(named.text):
+            mapped = project_path(runner.layout.root, named.text, named.pattern)
+            if mapped is not None:
+                problems.append(f"{named.text} is a path on another machine: read as {mapped}")
         why = run_steps.escapes_root(command, runner.layout.root)
         if why:
             problems.append(why)

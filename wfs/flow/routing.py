@@ -2,8 +2,11 @@
 
 In order: `--agent CMD` or `WFS_AGENT`; for a task whose `meta.execution_config.method`
 is `cli`, the CLI tool it names (`cli_tool`), which gets one hand-off prompt on stdin;
-the command `.workflow/config.json` maps the task's `meta.agent` to; its `default`
-(or the older top-level `"agent"`). With none, execution pauses for an agent.
+the command `.workflow/config.json` maps the task's `meta.agent` to (`@codex` and
+`codex` name one agent); a `meta.agent` that names a CLI tool on PATH (`codex`,
+`gemini`, `claude`, `qwen`: the agent the author used), which gets the prompt too; the
+config's `default` (or the older top-level `"agent"`). With none, execution pauses for
+an agent.
 
     {"agents": {"@code-developer": "claude -p", "@test-fix-agent": "codex exec -",
                 "cli:gemini": "gemini --yolo", "default": "my-agent"}}
@@ -12,6 +15,7 @@ the command `.workflow/config.json` maps the task's `meta.agent` to; its `defaul
 from __future__ import annotations
 
 import os
+import shutil
 from typing import Any, NamedTuple
 
 from wfs import store
@@ -49,9 +53,23 @@ class AgentRoutes(NamedTuple):
             if command:
                 return Handoff(command, "text")
         name = obj(task, "meta").get("agent")
-        command = self.by_name.get(name) if isinstance(name, str) else None
-        command = command or self.default
-        return Handoff(command, "json") if command else None
+        named = self.named(name.strip()) if isinstance(name, str) and name.strip() else None
+        if named is not None:
+            return named
+        return Handoff(self.default, "json") if self.default else None
+
+    def named(self, name: str) -> Handoff | None:
+        """The agent `meta.agent` names, by either spelling (`@codex` or `codex`): the
+        command the config maps it to, else the CLI tool of that name when it is on
+        PATH (`codex`, `gemini`, `claude`, `qwen`: the author's own agent)."""
+        bare = name.removeprefix("@")
+        for key in (name, f"@{bare}", bare):
+            if key in self.by_name:
+                return Handoff(self.by_name[key], "json")
+        tool = bare.lower()
+        if tool in CLI_TOOLS and (f"cli:{tool}" in self.by_name or shutil.which(tool)):
+            return Handoff(self.by_name.get(f"cli:{tool}") or CLI_TOOLS[tool], "text")
+        return None
 
 
 def agent_routes(layout: Layout, option: str | None) -> AgentRoutes:

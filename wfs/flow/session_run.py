@@ -46,8 +46,9 @@ class Execution(NamedTuple):
     interrupted: bool  # a task was interrupted while a step ran
 
 
-# `--all` carries on after these.
-GOING_ON = ("completed", "blocked")
+# `--all` carries on after these ("not run": refused before it was claimed, with
+# nothing changed).
+GOING_ON = ("completed", "blocked", "not run")
 
 
 def execute(
@@ -77,12 +78,22 @@ def execute(
             claimed = runner.claim(task_id)
             assert claimed is not None
             results.append(engine.run_task(runner, claimed))
+        passed: set[str] = set()  # refused before they started: `--all` goes on past them
         while (
             (run_all or not results)
             and (not results or results[-1]["status"] in GOING_ON)
             and signals.pending() is None
         ):
-            claimed = runner.claim(None)
+            try:
+                claimed = runner.claim(None, frozenset(passed))
+            except engine.NotRunnable as refused:
+                if not run_all:
+                    raise
+                passed.add(refused.task_id)
+                results.append(
+                    {"task": refused.task_id, "status": "not run", "reason": refused.message}
+                )
+                continue
             if claimed is None:
                 break
             results.append(engine.run_task(runner, claimed))
@@ -95,7 +106,7 @@ def execute(
         code, overall = interrupted[0]["exit_code"], "interrupted"
     elif signum is not None:
         code, overall = 128 + signum, "interrupted"
-    elif "refused" in statuses:
+    elif "refused" in statuses or "not run" in statuses:
         code, overall = 2, "refused"
     elif "paused" in statuses:
         code, overall = 3, "paused"

@@ -25,7 +25,8 @@ import re
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-TOKEN = re.compile(r"\[([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\]")
+from wfs.command_forms import TOKEN as TOKEN  # re-exported: `[name]`, where it is defined
+
 ARITHMETIC_OPERATORS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
 _WORD_BREAK = " \t\n;&|()<>"
 _HEREDOC = re.compile(r"<<(-?)[ \t]*(?:'([^'\n]*)'|\"([^\"\n]*)\"|\\?([^\s;&|()<>]+))")

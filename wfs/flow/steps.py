@@ -1,14 +1,14 @@
 """Step executors: bash(), Read(), Glob(), Grep(), Search(), external CLI tools, agent steps.
 
-Every executor returns a StepResult; none raises for a failing command. Built-ins are
-confined to the project root: a path that leads outside it (by `..`, an absolute path
-or a symlink) is refused. What real task files write is read as it is meant:
+Every executor returns a StepResult; none raises for a failing command. What a command
+string is (wfs/command_forms.py) is read as its author meant it. Built-ins are confined
+to the project root: a path that leads outside it (by `..`, an absolute path or a
+symlink) is refused, and
 
-- `Read(each discovered role analysis file)`, a sentence rather than a path, and
-  `Read(~/...)`, outside the project, are instructions for the agent;
 - `Read(src/a.ts:10-20)` and `Read(src/a.ts 第 10-20 行)` read those lines;
-- an absolute path into the project's `.workflow/` (`D:\\repo\\.workflow\\...`, written on
-  another machine) is read from this project's `.workflow/`;
+- an absolute path written on another machine (`D:\\repo\\src\\x.ts`,
+  `/home/someone/work/repo/src/x.ts`) is read where it is in this project
+  (wfs.layout.project_path); one that is not in it is refused;
 - `Search(pattern, path)` is `Grep(pattern, path)`; in both, the path is what follows
   the last comma when that names something in the project (a regex may hold commas).
 """
@@ -24,21 +24,15 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from wfs import platform
+from wfs.command_forms import LINES, PLACEHOLDER, named_path, split_grep, unquote
+from wfs.command_forms import Command as Command  # re-exported: the engine's
+from wfs.command_forms import classify as classify  # re-exported: the engine's
 from wfs.errors import WfsError
 from wfs.flow import signals
-from wfs.flow.shell import TOKEN
 from wfs.flow.variables import substitute_prose, substitute_shell
+from wfs.layout import is_absolute_path, project_path
 
 MAX_GREP_LINES = 1000
-_BUILTIN = re.compile(r"(bash|Read|Glob|Grep|Search)\((.*)\)\s*", re.S)
-# A line range after a path: `:10-20`, ` 第 10-20 行`, ` lines 10-20`.
-_LINES = re.compile(
-    r"(?:\s*:\s*|\s+第\s*|\s+(?:lines?|L)\s*)(\d+)\s*(?:-|–|~|to)\s*(\d+)\s*(?:行)?\s*$"
-)
-_PROGRAM = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]*")
-# A bare command whose program is missing fails the step (SPEC §3.5) when it looks like
-# a command line; plain sentences are agent steps.
-_KNOWN_CLIS = {"gemini", "qwen", "codex", "claude", "npm", "npx", "pytest", "python", "git"}
 
 
 class StepResult(NamedTuple):
@@ -46,51 +40,6 @@ class StepResult(NamedTuple):
     output: str
     error: str = ""
     timed_out: bool = False
-
-
-class Command(NamedTuple):
-    kind: str  # bash | read | glob | grep | cli | agent
-    text: str  # the argument (for built-ins) or the whole command line
-
-
-def classify(command: str) -> Command:
-    """What kind of step a command string is."""
-    text = command.strip()
-    match = _BUILTIN.fullmatch(text)
-    if match:
-        kind = "grep" if match.group(1) == "Search" else match.group(1).lower()
-        if kind == "read" and not _is_path_argument(match.group(2)):
-            return Command("agent", text)  # an instruction, not a file to read
-        return Command(kind, match.group(2))
-    if not text or text.startswith("mcp__"):
-        return Command("agent", text)
-    first = text.split(None, 1)[0]
-    if _PROGRAM.fullmatch(first) and (
-        shutil.which(first) or first in _KNOWN_CLIS or first.islower() and _looks_like_cli(text)
-    ):
-        return Command("cli", text)
-    return Command("agent", text)
-
-
-def _is_path_argument(argument: str) -> bool:
-    """Whether Read()'s argument names a file: one word, or words around a path (a line
-    range); a sentence (`each discovered role analysis file`) or a path in the home
-    directory is for the agent to act on."""
-    text = _unquote(argument).strip()
-    if TOKEN.search(text) or PLACEHOLDER.search(text):
-        return True  # filled in when it runs; left unfilled, the read fails naming it
-    if text.startswith("~"):
-        return False
-    path = _LINES.sub("", text).strip()
-    return " " not in path or bool(re.search(r"[/\\]|\.\w", path))
-
-
-PLACEHOLDER = re.compile(r"\{\{[^{}]*\}\}|\$\{[^{}]*\}|(?<![$\w{])\{[A-Za-z_][\w.-]*\}(?!\})")
-
-
-def _looks_like_cli(text: str) -> bool:
-    rest = text.split(None, 1)[1] if " " in text else ""
-    return bool(rest) and (rest.startswith("-") or rest[:1] in "\"'" or " -" in rest)
 
 
 def run_shell(script: str, env: Mapping[str, str], root: Path, timeout: float | None) -> StepResult:
@@ -188,7 +137,7 @@ def builtin(kind: str, root: Path, argument: str) -> StepResult:
             return StepResult(0, read_file(root, argument))
         if kind == "glob":
             return StepResult(0, "\n".join(glob_files(root, argument)))
-        pattern, where = split_grep(argument, root)
+        pattern, where = split_grep(argument)
         found = grep_files(root, pattern, where)
         return StepResult(0, "\n".join(found))
     except WfsError as err:
@@ -229,75 +178,38 @@ def _this_session(argument: str, values: Mapping[str, Any], root: Path) -> str:
     return pattern.sub(moved, argument)
 
 
-def split_grep(argument: str, root: Path | None) -> tuple[str, str]:
-    """(pattern, path) of `Grep(pattern[, path])`. A quoted pattern ends at its quote;
-    otherwise the path is what follows the last comma, when that names something in the
-    project (or looks like a path), so `Grep(a{1,3}, src)` searches `src` for `a{1,3}`."""
-    text = argument.strip()
-    if text[:1] in "\"'" and text.count(text[0]) >= 2:
-        end = text.index(text[0], 1)
-        rest = text[end + 1 :].strip()
-        if not rest or rest.startswith(","):
-            return text[1:end], rest[1:].strip() or "."
-    head, comma, tail = text.rpartition(",")
-    candidate = _unquote(tail.strip())
-    if comma and candidate and _names_a_place(candidate, root):
-        return head.strip(), candidate
-    return text, "."
-
-
-def _names_a_place(text: str, root: Path | None) -> bool:
-    """A path, not the end of a regular expression: no spaces, no regex syntax."""
-    return not (" " in text or any(c in text for c in "()[]{}*+?|^$\\"))
-
-
 def escapes_root(command: Command, root: Path) -> str | None:
-    """Why a built-in's literal argument would leave the project root, else None.
-
-    Checked before a task is claimed, so an unsafe task is refused without any change.
-    Arguments holding `[variables]` are checked when they run.
-    """
-    if command.kind not in ("read", "glob", "grep") or TOKEN.search(command.text):
+    """Why a built-in's literal argument would leave the project root, else None
+    (`--dry-run` notes it; the run refuses it). Arguments holding `[variables]` are
+    checked when they run."""
+    named = named_path(command)
+    if named is None:
         return None
     try:
-        if command.kind == "read":
-            confined(root, _LINES.sub("", _unquote(command.text)))
-        elif command.kind == "glob":
-            _check_pattern(command.text)
+        if named.pattern:
+            _check_pattern(root, command.text)
         else:
-            confined(root, split_grep(command.text, root)[1])
+            confined(root, named.text)
     except WfsError as err:
         return err.message
     return None
 
 
-def _unquote(text: str) -> str:
-    text = text.strip()
-    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
-        return text[1:-1]
+def in_project(root: Path, text: str, pattern: bool = False) -> str:
+    """`text` as a path in the project: an absolute path written on another machine is
+    read where it is in this project (wfs.layout.project_path), else left as it is."""
+    if is_absolute_path(text):
+        return project_path(root, text, pattern) or text
     return text
-
-
-def _project_path(text: str) -> str:
-    """An absolute path into a `.workflow/` folder (written on another machine, or in
-    another checkout) as the same path in this project: `D:\\repo\\.workflow\\x` is
-    `.workflow/x`. Any other path is returned as it is."""
-    parts = re.split(r"[/\\]", text)
-    if (text.startswith(("/", "\\")) or _DRIVE.match(text)) and ".workflow" in parts:
-        return "/".join(parts[parts.index(".workflow") :])
-    return text
-
-
-_DRIVE = re.compile(r"[A-Za-z]:[\\/]")
 
 
 def confined(root: Path, relative: str) -> Path:
     """`relative` resolved inside the project root, or an error naming why not."""
-    relative = _project_path(_unquote(relative))
+    relative = in_project(root, unquote(relative))
     if not relative or "\0" in relative:
         raise WfsError(f"invalid path {relative!r}")
     candidate = Path(relative)
-    if candidate.is_absolute() or ".." in candidate.parts:
+    if is_absolute_path(relative) or candidate.is_absolute() or ".." in candidate.parts:
         raise WfsError(f"path {relative!r} leads outside the project root")
     real_root = root.resolve()
     try:
@@ -311,8 +223,8 @@ def confined(root: Path, relative: str) -> Path:
 
 def read_file(root: Path, relative: str) -> str:
     """The file's text; `path:10-20` or `path 第 10-20 行` (lines 10 to 20): those lines."""
-    relative = _unquote(relative)
-    lines = _LINES.search(relative)
+    relative = unquote(relative)
+    lines = LINES.search(relative)
     if lines:
         relative = relative[: lines.start()]
     unfilled = PLACEHOLDER.search(relative)
@@ -342,7 +254,7 @@ def read_file(root: Path, relative: str) -> str:
 
 def glob_files(root: Path, pattern: str) -> list[str]:
     """Files matching `pattern` under the root, relative, sorted; none outside the root."""
-    pattern = _check_pattern(pattern)
+    pattern = _check_pattern(root, pattern)
     real_root = root.resolve()
     found = []
     for path in root.glob(pattern):
@@ -359,9 +271,14 @@ _SESSION_PLACEHOLDER = re.compile(
 )
 
 
-def _check_pattern(pattern: str) -> str:
-    pattern = _unquote(pattern)
-    if not pattern or Path(pattern).is_absolute() or ".." in Path(pattern).parts:
+def _check_pattern(root: Path, pattern: str) -> str:
+    pattern = in_project(root, unquote(pattern), pattern=True)
+    if (
+        not pattern
+        or is_absolute_path(pattern)
+        or Path(pattern).is_absolute()
+        or ".." in Path(pattern).parts
+    ):
         raise WfsError(f"Glob({pattern}): the pattern leads outside the project root")
     unfilled = _SESSION_PLACEHOLDER.search(pattern)
     if unfilled:
@@ -371,7 +288,7 @@ def _check_pattern(pattern: str) -> str:
 
 def grep_files(root: Path, pattern: str, where: str) -> list[str]:
     """`file:line:text` for each line matching the regex, under `where` in the root."""
-    pattern = _unquote(pattern)
+    pattern = unquote(pattern)
     try:
         regex = re.compile(pattern)
     except re.error as err:

@@ -20,6 +20,7 @@ language or an MCP tool is done by an agent. A step with no command is one agent
 
 from __future__ import annotations
 
+import re
 from typing import Any, NamedTuple
 
 from wfs.errors import WfsError
@@ -28,6 +29,7 @@ from wfs.formats import canonical
 from wfs.tasks import Task, obj
 
 WHOLE_TASK = "task"
+_VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _NAME_LENGTH = 60
 
 
@@ -145,8 +147,11 @@ def _parts(spec: dict[str, Any], pointer: str) -> tuple[str, ...]:
 
 
 def _output(spec: dict[str, Any], field: str) -> str | None:
+    """The variable a step binds; an output written as prose ("5 failing test cases")
+    is a label for what the step delivers, which binds nothing (the agent reads it in
+    the step)."""
     value = spec.get(field)
-    return value if isinstance(value, str) and value else None
+    return value if isinstance(value, str) and _VARIABLE.fullmatch(value) else None
 
 
 def pre_analysis_step(index: int, spec: Any, pointer: str) -> Step:

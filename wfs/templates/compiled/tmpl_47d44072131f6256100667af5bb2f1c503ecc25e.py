@@ -9,10 +9,11 @@ def root(context, missing=missing):
     if 0: yield None
     l_0_task = resolve('task')
     l_0_workflow = resolve('workflow')
+    l_0_task_context = resolve('task_context')
+    l_0_value_text = resolve('value_text')
     l_0_fix = resolve('fix')
     l_0_steps = resolve('steps')
     l_0_checkpoints = resolve('checkpoints')
-    l_0_task_context = resolve('task_context')
     l_0_outputs = resolve('outputs')
     l_0_dependencies = resolve('dependencies')
     l_0_paths = resolve('paths')
@@ -59,6 +60,11 @@ def root(context, missing=missing):
     yield ', phase '
     yield str(environment.getattr((undefined(name='workflow') if l_0_workflow is missing else l_0_workflow), 'phase'))
     yield '.\n'
+    if context.call(environment.getattr((undefined(name='task_context') if l_0_task_context is missing else l_0_task_context), 'get'), 'description'):
+        pass
+        yield '\n'
+        yield str(context.call((undefined(name='value_text') if l_0_value_text is missing else l_0_value_text), environment.getattr((undefined(name='task_context') if l_0_task_context is missing else l_0_task_context), 'description')))
+        yield '\n'
     if (undefined(name='fix') if l_0_fix is missing else l_0_fix):
         pass
         yield '\n## Fix '
@@ -117,7 +123,7 @@ def root(context, missing=missing):
             for l_2_field in fiter:
                 if (l_2_field in l_1_step):
                     yield l_2_field
-        for l_2_field in t_8(('phase', 'cli_prompt')):
+        for l_2_field in t_8(('phase', 'validation', 'cli_prompt')):
             _loop_vars = {}
             pass
             yield str(t_1(t_4(context.eval_ctx, l_2_field, '_', ' ')))
@@ -147,6 +153,11 @@ def root(context, missing=missing):
             yield 'Output binds to: ['
             yield str(environment.getattr(l_1_step, 'output'))
             yield ']\n'
+        if context.call(environment.getattr(l_1_step, 'get'), 'deliverable', _loop_vars=_loop_vars):
+            pass
+            yield 'Deliverable: '
+            yield str(environment.getattr(l_1_step, 'deliverable'))
+            yield '\n'
     l_1_step = missing
     l_1_loop = missing
     for l_1_checkpoint, l_1_loop in LoopContext((undefined(name='checkpoints') if l_0_checkpoints is missing else l_0_checkpoints), undefined):
@@ -169,13 +180,12 @@ def root(context, missing=missing):
         yield str(t_1(t_4(context.eval_ctx, l_1_field, '_', ' ')))
         yield '\n\n'
         for l_2_item in environment.getitem((undefined(name='task_context') if l_0_task_context is missing else l_0_task_context), l_1_field):
-            l_2_value_text = resolve('value_text')
             _loop_vars = {}
             pass
             yield '- '
-            yield str(context.call((undefined(name='value_text') if l_2_value_text is missing else l_2_value_text), l_2_item, _loop_vars=_loop_vars))
+            yield str(context.call((undefined(name='value_text') if l_0_value_text is missing else l_0_value_text), l_2_item, _loop_vars=_loop_vars))
             yield '\n'
-        l_2_item = l_2_value_text = missing
+        l_2_item = missing
     l_1_field = missing
     if context.call(environment.getattr((undefined(name='task_context') if l_0_task_context is missing else l_0_task_context), 'get'), 'artifacts'):
         pass
@@ -191,6 +201,19 @@ def root(context, missing=missing):
             yield str((t_2(context.eval_ctx, (context.call(environment.getattr(l_1_artifact, 'get'), 'files', _loop_vars=_loop_vars) or []), ', ') or 'no file yet'))
             yield ')\n'
         l_1_artifact = missing
+    def t_11(fiter):
+        for l_1_field in fiter:
+            if context.call(environment.getattr((undefined(name='task_context') if l_0_task_context is missing else l_0_task_context), 'get'), l_1_field):
+                yield l_1_field
+    for l_1_field in t_11(('inherited', 'shared_context', 'analysis', 'convergence', 'files', 'cli_execution', 'execution_config', 'context_package_path')):
+        _loop_vars = {}
+        pass
+        yield '\n## '
+        yield str(t_1(t_4(context.eval_ctx, l_1_field, '_', ' ')))
+        yield '\n\n'
+        yield str(context.call((undefined(name='value_text') if l_0_value_text is missing else l_0_value_text), environment.getitem((undefined(name='task_context') if l_0_task_context is missing else l_0_task_context), l_1_field), _loop_vars=_loop_vars))
+        yield '\n'
+    l_1_field = missing
     if (undefined(name='outputs') if l_0_outputs is missing else l_0_outputs):
         pass
         yield '\n## Gathered so far\n\n'
@@ -247,11 +270,11 @@ def root(context, missing=missing):
                 yield '\n\n'
         l_1_dependency = missing
     yield '\n## Paths\n\n'
-    def t_11(fiter):
+    def t_12(fiter):
         for (l_1_key, l_1_value) in fiter:
             if l_1_value:
                 yield (l_1_key, l_1_value)
-    for (l_1_key, l_1_value) in t_11(context.call(environment.getattr((undefined(name='paths') if l_0_paths is missing else l_0_paths), 'items'))):
+    for (l_1_key, l_1_value) in t_12(context.call(environment.getattr((undefined(name='paths') if l_0_paths is missing else l_0_paths), 'items'))):
         _loop_vars = {}
         pass
         yield '- '
@@ -275,4 +298,4 @@ def root(context, missing=missing):
     yield '\n'
 
 blocks = {}
-debug_info = '6=54&8=58&9=62&11=65&13=71&14=73&15=75&17=83&18=85&19=89&24=94&25=96&27=100&28=104&29=111&31=116&32=123&34=128&35=135&36=137&37=141&40=145&41=148&44=152&46=156&48=158&50=161&52=169&54=171&55=176&58=180&62=183&63=187&66=194&70=197&71=200&72=203&74=207&77=212&81=221&85=224&86=227&87=230&88=232&89=235&91=242&93=246&101=250&102=258&104=263&106=266&107=268&109=271&115=274'
+debug_info = '6=55&8=59&9=63&11=66&13=68&15=71&17=77&18=79&19=81&21=89&22=91&23=95&28=100&29=102&31=106&32=110&33=117&35=122&36=129&38=134&39=141&40=143&41=147&44=151&45=154&47=156&48=159&51=163&53=167&55=169&57=172&59=180&61=182&62=186&65=190&69=193&70=197&73=204&75=212&77=214&79=217&83=220&84=223&85=226&87=230&90=235&94=244&98=247&99=250&100=253&101=255&102=258&104=265&106=269&114=273&115=281&117=286&119=289&120=291&122=294&128=297'
