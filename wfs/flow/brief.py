@@ -61,6 +61,16 @@ def resolved_step(
         resolved["command"] = substitute_prose(command, values)
     if step.output:
         resolved["output"] = step.output
+    if step.checks:
+        resolved["checks"] = [
+            {
+                "command": substitute_prose(substitute_session(c.command, runner.sid), values),
+                **({"phase": c.phase} if c.phase else {}),
+                "must": "fail" if c.must_fail else "pass",
+                **({"expected_failure": c.expected} if c.expected else {}),
+            }
+            for c in step.checks
+        ]
     return resolved
 
 

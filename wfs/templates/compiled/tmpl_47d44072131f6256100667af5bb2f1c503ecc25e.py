@@ -67,9 +67,20 @@ def root(context, missing=missing):
         yield str(environment.getattr((undefined(name='fix') if l_0_fix is missing else l_0_fix), 'of'))
         yield ': '
         yield str(environment.getattr((undefined(name='fix') if l_0_fix is missing else l_0_fix), 'step'))
-        yield ' failed\n\nCommand: '
-        yield str(environment.getattr((undefined(name='fix') if l_0_fix is missing else l_0_fix), 'command'))
-        yield '\nError: '
+        yield ' failed\n\n'
+        if context.call(environment.getattr((undefined(name='fix') if l_0_fix is missing else l_0_fix), 'get'), 'check'):
+            pass
+            yield 'Check ('
+            yield str((str_join((environment.getattr((undefined(name='fix') if l_0_fix is missing else l_0_fix), 'phase'), ', ', )) if context.call(environment.getattr((undefined(name='fix') if l_0_fix is missing else l_0_fix), 'get'), 'phase') else ''))
+            yield 'must pass): '
+            yield str(environment.getattr((undefined(name='fix') if l_0_fix is missing else l_0_fix), 'command'))
+            yield '\n'
+        else:
+            pass
+            yield 'Command: '
+            yield str(environment.getattr((undefined(name='fix') if l_0_fix is missing else l_0_fix), 'command'))
+            yield '\n'
+        yield 'Error: '
         yield str(environment.getattr((undefined(name='fix') if l_0_fix is missing else l_0_fix), 'error'))
         yield '\n'
         def t_6(fiter):
@@ -147,6 +158,18 @@ def root(context, missing=missing):
             yield 'Output binds to: ['
             yield str(environment.getattr(l_1_step, 'output'))
             yield ']\n'
+        for l_2_check in context.call(environment.getattr(l_1_step, 'get'), 'checks', [], _loop_vars=_loop_vars):
+            _loop_vars = {}
+            pass
+            yield 'Check after this step'
+            yield str((str_join((' (', environment.getattr(l_2_check, 'phase'), ')', )) if context.call(environment.getattr(l_2_check, 'get'), 'phase', _loop_vars=_loop_vars) else ''))
+            yield ', must '
+            yield str(environment.getattr(l_2_check, 'must'))
+            yield ': '
+            yield str(environment.getattr(l_2_check, 'command'))
+            yield str((str_join((' (', environment.getattr(l_2_check, 'expected_failure'), ')', )) if context.call(environment.getattr(l_2_check, 'get'), 'expected_failure', _loop_vars=_loop_vars) else ''))
+            yield '\n'
+        l_2_check = missing
     l_1_step = missing
     l_1_loop = missing
     for l_1_checkpoint, l_1_loop in LoopContext((undefined(name='checkpoints') if l_0_checkpoints is missing else l_0_checkpoints), undefined):
@@ -275,4 +298,4 @@ def root(context, missing=missing):
     yield '\n'
 
 blocks = {}
-debug_info = '6=54&8=58&9=62&11=65&13=71&14=73&15=75&17=83&18=85&19=89&24=94&25=96&27=100&28=104&29=111&31=116&32=123&34=128&35=135&36=137&37=141&40=145&41=148&44=152&46=156&48=158&50=161&52=169&54=171&55=176&58=180&62=183&63=187&66=194&70=197&71=200&72=203&74=207&77=212&81=221&85=224&86=227&87=230&88=232&89=235&91=242&93=246&101=250&102=258&104=263&106=266&107=268&109=271&115=274'
+debug_info = '6=54&8=58&9=62&11=65&13=71&14=74&16=81&18=84&19=86&21=94&22=96&23=100&28=105&29=107&31=111&32=115&33=122&35=127&36=134&38=139&39=146&40=148&41=152&44=156&45=159&47=161&48=165&51=175&53=179&55=181&57=184&59=192&61=194&62=199&65=203&69=206&70=210&73=217&77=220&78=223&79=226&81=230&84=235&88=244&92=247&93=250&94=253&95=255&96=258&98=265&100=269&108=273&109=281&111=286&113=289&114=291&116=294&122=297'
