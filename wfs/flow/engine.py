@@ -698,7 +698,8 @@ class Runner:
                 if why is None:
                     break
                 used = sum(1 for f in fixes if "check" in f)
-                if check.must_fail or used >= check.fixes:
+                # A check that could not be built (an input not bound) is no work to fix.
+                if result is None or check.must_fail or used >= check.fixes:
                     if used:
                         why += f" (after {used} fix{'es' if used != 1 else ''})"
                     return CheckFailure(check, why)

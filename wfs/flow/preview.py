@@ -149,13 +149,16 @@ def _check(
 def _unrun_checks(step: Step) -> list[str]:
     """A step's verification in words, not a command: the agent reads it, nothing runs."""
     written = step.spec.get("verification")
-    items = written if isinstance(written, list) else [written]
-    commands = {c.command for c in step.checks}
+    if isinstance(written, list):
+        items = [(f"{step.pointer}/verification/{i}", text) for i, text in enumerate(written)]
+    else:
+        items = [(f"{step.pointer}/verification", written)]
+    run = {c.pointer for c in step.checks}
     return [
         f"verification {one_line(text)!r} is not a command: the agent's brief shows it; "
         "nothing runs"
-        for text in items
-        if isinstance(text, str) and text.strip() and text not in commands
+        for pointer, text in items
+        if isinstance(text, str) and text.strip() and pointer not in run
     ]
 
 

@@ -19,7 +19,7 @@ from wfs.flow.routing import agent_routes
 from wfs.index import answers, load_skeletons
 from wfs.layout import ARCHIVE_DIR, Layout, task_sort_key
 from wfs.query import command_prefix, stopped_view
-from wfs.rules import TaskSource, refusal
+from wfs.rules import TaskSource, load_file, refusal
 from wfs.sessions import load_session
 from wfs.tasks import TaskIndex, read_task
 
@@ -154,7 +154,8 @@ def invalid_candidates(layout: Layout, sid: str) -> list[dict[str, Any]]:
             continue
         where = layout.relative(layout.task_file(sid, tid))
         if skeleton.get("unreadable"):
-            reasons = [str(skeleton["unreadable"])]
+            _, problem, _ = load_file(layout.task_file(sid, tid), where)  # as validate says it
+            reasons = [str(problem or skeleton["unreadable"])]
         else:
             reasons = refusal(TaskSource(where, read_task(layout, sid, tid), tid))
         found.append({"task": tid, "file": where, "reasons": reasons})

@@ -26,6 +26,7 @@ and whether the step's changes are reverted when it finally fails.
 
 from __future__ import annotations
 
+import shutil
 from typing import Any, NamedTuple
 
 from wfs.errors import WfsError
@@ -152,11 +153,7 @@ def step_checks(task: Task, step: Step) -> tuple[Check, ...]:
         found = [(f"{step.pointer}/verification/{i}", v) for i, v in enumerate(written)]
     else:
         return ()
-    commands = [
-        (pointer, text)
-        for pointer, text in found
-        if isinstance(text, str) and classify(text).kind in ("bash", "cli")
-    ]
+    commands = [(pointer, command) for pointer, text in found if (command := check_command(text))]
     if not commands:
         return ()
     meta = obj(task, "meta")
@@ -193,6 +190,33 @@ def step_checks(task: Task, step: Step) -> tuple[Check, ...]:
     )
 
 
+def check_command(text: Any) -> str | None:
+    """The command a check written as `text` runs, or None for words that are not one.
+
+    `bash(...)` and a command line of a known program run as they are; a shell line
+    that starts with a shell builtin or a program on PATH and chains commands (`cd api
+    && npm test`) runs as `bash(...)`; anything else (`Read(...)`, "all tests pass") is
+    for the agent."""
+    if not isinstance(text, str) or not text.strip():
+        return None
+    kind = classify(text).kind
+    if kind == "bash":
+        return text
+    first = text.split(None, 1)[0]
+    chained = any(chain in text for chain in _CHAINS)
+    if first in _BUILTINS and (kind == "cli" or chained):
+        return f"bash({text.strip()})"  # a builtin is no program to find on PATH
+    if kind == "cli":
+        return text
+    if kind == "agent" and chained and first.islower() and shutil.which(first):
+        return f"bash({text.strip()})"
+    return None
+
+
+_BUILTINS = ("cd", "test", "[", "export", "source", "set", "pushd")
+_CHAINS = ("&&", "||", "|", ";", "$(")
+
+
 def _count(holder: dict[str, Any], key: str, default: int | None) -> int | None:
     """A whole number of fixes at `key` (0 or more), else `default`."""
     value = holder.get(key)
@@ -215,8 +239,9 @@ def acceptance_steps(task: Task) -> list[Step]:
         checks += [(f"/test/commands/{i}", c) for i, c in enumerate(commands)]
     budget = convergence.get("max_iterations", 1)
     found: list[Step] = []
-    for pointer, command in checks:
-        if not isinstance(command, str) or classify(command).kind not in ("bash", "cli"):
+    for pointer, written in checks:
+        command = check_command(written)
+        if command is None:
             continue  # words for the agent (they are in its brief), not a check to run
         n = len(found) + 1
         spec = {"title": f"Acceptance check {n}", "command": command, "max_iterations": budget}
