@@ -103,7 +103,7 @@ def agent_calls(agent: Path) -> list[str]:
 
 def record(project: Path) -> dict[str, Any]:
     """The run record with the steps its log holds folded in (as the engine reads it)."""
-    data = read_json(project / RECORD)
+    data: dict[str, Any] = read_json(project / RECORD)
     log = (project / RECORD).with_name(f"IMPL-1.{data['log']}.log")
     if log.exists():
         for line in log.read_text().splitlines():
