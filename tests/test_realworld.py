@@ -493,8 +493,10 @@ def test_every_session_copied_alone_reads_and_runs_its_next_ready_task(
     if session.executed[0] == "invalid":
         where = f"{session.folder}/.task/{session.executed[1]}.json"
         assert (run.code, result["tasks"]) == (1, [])
+        # as `wfs validate` names it: with its rule
+        reason = UNREADABLE[sid].replace(": invalid JSON", ": json: invalid JSON", 1)
         assert result["invalid"] == [
-            {"task": session.executed[1], "file": where, "reasons": [UNREADABLE[sid]]}
+            {"task": session.executed[1], "file": where, "reasons": [reason]}
         ]
         return
     _, tid, status, *reason = session.executed
