@@ -114,8 +114,12 @@ def test_a_real_session_keeps_its_plan_and_its_own_session_fields(
     agent = tmp_path / "agent"
     agent.write_text("#!/bin/sh\ncat > /dev/null\necho done\n")
     agent.chmod(0o755)
+    # archived: it runs again only with --force
+    refused = run(project, "--session", HAPI.name, "execute", "--agent", str(agent))
+    assert refused.returncode == 2
+    assert "runs a finished session again only with --force" in refused.stderr
     # its next task stops at a file of the project that is not in the corpus: blocked
-    done = run(project, "--session", HAPI.name, "execute", "--agent", str(agent))
+    done = run(project, "--session", HAPI.name, "execute", "--agent", str(agent), "--force")
     assert done.returncode == 1
     assert run(project, "doctor", "--fix").returncode == 0
     assert (folder / "IMPL_PLAN.authored.md").read_bytes() == plan_before

@@ -266,7 +266,14 @@ def test_a_task_wfs_cannot_interpret_is_refused_before_the_claim(project: Path) 
         "No task is ready.\nInvalid:  IMPL-1: 1 validation error; `wfs validate` names them\n"
     )
     assert wfs("status", "--json").json()["ready"] == []
-    assert wfs("execute").out.startswith("No task is ready.\nInvalid:  IMPL-1")
+    # execute that runs nothing because of it fails, naming the file and the reason.
+    idle = wfs("execute")
+    assert (idle.code, idle.out) == (
+        1,
+        "No task ran: 1 task that would be ready cannot run as written "
+        "(`wfs validate` reports the same):\n"
+        f"  IMPL-1 (.workflow/{SID}/.task/IMPL-1.json):\n    " + problems.out,
+    )
 
 
 def test_an_unknown_on_error_is_refused_with_validates_message(project: Path) -> None:

@@ -323,6 +323,29 @@ def test_mcp_errors_are_the_cli_errors_with_their_exit_codes(project: Path) -> N
     session_with(project, scenario)
 
 
+def test_mcp_runs_a_completed_session_again_only_with_force(project: Path) -> None:
+    one = {"overview": "Build", "tasks": [PLAN["tasks"][0]]}
+    assert wfs("plan", "Build", "--from", "-", input=json.dumps(one)).code == 0
+    assert wfs("session", "complete", "WFS-build").code == 0
+    refused = cli_error(wfs_process("--session", "WFS-build", "execute", cwd=project))
+    assert refused.startswith("session WFS-build is completed; ")
+    task = project / ".workflow" / "WFS-build" / ".task" / "IMPL-1.json"
+    before = task.read_bytes()
+
+    async def scenario(client: Client) -> None:
+        again = await call(client, "execute", session="WFS-build")
+        assert again == {"exit_code": 2, "error": refused}
+        resumed = await call(client, "resume", task_id="IMPL-1", session="WFS-build")
+        assert resumed == {"exit_code": 2, "error": refused}
+        assert task.read_bytes() == before  # nothing ran
+        forced = await call(client, "execute", session="WFS-build", force=True)
+        assert forced["exit_code"] == 0, forced
+        assert [t["status"] for t in forced["tasks"]] == ["completed"]
+
+    session_with(project, scenario)
+    assert (project / "built.txt").read_text() == "built\n"
+
+
 def test_mcp_speaks_the_initialize_handshake_of_older_clients(project: Path) -> None:
     async def scenario(client: Client) -> None:
         assert sorted(t.name for t in (await client.list_tools()).tools) == TOOLS

@@ -106,7 +106,7 @@ SESSIONS = [
         counts(pending=1, completed=5),
         [],
         [],
-        ("idle",),
+        ("invalid", "IMPL-005"),  # nothing ran because of it: exit 1, naming it
     ),
     Session(
         "Timeink88__tvbox-aggregator",
@@ -472,11 +472,29 @@ def test_every_session_copied_alone_reads_and_runs_its_next_ready_task(
     sid = sid_of(session)
     session_file = folder / "workflow-session.json"
     session_before = session_file.read_bytes()
-    run = run_wfs(project, "--session", sid, "execute", "--json", env=tools)
+    command = ["--session", sid, "execute", "--json"]
+    finished = "/archives/" in session.folder or (
+        orjson.loads(session_before).get("status") == "completed"
+    )
+    if finished:  # a finished session runs again only with --force
+        refused = run_wfs(project, *command, env=tools)
+        assert (refused.code, refused.out) == (2, ""), refused
+        assert "--force" in refused.err
+        command.append("--force")
+    run = run_wfs(project, *command, env=tools)
     result = run.json()
     assert result["status"] == session.executed[0], run
     if session.executed[0] == "idle":
-        assert result["tasks"] == []
+        assert (run.code, result["tasks"]) == (0, [])
+        return
+    if session.executed[0] == "invalid":
+        where = f"{session.folder}/.task/{session.executed[1]}.json"
+        assert (run.code, result["tasks"]) == (1, [])
+        # as `wfs validate` names it: with its rule
+        reason = UNREADABLE[sid].replace(": invalid JSON", ": json: invalid JSON", 1)
+        assert result["invalid"] == [
+            {"task": session.executed[1], "file": where, "reasons": [reason]}
+        ]
         return
     _, tid, status, *reason = session.executed
     [task] = result["tasks"]

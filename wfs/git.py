@@ -264,3 +264,87 @@ def merge_text(ours: bytes, base: bytes, theirs: bytes) -> bytes | None:
         if merge_file(paths[0], paths[1], paths[2], labels, None) != 0:
             return None
         return paths[0].read_bytes()
+
+
+# ---------------------------------------------------------------- work tree snapshots
+
+
+def worktree_tree(root: Path, leave_out: str) -> str | None:
+    """A tree object of the work tree under `root` as it is now: tracked and untracked
+    files, not ignored ones, nothing under `leave_out` (relative to root). It is written
+    into the repository's object store through a scratch copy of the index; the
+    repository's own index is not touched. None outside a git work tree, or when git
+    cannot read every file."""
+    import shutil  # deferred: only a step that may be reverted takes snapshots
+    import tempfile  # deferred: as above
+
+    try:
+        raw = run(root, "rev-parse", "--git-path", "index")
+    except WfsError:
+        return None
+    if raw.code != 0:
+        return None
+    index = Path(raw.out.decode().strip())
+    index = index if index.is_absolute() else root / index
+    with tempfile.TemporaryDirectory(prefix="wfs-snapshot-") as scratch:
+        scratch_index = os.path.join(scratch, "index")
+        env = {"GIT_INDEX_FILE": scratch_index}
+        for start in ("copy", "empty"):
+            if start == "copy" and index.is_file():
+                shutil.copyfile(index, scratch_index)  # its stat cache: only changes are read
+            elif os.path.exists(scratch_index):
+                os.remove(scratch_index)
+            added = run(root, "add", "-A", "--", ".", f":(exclude){leave_out}", env=env)
+            if added.code == 0:
+                tree = run(root, "write-tree", env=env)
+                return tree.out.decode().strip() if tree.code == 0 else None
+        return None
+
+
+class Reverted(NamedTuple):
+    paths: list[str]  # relative to the root, in git's order
+    diff: str  # what was undone, as `git diff --binary` shows it
+
+
+def revert_worktree(root: Path, before: str, leave_out: str) -> Reverted | None:
+    """Put back every file under `root` that differs from the snapshot `before` (see
+    worktree_tree): changed and deleted files get their content back, new files are
+    removed; nothing else is touched, the index included. None when no snapshot of
+    the work tree as it is now can be taken."""
+    after = worktree_tree(root, leave_out)
+    if after is None:
+        return None
+    where = ("--", ".", f":(exclude){leave_out}")
+    listing = check(
+        root,
+        "diff-tree",
+        "-r",
+        "-z",
+        "--no-renames",
+        "--name-status",
+        "--relative",
+        before,
+        after,
+        *where,
+    )
+    fields = _names(listing)
+    changes = list(zip(fields[::2], fields[1::2], strict=True))
+    if not changes:
+        return Reverted([], "")
+    diff = check(root, "diff-tree", "-p", "--binary", "--relative", before, after, *where)
+    restored = [path for status, path in changes if status != "A"]
+    if restored:
+        check(
+            root,
+            "restore",
+            f"--source={before}",
+            "--worktree",
+            "--pathspec-from-file=-",
+            "--pathspec-file-nul",
+            input=b"\0".join(os.fsencode(p) for p in restored),
+            env={"GIT_LITERAL_PATHSPECS": "1"},  # file names, not patterns
+        )
+    for status, path in changes:
+        if status == "A":
+            (root / path).unlink(missing_ok=True)
+    return Reverted([path for _, path in changes], diff.decode("utf-8", "surrogateescape"))

@@ -226,12 +226,15 @@ def build_server(layout: Layout, session: str | None, root_option: str | None) -
         skip: bool = False,
         run_all: bool = False,
         dry_run: bool = False,
+        force: bool = False,
     ) -> tuple[dict[str, Any], int]:
         sid = current_session(layout, chosen(requested))
         runner = session_run.runner(layout, sid, root_option=root_option)
         if dry_run:
             return actions.dry_run(layout, runner, task_id), 0
-        outcome = session_run.execute(runner, task_id, resume_id, answer, skip, run_all)
+        outcome = session_run.execute(
+            runner, task_id, resume_id, answer, skip, run_all, force=force
+        )
         stop = outcome.signum or next(
             (
                 platform.signal_number(t["signal"])
@@ -255,13 +258,18 @@ def build_server(layout: Layout, session: str | None, root_option: str | None) -
         dry_run: Annotated[
             bool, Field(description="Show every step as it would run; run nothing.")
         ] = False,
+        force: Annotated[
+            bool, Field(description="Run tasks of a completed or archived session again.")
+        ] = False,
         session: Session = None,
     ) -> CallToolResult:
         """Run a task's steps (commands, and agent steps through the configured agents).
         A task is completed only when every step ran and succeeded. exit_code 3: paused
         for an agent, and the task's `brief` says what to do; answer with resume.
         exit_code 1: a step failed and the task is blocked (`reason`, `tail`)."""
-        return _answer(lambda: run(session, task_id=task_id, run_all=all, dry_run=dry_run))
+        return _answer(
+            lambda: run(session, task_id=task_id, run_all=all, dry_run=dry_run, force=force)
+        )
 
     @server.tool(annotations=ToolAnnotations(destructive_hint=False, open_world_hint=True))
     async def resume(
@@ -274,6 +282,9 @@ def build_server(layout: Layout, session: str | None, root_option: str | None) -
             ),
         ] = None,
         skip: Annotated[bool, Field(description="Skip the step where it stopped.")] = False,
+        force: Annotated[
+            bool, Field(description="Resume a task of a completed or archived session.")
+        ] = False,
         session: Session = None,
     ) -> CallToolResult:
         """Continue a stopped task where it stopped: give a paused agent step its answer,
@@ -285,7 +296,7 @@ def build_server(layout: Layout, session: str | None, root_option: str | None) -
                 raise WfsError("give either an answer or skip, not both")
             if answer is not None:
                 read_answer(answer, "`answer`")  # an empty one is refused before any change
-            return run(session, resume_id=task_id, answer=answer, skip=skip)
+            return run(session, resume_id=task_id, answer=answer, skip=skip, force=force)
 
         return _answer(work)
 

@@ -26,6 +26,12 @@ def _progress(env: Env) -> Any:
                 f"fix {data['iteration']} of {data['of']} goes to the agent",
                 err=True,
             )
+        elif event == "check":
+            env.echo(
+                f"  {data['task']} · {data['name']}: check {data['outcome']}: "
+                f"{one_line(data['command'])}",
+                err=True,
+            )
         elif event == "step":
             color = {"done": "green", "skipped": "yellow", "paused": "yellow"}.get(
                 data["outcome"], "red"
@@ -151,6 +157,7 @@ def _show_pause(env: Env, result: dict[str, Any]) -> None:
     show_default=True,
     help="task: consecutive agent steps go to the agent in one brief; step: one brief each.",
 )
+@click.option("--force", is_flag=True, help="Run tasks of a completed or archived session again.")
 @json_flag
 @pass_env
 def execute(
@@ -164,6 +171,7 @@ def execute(
     skip: bool,
     agent_option: str | None,
     agent_scope: str,
+    force: bool,
 ) -> None:
     """Run a task's flow control: the given ID, or the next ready task.
 
@@ -172,9 +180,15 @@ def execute(
     the answer an agent step waits for), `--skip` skips it; finished steps never run
     again. Ctrl-C stops the running step and leaves the task paused.
 
-    Exit codes: 0 done (or nothing ready), 1 a step failed (task blocked), 2 bad input
-    (an invalid task, an empty answer), 3 paused for an agent or a person,
-    130/143 interrupted.
+    Each step's `verification` runs after it as a check: a red step's check must fail,
+    a green one's must pass, going back to the agent with the failure up to
+    test_fix_cycle.max_iterations times (auto_revert: then the step's changes are
+    reverted through git). A completed or archived session runs again only with --force.
+
+    Exit codes: 0 done (or nothing ready), 1 a step failed (task blocked) or nothing ran
+    because the tasks that would be ready are invalid (each is named), 2 bad input (an
+    invalid task, an empty answer, a finished session without --force), 3 paused for an
+    agent or a person, 130/143 interrupted.
 
     \b
     Example:
@@ -204,11 +218,14 @@ def execute(
         skip,
         run_all,
         note=lambda text: env.echo(f"{resume_id}: {text}", err=True),
+        force=force,
     )
     data = run.data
 
     def human() -> None:
-        if not data["tasks"]:
+        if data.get("invalid"):
+            env.lines(invalid_lines(data["invalid"]))
+        elif not data["tasks"]:
             env.lines(idle_lines(data["stopped"]))
         for result in data["tasks"]:
             _show_result(env, result)
@@ -218,6 +235,19 @@ def execute(
     env.emit(data, human)
     if run.exit_code:
         click.get_current_context().exit(run.exit_code)
+
+
+def invalid_lines(invalid: list[dict[str, Any]]) -> list[str]:
+    """Nothing ran: the tasks that would be ready cannot run as written, and why."""
+    count = len(invalid)
+    lines = [
+        f"No task ran: {count} task{'s' if count != 1 else ''} that would be ready "
+        f"cannot run as written (`wfs validate` reports the same):"
+    ]
+    for entry in invalid:
+        lines.append(f"  {entry['task']} ({entry['file']}):")
+        lines.extend(f"    {one_line(reason, 1000)}" for reason in entry["reasons"])
+    return lines
 
 
 def _dry_run(env: Env, runner: Any, task_id: str | None) -> None:

@@ -67,6 +67,16 @@ def resolved_step(
         label = step.spec.get(field)
         if isinstance(label, str) and label.strip() and label != step.output:
             resolved["deliverable"] = label  # an output written as prose: what to deliver
+    if step.checks:
+        resolved["checks"] = [
+            {
+                "command": substitute_prose(substitute_session(c.command, runner.sid), values),
+                **({"phase": c.phase} if c.phase else {}),
+                "must": "fail" if c.must_fail else "pass",
+                **({"expected_failure": c.expected} if c.expected else {}),
+            }
+            for c in step.checks
+        ]
     return resolved
 
 

@@ -23,9 +23,9 @@ import zlib
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-from wfs import jsonio, platform, store
+from wfs import git, jsonio, platform, store
 from wfs.claims import claim_alive, owner_id
 from wfs.edit import editing, refuse_container
 from wfs.errors import WfsError
@@ -37,7 +37,7 @@ from wfs.flow.brief import as_text
 from wfs.flow.routing import AgentRoutes
 from wfs.flow.summary import needs_link, render_summary
 from wfs.flow.variables import MissingInput, check_inputs, substitute_session, task_values
-from wfs.flow.work import Step, Uninterpretable, task_steps
+from wfs.flow.work import Check, Step, Uninterpretable, has_agent_work, task_steps
 from wfs.formats import canonical_task, status_of
 from wfs.layout import Layout, check_task_id
 from wfs.rules import TaskSource, refusal
@@ -51,6 +51,7 @@ TAIL_LINES = 20  # shown to people and in --json
 FINISHED = ("done", "skipped")
 LOG_LINES = 1000  # finished steps appended to a run record's log before it is rewritten
 WAITING_FOR_AGENT = "waiting for an agent"
+NOT_RUN = (126, 127)  # exit codes of a command that could not be started or found
 CHECKPOINT = "checkpoint reached; the agent continues from its partial answer"
 
 
@@ -74,6 +75,22 @@ class Pause(Stop):
 
 class Refused(Stop):
     """An agent's answer was refused (empty): the step stays paused (exit 2)."""
+
+
+class Checking(NamedTuple):
+    """The checks of a step being run: `owner` holds them (the last step of a hand-off)."""
+
+    owner: Step
+    part: int  # the part after which they run (for briefs)
+    given: dict[str, Any] | None  # a --resume answer, for a fix that waits for one
+    waiting_fix: dict[str, Any] | None  # the fix brief the step stopped on
+    runs: list[dict[str, Any]]  # every run of a check (the run record's `checks`)
+    tries: list[dict[str, Any]]  # the failures, shown when the step stops
+
+
+class CheckFailure(NamedTuple):
+    check: Check
+    why: str
 
 
 class StepFailed(Stop):
@@ -124,7 +141,7 @@ class TaskRun:
 
 
 def has_agent_part(step: Step) -> bool:
-    return not step.parts or any(run_steps.classify(p).kind == "agent" for p in step.parts)
+    return has_agent_work(step)
 
 
 def agent_only(step: Step) -> bool:
@@ -163,6 +180,11 @@ class Runner:
 
     def resume_argv(self, tid: str) -> list[str]:
         return [*self.command_prefix, "execute", "--resume", tid]
+
+    @functools.cached_property
+    def leave_out(self) -> str:
+        """What a snapshot of the work tree leaves out: wfs's own folder."""
+        return self.layout.relative(self.layout.workflow)
 
     @functools.cached_property
     def session_dir(self) -> Path:
@@ -462,7 +484,7 @@ class Runner:
         """The step at `index`, with the agent steps right after it that go to the agent
         in the same hand-off (implementation steps only, with `--agent-scope task`)."""
         first = run.plan[index]
-        if self.scope != "task" or not groupable(first):
+        if self.scope != "task" or not groupable(first) or first.checks:
             return [first]
         group = [first]
         for step in run.plan[index + 1 :]:
@@ -470,6 +492,8 @@ class Runner:
             if entry.get("status") in FINISHED or not groupable(step):
                 break
             group.append(step)
+            if step.checks:  # its check runs right after it, before any later step
+                break
         return group
 
     def run_step(self, run: TaskRun, group: list[Step], given: dict[str, Any] | None) -> None:
@@ -486,6 +510,14 @@ class Runner:
         tries: list[dict[str, Any]] = []
         parts = step.parts or ("",)
         budget = fix_budget(step) if step.key in run.after_agent else 0
+        owner = group[-1]  # the step whose checks run after this hand-off
+        # The runs of its checks, the work tree before the step (to revert it) and the
+        # reverts done: kept across stops.
+        checked: list[dict[str, Any]] = list(previous.get("checks") or [])
+        before: str | None = previous.get("before_tree")
+        reverts: list[dict[str, Any]] = list(previous.get("reverts") or [])
+        if before is None and any(c.auto_revert for c in owner.checks):
+            before = git.worktree_tree(self.layout.root, self.leave_out)
         started = time.monotonic()
         self.progress("start", {"task": tid, "step": step.key, "name": _names(group)})
 
@@ -502,6 +534,9 @@ class Runner:
                 **({"checkpoints": checkpoints} if checkpoints else {}),
                 **({"fixes": fixes} if fixes else {}),
                 **({"tries": tries} if tries else {}),
+                **({"checks": checked} if checked else {}),
+                **({"before_tree": before} if before and status not in FINISHED else {}),
+                **({"reverts": reverts} if reverts else {}),
                 **extra,
             }
             record["steps"][step.key] = entry
@@ -597,6 +632,20 @@ class Runner:
                     self.progress("fix", {"task": tid, "step": step.key, "name": step.name, **fix})
                     answer = self._ask(run, [step], "", index, [], save, fix=fix)
                     self._fixed(step, answer, fix, fixes, save)
+            if owner.checks:
+                checking = Checking(owner, len(parts) - 1, given, waiting_fix, checked, tries)
+                unmet = self._verify(run, checking, fixes, save, hows)
+                if unmet is not None:
+                    why = unmet.why
+                    if unmet.check.auto_revert:
+                        note, undone = self._revert(run, owner, before, reverts)
+                        why = f"{why}; {note}"
+                        if undone:  # --resume does the step again, from the start
+                            done.clear()
+                            fixes.clear()
+                            before = None
+                    self._failed(run, step, why, save)
+                    return  # skip_optional: the step is skipped
         except EmptyAnswer as empty:
             save("paused", reason=empty.message)
             raise Refused(step, f"{_label(step)}: {empty.message}") from None
@@ -624,7 +673,169 @@ class Runner:
                 f"agent reported TASK BLOCKED while fixing {_label(step)}: {answer.reason}",
                 [],
             )
-        fixes.append({"iteration": fix["iteration"], "error": fix["error"], "answer": answer.text})
+        fixes.append(
+            {
+                "iteration": fix["iteration"],
+                **({"check": fix["check"]} if "check" in fix else {}),
+                "error": fix["error"],
+                "answer": answer.text,
+            }
+        )
+
+    def _verify(
+        self,
+        run: TaskRun,
+        checking: Checking,
+        fixes: list[dict[str, Any]],
+        save: Callable[..., dict[str, Any]],
+        hows: list[str],
+    ) -> CheckFailure | None:
+        """Run the checks of `checking.owner` after its work, in order. A check that
+        must pass and fails goes back to the agent as a fix brief, up to its budget of
+        fixes, and runs again. Returns the first check that did not come out as the
+        author expects, after its last fix; None when every one did."""
+        owner = checking.owner
+        waiting, given = checking.waiting_fix, checking.given
+        if waiting is not None and "check" in waiting and given and given.get("output") is not None:
+            answer = read_answer(given["output"], "the resume")
+            self._fixed(owner, answer, waiting, fixes, save)
+        for number, check in enumerate(owner.checks, start=1):
+            while True:
+                why, result = self._check(run, checking, number, check)
+                if why is None:
+                    break
+                used = sum(1 for f in fixes if "check" in f)
+                # A check that could not be built (an input not bound) is no work to fix.
+                if result is None or check.must_fail or used >= check.fixes:
+                    if used:
+                        why += f" (after {used} fix{'es' if used != 1 else ''})"
+                    return CheckFailure(check, why)
+                fix = {
+                    "step": owner.key,
+                    "check": check.pointer,
+                    **({"phase": check.phase} if check.phase else {}),
+                    "command": check.command,
+                    "error": why,
+                    "stdout": tail_lines(result.output if result else ""),
+                    "stderr": tail_lines(result.error if result else ""),
+                    "iteration": used + 1,
+                    "of": check.fixes,
+                }
+                tid = run.task["id"]
+                self.progress("fix", {"task": tid, "step": owner.key, "name": owner.name, **fix})
+                answer = self._ask(run, [owner], "", checking.part, [], save, fix=fix)
+                self._fixed(owner, answer, fix, fixes, save)
+        outcomes = dict.fromkeys(
+            "failed as expected" if c.must_fail else "passed" for c in owner.checks
+        )
+        phases = dict.fromkeys(c.phase for c in owner.checks if c.phase)
+        label = f"{'/'.join(phases)} " if phases else ""
+        plural = "s" if len(owner.checks) > 1 else ""
+        hows.append(f"{label}check{plural} {' and '.join(outcomes)}")
+        return None
+
+    def _check(
+        self, run: TaskRun, checking: Checking, number: int, check: Check
+    ) -> tuple[str | None, run_steps.StepResult | None]:
+        """Run one check: (None, result) when it came out as the author expects, else
+        (why not, result). Every run is kept in the run record (`checks`), and a
+        failing one also as a try, whose output is shown."""
+        owner = checking.owner
+        text = substitute_session(check.command, self.sid)
+        shown = {"check": number, "command": check.command}
+        try:
+            check_inputs(text, run.values, run.declared)
+        except MissingInput as missing:
+            checking.runs.append({**shown, "outcome": "not run", "error": missing.message})
+            checking.tries.append({**shown, "error": missing.message})
+            return missing.message, None
+        timeout = owner.spec.get("timeout")
+        timeout = float(timeout) if isinstance(timeout, (int, float)) and timeout > 0 else None
+        began = time.monotonic()
+        token = self.step_token(run.task["id"])
+        result = run_steps.run_command(
+            run_steps.classify(text), run.values, self.layout.root, timeout, {"WFS_STEP": token}
+        )
+        ran = not result.timed_out and result.exit_code not in NOT_RUN
+        passed = ran and result.exit_code == 0
+        if check.must_fail:
+            outcome = "failed as expected" if ran and not passed else "passed"
+        else:
+            outcome = "passed" if passed else "failed"
+        if not ran:
+            outcome = "could not run"
+        entry = {
+            **shown,
+            "exit_code": result.exit_code,
+            "elapsed": round(time.monotonic() - began, 3),
+            "outcome": outcome,
+            "stdout": _tail_bytes(result.output),
+            "stderr": _tail_bytes(result.error),
+        }
+        checking.runs.append(entry)
+        self.progress(
+            "check",
+            {
+                "task": run.task["id"],
+                "step": owner.key,
+                "name": owner.name,
+                **shown,
+                "outcome": outcome,
+            },
+        )
+        if (passed and not check.must_fail) or outcome == "failed as expected":
+            return None, result
+        command = f"`{check.command}`"
+        if not ran:
+            why = f"the check {command} could not run: {_failure(result, None)}"
+            if check.must_fail:
+                why += f"; a {check.phase or 'failing'} check must run and fail"
+        elif check.must_fail:
+            why = f"the check {command} passed, but it must fail: " + (
+                "the test passes before the code exists"
+                if check.phase == "red"
+                else f"expected_failure: {check.expected or 'true'}"
+            )
+        else:
+            after = " after the refactoring" if check.phase == "refactor" else ""
+            why = f"the check {command} failed{after}: {_failure(result, None)}"
+        checking.tries.append({**entry, "error": why})
+        return why, result
+
+    def _revert(
+        self, run: TaskRun, owner: Step, before: str | None, reverts: list[dict[str, Any]]
+    ) -> tuple[str, bool]:
+        """auto_revert: put the work tree back as it was before the step (only the files
+        the step changed, through git). Returns what was done, to say in the reason,
+        and whether anything was reverted; the diff undone is kept in the run record."""
+        if before is None:
+            return "auto_revert: not a git work tree, so nothing was reverted", False
+        try:
+            reverted = git.revert_worktree(self.layout.root, before, self.leave_out)
+        except WfsError as err:
+            return f"auto_revert failed ({err.message}); nothing was reverted", False
+        if reverted is None:
+            return "auto_revert: git cannot read the work tree now; nothing was reverted", False
+        if not reverted.paths:
+            return "auto_revert: the step changed no file", False
+        tid = run.task["id"]
+        kept: dict[str, Any] = {"at": now(), "files": reverted.paths}
+        if len(reverted.diff.encode("utf-8", "surrogateescape")) <= RECORD_INLINE:
+            kept["diff"] = reverted.diff
+        else:
+            name = f"{owner.key.replace('/', '-')}.reverted-{len(reverts) + 1}.diff"
+            path = self.output_path(tid, name)
+            store.write_bytes(path, reverted.diff.encode("utf-8", "surrogateescape"), durable=False)
+            kept["diff_file"] = self.layout.relative(path)
+        reverts.append(kept)
+        shown = ", ".join(reverted.paths[:5]) + (", …" if len(reverted.paths) > 5 else "")
+        count = len(reverted.paths)
+        where = kept.get("diff_file") or self.layout.relative(self.record_path(tid))
+        return (
+            f"auto_revert: the step's changes were reverted ({count} file"
+            f"{'s' if count != 1 else ''}: {shown}); the diff is kept in {where}",
+            True,
+        )
 
     def _ask(
         self,
@@ -771,6 +982,12 @@ class Runner:
 def groupable(step: Step) -> bool:
     """An implementation step done by the agent alone, which may share a hand-off."""
     return not step.key.startswith(("pre_analysis/", "acceptance/")) and agent_only(step)
+
+
+def hands_off_with(before: Step, step: Step) -> bool:
+    """Whether `step` goes to the agent in the same hand-off as the step `before` it:
+    both are groupable, and `before` has no check (a check runs right after its step)."""
+    return groupable(before) and groupable(step) and not before.checks
 
 
 def _names(group: list[Step]) -> str:

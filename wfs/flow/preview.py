@@ -14,9 +14,10 @@ import shlex
 import shutil
 from typing import Any
 
+from wfs import git
 from wfs.command_forms import PLACEHOLDER, named_path
 from wfs.flow import steps as run_steps
-from wfs.flow.engine import Runner, groupable
+from wfs.flow.engine import Runner, fix_budget, hands_off_with
 from wfs.flow.routing import Handoff
 from wfs.flow.shell import TOKEN
 from wfs.flow.variables import (
@@ -26,7 +27,7 @@ from wfs.flow.variables import (
     substitute_prose,
     substitute_session,
 )
-from wfs.flow.work import Step, Uninterpretable, task_steps
+from wfs.flow.work import Check, Step, Uninterpretable, has_agent_work, task_steps
 from wfs.layout import is_absolute_path, project_path
 from wfs.query import one_line
 from wfs.rules import TaskSource, refusal
@@ -52,9 +53,10 @@ def dry_run(runner: Runner, task: Task) -> dict[str, Any]:
     producers = {s.output: s for s in plan if s.output}
     leaders: dict[str, str] = {}  # step key -> the first step of its hand-off
     for before, step in zip(plan, plan[1:], strict=False):
-        if runner.scope == "task" and groupable(before) and groupable(step):
+        if runner.scope == "task" and hands_off_with(before, step):
             leaders[step.key] = leaders.get(before.key, before.key)
     rows = []
+    agent_before = False  # agent work in an earlier step: a failing check goes back to it
     for n, step in enumerate(plan):
         problems: list[str] = []
         parts = [
@@ -85,6 +87,12 @@ def dry_run(runner: Runner, task: Task) -> dict[str, Any]:
                 ):
                     continue
                 problems.append(f"placeholder {match.group(0)} is not filled in")
+        checks = [_check(runner, check, values, producers, problems) for check in step.checks]
+        if step.key.startswith("acceptance/"):  # a check of the task: its command must pass
+            budget = fix_budget(step) if agent_before else 0
+            checks.append({"of": "task", "from": step.pointer, "must": "pass", "fixes": budget})
+        agent_before = agent_before or has_agent_work(step)
+        problems += _unrun_checks(step)
         on_error = step.spec.get("on_error", "fail")
         rows.append(
             {
@@ -93,6 +101,7 @@ def dry_run(runner: Runner, task: Task) -> dict[str, Any]:
                 "output": step.output,
                 "on_error": on_error,
                 "parts": parts,
+                **({"checks": checks} if checks else {}),
                 "problems": sorted(set(problems), key=problems.index),
                 **({"handoff_with": leaders[step.key]} if step.key in leaders else {}),
             }
@@ -100,6 +109,58 @@ def dry_run(runner: Runner, task: Task) -> dict[str, Any]:
         if step.output:
             values[step.output] = f"<output of {step.key}>"
     return {"task": tid, "title": task.get("title"), "refused": refused, "steps": rows}
+
+
+def _check(
+    runner: Runner,
+    check: Check,
+    values: dict[str, Any],
+    producers: dict[str, Step],
+    problems: list[str],
+) -> dict[str, Any]:
+    """A check of the step as it will run: its command as bash sees it, what it must
+    do, how many fixes a failure gets, and whether the step is reverted at the end."""
+    text = substitute_session(check.command, runner.sid)
+    command = run_steps.classify(text)
+    row: dict[str, Any] = {"of": "step", "from": check.pointer, "kind": command.kind}
+    row["shell"], refused = preview_shell(command.text, values)
+    problems.extend(refused)
+    if command.kind == "cli":
+        program = command.text.split(None, 1)[0]
+        if shutil.which(program) is None:
+            problems.append(f"{program} is not on PATH: the check {check.command} will fail")
+    for match in TOKEN.finditer(text):
+        name = match.group(1)
+        if name.split(".")[0] in producers and not lookup(name, values)[0]:
+            problems.append(
+                f"[{name}] in the check {check.command} has no value when it runs: "
+                "it fails with `Missing required input`"
+            )
+    row["phase"] = check.phase
+    row["must"] = "fail" if check.must_fail else "pass"
+    if check.expected:
+        row["expected_failure"] = check.expected
+    row["fixes"] = check.fixes
+    row["auto_revert"] = check.auto_revert
+    if check.auto_revert and not git.is_work_tree(runner.layout.root):
+        problems.append("auto_revert needs a git work tree: nothing will be reverted here")
+    return row
+
+
+def _unrun_checks(step: Step) -> list[str]:
+    """A step's verification in words, not a command: the agent reads it, nothing runs."""
+    written = step.spec.get("verification")
+    if isinstance(written, list):
+        items = [(f"{step.pointer}/verification/{i}", text) for i, text in enumerate(written)]
+    else:
+        items = [(f"{step.pointer}/verification", written)]
+    run = {c.pointer for c in step.checks}
+    return [
+        f"verification {one_line(text)!r} is not a command: the agent's brief shows it; "
+        "nothing runs"
+        for pointer, text in items
+        if isinstance(text, str) and text.strip() and pointer not in run
+    ]
 
 
 def _texts(step: Step) -> list[str]:
@@ -189,7 +250,30 @@ def human_lines(plan: dict[str, Any]) -> list[str]:
             else:
                 who = f"the agent `{part['agent']}`" if part["agent"] else "an agent (pauses)"
                 lines.append(f"      to {who}: {part['brief']}")
+        lines.extend(check_lines(row.get("checks", [])))
         if row.get("handoff_with"):
             lines.append(f"      (in one hand-off with {row['handoff_with']})")
         lines.extend(f"      ! {problem}" for problem in row["problems"])
+    return lines
+
+
+def check_lines(checks: list[dict[str, Any]]) -> list[str]:
+    """`check (green: must pass; up to 3 fixes, then auto_revert): bash: npm test`."""
+    lines = []
+    for check in checks:
+        terms = [f"{check['phase']}: " if check.get("phase") else ""]
+        terms.append(f"must {check['must']}")
+        if check.get("expected_failure"):
+            terms.append(f" ({one_line(check['expected_failure'])})")
+        fixes = check["fixes"]
+        after = ""
+        if fixes and check["must"] == "pass":
+            after = f"; up to {fixes} fix{'es' if fixes != 1 else ''}"
+        if check.get("auto_revert"):
+            after += ", then auto_revert" if after else "; auto_revert"
+        what = "".join(terms) + after
+        if check["of"] == "task":
+            lines.append(f"      check of the task ({check['from']}): {what}")
+        else:
+            lines.append(f"      check ({what}): {check['kind']}: {check['shell']}")
     return lines

@@ -12,12 +12,16 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from wfs import platform
+from wfs.errors import WfsError
 from wfs.flow import engine, signals
 from wfs.flow.engine import Runner
 from wfs.flow.routing import agent_routes
-from wfs.index import answers
-from wfs.layout import Layout
+from wfs.index import answers, load_skeletons
+from wfs.layout import ARCHIVE_DIR, Layout, task_sort_key
 from wfs.query import command_prefix, stopped_view
+from wfs.rules import TaskSource, load_file, refusal
+from wfs.sessions import load_session
+from wfs.tasks import TaskIndex, read_task
 
 
 def runner(
@@ -59,6 +63,7 @@ def execute(
     skip: bool = False,
     run_all: bool = False,
     note: Callable[[str], None] = lambda _: None,
+    force: bool = False,
 ) -> Execution:
     """`wfs execute`: run task_id, continue resume_id (with `answer` or `skip`), or run
     the next ready task; with `run_all`, go on until nothing is ready.
@@ -66,7 +71,12 @@ def execute(
     SIGINT, SIGTERM and SIGHUP (where the system has it) stop the running step and leave
     the task resumable.
     `note` gets what reclaiming a stopped task had to do (stale claims, orphans).
+    A completed or archived session runs again only with `force` (else exit 2).
+    When nothing ran because every task that would be ready cannot run as written, the
+    result names them (`invalid`: file and reasons) and the exit code is 1.
     """
+    if not force:
+        refuse_finished(runner.layout, runner.sid)
     results: list[dict[str, Any]] = []
     with signals.handled(), platform.steady_environment():
         if resume_id:
@@ -120,4 +130,44 @@ def execute(
             answers(runner.layout, runner.sid)["summary"].get("stopped", []),
             runner.command_prefix,
         )
+        if signum is None and any(entry["state"] == "invalid" for entry in data["stopped"]):
+            invalid = invalid_candidates(runner.layout, runner.sid)
+            if invalid:
+                data.update(status="invalid", invalid=invalid)
+                code = 1
     return Execution(data, code, signum, bool(interrupted))
+
+
+def refuse_finished(layout: Layout, sid: str) -> None:
+    """Exit 2 for a session that is completed (or archived): it runs again only with
+    --force."""
+    folder = layout.session_dir(sid)
+    archived = layout.place_of(folder) == ARCHIVE_DIR
+    if archived or load_session(layout, sid).get("status") == "completed":
+        where = f"archived in {layout.relative(folder)}/" if archived else "completed"
+        raise WfsError(
+            f"session {sid} is {where}; `wfs execute` runs a finished session again only "
+            f"with --force (or reopen it first: `wfs session resume {sid}`)"
+        )
+
+
+def invalid_candidates(layout: Layout, sid: str) -> list[dict[str, Any]]:
+    """The tasks that would be ready (pending leaves whose dependencies are completed)
+    but cannot run as written, each with its file and the reasons, as `wfs validate`
+    gives them."""
+    index = TaskIndex(load_skeletons(layout, sid))
+    found = []
+    for tid in sorted(index.leaves(), key=task_sort_key):
+        skeleton = index.by_id[tid]
+        if skeleton.get("status") != "pending" or not skeleton.get("errors"):
+            continue
+        if index.unmet_dependencies(tid):
+            continue
+        where = layout.relative(layout.task_file(sid, tid))
+        if skeleton.get("unreadable"):
+            _, problem, _ = load_file(layout.task_file(sid, tid), where)  # as validate says it
+            reasons = [str(problem or skeleton["unreadable"])]
+        else:
+            reasons = refusal(TaskSource(where, read_task(layout, sid, tid), tid))
+        found.append({"task": tid, "file": where, "reasons": reasons})
+    return found

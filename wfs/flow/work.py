@@ -16,11 +16,18 @@ it ran:
 
 A step with `commands`/`command` runs them in order as its parts; a part that is natural
 language or an MCP tool is done by an agent. A step with no command is one agent part.
+
+A step's own checks (`step_checks`) are the commands of its `verification`, run after
+the step: test-driven steps say by `tdd_phase` (`red`, `green`, `refactor`) and
+`expected_failure` whether the check must fail (red) or pass, and by `test_fix_cycle`
+(`max_iterations`, `auto_revert`) how many times a failing check goes back to the agent
+and whether the step's changes are reverted when it finally fails.
 """
 
 from __future__ import annotations
 
 import re
+import shutil
 from typing import Any, NamedTuple
 
 from wfs.errors import WfsError
@@ -31,6 +38,21 @@ from wfs.tasks import Task, obj
 WHOLE_TASK = "task"
 _VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _NAME_LENGTH = 60
+TDD_PHASES = ("red", "green", "refactor")
+CYCLE_ITERATIONS = 3  # a `test_fix_cycle` that does not say how many fixes it allows
+CHECK_FIXES = 1  # a check that must pass, with no budget written anywhere (as acceptance)
+
+
+class Check(NamedTuple):
+    """A command the author wrote to check a step, run after it."""
+
+    command: str  # as written
+    pointer: str  # where it is in the task file (JSON pointer)
+    phase: str | None  # the step's tdd_phase: red, green or refactor
+    must_fail: bool  # red (expected_failure): passing fails the step
+    expected: str | None  # the author's words on how it fails (a string expected_failure)
+    fixes: int  # how many times a failing check goes back to the agent
+    auto_revert: bool  # when it finally fails, the step's changes are reverted
 
 
 class Step(NamedTuple):
@@ -40,6 +62,7 @@ class Step(NamedTuple):
     output: str | None  # the variable its result binds to
     pointer: str  # where it is in the task file (JSON pointer)
     parts: tuple[str, ...]  # its commands; empty: the whole step is one agent part
+    checks: tuple[Check, ...] = ()  # run after the step (its `verification`)
 
 
 def task_steps(task: Task) -> list[Step]:
@@ -75,18 +98,133 @@ def task_steps(task: Task) -> list[Step]:
             "is neither an array of steps nor an object",
         )
     else:
-        return steps + [_whole_task(seed, taken)] + acceptance_steps(seed)
+        return with_checks(seed, steps + [_whole_task(seed, taken)] + acceptance_steps(seed))
     implementation = [
         _implementation_step(prefix, i, spec, where(("flow_control", "implementation_approach", i)))
         for i, spec in enumerate(items)
     ]
-    return (
+    return with_checks(
+        seed,
         steps
         + _in_dependency_order(
             implementation, items, where(("flow_control", "implementation_approach"))
         )
-        + acceptance_steps(seed)
+        + acceptance_steps(seed),
     )
+
+
+def with_checks(task: Task, plan: list[Step]) -> list[Step]:
+    """The steps with their own checks (see step_checks). A failing check goes back to
+    an agent only where an agent did work: in the step or before it."""
+    agent_seen = False
+    out = []
+    for step in plan:
+        agent_seen = agent_seen or has_agent_work(step)
+        checks = step_checks(task, step)
+        if checks and not agent_seen:
+            checks = tuple(c._replace(fixes=0) for c in checks)
+        out.append(step._replace(checks=checks) if checks else step)
+    return out
+
+
+def has_agent_work(step: Step) -> bool:
+    return not step.parts or any(classify(p).kind == "agent" for p in step.parts)
+
+
+def step_checks(task: Task, step: Step) -> tuple[Check, ...]:
+    """The commands of the step's `verification` (a string or a list of them), as checks.
+
+    - The phase is the step's `tdd_phase`, else the task's `meta.tdd_phase`.
+    - The check must fail when `expected_failure` is true (or a text saying how), or,
+      without `expected_failure`, when the phase is red; otherwise it must pass.
+    - A check that must pass goes back to the agent up to N times: N is the first of the
+      step's `test_fix_cycle.max_iterations` (3 when the cycle does not say), the step's
+      `max_iterations`, the task's `test_fix_cycle.max_iterations` (in `flow_control` or
+      at the top; 3 when it does not say), the task's `meta.max_iterations`, 1 for
+      `on_error: retry_once`, else 1.
+    - `auto_revert: true` in the step's `test_fix_cycle` (else the task's) reverts the
+      step's changes when its check finally fails.
+
+    Words that are not a command (`"manual: open the page"`) are for the agent: its brief
+    shows them, and nothing runs."""
+    spec = step.spec
+    written = spec.get("verification")
+    if isinstance(written, str):
+        found = [(f"{step.pointer}/verification", written)]
+    elif isinstance(written, list):
+        found = [(f"{step.pointer}/verification/{i}", v) for i, v in enumerate(written)]
+    else:
+        return ()
+    commands = [(pointer, command) for pointer, text in found if (command := check_command(text))]
+    if not commands:
+        return ()
+    meta = obj(task, "meta")
+    phase = spec.get("tdd_phase", meta.get("tdd_phase"))
+    phase = phase.lower() if isinstance(phase, str) and phase.lower() in TDD_PHASES else None
+    expected = spec.get("expected_failure")
+    if isinstance(expected, str) and expected.strip():
+        must_fail, words = True, expected
+    elif isinstance(expected, bool):
+        must_fail, words = expected, None
+    else:
+        must_fail, words = phase == "red", None
+    task_cycle = obj(task, "test_fix_cycle") or obj(obj(task, "flow_control"), "test_fix_cycle")
+    cycle = spec.get("test_fix_cycle")
+    cycle = cycle if isinstance(cycle, dict) else {}
+    fixes = next(
+        (
+            n
+            for n in (
+                _count(cycle, "max_iterations", CYCLE_ITERATIONS if cycle else None),
+                _count(spec, "max_iterations", None),
+                _count(task_cycle, "max_iterations", CYCLE_ITERATIONS if task_cycle else None),
+                _count(meta, "max_iterations", None),
+                1 if spec.get("on_error") == "retry_once" else None,
+            )
+            if n is not None
+        ),
+        CHECK_FIXES,
+    )
+    revert = cycle.get("auto_revert", task_cycle.get("auto_revert")) is True
+    return tuple(
+        Check(text, pointer, phase, must_fail, words, 0 if must_fail else fixes, revert)
+        for pointer, text in commands
+    )
+
+
+def check_command(text: Any) -> str | None:
+    """The command a check written as `text` runs, or None for words that are not one.
+
+    `bash(...)` and a command line of a known program run as they are; a shell line
+    that starts with a shell builtin or a program on PATH and chains commands (`cd api
+    && npm test`) runs as `bash(...)`; anything else (`Read(...)`, "all tests pass") is
+    for the agent."""
+    if not isinstance(text, str) or not text.strip():
+        return None
+    kind = classify(text).kind
+    if kind == "bash":
+        return text
+    first = text.split(None, 1)[0]
+    chained = any(chain in text for chain in _CHAINS)
+    if first in _BUILTINS and (kind == "cli" or chained):
+        return f"bash({text.strip()})"  # a builtin is no program to find on PATH
+    if kind == "cli":
+        return text
+    if kind == "agent" and chained and first.islower() and shutil.which(first):
+        return f"bash({text.strip()})"
+    return None
+
+
+_BUILTINS = ("cd", "test", "[", "export", "source", "set", "pushd")
+_CHAINS = ("&&", "||", "|", ";", "$(")
+
+
+def _count(holder: dict[str, Any], key: str, default: int | None) -> int | None:
+    """A whole number of fixes at `key` (0 or more), else `default`."""
+    value = holder.get(key)
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    return default
 
 
 def acceptance_steps(task: Task) -> list[Step]:
@@ -103,8 +241,9 @@ def acceptance_steps(task: Task) -> list[Step]:
         checks += [(f"/test/commands/{i}", c) for i, c in enumerate(commands)]
     budget = convergence.get("max_iterations", 1)
     found: list[Step] = []
-    for pointer, command in checks:
-        if not isinstance(command, str) or classify(command).kind not in ("bash", "cli"):
+    for pointer, written in checks:
+        command = check_command(written)
+        if command is None:
             continue  # words for the agent (they are in its brief), not a check to run
         n = len(found) + 1
         spec = {"title": f"Acceptance check {n}", "command": command, "max_iterations": budget}

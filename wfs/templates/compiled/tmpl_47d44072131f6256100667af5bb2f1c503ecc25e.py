@@ -73,9 +73,20 @@ def root(context, missing=missing):
         yield str(environment.getattr((undefined(name='fix') if l_0_fix is missing else l_0_fix), 'of'))
         yield ': '
         yield str(environment.getattr((undefined(name='fix') if l_0_fix is missing else l_0_fix), 'step'))
-        yield ' failed\n\nCommand: '
-        yield str(environment.getattr((undefined(name='fix') if l_0_fix is missing else l_0_fix), 'command'))
-        yield '\nError: '
+        yield ' failed\n\n'
+        if context.call(environment.getattr((undefined(name='fix') if l_0_fix is missing else l_0_fix), 'get'), 'check'):
+            pass
+            yield 'Check ('
+            yield str((str_join((environment.getattr((undefined(name='fix') if l_0_fix is missing else l_0_fix), 'phase'), ', ', )) if context.call(environment.getattr((undefined(name='fix') if l_0_fix is missing else l_0_fix), 'get'), 'phase') else ''))
+            yield 'must pass): '
+            yield str(environment.getattr((undefined(name='fix') if l_0_fix is missing else l_0_fix), 'command'))
+            yield '\n'
+        else:
+            pass
+            yield 'Command: '
+            yield str(environment.getattr((undefined(name='fix') if l_0_fix is missing else l_0_fix), 'command'))
+            yield '\n'
+        yield 'Error: '
         yield str(environment.getattr((undefined(name='fix') if l_0_fix is missing else l_0_fix), 'error'))
         yield '\n'
         def t_6(fiter):
@@ -158,6 +169,18 @@ def root(context, missing=missing):
             yield 'Deliverable: '
             yield str(environment.getattr(l_1_step, 'deliverable'))
             yield '\n'
+        for l_2_check in context.call(environment.getattr(l_1_step, 'get'), 'checks', [], _loop_vars=_loop_vars):
+            _loop_vars = {}
+            pass
+            yield 'Check after this step'
+            yield str((str_join((' (', environment.getattr(l_2_check, 'phase'), ')', )) if context.call(environment.getattr(l_2_check, 'get'), 'phase', _loop_vars=_loop_vars) else ''))
+            yield ', must '
+            yield str(environment.getattr(l_2_check, 'must'))
+            yield ': '
+            yield str(environment.getattr(l_2_check, 'command'))
+            yield str((str_join((' (', environment.getattr(l_2_check, 'expected_failure'), ')', )) if context.call(environment.getattr(l_2_check, 'get'), 'expected_failure', _loop_vars=_loop_vars) else ''))
+            yield '\n'
+        l_2_check = missing
     l_1_step = missing
     l_1_loop = missing
     for l_1_checkpoint, l_1_loop in LoopContext((undefined(name='checkpoints') if l_0_checkpoints is missing else l_0_checkpoints), undefined):
@@ -298,4 +321,4 @@ def root(context, missing=missing):
     yield '\n'
 
 blocks = {}
-debug_info = '6=55&8=59&9=63&11=66&13=68&15=71&17=77&18=79&19=81&21=89&22=91&23=95&28=100&29=102&31=106&32=110&33=117&35=122&36=129&38=134&39=141&40=143&41=147&44=151&45=154&47=156&48=159&51=163&53=167&55=169&57=172&59=180&61=182&62=186&65=190&69=193&70=197&73=204&75=212&77=214&79=217&83=220&84=223&85=226&87=230&90=235&94=244&98=247&99=250&100=253&101=255&102=258&104=265&106=269&114=273&115=281&117=286&119=289&120=291&122=294&128=297'
+debug_info = '6=55&8=59&9=63&11=66&13=68&15=71&17=77&18=80&20=87&22=90&23=92&25=100&26=102&27=106&32=111&33=113&35=117&36=121&37=128&39=133&40=140&42=145&43=152&44=154&45=158&48=162&49=165&51=167&52=170&54=172&55=176&58=186&60=190&62=192&64=195&66=203&68=205&69=209&72=213&76=216&77=220&80=227&82=235&84=237&86=240&90=243&91=246&92=249&94=253&97=258&101=267&105=270&106=273&107=276&108=278&109=281&111=288&113=292&121=296&122=304&124=309&126=312&127=314&129=317&135=320'
