@@ -329,10 +329,9 @@ def render(layout: Layout, sids: list[str], every: bool, check: bool) -> Outcome
         if check:
             if layout.journal(sid).exists():
                 interrupted.append(layout.relative(layout.journal(sid)))
-            expected = views.expected_views(
+            names = views.stale_views(
                 session_dir, load_session(layout, sid), load_skeletons(layout, sid)
             )
-            names = [n for n, text in expected.items() if views.read_view(session_dir / n) != text]
         else:
             with store.locked(layout.session_lock(sid), sid):
                 store.replay(layout.journal(sid))

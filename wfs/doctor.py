@@ -355,18 +355,15 @@ def _views(layout: Layout, sid: str) -> Iterator[Finding]:
     except WfsError:
         return  # reported above; views are re-rendered once the JSON is readable
     folder = layout.session_dir(sid)
-    expected = render.expected_views(folder, session, tasks)
-    for name, text in expected.items():
-        current = render.read_view(folder / name)
-        if current == text:
-            continue
-        kept = (folder / name).exists() and not render.is_generated(name, current)
+    authored = render.authored_views(folder, session, tasks)
+    for name in render.stale_views(folder, session, tasks):
         yield Finding(
             layout.relative(folder / name),
-            "stale or hand-edited view",
-            "kept it as " + render.authored_name(name) + " and re-rendered it, linking to it"
-            if kept
-            else "re-rendered it",
+            "stale or hand-edited view" if (folder / name).exists() else "missing view",
+            f"keep it as {render.free_authored_name(folder, name)} and render the view, "
+            "linking to it"
+            if name in authored
+            else "render the view again",
             partial(_render_views, layout, folder, session, tasks),
         )
 
@@ -374,7 +371,8 @@ def _views(layout: Layout, sid: str) -> Iterator[Finding]:
 def _render_views(
     layout: Layout, folder: Path, session: dict[str, Any], tasks: list[dict[str, Any]]
 ) -> None:
+    authored = render.authored_views(folder, session, tasks)
     for name in render.VIEWS:
-        if render.is_generated(name, render.read_view(folder / name)):
+        if name not in authored:
             _keep(layout, folder / name)  # an authored one is kept beside it instead
     render.write_views(folder, session, tasks)

@@ -158,6 +158,7 @@ class Draft:
             stamp = None
         self._session_stamp = stamper.trusted(stamp)
         self.session = sessions.load_session(layout, sid)
+        self.loaded_session = self.session  # as its file holds it (self.session may change)
         self.state = delta.State.load(layout, sid)
         self._skeletons: dict[str, Task] | None = None
         self._before: dict[str, Task] = {}
@@ -283,8 +284,15 @@ class Draft:
 
     def commit(self, check: bool, what: str) -> None:
         """Write the changed tasks, the session file and the views; with `check`, only
-        if the change brings no new error."""
-        changed = sorted(self.changed, key=task_sort_key)
+        if the change brings no new error. A change that changes nothing writes nothing
+        (and leaves the views, authored or not, as they are)."""
+        changed = sorted(
+            (t for t in self.changed if self.full[t] != self.original.get(t)), key=task_sort_key
+        )
+        if self.session == self.loaded_session:
+            self.session_changed = False
+        if not changed and not self.session_changed:
+            return
         if self.state is not None and self._skeletons is None and not self.session_changed:
             try:
                 self._commit_by_parts(changed, check, what)
@@ -299,6 +307,7 @@ class Draft:
             refuse_problems([p for p in now if str(p) not in was], what)
         files = [(self.layout.task_file(self.sid, tid), self._written(tid)) for tid in changed]
         index = self.index()
+        before = (self.loaded_session, sorted(self._before.values(), key=_by_id))
         session = refresh_session(self.session, index.tally())
         if session != self.session or self.session_changed:
             files.append((self.layout.session_file(self.sid), jsonio.dumps(session)))
@@ -306,7 +315,7 @@ class Draft:
         store.write_together(files, self.layout.journal(self.sid))
         rendered: dict[str, Any] = {}
         folder = self.layout.session_dir(self.sid)
-        render.write_views(folder, self.session, index.tasks, index, rendered)
+        render.write_views(folder, self.session, index.tasks, index, rendered, before)
         self._record(index, dict(files), rendered)
 
     def _commit_by_parts(self, changed: list[str], check: bool, what: str) -> None:
@@ -363,6 +372,10 @@ class Draft:
         stamps = delta.Stamps(names, [self._stamps.get(n) for n in names], self._session_stamp, {})
         written = delta.written_names(self.layout, self.sid, list(files.items()))
         delta.save(self.layout, self.sid, answers, extra, stamps, written)
+
+
+def _by_id(task: Task) -> Any:
+    return task_sort_key(str(task.get("id")))
 
 
 @contextlib.contextmanager

@@ -47,8 +47,9 @@ from wfs.tasks import (
     task_row,
 )
 
-# marshal's format belongs to the interpreter that wrote it.
-FORMAT = ("wfs-index", 7, sys.hexversion)
+# marshal's format belongs to the interpreter that wrote it; the number changes with what
+# the cache holds (8: the views a write patches open with their mark).
+FORMAT = ("wfs-index", 8, sys.hexversion)
 
 Stamp = tuple[int, int, int]
 

@@ -172,10 +172,12 @@ def _set_status(
         if only_if is not None and data.get("status") not in only_if:
             return
         if data.get("status") != status:
+            before = dict(data)
             data["status"] = status
             save_session(layout, sid, data)
             # IMPL_PLAN.md shows the status; a stale view would fail `wfs render --check`.
-            render.write_views(layout.session_dir(sid), data, load_skeletons(layout, sid))
+            tasks = load_skeletons(layout, sid)
+            render.write_views(layout.session_dir(sid), data, tasks, before=(before, tasks))
 
 
 def pause(layout: Layout, sid: str) -> None:

@@ -35,7 +35,7 @@ from wfs.flow import steps as run_steps
 from wfs.flow.answer import Answer, EmptyAnswer, read_answer
 from wfs.flow.brief import as_text
 from wfs.flow.routing import AgentRoutes
-from wfs.flow.summary import needs_link, render_summary
+from wfs.flow.summary import keep_authored_summary, needs_link, render_summary
 from wfs.flow.variables import MissingInput, check_inputs, substitute_session, task_values
 from wfs.flow.work import Step, Uninterpretable, task_steps
 from wfs.formats import canonical_task, status_of
@@ -757,7 +757,8 @@ class Runner:
                     full = self.output_path(tid, name)
                     store.write_bytes(full, output.encode("utf-8"), durable=False)
                 links[name] = os.path.relpath(full, path.parent)
-        store.write_text(path, render_summary(task, result["steps"], changed, links))
+        kept = keep_authored_summary(path)  # one someone else wrote stays, linked
+        store.write_text(path, render_summary(task, result["steps"], changed, links, kept))
         return path
 
 
