@@ -27,7 +27,7 @@ def test_orphaned_marker_is_removed(project: Path) -> None:
     assert report.code == 1
     assert report.out == (
         "found: .workflow/.active-WFS-ghost: orphaned active marker: "
-        "no session folder (`wfs doctor --fix` repairs it)\n"
+        "no session folder (`wfs doctor --fix` repairs it and reports: removed the marker)\n"
     )
     assert (project / ".workflow/.active-WFS-ghost").exists()  # report only
     fixed = wfs("doctor", "--fix")

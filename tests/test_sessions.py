@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import read_json, tree_listing, wfs, wfs_process
+from conftest import VIEW_MARK, read_json, tree_listing, wfs, wfs_process
 
 
 def markers(root: Path) -> list[str]:
@@ -34,7 +34,9 @@ def test_plan_creates_only_the_required_files_and_activates_the_session(project:
         "progress": {"completed_phases": [], "current_tasks": []},
     }
     assert markers(project) == [".active-WFS-user-auth-system"]
-    assert (session / "TODO_LIST.md").read_text().startswith("# Tasks: User Auth System\n")
+    assert (
+        (session / "TODO_LIST.md").read_text().startswith(VIEW_MARK + "# Tasks: User Auth System\n")
+    )
 
 
 def test_second_identical_plan_gets_a_suffix_and_moves_the_marker(project: Path) -> None:

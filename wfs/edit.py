@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from wfs import delta, jsonio, lifecycle, render, schemas, sessions, store
+from wfs import delta, jsonedit, jsonio, lifecycle, render, schemas, sessions, store
 from wfs.errors import ProblemsError, WfsError
 from wfs.formats import canonical
 from wfs.index import Snapshot, Stamper, compute_answers, unreadable_skeleton
@@ -29,7 +29,7 @@ from wfs.tasks import (
     Task,
     TaskIndex,
     obj,
-    read_object,
+    read_document,
     refresh_session,
     skeleton,
     task_entries,
@@ -157,7 +157,7 @@ class Draft:
         except OSError:
             stamp = None
         self._session_stamp = stamper.trusted(stamp)
-        self.session = sessions.load_session(layout, sid)
+        self.session, self._session_raw = sessions.load_session_document(layout, sid)
         self.loaded_session = self.session  # as its file holds it (self.session may change)
         self.state = delta.State.load(layout, sid)
         self._skeletons: dict[str, Task] | None = None
@@ -165,6 +165,7 @@ class Draft:
         self._stamps: dict[bytes, Any] = {}
         self.full: dict[str, Task] = {}
         self.original: dict[str, Task] = {}  # each changed task as its file held it
+        self._raw: dict[str, bytes] = {}  # and the file's bytes
         self.new: dict[str, Task] = {}  # the skeletons of the changed tasks
         self.aliased: set[str] = set()  # files that say task_id rather than id
         self.changed: set[str] = set()
@@ -232,7 +233,7 @@ class Draft:
         if not self.has(tid):
             raise unknown_task(tid, self.ids)
         if tid not in self.full:
-            raw = read_object(self.layout, self.layout.task_file(self.sid, tid))
+            raw, self._raw[tid] = read_document(self.layout, self.layout.task_file(self.sid, tid))
             self.full[tid], aliased = with_id(raw, tid)
             self.original[tid] = self.full[tid]
             if aliased:
@@ -240,11 +241,21 @@ class Draft:
         return self.full[tid]
 
     def _written(self, tid: str) -> bytes:
-        """A task as its file is written: a file that says `task_id` keeps saying it."""
-        task = self.full[tid]
+        """A task as its file is written: as the file was laid out, changed only where
+        its values changed (wfs/jsonedit.py); a file that says `task_id` keeps saying it."""
+        task = self._as_filed(tid, self.full[tid])
+        if tid not in self._raw:
+            return jsonio.dumps(task)
+        return jsonedit.rewrite(self._raw[tid], self._as_filed(tid, self.original[tid]), task)
+
+    def _as_filed(self, tid: str, task: Task) -> Task:
         if tid in self.aliased and task.get("task_id") == tid:
-            task = {k: v for k, v in task.items() if k != "id"}
-        return jsonio.dumps(task)
+            return {k: v for k, v in task.items() if k != "id"}
+        return task
+
+    def session_bytes(self, session: dict[str, Any]) -> bytes:
+        """The session file once its data is `session`, laid out as it was."""
+        return jsonedit.rewrite(self._session_raw, self.loaded_session, session)
 
     def ordered(self) -> list[Task]:
         """Every task in full, by id."""
@@ -310,7 +321,7 @@ class Draft:
         before = (self.loaded_session, sorted(self._before.values(), key=_by_id))
         session = refresh_session(self.session, index.tally())
         if session != self.session or self.session_changed:
-            files.append((self.layout.session_file(self.sid), jsonio.dumps(session)))
+            files.append((self.layout.session_file(self.sid), self.session_bytes(session)))
             self.session = session
         store.write_together(files, self.layout.journal(self.sid))
         rendered: dict[str, Any] = {}
@@ -325,7 +336,7 @@ class Draft:
         update = delta.apply(self.state, changes, self.session, refresh_session)
         if check:
             refuse_problems(self._new_problems(changed), what)
-        self.session = delta.write(self.state, update, files)
+        self.session = delta.write(self.state, update, files, self.session_bytes)
 
     def _old_skeleton(self, tid: str) -> Task | None:
         # What the views showed and the structure it had; its error count plays no part.

@@ -42,14 +42,15 @@ from wfs.tasks import (
     obj,
     read_object,
     session_facts,
+    session_topic,
     skeleton,
     task_entries,
     task_row,
 )
 
 # marshal's format belongs to the interpreter that wrote it; the number changes with what
-# the cache holds (8: the views a write patches open with their mark).
-FORMAT = ("wfs-index", 8, sys.hexversion)
+# the cache holds (9: the topic from any field that holds it, TOPIC_FIELDS).
+FORMAT = ("wfs-index", 9, sys.hexversion)
 
 Stamp = tuple[int, int, int]
 
@@ -399,7 +400,7 @@ def compute_summary(
     total = sum(tally.leaf_counts.values())
     return {
         "session": sid,
-        "project": data.get("project") or data.get("topic"),
+        "project": session_topic(data),
         "status": data.get("status"),
         "phase": facts["phase"],
         "type": facts["type"],

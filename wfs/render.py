@@ -31,6 +31,7 @@ from wfs.tasks import (
     obj,
     parent_id,
     session_facts,
+    session_topic,
 )
 from wfs.text import printable
 
@@ -177,12 +178,10 @@ def view_facts(session: dict[str, Any], facts: dict[str, Any]) -> dict[str, Any]
     """The session's part of the views, each value on one printable line."""
     return {
         "session_id": one_line(session.get("session_id")),
-        "topic": one_line(session.get("project"))
-        or one_line(session.get("topic"))
-        or one_line(session.get("session_id")),
+        "topic": one_line(session_topic(session)) or one_line(session.get("session_id")),
         "type": one_line(facts["type"]),
         "phase": one_line(facts["phase"]),
-        "status": one_line(session.get("status")),
+        "status": one_line(session.get("status")),  # empty: the views leave it out
     }
 
 

@@ -34,6 +34,12 @@ RUNTIME_IGNORE = b"# Written by wfs: local runtime files, never committed.\n*\n"
 
 def read_json(path: Path, where: str | None = None) -> Any:
     """The parsed contents of `path`; `where` is the name shown in errors."""
+    return read_document(path, where)[0]
+
+
+def read_document(path: Path, where: str | None = None) -> tuple[Any, bytes]:
+    """The parsed contents of `path` and its bytes (to write it back as it is laid
+    out, wfs.jsonedit.rewrite); `where` is the name shown in errors."""
     where = where or str(path)
     try:
         raw = path.read_bytes()
@@ -43,7 +49,7 @@ def read_json(path: Path, where: str | None = None) -> Any:
         raise WfsError(f"{where}: is a directory, expected a JSON file") from None
     except OSError as err:
         raise WfsError(f"{where}: cannot read: {err.strerror}") from None
-    return jsonio.parse(raw, where)
+    return jsonio.parse(raw, where), raw
 
 
 INPUT_LIMIT = 64 * 1024 * 1024  # a plan document or an answer larger than this is refused

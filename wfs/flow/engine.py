@@ -39,9 +39,9 @@ from wfs.flow.summary import keep_authored_summary, needs_link, render_summary
 from wfs.flow.variables import MissingInput, check_inputs, substitute_session, task_values
 from wfs.flow.work import Step, Uninterpretable, task_steps
 from wfs.formats import canonical_task, status_of
+from wfs.index import answers
 from wfs.layout import Layout, check_task_id
 from wfs.rules import TaskSource, refusal
-from wfs.sessions import load_session
 from wfs.tasks import Task, obj, skeleton, unknown_task
 
 RUNS_DIR = ".runs"
@@ -737,10 +737,11 @@ class Runner:
         )
 
     def session_phase(self) -> str | None:
+        """The session's phase as its file says it, else derived from its tasks (files
+        other tools wrote have none); None outside a session."""
         if not self.sid:
             return None
-
-        return str(load_session(self.layout, self.sid).get("current_phase"))
+        return str(answers(self.layout, self.sid)["summary"]["phase"])
 
     # ------------------------------------------------------------ completion
 

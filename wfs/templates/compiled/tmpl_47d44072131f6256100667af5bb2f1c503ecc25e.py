@@ -54,11 +54,17 @@ def root(context, missing=missing):
     yield str(context.call(environment.getattr((undefined(name='task') if l_0_task is missing else l_0_task), 'get'), 'id'))
     yield ': '
     yield str(context.call(environment.getattr((undefined(name='task') if l_0_task is missing else l_0_task), 'get'), 'title'))
-    yield '\n\nSession '
-    yield str(environment.getattr((undefined(name='workflow') if l_0_workflow is missing else l_0_workflow), 'session'))
-    yield ', phase '
-    yield str(environment.getattr((undefined(name='workflow') if l_0_workflow is missing else l_0_workflow), 'phase'))
-    yield '.\n'
+    yield '\n\n'
+    if environment.getattr((undefined(name='workflow') if l_0_workflow is missing else l_0_workflow), 'session'):
+        pass
+        yield 'Session '
+        yield str(environment.getattr((undefined(name='workflow') if l_0_workflow is missing else l_0_workflow), 'session'))
+        yield ', phase '
+        yield str(environment.getattr((undefined(name='workflow') if l_0_workflow is missing else l_0_workflow), 'phase'))
+        yield '.\n'
+    else:
+        pass
+        yield 'No session: a task run on its own.\n'
     if (undefined(name='fix') if l_0_fix is missing else l_0_fix):
         pass
         yield '\n## Fix '
@@ -275,4 +281,4 @@ def root(context, missing=missing):
     yield '\n'
 
 blocks = {}
-debug_info = '6=54&8=58&9=62&11=65&13=71&14=73&15=75&17=83&18=85&19=89&24=94&25=96&27=100&28=104&29=111&31=116&32=123&34=128&35=135&36=137&37=141&40=145&41=148&44=152&46=156&48=158&50=161&52=169&54=171&55=176&58=180&62=183&63=187&66=194&70=197&71=200&72=203&74=207&77=212&81=221&85=224&86=227&87=230&88=232&89=235&91=242&93=246&101=250&102=258&104=263&106=266&107=268&109=271&115=274'
+debug_info = '6=54&8=58&9=61&13=68&15=71&17=77&18=79&19=81&21=89&22=91&23=95&28=100&29=102&31=106&32=110&33=117&35=122&36=129&38=134&39=141&40=143&41=147&44=151&45=154&48=158&50=162&52=164&54=167&56=175&58=177&59=182&62=186&66=189&67=193&70=200&74=203&75=206&76=209&78=213&81=218&85=227&89=230&90=233&91=236&92=238&93=241&95=248&97=252&105=256&106=264&108=269&110=272&111=274&113=277&119=280'
