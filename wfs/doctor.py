@@ -78,17 +78,26 @@ def doctor(layout: Layout, fix: bool) -> list[tuple[Finding, bool]]:
     """Every finding, and whether it was repaired.
 
     With `fix`, passes repeat until one finds nothing to repair, since one repair can
-    reveal the next (a recreated parent, then its stale view).
+    reveal the next (a recreated parent, then its stale view). What the dry run finds
+    is reported first, as the dry run words it, each repaired when its problem is gone
+    afterwards (one repair may settle another finding: a pause renders the views); then
+    whatever the repairs revealed.
     """
     _BACKUP.folder = None
-    results: dict[tuple[str, str], tuple[Finding, bool]] = {}
+    planned = _one_pass(layout, False)
+    if not fix:
+        return [(f, False) for f in planned]
+    revealed: dict[tuple[str, str], tuple[Finding, bool]] = {}
     for _ in range(5):
-        found = _one_pass(layout, fix)
+        found = _one_pass(layout, True)
         for f in found:
-            results.setdefault((f.where, f.problem), (f, fix and f.repair is not None))
-        if not fix or all(f.repair is None for f in found):
+            revealed.setdefault((f.where, f.problem), (f, f.repair is not None))
+        if all(f.repair is None for f in found):
             break
-    return list(results.values())
+    left = {(f.where, f.problem) for f in _one_pass(layout, False)}
+    report = [(f, f.repair is not None and (f.where, f.problem) not in left) for f in planned]
+    seen = {(f.where, f.problem) for f in planned}
+    return report + [row for key, row in revealed.items() if key not in seen]
 
 
 def _one_pass(layout: Layout, fix: bool) -> list[Finding]:
@@ -395,8 +404,10 @@ def _views(layout: Layout, sid: str) -> Iterator[Finding]:
         return  # reported above; views are re-rendered once the JSON is readable
     folder = layout.session_dir(sid)
     authored = render.authored_views(folder, session, tasks)
-    for name in render.stale_views(folder, session, tasks):
-        yield Finding(
+    # Every view's finding is made before any repair runs (one repair renders both
+    # views): each says what the dry run says.
+    yield from [
+        Finding(
             layout.relative(folder / name),
             "stale or hand-edited view" if (folder / name).exists() else "missing view",
             f"keep it as {render.free_authored_name(folder, name)} and render the view, "
@@ -405,6 +416,8 @@ def _views(layout: Layout, sid: str) -> Iterator[Finding]:
             else "render the view again",
             partial(_render_views, layout, folder, session, tasks),
         )
+        for name in render.stale_views(folder, session, tasks)
+    ]
 
 
 def _render_views(
