@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
-from conftest import read_json, wfs
+import pytest
+from conftest import CORPUS, read_json, wfs
 
 
 def plan(project: Path, topic: str, tasks: list[dict[str, object]]) -> str:
@@ -176,3 +178,24 @@ def test_doctor_dry_run_names_what_the_fix_does_and_the_fix_does_that(project: P
         b'"status": "container"', b'"status": "pending"'
     )
     assert wfs("doctor").out == "OK: nothing to repair\n"
+
+
+REALWORLD = CORPUS / "realworld"
+REPOS = sorted(p.name for p in REALWORLD.iterdir() if p.is_dir()) if REALWORLD.is_dir() else []
+
+
+@pytest.mark.parametrize(
+    "repo", REPOS or [pytest.param("", marks=pytest.mark.skip("no real-world corpus"))]
+)
+def test_doctor_fix_on_a_real_session_does_what_its_dry_run_says_and_adds_no_error(
+    repo: str, project: Path
+) -> None:
+    shutil.copytree(REALWORLD / repo / ".workflow", project / ".workflow")
+    task_files = sorted(p.relative_to(project) for p in project.rglob(".task/*.json"))
+    errors = error_count(project)
+    dry = wfs("doctor", "--json").json()["findings"]
+    fixed = wfs("doctor", "--fix", "--json").json()["findings"]
+    planned = [(r["where"], r["problem"], r["action"]) for r in dry if r["fixable"]]
+    assert [(r["where"], r["problem"], r["action"]) for r in fixed if r["fixed"]] == planned
+    assert sorted(p.relative_to(project) for p in project.rglob(".task/*.json")) == task_files
+    assert error_count(project) <= errors
