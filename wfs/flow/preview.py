@@ -206,6 +206,10 @@ def _part(
                 problems.append(f"{program} is not on PATH: this step will fail")
     elif command.kind in ("read", "glob", "grep"):
         row["argument"] = substitute_prose(command.text, values)
+        if command.kind == "read":  # the file it reads, as a path in this project
+            row["path"] = run_steps.in_project(
+                runner.layout.root, run_steps.read_target(row["argument"])[0]
+            )
         if command.kind != "grep" and _is_prose(row["argument"]):
             problems.append(
                 f"{command.kind.capitalize()}({row['argument']}) holds prose, not a path: "

@@ -221,12 +221,17 @@ def confined(root: Path, relative: str) -> Path:
     return resolved
 
 
+def read_target(argument: str) -> tuple[str, re.Match[str] | None]:
+    """The path a `Read(argument)` reads, and the lines it names: `path:10-20` or
+    `path 第 10-20 行` read lines 10 to 20 of `path`."""
+    argument = unquote(argument)
+    lines = LINES.search(argument)
+    return (argument[: lines.start()] if lines else argument), lines
+
+
 def read_file(root: Path, relative: str) -> str:
-    """The file's text; `path:10-20` or `path 第 10-20 行` (lines 10 to 20): those lines."""
-    relative = unquote(relative)
-    lines = LINES.search(relative)
-    if lines:
-        relative = relative[: lines.start()]
+    """The file's text, or the lines the argument names (read_target)."""
+    relative, lines = read_target(relative)
     unfilled = PLACEHOLDER.search(relative)
     if unfilled:
         raise WfsError(f"Read({relative}): the placeholder {unfilled.group()} is not filled in")
