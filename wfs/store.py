@@ -23,12 +23,13 @@ from wfs.errors import BusyError, WfsError
 
 DEFAULT_LOCK_TIMEOUT = 10.0
 
-# The folders of wfs's runtime files: caches, locks and journals, run records. Each one
+# The folders of wfs's runtime files: caches, locks and journals, run records, and the
+# copies `wfs doctor --fix` keeps of what it repairs. Each one
 # holds a `.gitignore` of `*`, written before anything else in it (as pytest, mypy and
 # ruff do for their caches), so that git ignores the folder wherever it is: in a
 # repository whose `.workflow/` has no `.gitignore` of wfs's, in every worktree, and
 # without running git (docs/formats.md, "Runtime files").
-RUNTIME_DIRS = frozenset({".cache", ".locks", ".runs"})
+RUNTIME_DIRS = frozenset({".cache", ".locks", ".runs", ".doctor"})
 RUNTIME_IGNORE = b"# Written by wfs: local runtime files, never committed.\n*\n"
 
 
