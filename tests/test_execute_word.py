@@ -844,7 +844,7 @@ def test_quick_steps_are_appended_to_the_record_log_not_rewritten(project: Path)
         "done"
     ] * 30
     assert data["finished_at"] and data["paused"] is None
-    assert sorted(p.name for p in (project / RUNS).iterdir()) == ["IMPL-1.json"]
+    assert sorted(p.name for p in (project / RUNS).iterdir()) == [".gitignore", "IMPL-1.json"]
 
 
 @posix_only

@@ -775,7 +775,8 @@ CASES = [
         ("doctor", "--fix"),
         0,
         "",
-        out=f"fixed: {S}/TODO_LIST.md: stale or hand-edited view (re-rendered it)\n",
+        out=f"fixed: {S}/TODO_LIST.md: stale or hand-edited view (render the view again)\n"
+        f"fixed: {S}/IMPL_PLAN.md: stale or hand-edited view (render the view again)\n",
         vanish=VANISH,
         writes=(*VIEWS, ".workflow/.doctor"),
         check=vanished_from_views,

@@ -117,3 +117,90 @@ def test_what_wfs_cannot_write_back_unchanged_is_refused_with_its_place(
     with pytest.raises(WfsError) as caught:
         jsonedit.parse(raw, "f.json")
     assert caught.value.message == message
+
+
+# ------------------------------------------------ a file of the plan, edited in place
+
+AUTHORED = (
+    b"{\r\n"
+    b'    "id": "IMPL-1",\r\n'
+    b'    "title": "Caf\\u00e9",\r\n'
+    b'    "status": "pending",\r\n'
+    b'    "tags": ["a", "b"],\r\n'
+    b'    "meta": {"type": "feature", "agent": "@code-developer"},\r\n'
+    b'    "context": {\r\n'
+    b'        "depends_on": [],\r\n'
+    b'        "budget": 1.50\r\n'
+    b"    }\r\n"
+    b"}\r\n"
+)
+
+
+def test_a_status_change_in_a_file_wfs_did_not_format_changes_that_line_only() -> None:
+    old = jsonio.loads(AUTHORED)
+    new = {**old, "status": "completed"}
+    assert jsonedit.rewrite(AUTHORED, old, new) == AUTHORED.replace(
+        b'"status": "pending"', b'"status": "completed"'
+    )
+
+
+def test_added_keys_and_arrays_are_written_as_the_file_writes_them() -> None:
+    old = jsonio.loads(AUTHORED)
+    new = {
+        **old,
+        "tags": ["a", "b", "c"],
+        "context": {**old["context"], "depends_on": ["IMPL-0"]},
+        "execution": {"note": "é", "steps": [1, 2]},
+    }
+    assert jsonedit.rewrite(AUTHORED, old, new) == (
+        b"{\r\n"
+        b'    "id": "IMPL-1",\r\n'
+        b'    "title": "Caf\\u00e9",\r\n'
+        b'    "status": "pending",\r\n'
+        b'    "tags": ["a", "b", "c"],\r\n'
+        b'    "meta": {"type": "feature", "agent": "@code-developer"},\r\n'
+        b'    "context": {\r\n'
+        b'        "depends_on": ["IMPL-0"],\r\n'
+        b'        "budget": 1.50\r\n'
+        b"    },\r\n"
+        b'    "execution": {\r\n'
+        b'        "note": "\\u00e9",\r\n'
+        b'        "steps": [1, 2]\r\n'
+        b"    }\r\n"
+        b"}\r\n"
+    )
+
+
+def test_a_key_taken_out_takes_its_line_and_comma_with_it() -> None:
+    old = jsonio.loads(AUTHORED)
+    new = {k: v for k, v in old.items() if k not in ("tags", "context")}
+    assert jsonedit.rewrite(AUTHORED, old, new) == (
+        b"{\r\n"
+        b'    "id": "IMPL-1",\r\n'
+        b'    "title": "Caf\\u00e9",\r\n'
+        b'    "status": "pending",\r\n'
+        b'    "meta": {"type": "feature", "agent": "@code-developer"}\r\n'
+        b"}\r\n"
+    )
+
+
+def test_a_file_on_one_line_stays_on_one_line() -> None:
+    raw = b'{"id":"IMPL-1","status":"pending","deps":[]}'
+    old = jsonio.loads(raw)
+    assert jsonedit.rewrite(raw, old, {**old, "status": "active", "deps": ["IMPL-0"]}) == (
+        b'{"id":"IMPL-1","status":"active","deps":["IMPL-0"]}'
+    )
+
+
+def test_a_file_wfs_wrote_or_a_new_one_is_written_in_wfs_s_form() -> None:
+    old = {"id": "IMPL-1", "status": "pending", "tags": ["a"]}
+    new = {**old, "status": "completed"}
+    assert jsonedit.rewrite(jsonio.dumps(old), old, new) == jsonio.dumps(new)
+    assert jsonedit.rewrite(None, {}, new) == jsonio.dumps(new)
+
+
+def test_a_file_with_a_key_given_twice_is_written_anew_each_key_once() -> None:
+    raw = b'{\r\n    "status": "pending",\r\n    "status": "active"\r\n}\r\n'
+    new = {"status": "completed"}
+    written = jsonedit.rewrite(raw, jsonio.loads(raw), new)
+    assert written == b'{\r\n    "status": "completed"\r\n}\r\n'

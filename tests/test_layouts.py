@@ -75,12 +75,20 @@ def test_switch_pause_complete_in_the_active_layout(project: Path) -> None:
     run = wfs("status")
     assert run.code == 2
     assert "Multiple active sessions found:\n  - WFS-alpha\n  - WFS-beta\n" in run.err
-    # switch marks one; the other keeps its own status ("planning", another tool's)
+    # switch pauses the other where this layout's tools look for it, the status in its
+    # file (one line changes), and writes no marker; the one switched to keeps its status
+    alpha = (active / "WFS-alpha/workflow-session.json").read_bytes()
     assert wfs("switch", "beta").out == "Active session: WFS-beta (paused WFS-alpha)\n"
-    assert markers(project) == [".active-WFS-beta"]
+    assert markers(project) == []
     assert wfs("status", "--json").json()["session"] == "WFS-beta"
-    assert read_json(active / "WFS-alpha/workflow-session.json") == other_tool("WFS-alpha")
+    assert (active / "WFS-alpha/workflow-session.json").read_bytes() == alpha.replace(
+        b'"status": "planning"', b'"status": "paused"'
+    )
     assert read_json(active / "WFS-beta/workflow-session.json") == other_tool("WFS-beta")
+    assert [
+        (r["id"], r["active"], r["status"])
+        for r in wfs("session", "list", "--json").json()["sessions"]
+    ] == [("WFS-alpha", False, "paused"), ("WFS-beta", True, "planning")]
     # completing moves the session to archives/, byte for byte besides its status
     assert wfs("session", "complete").out == "WFS-beta: completed\n"
     assert not (active / "WFS-beta").exists()
@@ -91,7 +99,9 @@ def test_switch_pause_complete_in_the_active_layout(project: Path) -> None:
     }
     assert (archived / ".task/IMPL-1.json").is_file()
     assert markers(project) == []
-    assert wfs("status", "--json").json()["session"] == "WFS-alpha"  # the one left
+    assert wfs("status").out == "No active session.\n"  # the one left is paused
+    assert wfs("session", "resume", "alpha").out == "WFS-alpha: active\n"
+    assert wfs("status", "--json").json()["session"] == "WFS-alpha"
     # pausing: status paused, not active; nothing active is left
     assert wfs("session", "pause").out == "WFS-alpha: paused\n"
     assert wfs("status").out == "No active session.\n"
@@ -160,7 +170,9 @@ def test_folders_that_are_not_one_session_each_are_reported_and_never_crash(
     )
     report = wfs("doctor")
     assert report.code == 1
-    fixable = "(`wfs doctor --fix` repairs it)"
+    fixable = "(`wfs doctor --fix` repairs it and reports: "
+    written = "wrote one from the template and the tasks)"
+    rendered = "render the view again)"
     assert report.out.splitlines() == [
         "found: "
         + placeholder.replace(": layout: warning:", ":")
@@ -168,11 +180,12 @@ def test_folders_that_are_not_one_session_each_are_reported_and_never_crash(
         "found: "
         + duplicate.replace(": layout: warning:", ":")
         + " (none: wfs does not choose for you)",
-        f"found: .workflow/active/WFS-bare/workflow-session.json: no session file {fixable}",
-        f"found: .workflow/active/WFS-bare/TODO_LIST.md: stale or hand-edited view {fixable}",
-        f"found: .workflow/active/WFS-bare/IMPL_PLAN.md: stale or hand-edited view {fixable}",
-        f"found: .workflow/active/WFS-real/TODO_LIST.md: stale or hand-edited view {fixable}",
-        f"found: .workflow/active/WFS-real/IMPL_PLAN.md: stale or hand-edited view {fixable}",
+        f"found: .workflow/active/WFS-bare/workflow-session.json: no session file {fixable}"
+        + written,
+        f"found: .workflow/active/WFS-bare/TODO_LIST.md: missing view {fixable}" + rendered,
+        f"found: .workflow/active/WFS-bare/IMPL_PLAN.md: missing view {fixable}" + rendered,
+        f"found: .workflow/active/WFS-real/TODO_LIST.md: missing view {fixable}" + rendered,
+        f"found: .workflow/active/WFS-real/IMPL_PLAN.md: missing view {fixable}" + rendered,
     ]
     assert wfs("doctor", "--fix").code == 1  # the folders are for a person to sort out
     assert read_json(workflow / "active/WFS-bare/workflow-session.json")["status"] == "active"

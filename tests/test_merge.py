@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import read_json, wfs
+from conftest import VIEW_MARK, read_json, wfs
 from git_helpers import commit_all, git, git_env
 
 from wfs import render
@@ -31,7 +31,9 @@ PLAN = {
         {"id": "IMPL-3", "title": "Write docs"},
     ],
 }
-MERGED_TODO = """\
+MERGED_TODO = (
+    VIEW_MARK
+    + """\
 # Tasks: Merge test
 
 ## Task Progress
@@ -48,6 +50,7 @@ MERGED_TODO = """\
 - `⏳ active` = Leaf task in progress
 - Maximum 2 levels: Main tasks and subtasks only
 """
+)
 
 
 def planned_repo(project: Path, *init_args: str) -> str:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from conftest import REPO
+from conftest import REPO, VIEW_MARK
 
 from wfs import templating
 
@@ -79,7 +79,9 @@ def test_installed_wheel_finds_its_resources(wheel: Path, tmp_path: Path) -> Non
     )
     assert created.stdout == "WFS-packaged\n"
     assert (
-        (work / ".workflow/WFS-packaged/TODO_LIST.md").read_text().startswith("# Tasks: Packaged")
+        (work / ".workflow/WFS-packaged/TODO_LIST.md")
+        .read_text()
+        .startswith(VIEW_MARK + "# Tasks: Packaged")
     )
     # The installed templates are loaded compiled (their copy is current there too).
     loader = subprocess.run(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import wfs
+from conftest import VIEW_MARK, wfs
 
 from wfs.render import render_views
 
@@ -46,10 +46,13 @@ def seed_tasks() -> list[dict[str, object]]:
     ]
 
 
-def test_todo_list_matches_the_seed_template_line_for_line() -> None:
+MARK = VIEW_MARK
+
+
+def test_todo_list_matches_the_seed_template_line_for_line_after_its_mark() -> None:
     text = render_views(SESSION, seed_tasks())["TODO_LIST.md"]
-    assert text.splitlines() == SEED_TODO_LIST.splitlines()
-    assert text == SEED_TODO_LIST
+    assert text.splitlines() == [MARK.rstrip("\n"), *SEED_TODO_LIST.splitlines()]
+    assert text == MARK + SEED_TODO_LIST
 
 
 def test_active_and_blocked_leaves_are_visible_with_a_legend() -> None:
@@ -92,7 +95,8 @@ def test_impl_plan_has_overview_requirements_table_graph_and_acceptance() -> Non
     text = render_views(session, tasks)["IMPL_PLAN.md"]
     assert (
         text
-        == """\
+        == MARK
+        + """\
 # Implementation Plan: Auth
 
 - **Session**: `WFS-x`

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import read_json, tree_listing, wfs, wfs_process
+from conftest import VIEW_MARK, read_json, tree_listing, wfs, wfs_process
 
 
 def markers(root: Path) -> list[str]:
@@ -34,7 +35,9 @@ def test_plan_creates_only_the_required_files_and_activates_the_session(project:
         "progress": {"completed_phases": [], "current_tasks": []},
     }
     assert markers(project) == [".active-WFS-user-auth-system"]
-    assert (session / "TODO_LIST.md").read_text().startswith("# Tasks: User Auth System\n")
+    assert (
+        (session / "TODO_LIST.md").read_text().startswith(VIEW_MARK + "# Tasks: User Auth System\n")
+    )
 
 
 def test_second_identical_plan_gets_a_suffix_and_moves_the_marker(project: Path) -> None:
@@ -328,3 +331,63 @@ def test_concurrent_plans_get_distinct_ids_and_no_torn_files(project: Path) -> N
     assert statuses[active] == "active"
     assert sorted(s for sid, s in statuses.items() if sid != active) == ["paused"] * 7
     assert not list((project / ".workflow").glob(".*.new"))
+
+
+@pytest.mark.parametrize(
+    "field", ["topic", "task_description", "description", "goal", "project", "title"]
+)
+def test_the_topic_is_read_from_any_field_authors_keep_it_in_and_none_is_never_shown(
+    project: Path, tmp_path: Path, field: str
+) -> None:
+    folder = project / ".workflow/WFS-kept"
+    (folder / ".task").mkdir(parents=True)
+    (project / ".workflow/.active-WFS-kept").touch()
+    # no status, no type, no phase: what another tool may leave
+    (folder / "workflow-session.json").write_text(
+        json.dumps({"session_id": "WFS-kept", field: "Keep the author's topic"})
+    )
+    step = {"step": 1, "title": "Greet", "description": "Say hello"}  # an agent step
+    task = {"id": "IMPL-1", "title": "One", "status": "pending", "meta": {"type": "feature"},
+            "context": {}, "flow_control": {"implementation_approach": [step]}}  # fmt: skip
+    (folder / ".task/IMPL-1.json").write_text(json.dumps(task))
+    status = wfs("status").out
+    assert status.startswith(
+        "Session:  WFS-kept (active)\nTopic:    Keep the author's topic\nPhase:    PLAN"
+    )
+    row = wfs("session", "list", "--json").json()["sessions"][0]
+    assert (row["status"], row["project"]) == ("active", "Keep the author's topic")
+    assert wfs("session", "list").out == (
+        "* WFS-kept  active  PLAN  simple  Keep the author's topic\n"
+    )
+    shown = wfs("session", "show").out
+    assert "  status:  active\n" in shown
+    assert wfs("render").code == 0
+    plan = (folder / "IMPL_PLAN.md").read_text(encoding="utf-8")
+    assert "# Implementation Plan: Keep the author's topic\n" in plan
+    assert "- **Type**: simple · **Phase**: PLAN\n" in plan  # the file has no status
+    for text in (status, shown, plan, (folder / "TODO_LIST.md").read_text(encoding="utf-8")):
+        assert "None" not in text.replace("_None recorded._", "")  # the views' own words
+    # the brief an agent gets says the phase the session is in
+    agent = tmp_path / "agent"
+    agent.write_text(f"#!/bin/sh\ncat > '{tmp_path / 'brief.txt'}'\necho done\n")
+    agent.chmod(0o755)
+    run = wfs_process("execute", "--agent", str(agent), cwd=project)
+    assert run.code == 0, run.err
+    brief = (tmp_path / "brief.txt").read_text(encoding="utf-8")
+    assert "None" not in brief
+    assert json.loads(brief)["workflow"] == {"session": "WFS-kept", "phase": "IMPLEMENT"}
+
+
+def test_a_session_without_status_and_without_a_marker_shows_paused(project: Path) -> None:
+    for sid in ("WFS-one", "WFS-two"):
+        (project / ".workflow" / sid / ".task").mkdir(parents=True)
+        (project / ".workflow" / sid / "workflow-session.json").write_text(
+            json.dumps({"session_id": sid, "goal": sid[4:]})
+        )
+    (project / ".workflow/.active-WFS-two").touch()
+    rows = wfs("session", "list", "--json").json()["sessions"]
+    assert [(r["id"], r["active"], r["status"], r["project"]) for r in rows] == [
+        ("WFS-one", False, "paused", "one"),
+        ("WFS-two", True, "active", "two"),
+    ]
+    assert wfs("--session", "WFS-one", "status").out.startswith("Session:  WFS-one (paused)\n")

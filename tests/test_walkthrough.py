@@ -31,7 +31,7 @@ def test_walkthrough_is_parsed_into_commands_and_files() -> None:
     texts = [c.text for c in commands]
     for expected in ("wfs init", 'wfs plan "Greeter" --from plan.json', "wfs doctor"):
         assert expected in texts
-    assert [c.code for c in commands if c.code] == [3, 1]
+    assert [c.code for c in commands if c.code] == [3, 1, 1]
     assert any(c.text.startswith("wfs execute --resume IMPL-2") for c in commands)
 
 

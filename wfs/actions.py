@@ -27,6 +27,7 @@ from wfs.sessions import (
     session_folders,
     session_ids,
     session_warnings,
+    shown_status,
 )
 from wfs.tasks import TaskIndex, read_task, task_row, unknown_task
 
@@ -38,7 +39,7 @@ def status(layout: Layout, requested: str | None, root_option: str | None) -> di
         return {"session": None, "maestro": found} if found else {"session": None}
 
     sid = current_session(layout, requested)
-    summary = status_data(answers(layout, sid)["summary"], command_prefix(sid, root_option))
+    summary = status_data(_summary(layout, sid), command_prefix(sid, root_option))
     warnings = session_warnings(layout, sid)  # a copy in another place, no session file
     if warnings:
         summary["warnings"] = warnings
@@ -59,7 +60,18 @@ def prime(layout: Layout, requested: str | None) -> tuple[str | None, str]:
     sid = current_session(layout, requested)
     found = answers(layout, sid)
     prefix = command_prefix(sid)  # no --root: the editor runs the commands in the project
-    return sid, digests.digest(status_data(found["summary"], prefix), found["next"], prefix)
+    summary = _summary(layout, sid, found)
+    return sid, digests.digest(status_data(summary, prefix), found["next"], prefix)
+
+
+def _summary(layout: Layout, sid: str, found: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The session's summary as the index holds it (`found`: its answers, when read
+    already), with the status derived when the session file has none (it depends on
+    the markers, which the index does not read)."""
+    summary: dict[str, Any] = (found or answers(layout, sid))["summary"]
+    if not isinstance(summary.get("status"), str) or not summary["status"].strip():
+        summary = {**summary, "status": shown_status(layout, sid, load_session(layout, sid))}
+    return summary
 
 
 def next_tasks(
@@ -333,7 +345,7 @@ def session_list(
             {
                 "id": sid,
                 "active": sid in active,
-                "status": data.get("status"),
+                "status": shown_status(layout, sid, data),
                 "phase": summary["phase"],
                 "type": summary["type"],
                 "project": summary["project"],
@@ -345,7 +357,7 @@ def session_list(
 def session_show(layout: Layout, requested: str | None) -> tuple[dict[str, Any], dict[str, Any]]:
     """`wfs session show`: (what --json prints, the summary its text shows)."""
     sid = current_session(layout, requested)
-    summary = answers(layout, sid)["summary"]
+    summary = _summary(layout, sid)
     data = {
         "session": load_session(layout, sid),
         "active": sid in active_ids(layout),
@@ -397,10 +409,9 @@ def render(layout: Layout, sids: list[str], every: bool, check: bool) -> Outcome
         if check:
             if layout.journal(sid).exists():
                 interrupted.append(layout.relative(layout.journal(sid)))
-            expected = views.expected_views(
+            names = views.stale_views(
                 session_dir, load_session(layout, sid), load_skeletons(layout, sid)
             )
-            names = [n for n, text in expected.items() if views.read_view(session_dir / n) != text]
         else:
             with store.locked(layout.session_lock(sid), sid):
                 store.replay(layout.journal(sid))

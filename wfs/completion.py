@@ -14,8 +14,8 @@ import click
 from wfs.errors import WfsError
 from wfs.index import load_skeletons
 from wfs.layout import SESSION_PREFIX, Layout, find_root, task_sort_key
-from wfs.sessions import active_ids, current_session, load_session, session_ids
-from wfs.tasks import TaskIndex
+from wfs.sessions import active_ids, current_session, load_session, session_ids, shown_status
+from wfs.tasks import TaskIndex, session_topic
 
 if TYPE_CHECKING:
     from click.shell_completion import CompletionItem
@@ -46,8 +46,8 @@ def session_candidates(layout: Layout, incomplete: str) -> list[tuple[str, str]]
         except WfsError:
             rows.append((value, "unreadable"))
             continue
-        mark = "active" if sid in active else str(data.get("status"))
-        topic = data.get("project")
+        mark = "active" if sid in active else shown_status(layout, sid, data)
+        topic = session_topic(data)
         rows.append((value, f"{mark}: {topic}" if topic else mark))
     return rows
 

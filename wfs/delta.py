@@ -21,10 +21,11 @@ from __future__ import annotations
 import bisect
 import os
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from wfs import jsonio, render, store
+from wfs import render, store
 from wfs.index import (
     RECHECK_MAX,
     WRITERS,
@@ -508,12 +509,18 @@ def _append(todo: _Edits, plan: _Edits, entry: Any, status: dict[str, str]) -> N
 # ------------------------------------------------------------------ writing
 
 
-def write(state: State, update: Update, files: list[tuple[Path, bytes]]) -> dict[str, Any]:
-    """Write the changed task files (`files`), the session file and the views, then the
-    `.idx` that describes them; return the session data as written."""
+def write(
+    state: State,
+    update: Update,
+    files: list[tuple[Path, bytes]],
+    session_bytes: Callable[[dict[str, Any]], bytes],
+) -> dict[str, Any]:
+    """Write the changed task files (`files`), the session file (as `session_bytes`
+    writes its data) and the views, then the `.idx` that describes them; return the
+    session data as written."""
     layout, sid = state.layout, state.sid
     if update.session_changed:
-        files = [*files, (layout.session_file(sid), jsonio.dumps(update.session))]
+        files = [*files, (layout.session_file(sid), session_bytes(update.session))]
     store.write_together(files, layout.journal(sid))
     folder = layout.session_dir(sid)
     store.write_each([(folder / name, update.views[name]) for name in update.rewritten])

@@ -18,7 +18,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from wfs import jsonio, lifecycle, render, sessions, store
+from wfs import jsonedit, jsonio, lifecycle, render, sessions, store
 from wfs.claims import claim_alive
 from wfs.edit import normalize_task
 from wfs.errors import WfsError
@@ -28,7 +28,7 @@ from wfs.index import load_skeletons
 from wfs.layout import ARCHIVE_DIR, MARKER_PREFIX, SESSION_FILE, Layout, parent_of, parse_task_id
 from wfs.platform import shell_join
 from wfs.query import command_prefix
-from wfs.tasks import TaskIndex, load_tasks, obj, refresh_session
+from wfs.tasks import TaskIndex, load_tasks, obj, read_document, refresh_session, task_files
 
 Repair = Callable[[], object]
 
@@ -78,17 +78,26 @@ def doctor(layout: Layout, fix: bool) -> list[tuple[Finding, bool]]:
     """Every finding, and whether it was repaired.
 
     With `fix`, passes repeat until one finds nothing to repair, since one repair can
-    reveal the next (a recreated parent, then its stale view).
+    reveal the next (a recreated parent, then its stale view). What the dry run finds
+    is reported first, as the dry run words it, each repaired when its problem is gone
+    afterwards (one repair may settle another finding: a pause renders the views); then
+    whatever the repairs revealed.
     """
     _BACKUP.folder = None
-    results: dict[tuple[str, str], tuple[Finding, bool]] = {}
+    planned = _one_pass(layout, False)
+    if not fix:
+        return [(f, False) for f in planned]
+    revealed: dict[tuple[str, str], tuple[Finding, bool]] = {}
     for _ in range(5):
-        found = _one_pass(layout, fix)
+        found = _one_pass(layout, True)
         for f in found:
-            results.setdefault((f.where, f.problem), (f, fix and f.repair is not None))
-        if not fix or all(f.repair is None for f in found):
+            revealed.setdefault((f.where, f.problem), (f, f.repair is not None))
+        if all(f.repair is None for f in found):
             break
-    return list(results.values())
+    left = {(f.where, f.problem) for f in _one_pass(layout, False)}
+    report = [(f, f.repair is not None and (f.where, f.problem) not in left) for f in planned]
+    seen = {(f.where, f.problem) for f in planned}
+    return report + [row for key, row in revealed.items() if key not in seen]
 
 
 def _one_pass(layout: Layout, fix: bool) -> list[Finding]:
@@ -225,7 +234,7 @@ def _session_file(layout: Layout, sid: str) -> Iterator[Finding]:
             layout.relative(path),
             f"session_id {data.get('session_id')!r} does not match its folder {sid}",
             f"set session_id to {sid}",
-            lambda: _replace(layout, path, jsonio.dumps({**data, "session_id": sid})),
+            lambda: _write_in_place(layout, path, {**data, "session_id": sid}),
         )
 
 
@@ -252,9 +261,17 @@ def _recreate_session(layout: Layout, sid: str) -> None:
 
 
 def _hierarchy(layout: Layout, sid: str) -> Iterator[Finding]:
-    """Subtasks without a parent file, parents not marked container, and the reverse."""
+    """Subtasks without a parent file, parents not marked container, and the reverse.
+
+    A repair writes what the author's files already say, into the file that holds the
+    task; it never writes down what wfs only infers. A subtask whose context has no
+    parent is left so (its id says it), and a task with steps of its own is never made
+    a container (its steps would never run): a gate such as IMPL-001.3 may be a task in
+    its own right. No second file is ever written for an id that has one."""
+    folder = layout.task_dir(sid)
     try:
-        raw = {canonical_task(t).get("id"): t for t in load_tasks(layout, sid)}
+        names = task_files(layout, sid)
+        loaded = load_tasks(layout, sid)
     except WfsError as err:
         yield Finding(
             err.message.split(":")[0],
@@ -263,58 +280,81 @@ def _hierarchy(layout: Layout, sid: str) -> Iterator[Finding]:
             None,
         )
         return
+    raw: dict[Any, dict[str, Any]] = {}
+    path: dict[Any, Path] = {}
+    for name, task in zip(names, loaded, strict=True):
+        tid = canonical_task(task).get("id")
+        raw[tid], path[tid] = task, folder / name
     index = TaskIndex([canonical_task(t) for t in raw.values()])
     for tid, task in index.by_id.items():
         if parse_task_id(tid) is None:
             continue
+        where = layout.relative(path[tid])
         # A gate (IMPL-001.3 after IMPL-001) is a task of its own, not a subtask.
         parent = None if is_gate(task) else parent_of(tid)
         if parent and parent not in index.by_id:
+            target = layout.task_file(sid, parent)
             stub = normalize_task({"id": parent, "title": f"{parent} (reconstructed)"}, True)
             yield Finding(
-                layout.relative(layout.task_file(sid, parent)),
+                layout.relative(target),
                 f"missing parent of {tid}",
                 "recreated it as a container",
-                partial(_write_task, layout, sid, stub),
+                None if target.exists() else partial(_write_new, layout, target, stub),
             )
         original = raw[tid]
         context = original.get("context")
-        if parent and isinstance(context, dict) and context.get("parent") != parent:
+        if parent and isinstance(context, dict) and context.get("parent", parent) != parent:
             yield Finding(
-                layout.relative(layout.task_file(sid, tid)),
+                where,
                 f"context.parent is {context.get('parent')!r}, expected {parent}",
                 f"set context.parent to {parent}",
                 partial(
-                    _write_task,
+                    _write_in_place,
                     layout,
-                    sid,
+                    path[tid],
                     {**original, "context": {**context, "parent": parent}},
                 ),
             )
         status = task.get("status")
-        if index.is_container(tid) and status != "container":
+        if index.is_container(tid) and status != "container" and has_steps(task):
+            kids = ", ".join(index.children.get(tid, []))
             yield Finding(
-                layout.relative(layout.task_file(sid, tid)),
+                where,
+                f"has steps of its own and tasks numbered as its subtasks ({kids})",
+                "none: a container's own steps never run; make the others tasks of their "
+                "own (context.depends_on) or move the steps into a subtask",
+                None,
+            )
+        elif index.is_container(tid) and status != "container":
+            yield Finding(
+                where,
                 f"has subtasks but status is {status!r}",
                 "set status to container",
-                partial(_write_task, layout, sid, {**original, "status": "container"}),
+                partial(_write_in_place, layout, path[tid], {**original, "status": "container"}),
             )
         if not index.is_container(tid) and status == "container":
             yield Finding(
-                layout.relative(layout.task_file(sid, tid)),
+                where,
                 "status is container but it has no subtasks",
                 "set status to pending",
-                partial(_write_task, layout, sid, {**original, "status": "pending"}),
+                partial(_write_in_place, layout, path[tid], {**original, "status": "pending"}),
             )
+
+
+def has_steps(task: dict[str, Any]) -> bool:
+    """The task (in the canonical form) has steps of its own to run."""
+    return bool(obj(task, "flow_control").get("implementation_approach"))
 
 
 def _stale_claims(layout: Layout, sid: str) -> Iterator[Finding]:
     """Active tasks claimed by a process of this host that no longer exists."""
     try:
+        names = task_files(layout, sid)
         tasks = load_tasks(layout, sid)
     except WfsError:
         return
-    for task in tasks:
+    for name, task in zip(names, tasks, strict=True):
+        path = layout.task_dir(sid) / name
         execution = obj(task, "execution")
         owner = execution.get("claimed_by")
         if task.get("status") != "active" or not isinstance(owner, str) or claim_alive(owner):
@@ -322,15 +362,15 @@ def _stale_claims(layout: Layout, sid: str) -> Iterator[Finding]:
         tid = str(task["id"])
         resume = shell_join([*command_prefix(sid), "execute", "--resume", tid])
         yield Finding(
-            layout.relative(layout.task_file(sid, tid)),
+            layout.relative(path),
             f"stale claim: {owner} is no longer running",
             f"released it: {tid} is paused where its run stopped, with its finished steps "
             f"kept; `{resume}` continues it",
-            partial(_release_claim, layout, sid, task, owner),
+            partial(_release_claim, layout, sid, path, task, owner),
         )
 
 
-def _release_claim(layout: Layout, sid: str, task: dict[str, Any], owner: str) -> None:
+def _release_claim(layout: Layout, sid: str, path: Path, task: dict[str, Any], owner: str) -> None:
     """Pause a task whose runner died: its orphaned step is stopped, its record kept."""
     tid = str(task["id"])
     runner = Runner(layout, sid, None)
@@ -341,12 +381,20 @@ def _release_claim(layout: Layout, sid: str, task: dict[str, Any], owner: str) -
     execution["stopped_at"] = now()
     if where:
         execution["step"] = where
-    _write_task(layout, sid, {**task, "execution": execution})
+    _write_in_place(layout, path, {**task, "execution": execution})
 
 
-def _write_task(layout: Layout, sid: str, task: dict[str, Any]) -> None:
-    tid = canonical_task(task)["id"]
-    _replace(layout, layout.task_file(sid, tid), jsonio.dumps(task))
+def _write_in_place(layout: Layout, path: Path, task: dict[str, Any]) -> None:
+    """Write `task` into `path`, the file that holds it, as the file is laid out (only
+    the values that changed change: wfs/jsonedit.py)."""
+    before, raw = read_document(layout, path)
+    _replace(layout, path, jsonedit.rewrite(raw, before, task))
+
+
+def _write_new(layout: Layout, path: Path, task: dict[str, Any]) -> None:
+    if path.exists():  # written since it was found missing: left as it is
+        return
+    store.write_bytes(path, jsonio.dumps(task))
 
 
 def _views(layout: Layout, sid: str) -> Iterator[Finding]:
@@ -356,26 +404,28 @@ def _views(layout: Layout, sid: str) -> Iterator[Finding]:
     except WfsError:
         return  # reported above; views are re-rendered once the JSON is readable
     folder = layout.session_dir(sid)
-    expected = render.expected_views(folder, session, tasks)
-    for name, text in expected.items():
-        current = render.read_view(folder / name)
-        if current == text:
-            continue
-        kept = (folder / name).exists() and not render.is_generated(name, current)
-        yield Finding(
+    authored = render.authored_views(folder, session, tasks)
+    # Every view's finding is made before any repair runs (one repair renders both
+    # views): each says what the dry run says.
+    yield from [
+        Finding(
             layout.relative(folder / name),
-            "stale or hand-edited view",
-            "kept it as " + render.authored_name(name) + " and re-rendered it, linking to it"
-            if kept
-            else "re-rendered it",
+            "stale or hand-edited view" if (folder / name).exists() else "missing view",
+            f"keep it as {render.free_authored_name(folder, name)} and render the view, "
+            "linking to it"
+            if name in authored
+            else "render the view again",
             partial(_render_views, layout, folder, session, tasks),
         )
+        for name in render.stale_views(folder, session, tasks)
+    ]
 
 
 def _render_views(
     layout: Layout, folder: Path, session: dict[str, Any], tasks: list[dict[str, Any]]
 ) -> None:
+    authored = render.authored_views(folder, session, tasks)
     for name in render.VIEWS:
-        if render.is_generated(name, render.read_view(folder / name)):
+        if name not in authored:
             _keep(layout, folder / name)  # an authored one is kept beside it instead
     render.write_views(folder, session, tasks)

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from wfs import delta, jsonio, lifecycle, render, schemas, sessions, store
+from wfs import delta, jsonedit, jsonio, lifecycle, render, schemas, sessions, store
 from wfs.errors import ProblemsError, WfsError
 from wfs.formats import canonical, parent_task
 from wfs.index import Snapshot, Stamper, compute_answers, unreadable_skeleton
@@ -30,7 +30,7 @@ from wfs.tasks import (
     Task,
     TaskIndex,
     obj,
-    read_object,
+    read_document,
     refresh_session,
     skeleton,
     task_entries,
@@ -159,13 +159,15 @@ class Draft:
         except OSError:
             stamp = None
         self._session_stamp = stamper.trusted(stamp)
-        self.session = sessions.load_session(layout, sid)
+        self.session, self._session_raw = sessions.load_session_document(layout, sid)
+        self.loaded_session = self.session  # as its file holds it (self.session may change)
         self.state = delta.State.load(layout, sid)
         self._skeletons: dict[str, Task] | None = None
         self._before: dict[str, Task] = {}
         self._stamps: dict[bytes, Any] = {}
         self.full: dict[str, Task] = {}
         self.original: dict[str, Task] = {}  # each changed task as its file held it
+        self._raw: dict[str, bytes] = {}  # and the file's bytes
         self.new: dict[str, Task] = {}  # the skeletons of the changed tasks
         self.aliased: set[str] = set()  # files that say task_id rather than id
         self.changed: set[str] = set()
@@ -240,7 +242,7 @@ class Draft:
             path = self.layout.task_file(self.sid, tid)
             if path.name != f"{tid}.json":
                 self._files[tid] = path.name
-            raw = read_object(self.layout, path)
+            raw, self._raw[tid] = read_document(self.layout, path)
             self.full[tid], aliased = with_id(raw, tid)
             self.original[tid] = self.full[tid]
             if aliased:
@@ -248,11 +250,21 @@ class Draft:
         return self.full[tid]
 
     def _written(self, tid: str) -> bytes:
-        """A task as its file is written: a file that says `task_id` keeps saying it."""
-        task = self.full[tid]
+        """A task as its file is written: as the file was laid out, changed only where
+        its values changed (wfs/jsonedit.py); a file that says `task_id` keeps saying it."""
+        task = self._as_filed(tid, self.full[tid])
+        if tid not in self._raw:
+            return jsonio.dumps(task)
+        return jsonedit.rewrite(self._raw[tid], self._as_filed(tid, self.original[tid]), task)
+
+    def _as_filed(self, tid: str, task: Task) -> Task:
         if tid in self.aliased and task.get("task_id") == tid:
-            task = {k: v for k, v in task.items() if k != "id"}
-        return jsonio.dumps(task)
+            return {k: v for k, v in task.items() if k != "id"}
+        return task
+
+    def session_bytes(self, session: dict[str, Any]) -> bytes:
+        """The session file once its data is `session`, laid out as it was."""
+        return jsonedit.rewrite(self._session_raw, self.loaded_session, session)
 
     def ordered(self) -> list[Task]:
         """Every task in full, by id."""
@@ -304,8 +316,15 @@ class Draft:
 
     def commit(self, check: bool, what: str) -> None:
         """Write the changed tasks, the session file and the views; with `check`, only
-        if the change brings no new error."""
-        changed = sorted(self.changed, key=task_sort_key)
+        if the change brings no new error. A change that changes nothing writes nothing
+        (and leaves the views, authored or not, as they are)."""
+        changed = sorted(
+            (t for t in self.changed if self.full[t] != self.original.get(t)), key=task_sort_key
+        )
+        if self.session == self.loaded_session:
+            self.session_changed = False
+        if not changed and not self.session_changed:
+            return
         if self.state is not None and self._skeletons is None and not self.session_changed:
             try:
                 self._commit_by_parts(changed, check, what)
@@ -320,14 +339,15 @@ class Draft:
             refuse_problems([p for p in now if str(p) not in was], what)
         files = [(self._path(tid), self._written(tid)) for tid in changed]
         index = self.index()
+        before = (self.loaded_session, sorted(self._before.values(), key=_by_id))
         session = refresh_session(self.session, index.tally())
         if session != self.session or self.session_changed:
-            files.append((self.layout.session_file(self.sid), jsonio.dumps(session)))
+            files.append((self.layout.session_file(self.sid), self.session_bytes(session)))
             self.session = session
         store.write_together(files, self.layout.journal(self.sid))
         rendered: dict[str, Any] = {}
         folder = self.layout.session_dir(self.sid)
-        render.write_views(folder, self.session, index.tasks, index, rendered)
+        render.write_views(folder, self.session, index.tasks, index, rendered, before)
         self._record(index, dict(files), rendered)
 
     def _commit_by_parts(self, changed: list[str], check: bool, what: str) -> None:
@@ -339,7 +359,7 @@ class Draft:
         update = delta.apply(self.state, changes, self.session, refresh_session)
         if check:
             refuse_problems(self._new_problems(changed), what)
-        self.session = delta.write(self.state, update, files)
+        self.session = delta.write(self.state, update, files, self.session_bytes)
 
     def _old_skeleton(self, tid: str) -> Task | None:
         # What the views showed and the structure it had; its error count plays no part.
@@ -389,6 +409,10 @@ class Draft:
         stamps = delta.Stamps(names, [self._stamps.get(n) for n in names], self._session_stamp, {})
         written = delta.written_names(self.layout, self.sid, list(files.items()))
         delta.save(self.layout, self.sid, answers, extra, stamps, written)
+
+
+def _by_id(task: Task) -> Any:
+    return task_sort_key(str(task.get("id")))
 
 
 @contextlib.contextmanager

@@ -45,13 +45,16 @@ from wfs.tasks import (
     obj,
     read_object,
     session_facts,
+    session_topic,
     skeleton,
     task_entries,
     task_row,
 )
 
-# marshal's format belongs to the interpreter that wrote it.
-FORMAT = ("wfs-index", 8, sys.hexversion)
+# marshal's format belongs to the interpreter that wrote it; the number changes with what
+# the cache holds (10: gates marked in unreadable skeletons, and the topic from any field
+# that holds it, TOPIC_FIELDS).
+FORMAT = ("wfs-index", 10, sys.hexversion)
 
 Stamp = tuple[int, int, int]
 
@@ -410,7 +413,7 @@ def compute_summary(
     total = sum(tally.leaf_counts.values())
     return {
         "session": sid,
-        "project": data.get("project") or data.get("topic"),
+        "project": session_topic(data),
         "status": data.get("status"),
         "phase": facts["phase"],
         "type": facts["type"],

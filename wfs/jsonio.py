@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -296,6 +296,25 @@ def dumps_as(data: Any, indent: str | None) -> bytes:
     return b"\n".join(levelled)
 
 
+def dumps_styled(
+    data: Any, indent: str | None, separators: tuple[str, str] = (", ", ": "), ascii: bool = False
+) -> str:
+    """`data` as another tool lays out its file: each level indented by `indent` (lines
+    ended by "\n"), or all on one line with `separators` (between items, between a key
+    and its value); with `ascii`, every non-ASCII character escaped, as Python's json
+    module writes by default. No final newline. Errors as for `dumps`."""
+    if not ascii and (indent is not None or separators == (", ", ": ")):
+        return dumps_as(data, indent).decode("utf-8")
+    if not ascii and separators == (",", ":"):
+        return compact(data).decode("utf-8")
+    if indent is not None:
+        separators = (",", separators[1])
+    try:
+        return json.dumps(data, indent=indent, separators=separators, ensure_ascii=ascii)
+    except (TypeError, ValueError, RecursionError) as err:
+        raise WfsError(f"cannot write this JSON: {err}") from None
+
+
 def _as_written(value: Any) -> Any:
     """What orjson writes for a subclass of a JSON type: a Number as spelled; any other
     as its base type."""
@@ -310,3 +329,84 @@ def _as_written(value: Any) -> Any:
     if isinstance(value, list):
         return list(value)
     raise TypeError(f"Type is not JSON serializable: {type(value).__name__}")
+
+
+# ---------------------------------------------------------------- where values are
+
+
+class Span(NamedTuple):
+    """Where a value is in a document's text: `start` to `end` (as for slicing); an
+    object's members as (key, where the key starts, where it ends, the value's Span), an
+    array's items as Spans."""
+
+    start: int
+    end: int
+    members: list[tuple[str, int, int, Span]] | None = None
+    items: list[Span] | None = None
+
+
+class _Pairs(list[tuple[str, Any]]):
+    """An object as the standard library parsed it: its members in order, each key as
+    many times as given."""
+
+
+def spans(text: str) -> Span:
+    """Where each value of the JSON document `text` is, to edit the text in place (a
+    value orjson has read already: the standard library's own scanner, hooked where it
+    starts each value, parses it again). Raises ValueError for text that is not JSON."""
+    found: list[tuple[int, int] | None] = []
+    decoder = json.JSONDecoder(object_pairs_hook=_Pairs)
+
+    def each_value(string: str, at: int) -> tuple[Any, int]:
+        slot = len(found)
+        found.append(None)
+        value, end = scan(string, at)
+        found[slot] = (at, end)
+        return value, end
+
+    def parse_object(
+        s_and_end: tuple[str, int], strict: bool, _scan: Any, hook: Any, pairs: Any, memo: Any
+    ) -> tuple[Any, int]:
+        return json.decoder.JSONObject(s_and_end, strict, each_value, hook, pairs, memo)  # type: ignore[attr-defined, no-any-return]
+
+    def parse_array(s_and_end: tuple[str, int], _scan: Any) -> tuple[Any, int]:
+        return json.decoder.JSONArray(s_and_end, each_value)  # type: ignore[attr-defined, no-any-return]
+
+    decoder.parse_object = parse_object  # type: ignore[attr-defined]
+    decoder.parse_array = parse_array  # type: ignore[attr-defined]
+    scan = json.scanner.py_make_scanner(decoder)  # type: ignore[attr-defined]
+    start = _WHITESPACE.match(text, 0).end()  # type: ignore[union-attr]
+    try:
+        value, end = each_value(text, start)
+    except StopIteration:
+        raise ValueError("not a JSON document") from None
+    if text[end:].strip():
+        raise ValueError("text after the JSON document")
+    order = iter(found)
+    return _span(text, value, order)
+
+
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
+
+
+def _span(text: str, value: Any, order: Iterator[tuple[int, int] | None]) -> Span:
+    """The Span of `value`, whose place is next in `order` (the values in the order the
+    scanner started them), and of every value inside it."""
+    place = next(order)
+    assert place is not None
+    start, end = place
+    if isinstance(value, _Pairs):
+        members = []
+        at = start + 1
+        for key, item in value:
+            at = _WHITESPACE.match(text, at).end()  # type: ignore[union-attr]
+            if text[at] == ",":
+                at = _WHITESPACE.match(text, at + 1).end()  # type: ignore[union-attr]
+            _, key_end = json.decoder.scanstring(text, at + 1)  # type: ignore[attr-defined]
+            inner = _span(text, item, order)
+            members.append((key, at, key_end, inner))
+            at = inner.end
+        return Span(start, end, members=members)
+    if isinstance(value, list):
+        return Span(start, end, items=[_span(text, item, order) for item in value])
+    return Span(start, end)

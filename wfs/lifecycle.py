@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from wfs import render, store
+from wfs import jsonedit, render, store
 from wfs.errors import WfsError
 from wfs.index import load_skeletons
 from wfs.layout import (
@@ -31,12 +31,15 @@ from wfs.layout import (
     session_id_candidates,
 )
 from wfs.sessions import (
+    STOPPED,
     Folder,
     active_ids,
     file_status,
+    ids_in,
     is_session_dir,
     is_session_name,
     load_session,
+    load_session_document,
     marker_ids,
     require_session,
     session_folders,
@@ -135,24 +138,37 @@ def switch(layout: Layout, value: str) -> str:
 
 
 def _make_only_active(layout: Layout, sid: str) -> None:
+    """In the markers layout, the marker says which session is active and the others'
+    markers go. In the `active/` layout, whose tools find a paused session by the status
+    in its file (markers are optional there), the others' files say `paused`, and no
+    marker is written: any marker left there goes."""
     previous = active_ids(layout)
     load_session(layout, sid)  # refuse a broken target before touching any marker
     folder = layout.session_dir(sid)
+    by_status = layout.kind() == ACTIVE_LAYOUT
     if layout.place_of(folder) == ARCHIVE_DIR:
         _move(layout, sid, folder, layout.workflow / ACTIVE_DIR / sid)
-    # The new marker is created first: a crash in between leaves several markers, and
-    # recovery keeps the newest, which is this one.
-    store.touch(layout.marker(sid))
+    if not by_status:
+        # The new marker is created first: a crash in between leaves several markers,
+        # and recovery keeps the newest, which is this one.
+        store.touch(layout.marker(sid))
     _set_status(layout, sid, "active", only_if=("paused", "completed", None))
+    if by_status:
+        # Every other session of active/ that its status does not stop would be active.
+        previous += [s for s in ids_in(layout, ACTIVE_DIR) if file_status(layout, s) not in STOPPED]
     for other in sorted(set(marker_ids(layout)) | set(previous)):
         if other == sid:
             continue
-        if is_session_dir(layout, other):
+        if is_session_dir(layout, other) and file_status(layout, other) not in STOPPED:
             try:
-                _set_status(layout, other, "paused", only_if=("active",))
+                # Another tool's status (`planning`) is left alone where a marker says
+                # what is active; where the status says it, it must say paused.
+                _set_status(layout, other, "paused", only_if=None if by_status else ("active",))
             except WfsError:
                 pass  # a broken session file is left for `wfs doctor` to report
         store.remove(layout.workflow / (MARKER_PREFIX + other))
+    if by_status:
+        store.remove(layout.marker(sid))
 
 
 def _move(layout: Layout, sid: str, source: Path, target: Path) -> None:
@@ -170,16 +186,19 @@ def _set_status(
     layout: Layout, sid: str, status: str, only_if: tuple[str | None, ...] | None = None
 ) -> None:
     """Set the session's status; with `only_if`, only when it is one of those (None: it
-    has none), so that a status written by another tool (`planning`) is left alone."""
+    has none), so that a status written by another tool (`planning`) is left alone. The
+    file keeps its layout: only the status changes in it (wfs/jsonedit.py)."""
     with store.locked(layout.session_lock(sid), sid):
-        data = load_session(layout, sid)
+        data, raw = load_session_document(layout, sid)
         if only_if is not None and data.get("status") not in only_if:
             return
         if data.get("status") != status:
-            data["status"] = status
-            save_session(layout, sid, data)
+            before = dict(data)
+            data = {**data, "status": status}
+            store.write_bytes(layout.session_file(sid), jsonedit.rewrite(raw, before, data))
             # IMPL_PLAN.md shows the status; a stale view would fail `wfs render --check`.
-            render.write_views(layout.session_dir(sid), data, load_skeletons(layout, sid))
+            tasks = load_skeletons(layout, sid)
+            render.write_views(layout.session_dir(sid), data, tasks, before=(before, tasks))
 
 
 def pause(layout: Layout, sid: str) -> None:

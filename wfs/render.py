@@ -4,17 +4,19 @@ Rendering is a pure function of the session and task JSON (no clock, no environm
 so identical JSON always gives byte-identical views. This module gives the templates
 the tasks as the views show them; the templates hold the format.
 
-A view that wfs did not generate (an IMPL_PLAN.md written by a planning agent, a
-TODO_LIST.md kept by hand) is never destroyed: before the first render it is renamed,
-byte for byte, to `IMPL_PLAN.authored.md` (or `TODO_LIST.authored.md`), and the
-generated view links to it.
+Every file wfs generates opens with a mark (templates/mark.md.j2), and wfs knows its
+own files by that mark alone, never by how they look. A view without it (an
+IMPL_PLAN.md written by a planning agent, a TODO_LIST.md kept by hand, however close to
+wfs's format) is never destroyed: before the first render it is renamed, byte for byte,
+to `IMPL_PLAN.authored.md` (or `TODO_LIST.authored.md`), and the generated view links
+to it. Versions of wfs before the mark wrote none: a view without it that is exactly
+what they wrote for the session as it is now is wfs's too, and gains the mark at the
+next write (no resemblance: the same bytes).
 """
 
 from __future__ import annotations
 
-import itertools
 import os
-import re
 from functools import cache
 from pathlib import Path
 from types import SimpleNamespace
@@ -22,7 +24,6 @@ from typing import Any, NamedTuple
 
 from wfs import store, templating
 from wfs.layout import task_sort_key
-from wfs.schemas import LEAF_STATUSES
 from wfs.tasks import (
     Task,
     TaskIndex,
@@ -30,6 +31,7 @@ from wfs.tasks import (
     obj,
     parent_id,
     session_facts,
+    session_topic,
 )
 from wfs.text import printable
 
@@ -116,8 +118,8 @@ def _entries(index: TaskIndex) -> list[Entry]:
 # render, and a change to a few tasks (wfs/delta.py) calls the same ones, through
 # `piece`, with the tasks whose parts it replaces.
 # Both are the same bytes by construction (and tests compare them after random edits).
-# What the parts are recognized and cut by (`is_generated`, `marks`) is read from what
-# the macros write, not written again here.
+# What the parts are cut by (`marks`) is read from what the macros write, not written
+# again here.
 
 PARTS = "views.md.j2"
 
@@ -176,12 +178,10 @@ def view_facts(session: dict[str, Any], facts: dict[str, Any]) -> dict[str, Any]
     """The session's part of the views, each value on one printable line."""
     return {
         "session_id": one_line(session.get("session_id")),
-        "topic": one_line(session.get("project"))
-        or one_line(session.get("topic"))
-        or one_line(session.get("session_id")),
+        "topic": one_line(session_topic(session)) or one_line(session.get("session_id")),
         "type": one_line(facts["type"]),
         "phase": one_line(facts["phase"]),
-        "status": one_line(session.get("status")),
+        "status": one_line(session.get("status")),  # empty: the views leave it out
     }
 
 
@@ -190,9 +190,11 @@ def render_views(
     tasks: list[Task],
     index: TaskIndex | None = None,
     kept: dict[str, list[str]] | None = None,
+    marked: bool = True,
 ) -> dict[str, str]:
     """View file name -> text (`index`: the TaskIndex of `tasks`, when already built;
-    `kept`: view name -> the authored copies kept beside it, which it links to)."""
+    `kept`: view name -> the authored copies kept beside it, which it links to;
+    `marked` false: as versions before the mark wrote them)."""
     index = index or TaskIndex(tasks)
     facts = view_facts(session, session_facts(session, index.tally()))
     entries = _entries(index)
@@ -203,6 +205,7 @@ def render_views(
         topic=facts["topic"],
         session_id=facts["session_id"],
         kept=kept.get("TODO_LIST.md", []),
+        marked=marked,
         entries=entries,
         has_active=any(e.status == "active" for e in leaves),
         has_blocked=any(e.status == "blocked" for e in leaves),
@@ -212,6 +215,7 @@ def render_views(
         done=sum(1 for e in leaves if e.status == "completed"),
         leaves=len(leaves),
         kept=kept.get("IMPL_PLAN.md", []),
+        marked=marked,
         overview=printable(str(plan.get("overview") or "").strip()),
         requirements=_strings(plan.get("requirements")),
         entries=entries,
@@ -222,59 +226,50 @@ def render_views(
 
 AUTHORED = ".authored"
 
-# A view wfs wrote holds the text its parts write around their values: a value is any
-# text on one line, a task id any text up to the `*` that closes it.
-_VALUES = {_TEXT: ".*", _ID: "[^*]+"}
-_CUT = "\ue000cut\ue000"
 
-
-def _pattern(rendered: str) -> str:
-    """A regular expression matching `rendered` with any value for each placeholder."""
-    pattern = re.escape(rendered)
-    for placeholder, value in _VALUES.items():
-        pattern = pattern.replace(re.escape(placeholder), value)
-    return pattern
-
-
-class _Recognizers(NamedTuple):
-    plan: re.Pattern[str]  # how IMPL_PLAN.md opens, up to its session's type
-    todo_first: re.Pattern[str]  # the first line of TODO_LIST.md
-    todo_line: re.Pattern[str]  # any other line but a blank one
+def piece_of(template: str, name: str, *args: Any) -> str:
+    """The macro `name` of `template` (a file of templates/), rendered."""
+    return str(getattr(templating.macros(template), name)(*args))
 
 
 @cache
-def _recognizers() -> _Recognizers:
-    facts = {"topic": _TEXT, "session_id": _TEXT, "type": _CUT, "phase": _TEXT, "status": _TEXT}
-    head = piece("plan_head", facts, 0, 0, [])
-    todo = [piece("todo_head", _TEXT, [_TEXT])]
-    for container, nested, gap in itertools.product((False, True), repeat=3):
-        for status in LEAF_STATUSES:
-            shown = _sample(status=status, container=container, nested=nested, gap=gap)
-            todo.append(piece("todo_tasks", [shown]))
-    todo += [
-        piece("todo_tail", _TEXT, *flags) for flags in itertools.product((False, True), repeat=3)
-    ]
-    lines = sorted({line for text in todo for line in text.splitlines() if line})
-    return _Recognizers(
-        re.compile(r"\A" + _pattern(head[: head.index(_CUT)])),
-        re.compile(_pattern(piece("todo_head", _TEXT, []).splitlines()[0])),
-        re.compile("|".join(f"(?:{_pattern(line)})" for line in lines)),
-    )
+def mark_opening() -> str:
+    """What the mark of every file wfs generates starts with (templates/mark.md.j2):
+    whatever the version of wfs and whatever the mark goes on to say."""
+    line = piece_of("mark.md.j2", "mark", _TEXT)
+    return line[: line.index(_TEXT)]
 
 
-def is_generated(name: str, text: str | None) -> bool:
-    """Whether a view's text is one wfs generated (up to date or not)."""
-    if text is None:
-        return False
-    recognize = _recognizers()  # built on first use, then cached
-    if name == "IMPL_PLAN.md":
-        return bool(recognize.plan.match(text))
-    lines = text.splitlines()
-    return (
-        bool(lines)
-        and recognize.todo_first.fullmatch(lines[0]) is not None
-        and all(not line or recognize.todo_line.fullmatch(line) for line in lines)
-    )
+def is_marked(text: str | None) -> bool:
+    """Whether `text` opens with the mark wfs writes in every file it generates."""
+    return text is not None and text.startswith(mark_opening())
+
+
+def authored_views(
+    session_dir: Path, session: dict[str, Any], tasks: list[Task], index: TaskIndex | None = None
+) -> list[str]:
+    """The views of a session folder that wfs did not write, which it keeps aside before
+    it writes its own: any view without the mark, unless it is exactly what earlier
+    versions (which wrote no mark) wrote for the session as it is now."""
+    unmarked = {}
+    for name in VIEWS:
+        path = session_dir / name
+        if path.is_file():
+            text = read_view(path)
+            if not is_marked(text):
+                unmarked[name] = text
+    if not unmarked:
+        return []
+    earlier = legacy_views(session_dir, session, tasks, index)
+    return [name for name, text in unmarked.items() if text != earlier[name]]
+
+
+def legacy_views(
+    session_dir: Path, session: dict[str, Any], tasks: list[Task], index: TaskIndex | None = None
+) -> dict[str, str]:
+    """The views as versions of wfs before the mark wrote them for the session as it is
+    now (linking to the authored copies kept so far)."""
+    return render_views(session, tasks, index, kept_views(session_dir), marked=False)
 
 
 def authored_name(name: str, n: int = 1) -> str:
@@ -284,29 +279,45 @@ def authored_name(name: str, n: int = 1) -> str:
 
 def kept_views(session_dir: Path) -> dict[str, list[str]]:
     """View name -> the authored copies kept beside it, in the order they were kept."""
-    kept: dict[str, list[str]] = {}
-    for name in VIEWS:
-        n = 1
-        while (session_dir / authored_name(name, n)).exists():
-            kept.setdefault(name, []).append(authored_name(name, n))
-            n += 1
-    return kept
+    return {name: copies for name in VIEWS if (copies := kept_copies(session_dir, name))}
 
 
-def keep_authored(session_dir: Path) -> list[str]:
-    """Rename every view wfs did not generate to its next free `.authored` name, byte
-    for byte; return the new names."""
+def keep_authored(folder: Path, names: list[str]) -> list[str]:
+    """Rename each file `names` of `folder` to its next free `.authored` name, byte for
+    byte; return the new names."""
     moved = []
-    for name in VIEWS:
-        path = session_dir / name
-        if not path.is_file() or is_generated(name, read_view(path)):
-            continue
-        n = 1
-        while os.path.lexists(session_dir / authored_name(name, n)):
-            n += 1
-        store.move(path, session_dir / authored_name(name, n))
-        moved.append(authored_name(name, n))
+    for name in names:
+        copy = free_authored_name(folder, name)
+        store.move(folder / name, folder / copy)
+        moved.append(copy)
     return moved
+
+
+def free_authored_name(folder: Path, name: str) -> str:
+    """The name the file `name` of `folder` is kept under when wfs keeps it aside."""
+    n = 1
+    while os.path.lexists(folder / authored_name(name, n)):
+        n += 1
+    return authored_name(name, n)
+
+
+def kept_copies(folder: Path, name: str) -> list[str]:
+    """The authored copies of the file `name` kept in `folder`, in the order they were
+    kept."""
+    found = []
+    n = 1
+    while (folder / authored_name(name, n)).exists():
+        found.append(authored_name(name, n))
+        n += 1
+    return found
+
+
+def keep_unmarked(path: Path) -> list[str]:
+    """Keep the file at `path` aside when wfs did not write it (it has no mark); return
+    the names of every copy kept beside it, this one included (for the links)."""
+    if path.is_file() and not is_marked(read_view(path)):
+        keep_authored(path.parent, [path.name])
+    return kept_copies(path.parent, path.name)
 
 
 def expected_views(
@@ -315,14 +326,24 @@ def expected_views(
     """What the views of a session folder should read (linking to its authored copies,
     including those `write_views` is about to keep)."""
     kept = kept_views(session_dir)
-    for name in VIEWS:
-        path = session_dir / name
-        if path.is_file() and not is_generated(name, read_view(path)):
-            n = len(kept.get(name, [])) + 1
-            while (session_dir / authored_name(name, n)).exists():
-                n += 1
-            kept.setdefault(name, []).append(authored_name(name, n))
+    for name in authored_views(session_dir, session, tasks, index):
+        kept.setdefault(name, []).append(free_authored_name(session_dir, name))
     return render_views(session, tasks, index, kept)
+
+
+def stale_views(
+    session_dir: Path, session: dict[str, Any], tasks: list[Task], index: TaskIndex | None = None
+) -> list[str]:
+    """The views that a render would change: missing, stale, or not wfs's. A view that
+    is exactly what an earlier version wrote for the session as it is now is not stale
+    (it gains the mark at the next write)."""
+    expected = expected_views(session_dir, session, tasks, index)
+    texts = {name: read_view(session_dir / name) for name in VIEWS}
+    stale = [name for name in VIEWS if texts[name] != expected[name]]
+    if any(not is_marked(texts[name]) for name in stale):
+        earlier = legacy_views(session_dir, session, tasks, index)
+        stale = [name for name in stale if texts[name] != earlier[name]]
+    return stale
 
 
 def write_views(
@@ -331,12 +352,16 @@ def write_views(
     tasks: list[Task],
     index: TaskIndex | None = None,
     rendered: dict[str, Any] | None = None,
+    before: tuple[dict[str, Any], list[Task]] | None = None,
 ) -> list[str]:
     """Write the views that changed (authored ones kept aside first); return their names.
 
     `rendered`, when given, receives the bytes of both views and the authored copies
-    they link to (what wfs/delta.py checks the views by)."""
-    keep_authored(session_dir)
+    they link to (what wfs/delta.py checks the views by). `before`: the session and
+    its tasks before the change this write follows, which the views on disk show when
+    wfs wrote them (default: as they are now)."""
+    shown = (session, tasks, index) if before is None else (*before, None)
+    keep_authored(session_dir, authored_views(session_dir, *shown))
     kept = kept_views(session_dir)
     written = []
     views = {

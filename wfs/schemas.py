@@ -102,6 +102,9 @@ LEGACY_KEYS = ("task_description", "modification_points", "logic_flow")
 PHASES = ("PLAN", "IMPLEMENT", "REVIEW")
 COMPLEXITIES = ("simple", "medium", "complex")
 SESSION_STATUSES = ("active", "paused", "completed")
+# Where session files keep their topic, first found first: wfs's own field (the one the
+# session id was made from), then the fields other tools write it in.
+TOPIC_FIELDS = ("project", "topic", "task_description", "description", "goal", "title")
 
 # ---------------------------------------------------------------- the schema files
 

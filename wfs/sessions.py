@@ -106,10 +106,10 @@ def active_ids(layout: Layout) -> list[str]:
     marked = [sid for sid in marker_ids(layout) if _is_live_session(layout, sid)]
     if marked or marker_ids(layout):
         return marked
-    return [sid for sid in ids_in(layout, ACTIVE_DIR) if file_status(layout, sid) not in _STOPPED]
+    return [sid for sid in ids_in(layout, ACTIVE_DIR) if file_status(layout, sid) not in STOPPED]
 
 
-_STOPPED = ("paused", "completed")
+STOPPED = ("paused", "completed")
 
 
 def file_status(layout: Layout, sid: str) -> Any:
@@ -238,13 +238,19 @@ def load_session(layout: Layout, sid: str) -> dict[str, Any]:
     """The session file of `sid`. A session folder without one reads as `{}` (what the
     seed asks of a session is derived from its tasks; `status` and `validate` say the
     file is missing); a file that is not a JSON object is an error (exit 2)."""
+    return load_session_document(layout, sid)[0]
+
+
+def load_session_document(layout: Layout, sid: str) -> tuple[dict[str, Any], bytes | None]:
+    """The session file of `sid` as `load_session` reads it, and its bytes (None when
+    there is no file), to write it back as it is laid out (wfs.jsonedit.rewrite)."""
     path = layout.session_file(sid)
     if not path.exists() and path.parent.is_dir():
-        return {}
-    data = store.read_json(path, layout.relative(path))
+        return {}, None
+    data, raw = store.read_document(path, layout.relative(path))
     if not isinstance(data, dict):
         raise WfsError(f"{layout.relative(path)}: expected a JSON object, got {json_kind(data)}")
-    return data
+    return data, raw
 
 
 def session_status(
@@ -260,6 +266,15 @@ def session_status(
     if status in SESSION_STATUSES:
         return str(status)
     return "active" if sid in active_ids(layout) else "paused"
+
+
+def shown_status(layout: Layout, sid: str, data: dict[str, Any]) -> str:
+    """The status to show: the file's, as it says it (`planning`, another tool's, too);
+    derived as `session_status` does when the file has none."""
+    status = data.get("status")
+    if isinstance(status, str) and status.strip():
+        return status
+    return session_status(layout, sid, data)
 
 
 def canonical_session(

@@ -23,9 +23,24 @@ from wfs.errors import BusyError, WfsError
 
 DEFAULT_LOCK_TIMEOUT = 10.0
 
+# The folders of wfs's runtime files: caches, locks and journals, run records, and the
+# copies `wfs doctor --fix` keeps of what it repairs. Each one
+# holds a `.gitignore` of `*`, written before anything else in it (as pytest, mypy and
+# ruff do for their caches), so that git ignores the folder wherever it is: in a
+# repository whose `.workflow/` has no `.gitignore` of wfs's, in every worktree, and
+# without running git (docs/formats.md, "Runtime files").
+RUNTIME_DIRS = frozenset({".cache", ".locks", ".runs", ".doctor"})
+RUNTIME_IGNORE = b"# Written by wfs: local runtime files, never committed.\n*\n"
+
 
 def read_json(path: Path, where: str | None = None) -> Any:
     """The parsed contents of `path`; `where` is the name shown in errors."""
+    return read_document(path, where)[0]
+
+
+def read_document(path: Path, where: str | None = None) -> tuple[Any, bytes]:
+    """The parsed contents of `path` and its bytes (to write it back as it is laid
+    out, wfs.jsonedit.rewrite); `where` is the name shown in errors."""
     where = where or str(path)
     try:
         raw = path.read_bytes()
@@ -35,7 +50,7 @@ def read_json(path: Path, where: str | None = None) -> Any:
         raise WfsError(f"{where}: is a directory, expected a JSON file") from None
     except OSError as err:
         raise WfsError(f"{where}: cannot read: {err.strerror}") from None
-    return jsonio.parse(raw, where)
+    return jsonio.parse(raw, where), raw
 
 
 INPUT_LIMIT = 64 * 1024 * 1024  # a plan document or an answer larger than this is refused
@@ -99,7 +114,35 @@ def guard(path: Path | str) -> None:
 
 def make_dirs(path: Path) -> None:
     guard(path / "_")
-    path.mkdir(parents=True, exist_ok=True)
+    make_folder(path)
+
+
+def make_folder(folder: Path) -> None:
+    """Make `folder` and the folders above it that are missing; a runtime folder (one
+    of RUNTIME_DIRS) gets its `.gitignore` before anything else is written in it."""
+    if folder.is_dir():
+        if folder.name in RUNTIME_DIRS and not os.path.lexists(folder / ".gitignore"):
+            _ignore(folder)  # made by an earlier wfs
+        return
+    missing = [folder]
+    while not missing[-1].parent.is_dir() and missing[-1].parent != missing[-1]:
+        missing.append(missing[-1].parent)
+    for made in reversed(missing):
+        made.mkdir(exist_ok=True)
+        if made.name in RUNTIME_DIRS:
+            _ignore(made)
+
+
+def _ignore(folder: Path) -> None:
+    """Write the `.gitignore` that makes git ignore the runtime folder `folder`."""
+    target = folder / ".gitignore"
+    try:
+        fd, tmp = _temporary(target)
+    except OSError:
+        return  # a read-only folder: nothing is written in it either
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(RUNTIME_IGNORE)
+    os.replace(tmp, target)
 
 
 def touch(path: Path) -> None:
@@ -130,7 +173,7 @@ def move(source: Path, target: Path) -> None:
     """Rename `source` to `target` (replacing a file there)."""
     guard(source)
     guard(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(target.parent)
     os.replace(source, target)
 
 
@@ -192,6 +235,7 @@ class Appender:
             self.close()
             guard(path)
             with _naming(path):
+                make_folder(path.parent)
                 flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT
                 self.fd = platform.open_own(path, flags, _file_mode())
             self.path = path
@@ -283,7 +327,7 @@ def stage(path: Path, data: bytes, durable: bool = True) -> Path:
     ready to be renamed over it."""
     guard(path)
     with _naming(path):
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_folder(path.parent)
         fd, tmp = _temporary(path)
     try:
         with _naming(path):
@@ -367,7 +411,7 @@ def locked(lock_path: Path, what: str) -> Iterator[None]:
             f"{lock_path}: refused: the lock file is a symlink (wfs never locks or writes "
             "through one); remove it"
         )
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(lock_path.parent)
     lock = platform.FileLock(os.fspath(lock_path), timeout)
     try:
         lock.acquire()

@@ -12,7 +12,7 @@ from wfs.errors import WfsError
 from wfs.formats import canonical, dependencies, parent_task
 from wfs.layout import Layout, is_absolute_path, task_sort_key
 from wfs.rules import path_places, task_error_count
-from wfs.schemas import COMPLEXITIES, PHASES, TASK_STATUSES
+from wfs.schemas import COMPLEXITIES, PHASES, TASK_STATUSES, TOPIC_FIELDS
 from wfs.text import json_kind
 
 Task = dict[str, Any]
@@ -66,11 +66,16 @@ def with_id(task: Task, tid: str) -> tuple[Task, bool]:
 
 
 def read_object(layout: Layout, path: Path | str) -> Task:
+    return read_document(layout, path)[0]
+
+
+def read_document(layout: Layout, path: Path | str) -> tuple[Task, bytes]:
+    """The JSON object in `path` and the file's bytes (see store.read_document)."""
     path = Path(path)
-    data = store.read_json(path, layout.relative(path))
+    data, raw = store.read_document(path, layout.relative(path))
     if not isinstance(data, dict):
         raise WfsError(f"{layout.relative(path)}: expected a JSON object, got {json_kind(data)}")
-    return data
+    return data, raw
 
 
 SKELETON_CONTEXT = ("parent", "depends_on", "acceptance")
@@ -285,6 +290,16 @@ def derived_phase(tally: Tally) -> str:
     if leaves and counts.get("completed", 0) == leaves:
         return "REVIEW"
     return "IMPLEMENT" if leaves - counts.get("pending", 0) else "PLAN"
+
+
+def session_topic(session: dict[str, Any]) -> str | None:
+    """The session's topic, from the first field of TOPIC_FIELDS that holds some text;
+    None when none does."""
+    for field in TOPIC_FIELDS:
+        value = session.get(field)
+        if isinstance(value, str) and value.strip():
+            return value
+    return None
 
 
 def session_facts(session: dict[str, Any], tally: Tally) -> dict[str, Any]:

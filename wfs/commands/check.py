@@ -122,7 +122,10 @@ def doctor(env: Env, fix: bool) -> None:
             if row["fixed"]:
                 env.echo(f"fixed: {row['where']}: {row['problem']} ({row['action']})")
             elif row["fixable"]:
-                env.echo(f"found: {row['where']}: {row['problem']} (`wfs doctor --fix` repairs it)")
+                env.echo(
+                    f"found: {row['where']}: {row['problem']} "
+                    f"(`wfs doctor --fix` repairs it and reports: {row['action']})"
+                )
             else:
                 env.echo(f"found: {row['where']}: {row['problem']} ({row['action']})")
         if not rows:

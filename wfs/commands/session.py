@@ -73,7 +73,7 @@ def session_show(env: Env, session_id: str | None) -> None:
         env.echo(f"  path:    {data['path']}")
         shown = {
             "project": summary["project"],
-            "status": data["session"].get("status"),
+            "status": summary["status"],
             "current_phase": summary["phase"],  # derived when the file has none
             "type": summary["type"],
         }

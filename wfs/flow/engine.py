@@ -35,13 +35,13 @@ from wfs.flow import steps as run_steps
 from wfs.flow.answer import Answer, EmptyAnswer, read_answer
 from wfs.flow.brief import as_text
 from wfs.flow.routing import AgentRoutes
-from wfs.flow.summary import needs_link, render_summary
+from wfs.flow.summary import keep_authored_summary, needs_link, render_summary
 from wfs.flow.variables import MissingInput, check_inputs, substitute_session, task_values
 from wfs.flow.work import Check, Step, Uninterpretable, has_agent_work, task_steps
 from wfs.formats import canonical_task, status_of
+from wfs.index import answers
 from wfs.layout import Layout, check_task_id
 from wfs.rules import TaskSource, refusal
-from wfs.sessions import load_session
 from wfs.tasks import Task, obj, skeleton, unknown_task
 
 RUNS_DIR = ".runs"
@@ -955,10 +955,11 @@ class Runner:
         )
 
     def session_phase(self) -> str | None:
+        """The session's phase as its file says it, else derived from its tasks (files
+        other tools wrote have none); None outside a session."""
         if not self.sid:
             return None
-
-        return str(load_session(self.layout, self.sid).get("current_phase"))
+        return str(answers(self.layout, self.sid)["summary"]["phase"])
 
     # ------------------------------------------------------------ completion
 
@@ -975,7 +976,8 @@ class Runner:
                     full = self.output_path(tid, name)
                     store.write_bytes(full, output.encode("utf-8"), durable=False)
                 links[name] = os.path.relpath(full, path.parent)
-        store.write_text(path, render_summary(task, result["steps"], changed, links))
+        kept = keep_authored_summary(path)  # one someone else wrote stays, linked
+        store.write_text(path, render_summary(task, result["steps"], changed, links, kept))
         return path
 
 

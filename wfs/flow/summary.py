@@ -1,16 +1,18 @@
 """The summary of a completed task, `.summaries/<ID>-summary.md` (templates/summary.md.j2).
 
 It is what the tasks that depend on this one read first: each step's outcome, the
-outputs it bound, and the files it changed.
+outputs it bound, and the files it changed. A summary that wfs did not write (it has
+no mark, wfs/render.py) is kept beside it, byte for byte, and linked from it.
 """
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 from wfs import templating
-from wfs.render import one_line
+from wfs.render import keep_unmarked, one_line
 from wfs.tasks import Task, obj
 from wfs.text import printable
 
@@ -29,14 +31,22 @@ def fence(text: str) -> str:
     return "`" * max(3, longest + 1)
 
 
+def keep_authored_summary(path: Path) -> list[str]:
+    """Keep aside, byte for byte, the summary at `path` when wfs did not write it; the
+    names of every summary kept beside it, for the new one to link."""
+    return keep_unmarked(path)
+
+
 def render_summary(
     task: Task,
     steps: list[dict[str, Any]],
     changed: list[str],
     links: dict[str, str] | None = None,
+    kept: list[str] | None = None,
 ) -> str:
     """The summary of `task`. `links`: output name -> where its whole text is, for the
-    outputs too long to show whole (see `needs_link`): those show their start only."""
+    outputs too long to show whole (see `needs_link`): those show their start only.
+    `kept`: the summaries someone else wrote for it, kept beside it (linked)."""
     links = links or {}
     outputs = []
     for step in steps:
@@ -55,4 +65,5 @@ def render_summary(
         steps=steps,
         outputs=outputs,
         changed=changed,
+        kept=kept or [],
     )

@@ -9,6 +9,7 @@ def root(context, missing=missing):
     if 0: yield None
     l_0_topic = resolve('topic')
     l_0_kept = resolve('kept')
+    l_0_marked = resolve('marked')
     l_0_entries = resolve('entries')
     l_0_session_id = resolve('session_id')
     l_0_has_active = resolve('has_active')
@@ -27,9 +28,9 @@ def root(context, missing=missing):
         l_0_todo_tail = undefined(f"the template {included_template.__name__!r} (imported on line 1 in 'TODO_LIST.md.j2') does not export the requested name 'todo_tail'", name='todo_tail')
     context.vars.update({'todo_head': l_0_todo_head, 'todo_tasks': l_0_todo_tasks, 'todo_tail': l_0_todo_tail})
     context.exported_vars.difference_update(('todo_head', 'todo_tasks', 'todo_tail'))
-    yield str(context.call((undefined(name='todo_head') if l_0_todo_head is missing else l_0_todo_head), (undefined(name='topic') if l_0_topic is missing else l_0_topic), (undefined(name='kept') if l_0_kept is missing else l_0_kept)))
+    yield str(context.call((undefined(name='todo_head') if l_0_todo_head is missing else l_0_todo_head), (undefined(name='topic') if l_0_topic is missing else l_0_topic), (undefined(name='kept') if l_0_kept is missing else l_0_kept), (undefined(name='marked') if l_0_marked is missing else l_0_marked)))
     yield str(context.call((undefined(name='todo_tasks') if l_0_todo_tasks is missing else l_0_todo_tasks), (undefined(name='entries') if l_0_entries is missing else l_0_entries)))
     yield str(context.call((undefined(name='todo_tail') if l_0_todo_tail is missing else l_0_todo_tail), (undefined(name='session_id') if l_0_session_id is missing else l_0_session_id), (not (undefined(name='entries') if l_0_entries is missing else l_0_entries)), (undefined(name='has_active') if l_0_has_active is missing else l_0_has_active), (undefined(name='has_blocked') if l_0_has_blocked is missing else l_0_has_blocked)))
 
 blocks = {}
-debug_info = '1=18&2=30&3=31&4=32'
+debug_info = '1=19&2=31&3=32&4=33'

@@ -55,11 +55,17 @@ def root(context, missing=missing):
     yield str(context.call(environment.getattr((undefined(name='task') if l_0_task is missing else l_0_task), 'get'), 'id'))
     yield ': '
     yield str(context.call(environment.getattr((undefined(name='task') if l_0_task is missing else l_0_task), 'get'), 'title'))
-    yield '\n\nSession '
-    yield str(environment.getattr((undefined(name='workflow') if l_0_workflow is missing else l_0_workflow), 'session'))
-    yield ', phase '
-    yield str(environment.getattr((undefined(name='workflow') if l_0_workflow is missing else l_0_workflow), 'phase'))
-    yield '.\n'
+    yield '\n\n'
+    if environment.getattr((undefined(name='workflow') if l_0_workflow is missing else l_0_workflow), 'session'):
+        pass
+        yield 'Session '
+        yield str(environment.getattr((undefined(name='workflow') if l_0_workflow is missing else l_0_workflow), 'session'))
+        yield ', phase '
+        yield str(environment.getattr((undefined(name='workflow') if l_0_workflow is missing else l_0_workflow), 'phase'))
+        yield '.\n'
+    else:
+        pass
+        yield 'No session: a task run on its own.\n'
     if context.call(environment.getattr((undefined(name='task_context') if l_0_task_context is missing else l_0_task_context), 'get'), 'description'):
         pass
         yield '\n'
@@ -321,4 +327,4 @@ def root(context, missing=missing):
     yield '\n'
 
 blocks = {}
-debug_info = '6=55&8=59&9=63&11=66&13=68&15=71&17=77&18=80&20=87&22=90&23=92&25=100&26=102&27=106&32=111&33=113&35=117&36=121&37=128&39=133&40=140&42=145&43=152&44=154&45=158&48=162&49=165&51=167&52=170&54=172&55=176&58=186&60=190&62=192&64=195&66=203&68=205&69=209&72=213&76=216&77=220&80=227&82=235&84=237&86=240&90=243&91=246&92=249&94=253&97=258&101=267&105=270&106=273&107=276&108=278&109=281&111=288&113=292&121=296&122=304&124=309&126=312&127=314&129=317&135=320'
+debug_info = '6=55&8=59&9=62&13=69&15=72&17=74&19=77&21=83&22=86&24=93&26=96&27=98&29=106&30=108&31=112&36=117&37=119&39=123&40=127&41=134&43=139&44=146&46=151&47=158&48=160&49=164&52=168&53=171&55=173&56=176&58=178&59=182&62=192&64=196&66=198&68=201&70=209&72=211&73=215&76=219&80=222&81=226&84=233&86=241&88=243&90=246&94=249&95=252&96=255&98=259&101=264&105=273&109=276&110=279&111=282&112=284&113=287&115=294&117=298&125=302&126=310&128=315&130=318&131=320&133=323&139=326'

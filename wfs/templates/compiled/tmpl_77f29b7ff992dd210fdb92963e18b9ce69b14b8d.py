@@ -7,7 +7,7 @@ def root(context, missing=missing):
     concat = environment.concat
     cond_expr_undefined = Undefined
     if 0: yield None
-    l_0_todo_head = l_0_todo_tasks = l_0_todo_tail = l_0_plan_head = l_0_plan_body = l_0_plan_rows = l_0_plan_graph = l_0_plan_nodes = l_0_plan_edges = l_0_plan_criteria_head = l_0_plan_criteria = missing
+    l_0_mark = l_0_SOURCE = l_0_todo_head = l_0_todo_tasks = l_0_todo_tail = l_0_plan_head = l_0_plan_body = l_0_plan_rows = l_0_plan_graph = l_0_plan_nodes = l_0_plan_edges = l_0_plan_criteria_head = l_0_plan_criteria = missing
     try:
         t_1 = environment.filters['cell']
     except KeyError:
@@ -33,13 +33,29 @@ def root(context, missing=missing):
         def t_4(*unused):
             raise TemplateRuntimeError("No filter named 'replace' found.")
     pass
-    def macro(l_1_topic, l_1_kept):
+    included_template = environment.get_template('mark.md.j2', 'views.md.j2')._get_default_module(context)
+    l_0_mark = getattr(included_template, 'mark', missing)
+    if l_0_mark is missing:
+        l_0_mark = undefined(f"the template {included_template.__name__!r} (imported on line 9 in 'views.md.j2') does not export the requested name 'mark'", name='mark')
+    context.vars['mark'] = l_0_mark
+    context.exported_vars.discard('mark')
+    l_0_SOURCE = 'a view of workflow-session.json and .task/*.json; edit those, not this file'
+    context.vars['SOURCE'] = l_0_SOURCE
+    context.exported_vars.add('SOURCE')
+    def macro(l_1_topic, l_1_kept, l_1_marked):
         t_5 = []
         if l_1_topic is missing:
             l_1_topic = undefined("parameter 'topic' was not provided", name='topic')
         if l_1_kept is missing:
             l_1_kept = undefined("parameter 'kept' was not provided", name='kept')
+        if l_1_marked is missing:
+            l_1_marked = True
         pass
+        if l_1_marked:
+            pass
+            t_5.append(
+                str(context.call((undefined(name='mark') if l_0_mark is missing else l_0_mark), (undefined(name='SOURCE') if l_0_SOURCE is missing else l_0_SOURCE))),
+            )
         t_5.extend((
             '# Tasks: ',
             str(l_1_topic),
@@ -61,7 +77,7 @@ def root(context, missing=missing):
         )
         return concat(t_5)
     context.exported_vars.add('todo_head')
-    context.vars['todo_head'] = l_0_todo_head = Macro(environment, macro, 'todo_head', ('topic', 'kept'), False, False, False, context.eval_ctx.autoescape)
+    context.vars['todo_head'] = l_0_todo_head = Macro(environment, macro, 'todo_head', ('topic', 'kept', 'marked'), False, False, False, context.eval_ctx.autoescape)
     yield '\n'
     def macro(l_1_entries):
         t_6 = []
@@ -164,7 +180,7 @@ def root(context, missing=missing):
     context.exported_vars.add('todo_tail')
     context.vars['todo_tail'] = l_0_todo_tail = Macro(environment, macro, 'todo_tail', ('session_id', 'empty', 'has_active', 'has_blocked'), False, False, False, context.eval_ctx.autoescape)
     yield '\n'
-    def macro(l_1_facts, l_1_done, l_1_leaves, l_1_kept):
+    def macro(l_1_facts, l_1_done, l_1_leaves, l_1_kept, l_1_marked):
         t_8 = []
         if l_1_facts is missing:
             l_1_facts = undefined("parameter 'facts' was not provided", name='facts')
@@ -174,7 +190,14 @@ def root(context, missing=missing):
             l_1_leaves = undefined("parameter 'leaves' was not provided", name='leaves')
         if l_1_kept is missing:
             l_1_kept = undefined("parameter 'kept' was not provided", name='kept')
+        if l_1_marked is missing:
+            l_1_marked = True
         pass
+        if l_1_marked:
+            pass
+            t_8.append(
+                str(context.call((undefined(name='mark') if l_0_mark is missing else l_0_mark), (undefined(name='SOURCE') if l_0_SOURCE is missing else l_0_SOURCE))),
+            )
         t_8.extend((
             '# Implementation Plan: ',
             str(environment.getattr(l_1_facts, 'topic')),
@@ -184,8 +207,14 @@ def root(context, missing=missing):
             str(environment.getattr(l_1_facts, 'type')),
             ' · **Phase**: ',
             str(environment.getattr(l_1_facts, 'phase')),
-            ' · **Status**: ',
-            str(environment.getattr(l_1_facts, 'status')),
+        ))
+        if environment.getattr(l_1_facts, 'status'):
+            pass
+            t_8.extend((
+                ' · **Status**: ',
+                str(environment.getattr(l_1_facts, 'status')),
+            ))
+        t_8.extend((
             '\n- **Progress**: ',
             str(l_1_done),
             '/',
@@ -205,7 +234,7 @@ def root(context, missing=missing):
         l_2_name = missing
         return concat(t_8)
     context.exported_vars.add('plan_head')
-    context.vars['plan_head'] = l_0_plan_head = Macro(environment, macro, 'plan_head', ('facts', 'done', 'leaves', 'kept'), False, False, False, context.eval_ctx.autoescape)
+    context.vars['plan_head'] = l_0_plan_head = Macro(environment, macro, 'plan_head', ('facts', 'done', 'leaves', 'kept', 'marked'), False, False, False, context.eval_ctx.autoescape)
     yield '\n'
     def macro(l_1_overview, l_1_requirements, l_1_empty):
         t_9 = []
@@ -419,4 +448,4 @@ def root(context, missing=missing):
     context.vars['plan_criteria'] = l_0_plan_criteria = Macro(environment, macro, 'plan_criteria', ('entries',), False, False, False, context.eval_ctx.autoescape)
 
 blocks = {}
-debug_info = '10=36&11=45&13=48&14=53&21=66&22=71&23=74&26=79&27=83&29=93&30=104&31=111&32=116&40=129&41=140&42=144&49=150&52=155&60=167&61=180&63=182&64=184&65=190&66=195&67=200&72=210&75=222&76=225&82=237&83=242&89=255&98=269&99=274&100=279&104=296&113=306&114=311&115=315&116=317&117=321&119=329&121=335&128=345&129=352&130=355&131=364&136=375&143=385&144=390&146=395&147=401&148=406'
+debug_info = '9=36&10=42&13=45&14=54&15=57&17=61&19=64&20=69&27=82&28=87&29=90&32=95&33=99&35=109&36=120&37=127&38=132&46=145&47=156&48=160&55=166&58=171&66=183&67=196&68=199&70=203&72=205&73=207&74=219&75=224&76=229&81=239&84=251&85=254&91=266&92=271&98=284&107=298&108=303&109=308&113=325&122=335&123=340&124=344&125=346&126=350&128=358&130=364&137=374&138=381&139=384&140=393&145=404&152=414&153=419&155=424&156=430&157=435'

@@ -11,6 +11,7 @@ def root(context, missing=missing):
     l_0_done = resolve('done')
     l_0_leaves = resolve('leaves')
     l_0_kept = resolve('kept')
+    l_0_marked = resolve('marked')
     l_0_overview = resolve('overview')
     l_0_requirements = resolve('requirements')
     l_0_entries = resolve('entries')
@@ -44,7 +45,7 @@ def root(context, missing=missing):
         l_0_plan_criteria = undefined(f"the template {included_template.__name__!r} (imported on line 1 in 'IMPL_PLAN.md.j2') does not export the requested name 'plan_criteria'", name='plan_criteria')
     context.vars.update({'plan_head': l_0_plan_head, 'plan_body': l_0_plan_body, 'plan_rows': l_0_plan_rows, 'plan_graph': l_0_plan_graph, 'plan_nodes': l_0_plan_nodes, 'plan_edges': l_0_plan_edges, 'plan_criteria_head': l_0_plan_criteria_head, 'plan_criteria': l_0_plan_criteria})
     context.exported_vars.difference_update(('plan_head', 'plan_body', 'plan_rows', 'plan_graph', 'plan_nodes', 'plan_edges', 'plan_criteria_head', 'plan_criteria'))
-    yield str(context.call((undefined(name='plan_head') if l_0_plan_head is missing else l_0_plan_head), (undefined(name='facts') if l_0_facts is missing else l_0_facts), (undefined(name='done') if l_0_done is missing else l_0_done), (undefined(name='leaves') if l_0_leaves is missing else l_0_leaves), (undefined(name='kept') if l_0_kept is missing else l_0_kept)))
+    yield str(context.call((undefined(name='plan_head') if l_0_plan_head is missing else l_0_plan_head), (undefined(name='facts') if l_0_facts is missing else l_0_facts), (undefined(name='done') if l_0_done is missing else l_0_done), (undefined(name='leaves') if l_0_leaves is missing else l_0_leaves), (undefined(name='kept') if l_0_kept is missing else l_0_kept), (undefined(name='marked') if l_0_marked is missing else l_0_marked)))
     yield str(context.call((undefined(name='plan_body') if l_0_plan_body is missing else l_0_plan_body), (undefined(name='overview') if l_0_overview is missing else l_0_overview), (undefined(name='requirements') if l_0_requirements is missing else l_0_requirements), (not (undefined(name='entries') if l_0_entries is missing else l_0_entries))))
     if (undefined(name='entries') if l_0_entries is missing else l_0_entries):
         pass
@@ -56,4 +57,4 @@ def root(context, missing=missing):
         yield str(context.call((undefined(name='plan_criteria') if l_0_plan_criteria is missing else l_0_plan_criteria), (undefined(name='entries') if l_0_entries is missing else l_0_entries)))
 
 blocks = {}
-debug_info = '1=20&2=47&3=48&4=49&5=51&6=52&7=53&8=54&9=55&10=56'
+debug_info = '1=21&2=48&3=49&4=50&5=52&6=53&7=54&8=55&9=56&10=57'

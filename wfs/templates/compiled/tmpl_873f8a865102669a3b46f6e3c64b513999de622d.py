@@ -9,10 +9,12 @@ def root(context, missing=missing):
     if 0: yield None
     l_0_id = resolve('id')
     l_0_title = resolve('title')
+    l_0_kept = resolve('kept')
     l_0_agent = resolve('agent')
     l_0_steps = resolve('steps')
     l_0_outputs = resolve('outputs')
     l_0_changed = resolve('changed')
+    l_0_mark = missing
     try:
         t_1 = environment.filters['cell']
     except KeyError:
@@ -26,11 +28,28 @@ def root(context, missing=missing):
         def t_2(*unused):
             raise TemplateRuntimeError("No filter named 'format' found.")
     pass
+    included_template = environment.get_template('mark.md.j2', 'summary.md.j2')._get_default_module(context)
+    l_0_mark = getattr(included_template, 'mark', missing)
+    if l_0_mark is missing:
+        l_0_mark = undefined(f"the template {included_template.__name__!r} (imported on line 7 in 'summary.md.j2') does not export the requested name 'mark'", name='mark')
+    context.vars['mark'] = l_0_mark
+    context.exported_vars.discard('mark')
+    yield str(context.call((undefined(name='mark') if l_0_mark is missing else l_0_mark), str_join(('the summary of ', (undefined(name='id') if l_0_id is missing else l_0_id), ', written when it completed', ))))
     yield '# '
     yield str((undefined(name='id') if l_0_id is missing else l_0_id))
     yield ': '
     yield str((undefined(name='title') if l_0_title is missing else l_0_title))
-    yield '\n\n- **Status**: completed\n- **Agent**: '
+    yield '\n'
+    for l_1_name in (undefined(name='kept') if l_0_kept is missing else l_0_kept):
+        _loop_vars = {}
+        pass
+        yield '\n> Kept as written before wfs wrote this summary: ['
+        yield str(l_1_name)
+        yield '](./'
+        yield str(l_1_name)
+        yield ')\n'
+    l_1_name = missing
+    yield '\n- **Status**: completed\n- **Agent**: '
     yield str(((undefined(name='agent') if l_0_agent is missing else l_0_agent) or '—'))
     yield '\n\n## Steps\n| Step | Name | Outcome | Time |\n|---|---|---|---|\n'
     for l_1_step in (undefined(name='steps') if l_0_steps is missing else l_0_steps):
@@ -92,4 +111,4 @@ def root(context, missing=missing):
         yield '_None detected (or not a git repository)._\n'
 
 blocks = {}
-debug_info = '6=30&9=34&14=36&15=40&19=56&21=60&22=62&23=64&24=66&25=68&26=71&33=82&34=86'
+debug_info = '7=31&8=37&9=39&10=43&12=47&16=53&21=55&22=59&26=75&28=79&29=81&30=83&31=85&32=87&33=90&40=101&41=105'
