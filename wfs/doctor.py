@@ -85,16 +85,18 @@ def doctor(layout: Layout, fix: bool) -> list[tuple[Finding, bool]]:
     """
     _BACKUP.folder = None
     planned = _one_pass(layout, False)
-    if not fix:
-        return [(f, False) for f in planned]
+    if not fix or all(f.repair is None for f in planned):
+        return [(f, False) for f in planned]  # nothing to repair: a fix would change nothing
     revealed: dict[tuple[str, str], tuple[Finding, bool]] = {}
     for _ in range(5):
         found = _one_pass(layout, True)
         for f in found:
             revealed.setdefault((f.where, f.problem), (f, f.repair is not None))
         if all(f.repair is None for f in found):
-            break
-    left = {(f.where, f.problem) for f in _one_pass(layout, False)}
+            break  # a pass that repaired nothing changed nothing: what it found is left
+    else:
+        found = _one_pass(layout, False)
+    left = {(f.where, f.problem) for f in found}
     report = [(f, f.repair is not None and (f.where, f.problem) not in left) for f in planned]
     seen = {(f.where, f.problem) for f in planned}
     return report + [row for key, row in revealed.items() if key not in seen]

@@ -340,7 +340,7 @@ def stale_views(
     expected = expected_views(session_dir, session, tasks, index)
     texts = {name: read_view(session_dir / name) for name in VIEWS}
     stale = [name for name in VIEWS if texts[name] != expected[name]]
-    if any(not is_marked(texts[name]) for name in stale):
+    if any(texts[name] is not None and not is_marked(texts[name]) for name in stale):
         earlier = legacy_views(session_dir, session, tasks, index)
         stale = [name for name in stale if texts[name] != earlier[name]]
     return stale
