@@ -84,7 +84,11 @@ def doctor(layout: Layout, fix: bool) -> list[tuple[Finding, bool]]:
     whatever the repairs revealed.
     """
     _BACKUP.folder = None
-    planned = _one_pass(layout, False)
+    # A fix looks under the lock it repairs under: it refuses a .workflow it may not
+    # write even when there is nothing to repair.
+    writing = fix and layout.workflow.is_dir()
+    with store.locked(layout.root_lock, ".workflow") if writing else contextlib.nullcontext():
+        planned = _one_pass(layout, False)
     if not fix or all(f.repair is None for f in planned):
         return [(f, False) for f in planned]  # nothing to repair: a fix would change nothing
     revealed: dict[tuple[str, str], tuple[Finding, bool]] = {}
