@@ -73,6 +73,18 @@ def test_help_lists_every_visible_command_with_its_short_help() -> None:
             assert len(text) > 20 and command.get_short_help_str(1000).startswith(text), name
 
 
+def test_a_bare_wfs_shows_the_help_and_succeeds() -> None:
+    bare, helped = (
+        subprocess.run(
+            [sys.executable, "-m", "wfs", *args], capture_output=True, text=True, timeout=120
+        )
+        for args in ([], ["--help"])
+    )
+    assert (bare.returncode, bare.stderr) == (0, "")
+    assert bare.stdout == helped.stdout
+    assert bare.stdout.startswith("Usage: wfs [OPTIONS] [COMMAND] [ARGS]...\n")
+
+
 def test_an_unknown_command_is_refused() -> None:
     unknown = wfs("statu")
     assert unknown.code == 2

@@ -107,7 +107,11 @@ def _os_error(ctx: click.Context, err: OSError) -> str:
     return os_error_message(err, layout.root if layout is not None else None)
 
 
-@click.group(cls=WfsGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=WfsGroup,
+    invoke_without_command=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
 @click.version_option(__version__, "--version", prog_name="wfs")
 @click.option(
     "--root",
@@ -141,6 +145,9 @@ def cli(
       wfs status
     """
     ctx.obj = Env(root, session, json_out, color=_color_default() and not no_color)
+    if ctx.invoked_subcommand is None:  # a bare `wfs` asks what it can do: not an error
+        click.echo(ctx.get_help())
+        ctx.exit(0)
 
 
 # `--json` is also accepted after the subcommand (`wfs status --json`).
