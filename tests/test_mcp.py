@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -418,11 +419,14 @@ def test_mcp_without_the_sdk_exits_2_and_says_how_to_install_it(project: Path) -
     proc = subprocess.run(
         [sys.executable, "-c", script], cwd=project, capture_output=True, text=True, timeout=60
     )
+    # The range is the `mcp` extra's, read from the installed metadata; the second
+    # command installs it into this very interpreter (a clone's venv, pipx's, uv's).
     assert (proc.returncode, proc.stdout, proc.stderr) == (
         2,
         "",
-        "wfs: error: wfs mcp needs the MCP Python SDK 2.x (mcp>=2.3,<3), which is not "
-        "installed; install it with: pip install 'wfs[mcp]'\n",
+        "wfs: error: wfs mcp needs the MCP Python SDK (mcp<3,>=2.3), which is not "
+        "installed; install it with: pip install 'wfs-sessions[mcp]', or into the Python "
+        f"wfs runs in: {shlex.quote(sys.executable)} -m pip install 'mcp<3,>=2.3'\n",
     )
 
 

@@ -14,11 +14,12 @@ deletes what is byte for byte wfs's own, unless `--force`).
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from wfs import __version__, jsonedit, jsonio, store, templating
+from wfs import __version__, jsonedit, jsonio, platform, store, templating
 from wfs.errors import WfsError
 from wfs.resources import resource_dir
 
@@ -297,6 +298,10 @@ class Planned(NamedTuple):
 # Whether to install the MCP server entry (Setting.option "mcp"), from --mcp/--no-mcp:
 # "on" and "off" as asked; "add": also when it is missing, but a differing entry is the
 # user's and left alone; "keep": only when it is there and wfs's own.
+# wfs's name on the package index (`wfs` there is another project); the command and the
+# import package stay `wfs`.
+DISTRIBUTION = "wfs-sessions"
+
 McpMode = str
 MCP_MODES = ("on", "off", "add", "keep")
 
@@ -695,6 +700,41 @@ def _remove(root: dict[str, Any], setting: Setting) -> Any:
         return {k: v for k, v in value.items() if k != key}
 
     return out(root, 0)
+
+
+def mcp_requirement() -> str:
+    """The `mcp` extra's requirement (`mcp<3,>=2.3`) as pyproject.toml, its one place,
+    declares it: from the installed distribution's metadata, else (wfs run from a source
+    tree it was never installed from) from the pyproject.toml beside the package."""
+    import importlib.metadata  # deferred: ~12 ms, only to say what to install
+
+    try:
+        requires = importlib.metadata.requires(DISTRIBUTION) or []
+    except importlib.metadata.PackageNotFoundError:
+        requires = []
+    for line in requires:
+        requirement, _, marker = line.partition(";")
+        if re.fullmatch(r"\s*extra\s*==\s*[\"']mcp[\"']\s*", marker):
+            return requirement.strip()
+    import tomllib  # deferred: only an uninstalled source tree reads pyproject.toml
+
+    pyproject = Path(__file__).resolve().parent.parent / "pyproject.toml"
+    with pyproject.open("rb") as handle:
+        extras = tomllib.load(handle)["project"]["optional-dependencies"]
+    return str(extras["mcp"][0])
+
+
+def mcp_install_hint() -> str:
+    """How to install what `wfs mcp` needs: the extra from the package index, or the SDK
+    into the very Python this wfs runs in (a clone, pipx or uv install included)."""
+    import importlib.util  # deferred: only to say what to install
+
+    requirement = mcp_requirement()
+    here = [sys.executable, "-m", "pip", "install", requirement]
+    if importlib.util.find_spec("pip") is None:  # uv's environments come without pip
+        here = ["uv", "pip", "install", "--python", sys.executable, requirement]
+    index = platform.shell_join(["pip", "install", f"{DISTRIBUTION}[mcp]"])
+    return f"{index}, or into the Python wfs runs in: {platform.shell_join(here)}"
 
 
 def mcp_extra_installed() -> bool:

@@ -166,3 +166,15 @@ def show_lines(data: dict[str, Any]) -> list[str]:
     if data["waiting_on"]:
         lines.append(f"waiting on: {', '.join(data['waiting_on'])}")
     return lines
+
+
+def agent_setup_lines(resume: list[str]) -> list[str]:
+    """How to have an agent answer a step that waits for one: `--agent CMD`, WFS_AGENT or
+    .workflow/config.json (docs/configuration.md); `resume` continues the stopped run."""
+    return [
+        "No agent is configured. To have one answer, give its command CMD (the brief goes "
+        "to its stdin, its stdout is the answer):",
+        f"  {shell_join([*resume, '--agent', 'CMD'])}",
+        '  or set WFS_AGENT=CMD, or put {"agents": {"default": "CMD"}} in .workflow/config.json',
+        "  (every setting: docs/configuration.md)",
+    ]

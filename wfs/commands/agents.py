@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from wfs.agents_install import TARGETS
+from wfs.agents_install import TARGETS, mcp_install_hint, mcp_requirement
 from wfs.cli import Env, json_flag, pass_env, root_option
 from wfs.errors import WfsError
 
@@ -47,7 +47,7 @@ def agents() -> None:
     "--mcp/--no-mcp",
     default=None,
     help="claude: also (or not) the server `wfs mcp` in .mcp.json. Default: installed "
-    "when the mcp extra is (pip install 'wfs[mcp]'), kept when already there.",
+    "when the mcp extra is (pip install 'wfs-sessions[mcp]'), kept when already there.",
 )
 @json_flag
 @pass_env
@@ -164,12 +164,13 @@ def agents_list(env: Env, target: str | None) -> None:
 @click.command("mcp")
 @pass_env
 def mcp_server(env: Env) -> None:
-    """Serve wfs to an MCP client over stdio (needs the extra: pip install 'wfs[mcp]').
+    """Serve wfs to an MCP client over stdio (extra: pip install 'wfs-sessions[mcp]').
 
     Eight tools (status, next, task_show, plan, validate, execute, resume, switch)
     answer with the JSON of the matching command and its exit code; the JSON Schemas
     and each session's TODO_LIST.md are resources; `plan` and `execute` are prompts.
-    --root and --session given to `wfs` apply to every call.
+    --root and --session given to `wfs` apply to every call. Without the MCP SDK it
+    exits 2 and prints the command that installs it into the Python wfs runs in.
 
     \b
     Example:
@@ -181,7 +182,7 @@ def mcp_server(env: Env) -> None:
         if (err.name or "").startswith("wfs"):
             raise
         raise WfsError(
-            "wfs mcp needs the MCP Python SDK 2.x (mcp>=2.3,<3), which is not installed; "
-            "install it with: pip install 'wfs[mcp]'"
+            f"wfs mcp needs the MCP Python SDK ({mcp_requirement()}), which is not installed; "
+            f"install it with: {mcp_install_hint()}"
         ) from None
     serve(env.layout, env.session, root_option(env))

@@ -11,8 +11,9 @@ from wfs.cli import Env, F, json_flag, pass_env, root_option
 from wfs.completion import complete_task_id
 from wfs.flow import session_run
 from wfs.flow.answer import read_answer
+from wfs.flow.engine import WAITING_FOR_AGENT
 from wfs.platform import shell_join
-from wfs.query import idle_lines, one_line
+from wfs.query import agent_setup_lines, idle_lines, one_line
 from wfs.store import read_input
 
 
@@ -130,6 +131,8 @@ def _show_pause(env: Env, result: dict[str, Any]) -> None:
     env.echo("")
     env.echo(f"Resume: {shell_join(result['resume'])} --output-file F")
     env.echo("  (F holds the answer; `-` reads it from stdin. Or --output TEXT, or --skip.)")
+    if result["reason"].startswith(WAITING_FOR_AGENT):
+        env.lines(agent_setup_lines(result["resume"]))
 
 
 @click.command()
