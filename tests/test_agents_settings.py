@@ -358,7 +358,11 @@ def test_the_server_is_merged_into_mcp_json_beside_the_users_servers(project: Pa
 
 def test_a_wfs_server_of_the_users_own_is_left_alone_unless_asked(project: Path) -> None:
     path = project / ".mcp.json"
-    own = {"mcpServers": {"wfs": {"command": "uvx", "args": ["--from", "wfs-sessions[mcp]", "wfs", "mcp"]}}}
+    own = {
+        "mcpServers": {
+            "wfs": {"command": "uvx", "args": ["--from", "wfs-sessions[mcp]", "wfs", "mcp"]}
+        }
+    }
     path.write_text(pretty(own))
     data = install(project, "claude")  # the default: the user's entry is theirs
     assert ".mcp.json" not in [row["path"] for row in data["files"]]

@@ -101,8 +101,8 @@ def test_the_readme_links_the_configuration_page() -> None:
 PLAN = {"tasks": [{"id": "IMPL-1", "title": "Write the notes", "description": "Notes."}]}
 AGENT = "#!/usr/bin/env bash\ncat > /dev/null\necho 'Notes written.'\n"
 SETUP = [
-    "No agent is configured. To have one answer, give its command CMD (the brief goes to "
-    "its stdin, its stdout is the answer):",
+    "No agent is configured; an agent is a command CMD (the brief on its stdin, the answer "
+    "on its stdout):",
     "  wfs --session WFS-notes execute --resume IMPL-1 --agent CMD",
     '  or set WFS_AGENT=CMD, or put {"agents": {"default": "CMD"}} in .workflow/config.json',
     "  (every setting: docs/configuration.md)",
@@ -151,7 +151,7 @@ def test_a_pause_for_want_of_an_agent_says_how_to_configure_one(project: Path) -
 @pytest.mark.parametrize("way", ["--agent", "WFS_AGENT", "config.json"])
 def test_each_way_the_pause_names_gives_the_step_to_the_agent(project: Path, way: str) -> None:
     lines = paused(project).out.splitlines()
-    (first,) = [i for i, line in enumerate(lines) if line.startswith("No agent is configured.")]
+    (first,) = [i for i, line in enumerate(lines) if line.startswith("No agent is configured;")]
     with_agent, elsewhere = lines[first + 1], lines[first + 2]
     agent = agent_script(project)
     argv = shlex.split(with_agent)

@@ -1,29 +1,69 @@
-"""The built wheel carries schemas/, agents/ and the templates, and finds them from anywhere."""
+"""The built wheel and sdist carry schemas/, agents/ and the templates; the wheel installs
+into a fresh venv under its own name, runs the demo and finds its resources from anywhere."""
 
 from __future__ import annotations
 
+import os
+import re
+import shlex
 import subprocess
 import sys
+import tarfile
 import zipfile
 from pathlib import Path
+from typing import NamedTuple
 
 import orjson
 import pytest
 from conftest import REPO, VIEW_MARK
 
-from wfs import templating
+from wfs import __version__, templating
+
+
+class Dist(NamedTuple):
+    wheel: Path
+    sdist: Path
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def dist(tmp_path_factory: pytest.TempPathFactory) -> Dist:
     out = tmp_path_factory.mktemp("dist")
     subprocess.run(
-        [sys.executable, "-m", "build", "--wheel", "--outdir", str(out), str(REPO)],
+        [sys.executable, "-m", "build", "--wheel", "--sdist", "--outdir", str(out), str(REPO)],
         check=True,
         capture_output=True,
     )
-    (built,) = out.glob("wfs-*.whl")
-    return built
+    # Named for the distribution, `wfs-sessions` (`wfs` on the package index is another
+    # project); the package and the command inside stay `wfs`.
+    (wheel,) = out.glob("wfs_sessions-*.whl")
+    (sdist,) = out.glob("wfs_sessions-*.tar.gz")
+    assert sorted(p.name for p in out.iterdir()) == [wheel.name, sdist.name]
+    return Dist(wheel, sdist)
+
+
+@pytest.fixture(scope="module")
+def wheel(dist: Dist) -> Path:
+    return dist.wheel
+
+
+def venv_bin(venv: Path) -> Path:
+    return venv / ("Scripts" if sys.platform == "win32" else "bin")
+
+
+def test_sdist_holds_the_package_schemas_agents_and_templates(dist: Dist) -> None:
+    with tarfile.open(dist.sdist) as archive:
+        names = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
+    assert dist.sdist.name == f"wfs_sessions-{__version__}.tar.gz"
+    assert {"pyproject.toml", "README.md", "wfs/__init__.py", "wfs/cli.py"} <= names
+    assert {"wfs/commands/execute.py", "wfs/flow/engine.py", "wfs/checks/MANIFEST"} <= names
+    for schema in ("task", "session", "plan"):
+        assert f"schemas/{schema}.schema.json" in names
+    assert {"agents/README.md", "agents/commands/execute.md"} <= names
+    assert {"agents/definitions/code-developer.md", "agents/partials/brief.md"} <= names
+    for template in ("views.md.j2", "TODO_LIST.md.j2", "summary.md.j2", "brief.md.j2"):
+        assert f"wfs/templates/{template}" in names
+    assert "wfs/templates/compiled/MANIFEST" in names
+    assert {"examples/offline-demo/run.sh", "docs/configuration.md"} <= names
 
 
 def test_wheel_contains_the_shipped_folders(wheel: Path) -> None:
@@ -39,9 +79,16 @@ def test_wheel_contains_the_shipped_folders(wheel: Path) -> None:
     assert "wfs/templates/compiled/MANIFEST" in compiled
     assert len(compiled) == len(templating.sources()) + 1, compiled
     assert {"wfs/checks/MANIFEST", "wfs/checks/task_errors.py"} <= names
-    metadata = zipfile.ZipFile(wheel).read("wfs-0.1.0.dist-info/METADATA").decode()
-    requires = [line for line in metadata.splitlines() if line.startswith("Requires-Dist: mcp")]
-    # The MCP SDK only comes with the `mcp` extra (and the test extra, for its tests).
+    info = f"wfs_sessions-{__version__}.dist-info"
+    metadata = zipfile.ZipFile(wheel).read(f"{info}/METADATA").decode()
+    assert metadata.splitlines()[1:3] == ["Name: wfs-sessions", f"Version: {__version__}"]
+    entry_points = zipfile.ZipFile(wheel).read(f"{info}/entry_points.txt").decode()
+    assert entry_points == "[console_scripts]\nwfs = wfs.cli:main\n"
+    requires = [
+        line for line in metadata.splitlines() if re.match(r"Requires-Dist: (mcp|wfs)", line)
+    ]
+    # The MCP SDK only comes with the `mcp` extra (the test extra takes that extra, and
+    # the build writes its requirement out), its range written once, in pyproject.toml.
     assert requires == [
         "Requires-Dist: mcp<3,>=2.3; extra == 'mcp'",
         "Requires-Dist: mcp<3,>=2.3; extra == 'test'",
@@ -51,7 +98,7 @@ def test_wheel_contains_the_shipped_folders(wheel: Path) -> None:
 def test_installed_wheel_finds_its_resources(wheel: Path, tmp_path: Path) -> None:
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    python = venv / "bin" / "python"
+    python = venv_bin(venv) / "python"
     subprocess.run(
         [str(python), "-m", "pip", "install", "-q", str(wheel)], check=True, capture_output=True
     )
@@ -69,13 +116,21 @@ def test_installed_wheel_finds_its_resources(wheel: Path, tmp_path: Path) -> Non
         text=True,
     ).stdout.strip()
     assert where.startswith(str(venv)), where
-    wfs = venv / "bin" / "wfs"
+    wfs = venv_bin(venv) / "wfs"
+    version = subprocess.run([str(wfs), "--version"], capture_output=True, text=True)
+    assert (version.returncode, version.stdout) == (0, f"wfs, version {__version__}\n")
     schema = subprocess.run(
         [str(wfs), "schema", "task"], cwd=work, check=True, capture_output=True
     ).stdout
     assert orjson.loads(schema)["$id"].endswith("task.schema.json")
+    subprocess.run([str(wfs), "init"], cwd=work, check=True, capture_output=True)
+    (work / "plan.json").write_text('{"tasks": [{"id": "IMPL-1", "title": "Pack it"}]}')
     created = subprocess.run(
-        [str(wfs), "plan", "Packaged"], cwd=work, check=True, capture_output=True, text=True
+        [str(wfs), "plan", "Packaged", "--from", "plan.json"],
+        cwd=work,
+        check=True,
+        capture_output=True,
+        text=True,
     )
     assert created.stdout == "WFS-packaged\n"
     assert (
@@ -114,11 +169,72 @@ def test_installed_wheel_finds_its_resources(wheel: Path, tmp_path: Path) -> Non
     )
     assert installed.returncode == 0, installed.stderr
     assert (work / ".gemini/commands/wfs/execute.toml").read_text().startswith("description = ")
-    # Without the `mcp` extra, everything above works, and `wfs mcp` says what to install.
+    # Without the `mcp` extra, everything above works, and `wfs mcp` says what to install,
+    # into this very venv too: the command it names installs the SDK and the server starts.
     server = subprocess.run([str(wfs), "mcp"], cwd=work, capture_output=True, text=True)
+    here = [str(python), "-m", "pip", "install", "mcp<3,>=2.3"]
     assert (server.returncode, server.stdout, server.stderr) == (
         2,
         "",
-        "wfs: error: wfs mcp needs the MCP Python SDK 2.x (mcp>=2.3,<3), which is not "
-        "installed; install it with: pip install 'wfs[mcp]'\n",
+        "wfs: error: wfs mcp needs the MCP Python SDK (mcp<3,>=2.3), which is not "
+        "installed; install it with: pip install 'wfs-sessions[mcp]', or into the Python "
+        f"wfs runs in: {shlex.join(here)}\n",
     )
+    named = shlex.split(server.stderr.split("runs in: ", 1)[1])
+    assert named == here
+    subprocess.run([*named, "-q"], check=True, capture_output=True)
+    served = subprocess.run([str(wfs), "mcp"], cwd=work, input="", capture_output=True, text=True)
+    assert (served.returncode, served.stderr) == (0, "")
+
+
+def test_installed_wheel_runs_the_offline_demo(wheel: Path, tmp_path: Path) -> None:
+    """The README's first example, with nothing from the checkout on the path but the
+    example itself: the wheel's `wfs` first on PATH."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    subprocess.run(
+        [str(venv_bin(venv) / "python"), "-m", "pip", "install", "-q", str(wheel)],
+        check=True,
+        capture_output=True,
+    )
+    path = os.pathsep.join([str(venv_bin(venv)), os.environ.get("PATH", "")])
+    demo = subprocess.run(
+        ["bash", str(REPO / "examples/offline-demo/run.sh")],
+        cwd=tmp_path,
+        env={**os.environ, "PATH": path, "TMPDIR": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert demo.returncode == 0, demo.stderr
+    last = demo.stdout.splitlines()[-1]
+    assert last.startswith("Project left in "), last
+    project = Path(last.removeprefix("Project left in "))
+    assert project.parent == tmp_path
+    todo = (project / ".workflow/WFS-offline-demo/TODO_LIST.md").read_text(encoding="utf-8")
+    boxes = re.findall(r"^- \[(.)\] \*\*(IMPL-\d+)\*\*", todo, re.M)
+    assert boxes == [("x", "IMPL-1"), ("x", "IMPL-2"), ("x", "IMPL-3")]
+    assert todo in demo.stdout  # the view it printed is the one on disk
+
+
+def test_the_mcp_hint_installs_into_the_python_wfs_runs_in_however_it_was_installed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from wfs import agents_install
+
+    index = "pip install 'wfs-sessions[mcp]', or into the Python wfs runs in: "
+    exe = shlex.quote(sys.executable)
+    # A venv of its own (a clone's, the test's): its pip.
+    assert agents_install.mcp_install_hint() == f"{index}{exe} -m pip install 'mcp<3,>=2.3'"
+    # uv's tool environments have no pip: uv installs into them.
+    monkeypatch.setitem(sys.modules, "pip", None)
+    assert agents_install.mcp_install_hint() == (
+        f"{index}uv pip install --python {exe} 'mcp<3,>=2.3'"
+    )
+    # pipx's have no pip either, and pipx keeps what it injects across its upgrades.
+    (tmp_path / "pipx_metadata.json").write_text("{}")
+    monkeypatch.setattr(sys, "prefix", str(tmp_path))
+    assert agents_install.mcp_install_hint() == (f"{index}pipx inject wfs-sessions 'mcp<3,>=2.3'")
+    # Run from a source tree it was never installed from: pyproject.toml says the range.
+    monkeypatch.setattr(agents_install, "DISTRIBUTION", "wfs-sessions-not-installed")
+    assert agents_install.mcp_requirement() == "mcp>=2.3,<3"

@@ -726,12 +726,16 @@ def mcp_requirement() -> str:
 
 def mcp_install_hint() -> str:
     """How to install what `wfs mcp` needs: the extra from the package index, or the SDK
-    into the very Python this wfs runs in (a clone, pipx or uv install included)."""
+    into the very Python this wfs runs in, however wfs was installed (a clone's venv,
+    pipx, uv tool): those of pipx and uv come without pip."""
     import importlib.util  # deferred: only to say what to install
 
     requirement = mcp_requirement()
-    here = [sys.executable, "-m", "pip", "install", requirement]
-    if importlib.util.find_spec("pip") is None:  # uv's environments come without pip
+    if (Path(sys.prefix) / "pipx_metadata.json").is_file():
+        here = ["pipx", "inject", DISTRIBUTION, requirement]
+    elif importlib.util.find_spec("pip") is not None:
+        here = [sys.executable, "-m", "pip", "install", requirement]
+    else:
         here = ["uv", "pip", "install", "--python", sys.executable, requirement]
     index = platform.shell_join(["pip", "install", f"{DISTRIBUTION}[mcp]"])
     return f"{index}, or into the Python wfs runs in: {platform.shell_join(here)}"

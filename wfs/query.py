@@ -172,8 +172,8 @@ def agent_setup_lines(resume: list[str]) -> list[str]:
     """How to have an agent answer a step that waits for one: `--agent CMD`, WFS_AGENT or
     .workflow/config.json (docs/configuration.md); `resume` continues the stopped run."""
     return [
-        "No agent is configured. To have one answer, give its command CMD (the brief goes "
-        "to its stdin, its stdout is the answer):",
+        "No agent is configured; an agent is a command CMD (the brief on its stdin, the "
+        "answer on its stdout):",
         f"  {shell_join([*resume, '--agent', 'CMD'])}",
         '  or set WFS_AGENT=CMD, or put {"agents": {"default": "CMD"}} in .workflow/config.json',
         "  (every setting: docs/configuration.md)",
