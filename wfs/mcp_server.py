@@ -1,4 +1,4 @@
-"""`wfs mcp`: the wfs commands as an MCP server over stdio (the optional extra `wfs[mcp]`).
+"""`wfs mcp`: the wfs commands as an MCP server over stdio (the extra `wfs-sessions[mcp]`).
 
 Eight tools, each doing what its command does (wfs/actions.py) and answering with
 the JSON that command prints with `--json`, plus its exit code first:
