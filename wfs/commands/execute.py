@@ -8,41 +8,13 @@ import click
 
 from wfs import actions
 from wfs.cli import Env, F, json_flag, pass_env, root_option
+from wfs.commands.watch import Plain, json_line, reporter
 from wfs.completion import complete_task_id
 from wfs.flow import session_run
 from wfs.flow.answer import read_answer
 from wfs.platform import shell_join
 from wfs.query import idle_lines, one_line
 from wfs.store import read_input
-
-
-def _progress(env: Env) -> Any:
-    def report(event: str, data: dict[str, Any]) -> None:
-        if event == "start":
-            env.echo(f"  {data['task']} ▶ {data['name']} …", err=True)
-        elif event == "fix":
-            env.echo(
-                f"  {data['task']} · {data['name']}: failed ({data['error']}); "
-                f"fix {data['iteration']} of {data['of']} goes to the agent",
-                err=True,
-            )
-        elif event == "check":
-            env.echo(
-                f"  {data['task']} · {data['name']}: check {data['outcome']}: "
-                f"{one_line(data['command'])}",
-                err=True,
-            )
-        elif event == "step":
-            color = {"done": "green", "skipped": "yellow", "paused": "yellow"}.get(
-                data["outcome"], "red"
-            )
-            outcome = env.style(data["outcome"], fg=color)
-            env.echo(
-                f"  {data['task']} · {data['name']}: {outcome} ({data['elapsed']:.2f}s)",
-                err=True,
-            )
-
-    return report
 
 
 def answer_options(func: F) -> F:
@@ -199,40 +171,41 @@ def execute(
     if resume_id and task_id:
         raise click.UsageError("give either a task ID or --resume ID, not both")
     answer = _resume_answer(output_text, output_file, skip, resume_id is not None)
+    progress = reporter(env, _show_result)
     runner = session_run.runner(
         env.layout,
         env.current_session(),
         agent_option,
         root_option(env),
-        progress=None if dry_run else _progress(env),
+        progress=None if dry_run else progress,
         scope=agent_scope,
     )
     if dry_run:
         _dry_run(env, runner, task_id or resume_id)
         return
-    run = session_run.execute(
-        runner,
-        task_id,
-        resume_id,
-        answer,
-        skip,
-        run_all,
-        note=lambda text: env.echo(f"{resume_id}: {text}", err=True),
-        force=force,
-    )
+    try:
+        run = session_run.execute(
+            runner,
+            task_id,
+            resume_id,
+            answer,
+            skip,
+            run_all,
+            note=lambda text: env.echo(f"{resume_id}: {text}", err=True),
+            force=force,
+        )
+    finally:
+        progress.close()
     data = run.data
-
-    def human() -> None:
+    if env.json:  # after the events, the result: the last line
+        json_line(data)
+    else:  # each task's result is shown as it ends
         if data.get("invalid"):
             env.lines(invalid_lines(data["invalid"]))
         elif not data["tasks"]:
             env.lines(idle_lines(data["stopped"]))
-        for result in data["tasks"]:
-            _show_result(env, result)
         if run.signum is not None and not run.interrupted:
             env.echo("Interrupted: stopped before the next task.")
-
-    env.emit(data, human)
     if run.exit_code:
         click.get_current_context().exit(run.exit_code)
 
@@ -254,10 +227,12 @@ def _dry_run(env: Env, runner: Any, task_id: str | None) -> None:
     from wfs.flow.preview import human_lines  # deferred: only a dry run loads the engine
 
     plan = actions.dry_run(env.layout, runner, task_id)
-    if plan.get("task") is None:
-        env.emit(plan, lambda: env.echo("No task is ready."))
-        return
-    env.emit(plan, lambda: env.lines(human_lines(plan)))
+    if env.json:  # one line, as every `execute --json` ends
+        json_line(plan)
+    elif plan.get("task") is None:
+        env.echo("No task is ready.")
+    else:
+        env.lines(human_lines(plan))
 
 
 @click.command()
@@ -294,17 +269,22 @@ def flow(
     raw, where = read_input(file)
     specs = parse_inline(raw.decode("utf-8", "replace"), where)
     given = {"skip": skip, "output": answer} if resume else None
-    result, code = run_file(
-        env.layout,
-        env.session,
-        file,
-        specs,
-        where,
-        agent_option=agent_option,
-        root_option=root_option(env),
-        progress=_progress(env),
-        resume=given,
-    )
+    # --json prints one document at the end: the steps go to stderr as plain lines.
+    progress = Plain(env, _show_result) if env.json else reporter(env, _show_result)
+    try:
+        result, code = run_file(
+            env.layout,
+            env.session,
+            file,
+            specs,
+            where,
+            agent_option=agent_option,
+            root_option=root_option(env),
+            progress=progress,
+            resume=given,
+        )
+    finally:
+        progress.close()
 
     def human() -> None:
         if result["status"] == "completed":
