@@ -13,6 +13,7 @@ Each task's result is printed when the task ends, not when the run does.
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 import time
@@ -124,6 +125,15 @@ class Live(Plain):
         line = printable(line)
         return line if len(line) <= width else line[: max(width - 1, 0)] + "…"
 
+    def width(self) -> int:
+        """The columns of the terminal the line goes to, less one (a line that fills
+        the last column wraps on some terminals). Asked of the terminal itself: a
+        COLUMNS variable may be left from another one."""
+        try:
+            return os.get_terminal_size(sys.stderr.fileno()).columns - 1
+        except (OSError, ValueError):
+            return shutil.get_terminal_size((80, 24)).columns - 1
+
     def draw(self, force: bool = False) -> None:
         if self.step is None:
             return
@@ -131,7 +141,7 @@ class Live(Plain):
         if not force and now - self.drawn < REDRAW_SECONDS:
             return
         self.drawn = now
-        width = shutil.get_terminal_size((80, 24)).columns - 1
+        width = self.width()
         line = self.status_line(width)
         clear = platform.CLEAR_TO_END or " " * (width - len(line))
         sys.stderr.write("\r" + line + clear)
@@ -140,8 +150,7 @@ class Live(Plain):
 
     def clear(self) -> None:
         if self.shown:
-            width = shutil.get_terminal_size((80, 24)).columns - 1
-            sys.stderr.write("\r" + (platform.CLEAR_TO_END or " " * width + "\r"))
+            sys.stderr.write("\r" + (platform.CLEAR_TO_END or " " * self.width() + "\r"))
             sys.stderr.flush()
             self.shown = False
 

@@ -131,7 +131,10 @@ def snapshot(runner: Runner, tid: str) -> tuple[list[Event], int, Reader, bool]:
     logged, offset = read_events(runner.output_log_path(tid))
     runs = latest_runs(logged)
     reader = Reader(tid, dict(plan))
-    steps, shown = [], []
+    starts = [e.get("step") for e in logged if e.get("event") == "step_started"]
+    current = starts[-1] if running and starts else None  # the step running now, if any
+    steps: list[Event] = []
+    shown: list[Event] = []
     for key, name in plan:
         entry = recorded.get(key)
         run = runs.get(key)
@@ -139,7 +142,7 @@ def snapshot(runner: Runner, tid: str) -> tuple[list[Event], int, Reader, bool]:
         if run is not None:
             for event in run:
                 shown.extend(reader.feed(event))
-            if not finished and running:
+            if not finished and key == current:
                 state = "running"
                 started = run[0].get("started")
                 if isinstance(started, (int, float)):
