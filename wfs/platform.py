@@ -203,6 +203,16 @@ def process_alive(pid: int) -> bool:
 # once asked to (VT mode), so there the line is padded with spaces instead ("").
 CLEAR_TO_END = "" if WINDOWS else "\x1b[K"
 
+
+def terminal_columns(stream: Any) -> int:
+    """The width of the terminal `stream` writes to, asked of the terminal itself (a
+    COLUMNS variable may be left from another one); 80 when it cannot say."""
+    try:
+        return os.get_terminal_size(stream.fileno()).columns
+    except (OSError, ValueError, AttributeError):
+        return shutil.get_terminal_size((80, 24)).columns
+
+
 # ------------------------------------------------------------------ signals
 
 
