@@ -454,3 +454,20 @@ def test_on_a_terminal_the_status_line_is_cut_to_the_width_and_shows_controls_as
     ).stdout
     assert "  IMPL-1 · Wait: done (" in colored
     assert "\x1b[3" not in colored  # no color at all
+
+
+def test_the_log_keeps_a_bounded_part_of_a_huge_output_and_says_so(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(watch, "LOG_LIMIT", 10)
+    plan([task("IMPL-1", [step(1, "bash(echo 0123456789abcdef; echo more)", "Big")])])
+    assert wfs("execute").code == 0
+    assert ELAPSED.sub("(…)", wfs("log", "IMPL-1").out).splitlines() == [
+        "IMPL-1 · Work: completed",
+        "  ▶ Big …",
+        "    0123456789",
+        "    … (the log keeps no more of this output; the run record has it whole)",
+        "  · Big: done (…)",
+    ]
+    record = read_json(project / ".workflow" / SID / ".runs" / "IMPL-1.json")
+    assert record["steps"]["implementation_approach/1"]["output"] == "0123456789abcdef\nmore"

@@ -513,6 +513,8 @@ def human_log(env: Env, event: dict[str, Any], pending: list[str]) -> None:
         env.echo(f"  ▶ {event['name']} …")
     elif kind == "output":
         env.echo(f"    {event['text']}")
+    elif kind == "output_cut":
+        env.echo("    … (the log keeps no more of this output; the run record has it whole)")
     elif kind == "step_running":
         env.echo(f"  · {event['name']}: running ({elapsed_text(event['elapsed'])} so far)")
     elif kind == "step_finished":

@@ -6,6 +6,7 @@ writes them to the task's output log as they come):
     {"event": "task", "task", "title", "status", "running", "steps": [{"step", "name", "status"}]}
     {"event": "step_started", "task", "step", "name", "started_at"}
     {"event": "output", "task", "step", "stream", "text"}        (one line)
+    {"event": "output_cut", "task", "step"}     (the log kept no more; the record has it all)
     {"event": "step_finished", "task", "step", "name", "outcome", "elapsed"}
     {"event": "step_running", "task", "step", "name", "elapsed"}  (without --follow: so far)
     {"event": "task_finished", "task", "status"}                  (--follow, when the run stops)
@@ -83,6 +84,9 @@ class Reader:
                 yield {"event": "output", "task": self.tid, "step": key, "stream": stream} | {
                     "text": line
                 }
+        elif kind == "output_cut":
+            yield from self.end_lines(key)
+            yield {"event": "output_cut", "task": self.tid, "step": key}
         elif kind == "step_finished":
             yield from self.end_lines(key)
             self.open.pop(key, None)

@@ -13,11 +13,14 @@ leaves the last one whole or absent; a reader ignores a torn last line):
 
     {"event": "step_started", "step": KEY, "name": NAME, "started_at": ISO, "started": EPOCH}
     {"event": "output", "step": KEY, "stream": "stdout"|"stderr", "text": TEXT}   (a chunk)
+    {"event": "output_cut", "step": KEY, "after": CHARACTERS}   (the rest is in the record)
     {"event": "step_finished", "step": KEY, "outcome": STATUS, "elapsed": SECONDS}
 
-A resumed run appends to it; a run that starts the task over starts it over. The
-engine's progress callback gets the same output cut into lines (`output` events), and
-a `tick` event when nothing came for a while, so that a display can update its clock.
+A step's output is logged up to LOG_LIMIT characters per run (the run record keeps it
+whole); the progress events carry all of it. A resumed run appends to the log; a run
+that starts the task over starts it over. The engine's progress callback gets the same
+output cut into lines (`output` events), and a `tick` event when nothing came for a
+while, so that a display can update its clock.
 """
 
 from __future__ import annotations
@@ -34,6 +37,9 @@ from wfs import jsonio, store
 
 STREAMS = {1: "stdout", 2: "stderr"}
 LONGEST_LINE = 64 * 1024  # characters: a longer line without an end is shown in pieces
+# What the log keeps of one run of a step: the run record keeps the whole output once,
+# the log is for watching it (a step that writes gigabytes must not write them twice).
+LOG_LIMIT = 4 * 1024 * 1024
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
 Progress = Callable[[str, dict[str, Any]], None]
@@ -108,6 +114,7 @@ class StepLog:
         # Made when a stream first writes: most steps of a plan write nothing.
         self.decoders: dict[int, codecs.IncrementalDecoder] = {}
         self.lines: dict[int, Lines] = {}
+        self.logged = 0  # characters of output written to the log (LOG_LIMIT)
         started = time.time()
         log.write(
             {
@@ -129,9 +136,13 @@ class StepLog:
             self.write(stream, text)
 
     def write(self, stream: int, text: str) -> None:
-        self.log.write(
-            {"event": "output", "step": self.key, "stream": STREAMS[stream], "text": text}
-        )
+        if self.logged < LOG_LIMIT:
+            kept = text[: LOG_LIMIT - self.logged]
+            event = {"event": "output", "step": self.key, "stream": STREAMS[stream], "text": kept}
+            self.log.write(event)
+            self.logged += len(kept)
+            if self.logged >= LOG_LIMIT:
+                self.log.write({"event": "output_cut", "step": self.key, "after": self.logged})
         if self.progress is not None:
             self.emit(stream, self.lines[stream].feed(text))
 
