@@ -40,6 +40,16 @@ class Run(NamedTuple):
     def json(self) -> Any:
         return orjson.loads(self.out)
 
+    def result(self) -> Any:
+        """What `wfs execute --json` ends with (see result_line)."""
+        return result_line(self.out)
+
+
+def result_line(out: str) -> Any:
+    """The result of `wfs execute --json`: its last line. The lines before it are the
+    progress events (step_started, output, step_finished, task_finished)."""
+    return orjson.loads(out.splitlines()[-1])
+
 
 @pytest.fixture(autouse=True)
 def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import needs_bash, read_json, wfs_process
+from conftest import needs_bash, read_json, result_line, wfs_process
 
 pytestmark = [
     needs_bash,
@@ -216,7 +216,7 @@ def test_execute_all_runs_the_chain_and_passes_the_task_it_cannot_run(
 ) -> None:
     root, env = repo
     run = wfs_process("execute", "--all", "--json", cwd=root, env=env)
-    result = json.loads(run.out)
+    result = result_line(run.out)
     assert [(t["task"], t["status"]) for t in result["tasks"]] == [
         ("IMPL-001", "completed"),
         ("IMPL-001.3", "completed"),

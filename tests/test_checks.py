@@ -163,7 +163,7 @@ def test_a_red_step_whose_check_passes_fails_the_test_passes_before_the_code_exi
     agent = fake_agent(tmp_path, {"implementation_approach/2": {"answer.txt": "4\n"}})
     run = wfs("execute", "--agent", str(agent), "--json")
     assert run.code == 1
-    [result] = run.json()["tasks"]
+    [result] = run.result()["tasks"]
     reason = (
         f"step implementation_approach/1 (Write the failing test) failed: the check `{TEST}` "
         "passed, but it must fail: the test passes before the code exists"
@@ -183,7 +183,7 @@ def test_a_red_check_that_cannot_run_does_not_count_as_failing(repo: Path, tmp_p
     plan(one_task(red(verification="bash(no-such-test-runner --all)")))
     run = wfs("execute", "--agent", str(fake_agent(tmp_path, {})), "--json")
     assert run.code == 1
-    reason = run.json()["tasks"][0]["reason"]
+    reason = run.result()["tasks"][0]["reason"]
     # bash names itself by the path it was started as
     assert re.fullmatch(
         re.escape(
@@ -226,7 +226,7 @@ def test_a_check_with_expected_failure_words_that_passes_fails_the_step(
     plan(one_task(step(1, "Probe", verification=TEST, expected_failure="answer.txt is missing")))
     run = wfs("execute", "--agent", str(fake_agent(tmp_path, {})), "--json")
     assert run.code == 1
-    assert run.json()["tasks"][0]["reason"] == (
+    assert run.result()["tasks"][0]["reason"] == (
         f"step implementation_approach/1 (Probe) failed: the check `{TEST}` passed, but it "
         "must fail: expected_failure: answer.txt is missing"
     )
@@ -253,7 +253,7 @@ def test_a_green_check_goes_back_to_the_agent_exactly_max_iterations_times(
         f"implementation_approach/1#fix{n}" for n in range(1, iterations + 1)
     ]
     assert runs.read_text() == "run\n" * (iterations + 1)
-    result = run.json()["tasks"][0]
+    result = run.result()["tasks"][0]
     fixes = f"{iterations} fix{'es' if iterations != 1 else ''}"
     assert result["reason"] == (
         f"step implementation_approach/1 (Make it pass) failed: the check `{check}` failed: "
@@ -335,7 +335,7 @@ def test_a_green_fix_without_an_agent_pauses_and_the_answer_reruns_the_check(
     (repo / "answer.txt").write_text("5\n")
     paused = wfs("execute", "--resume", "IMPL-1", "--output", "wrote 5", "--json")
     assert paused.code == 3
-    result = paused.json()["tasks"][0]
+    result = paused.result()["tasks"][0]
     assert result["reason"] == (
         f"waiting for an agent to fix implementation_approach/1: the check `{TEST}` failed: "
         "exit code 1"
@@ -385,7 +385,7 @@ def test_auto_revert_restores_exactly_what_the_step_changed(repo: Path, tmp_path
     head = git(repo, "rev-parse", "HEAD").stdout
     run = wfs("execute", "--agent", str(agent), "--json")
     assert run.code == 1
-    [result] = run.json()["tasks"]
+    [result] = run.result()["tasks"]
     assert result["reason"] == (
         f"step implementation_approach/2 (Make it pass) failed: the check `{TEST}` failed: "
         "exit code 1 (after 2 fixes); auto_revert: the step's changes were reverted (4 files: "
@@ -431,7 +431,7 @@ def test_after_auto_revert_resume_does_the_step_again_from_the_start(
     # The agent does better this time: the resume gives it the whole step again.
     actions["implementation_approach/1"] = {"answer.txt": "4\n"}
     (agent.parent / "actions.json").write_text(json.dumps(actions))
-    resume = first.json()["tasks"][0]["resume"]
+    resume = first.result()["tasks"][0]["resume"]
     assert resume == ["wfs", "--session", SID, "execute", "--resume", "IMPL-1"]
     again = wfs(*resume[1:], "--agent", str(agent))
     assert again.code == 0, again.out + again.err
@@ -449,7 +449,7 @@ def test_auto_revert_outside_git_says_nothing_was_reverted(project: Path, tmp_pa
     plan(one_task(green(1, test_fix_cycle={"max_iterations": 0, "auto_revert": True})))
     agent = fake_agent(tmp_path, {"implementation_approach/1": {"answer.txt": "5\n"}})
     run = wfs("execute", "--agent", str(agent), "--json")
-    assert run.json()["tasks"][0]["reason"] == (
+    assert run.result()["tasks"][0]["reason"] == (
         f"step implementation_approach/1 (Make it pass) failed: the check `{TEST}` failed: "
         "exit code 1; auto_revert: not a git work tree, so nothing was reverted"
     )
@@ -471,7 +471,7 @@ def test_a_refactor_step_must_still_pass_its_check(repo: Path, tmp_path: Path) -
     )
     run = wfs("execute", "--agent", str(agent), "--json")
     assert run.code == 1
-    assert run.json()["tasks"][0]["reason"] == (
+    assert run.result()["tasks"][0]["reason"] == (
         f"step implementation_approach/3 (Tidy up) failed: the check `{TEST}` failed after "
         "the refactoring: exit code 1 (after 1 fix)"
     )
@@ -565,7 +565,7 @@ def test_a_check_that_reads_an_output_not_yet_bound_fails_the_step(
 ) -> None:
     plan(one_task(step(1, "Write", output="result", verification="bash(test -n [result])")))
     run = wfs("execute", "--agent", str(fake_agent(tmp_path, {})), "--json")
-    assert run.json()["tasks"][0]["reason"] == (
+    assert run.result()["tasks"][0]["reason"] == (
         "step implementation_approach/1 (Write) failed: Missing required input: result"
     )
 
@@ -659,7 +659,7 @@ def test_execute_all_that_ran_nothing_because_tasks_are_invalid_names_them(
         f"  IMPL-4 ({where}/IMPL-4.json):\n"
         f"    {reason_4}\n",
     )
-    data = wfs("execute", "--all", "--json").json()
+    data = wfs("execute", "--all", "--json").result()
     assert (data["status"], data["tasks"]) == ("invalid", [])
     assert data["invalid"] == [
         {"task": "IMPL-1", "file": f"{where}/IMPL-1.json", "reasons": [reason_1]},

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CORPUS, read_json, wfs_process
+from conftest import CORPUS, read_json, result_line, wfs_process
 
 from wfs.formats import dependencies, parent_task
 
@@ -179,7 +179,7 @@ def test_every_output_and_dependency_summary_reaches_the_agent(name: str, tmp_pa
         assert re.match(r".*plan\.json#/\S*: [a-z-]+: \S", result["detail"]), result["detail"]
         return
     if result["outcome"] != "reached the agent":
-        data = json.loads(result["detail"])
+        data = result_line(result["detail"])
         (outcome,) = data["tasks"]
         if outcome["status"] == "completed":
             # Completed without an agent: only when no step of it needs one.

@@ -64,7 +64,7 @@ def test_offline_demo_runs_end_to_end_with_a_fake_agent(project: Path) -> None:
     sid = plan_tasks(json.loads((DEMO / "plan.json").read_text()), "Offline demo")
     run = wfs("execute", "--all", "--agent", str(DEMO / "agent.sh"), "--json")
     assert run.code == 0, run.err
-    result = run.json()
+    result = run.result()
     assert [t["task"] for t in result["tasks"]] == ["IMPL-1", "IMPL-2", "IMPL-3"]
     assert {t["status"] for t in result["tasks"]} == {"completed"}
     assert (project / "build/review.txt").read_text() == "Friendly and short: approved.\n"
@@ -154,7 +154,7 @@ def test_fail_blocks_the_task_with_the_reason(project: Path) -> None:
     sid = plan_tasks(one_task([step(1, "bash(echo boom >&2; exit 7)")]))
     run = wfs("execute", "--json")
     assert run.code == 1
-    result = run.json()["tasks"][0]
+    result = run.result()["tasks"][0]
     elapsed = result["tries"][0].pop("elapsed")
     assert isinstance(elapsed, float)
     assert result == {
@@ -249,7 +249,7 @@ def test_agent_step_pauses_and_resumes_without_rerunning_steps(project: Path) ->
     )
     paused = wfs("execute", "--json")
     assert paused.code == 3
-    data = paused.json()
+    data = paused.result()
     assert data["status"] == "paused"
     brief = data["tasks"][0]["brief"]
     assert brief["steps"][0]["key"] == "implementation_approach/2"
@@ -371,7 +371,7 @@ def test_a_read_through_a_symlink_out_of_the_root_fails_when_it_runs(
     assert wfs("validate").code == 0
     run = wfs("execute", "IMPL-1", "--json")
     assert run.code == 1
-    assert run.json()["tasks"][0]["reason"] == (
+    assert run.result()["tasks"][0]["reason"] == (
         "step implementation_approach/1 (Step 1) failed: exit code 1: path 'link.txt' leads "
         "outside the project root (through a symlink)"
     )

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Run, posix_only, read_json, wfs, wfs_process
+from conftest import Run, posix_only, read_json, result_line, wfs, wfs_process
 
 SID = "WFS-word"
 
@@ -131,7 +131,7 @@ def test_a_task_added_with_only_a_title_is_done_by_the_agent(project: Path, tmp_
     assert wfs("task", "add", "--title", "Write signup tests").out == "IMPL-3\n"
     paused = wfs("execute", "IMPL-3", "--json")
     assert paused.code == 3
-    assert paused.json()["tasks"][0]["brief"]["steps"][0]["key"] == "task"
+    assert paused.result()["tasks"][0]["brief"]["steps"][0]["key"] == "task"
     assert task_json(project, "IMPL-3")["status"] == "active"
 
 
@@ -175,7 +175,7 @@ def test_v1_object_approach_is_one_agent_step_after_pre_analysis(
     plan([task("IMPL-1", v1, pre=pre)])
     run = wfs("execute", "--json")
     assert run.code == 3, run.out + run.err
-    result = run.json()["tasks"][0]
+    result = run.result()["tasks"][0]
     assert (result["status"], result["step"]) == ("paused", "implementation_approach/1")
     assert result["brief"]["steps"][0]["description"] == "Add JWT validation to the middleware"
     assert result["brief"]["steps"][0]["modification_points"] == v1["modification_points"]
@@ -353,7 +353,7 @@ def test_task_blocked_answer_blocks_the_task_and_its_dependents_never_run(
     blocker = agent(tmp_path, "## TASK BLOCKED: the API key is missing\nAsk the owner for it.")
     run = wfs("execute", "--all", "--agent", str(blocker), "--json")
     assert run.code == 1
-    data = run.json()
+    data = run.result()
     assert [t["task"] for t in data["tasks"]] == ["IMPL-1"]
     reason = (
         "agent reported TASK BLOCKED at implementation_approach/1 (Step 1): "
@@ -383,7 +383,7 @@ def test_checkpoint_keeps_the_partial_answer_and_pauses(project: Path, tmp_path:
     helper = agent(tmp_path, "## CHECKPOINT REACHED\nHalf of the handlers moved.", "All moved.")
     run = wfs("execute", "--agent", str(helper), "--json")
     assert run.code == 3
-    result = run.json()["tasks"][0]
+    result = run.result()["tasks"][0]
     assert result["reason"] == "checkpoint reached; the agent continues from its partial answer"
     assert result["brief"]["checkpoints"] == ["## CHECKPOINT REACHED\nHalf of the handlers moved."]
     done = wfs(*result["resume"][1:], "--agent", str(helper))
@@ -463,7 +463,7 @@ def test_a_mixed_step_resumed_with_an_answer_keeps_its_commands_outputs(project:
     plan([task("IMPL-1", [mixed, step(2, "bash(printf '%s' [report] > report.txt)")])])
     paused = wfs("execute", "--json")
     assert paused.code == 3
-    brief = paused.json()["tasks"][0]["brief"]
+    brief = paused.result()["tasks"][0]["brief"]
     assert brief["steps"][0]["command"] == "Summarize the diff for the reviewer"
     done = wfs(*brief["resume"][1:], "--output", "two")
     assert done.code == 0, done.out + done.err
@@ -501,7 +501,7 @@ def test_retry_once_shows_both_attempts(project: Path) -> None:
     )
     run = wfs("execute", "--json")
     assert run.code == 1
-    tries = run.json()["tasks"][0]["tries"]
+    tries = run.result()["tasks"][0]["tries"]
     assert [(t["exit_code"], t["stderr"]) for t in tries] == [(1, ["no"]), (1, ["no"])]
     human = wfs("execute", "--resume", "IMPL-1")
     assert "  attempt 1 of 2: exit code 1: no\n  attempt 2 of 2: exit code 1: no\n" in human.out
@@ -594,7 +594,7 @@ def test_nothing_ready_lists_paused_blocked_and_running_tasks(project: Path) -> 
             ("IMPL-2", "blocked"),
             ("IMPL-3", "running"),
         ]
-        assert wfs("execute", "--json").json()["stopped"] == stopped
+        assert wfs("execute", "--json").result()["stopped"] == stopped
         # The printed commands work: the paused task shows its brief again, the blocked
         # one runs its step again, and the running one is not taken over.
         assert wfs(*stopped[0]["resume"][1:]).code == 3
@@ -800,7 +800,7 @@ def test_ctrl_c_between_tasks_stops_execute_all(project: Path) -> None:
     proc.send_signal(signal.SIGINT)
     out, _ = proc.communicate(timeout=120)
     assert proc.returncode == 130
-    data = json.loads(out)
+    data = result_line(out)
     assert data["status"] == "interrupted"
     assert [t["task"] for t in data["tasks"]] == ["IMPL-1"]
     assert not (project / "second.flag").exists()
@@ -844,7 +844,12 @@ def test_quick_steps_are_appended_to_the_record_log_not_rewritten(project: Path)
         "done"
     ] * 30
     assert data["finished_at"] and data["paused"] is None
-    assert sorted(p.name for p in (project / RUNS).iterdir()) == [".gitignore", "IMPL-1.json"]
+    # Beside the record: its output log, for `wfs log` (one file, opened once per run).
+    assert sorted(p.name for p in (project / RUNS).iterdir()) == [
+        ".gitignore",
+        "IMPL-1.json",
+        "IMPL-1.output.jsonl",
+    ]
 
 
 @posix_only

@@ -243,7 +243,7 @@ def test_a_grouped_brief_paused_without_an_agent_resumes_with_one_answer(project
     )
     paused = wfs("execute", "--json")
     assert paused.code == 3
-    brief = paused.json()["tasks"][0]["brief"]
+    brief = paused.result()["tasks"][0]["brief"]
     assert [s["key"] for s in brief["steps"]] == [
         "implementation_approach/1",
         "implementation_approach/2",
@@ -327,7 +327,7 @@ def test_the_fix_loop_stops_at_max_iterations_with_the_last_failure(
     agent = fake_agent(tmp_path, "agent", "echo tried")
     run = wfs("execute", "--agent", str(agent), "--json")
     assert run.code == 1
-    result = run.json()["tasks"][0]
+    result = run.result()["tasks"][0]
     assert result["reason"] == "step implementation_approach/2 (Step 2) failed: exit code 5"
     assert len(calls(agent)) == 3  # the step, then two fixes
     assert [b["fix"]["iteration"] for b in briefs(agent)[1:]] == [1, 2]
@@ -350,7 +350,7 @@ def test_a_fix_brief_pauses_without_an_agent_and_the_answer_reruns_the_check(
     assert wfs("execute").code == 3
     paused = wfs("execute", "--resume", "IMPL-1", "--output", "did step 1", "--json")
     assert paused.code == 3
-    result = paused.json()["tasks"][0]
+    result = paused.result()["tasks"][0]
     assert result["reason"] == (
         "waiting for an agent to fix implementation_approach/2: exit code 1"
     )

@@ -21,7 +21,7 @@ from typing import Any
 
 import orjson
 import pytest
-from conftest import needs_bash, read_json, tree_listing, wfs, wfs_process
+from conftest import needs_bash, read_json, result_line, tree_listing, wfs, wfs_process
 from git_helpers import commit_all, git, git_env
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "maestro"
@@ -342,7 +342,7 @@ def test_an_imported_session_runs_to_completion_with_every_check(
     assert wfs_process("import", SESSION, cwd=maestro, env=env).code == 0
     ran = wfs_process("--json", "execute", "--all", cwd=maestro, env=env, timeout=300)
     assert ran.code == 0, ran.err
-    result = orjson.loads(ran.out)
+    result = result_line(ran.out)
     assert result["status"] == "completed"
     assert [(t["task"], t["status"]) for t in result["tasks"]] == [
         (tid, "completed") for tid in IDS.values()

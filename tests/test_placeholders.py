@@ -116,7 +116,7 @@ def test_unknown_placeholders_are_named_and_never_expand_to_nothing(project: Pat
     ]
     run = wfs("execute", "--json")
     assert run.code == 1
-    [task] = run.json()["tasks"]
+    [task] = run.result()["tasks"]
     assert task["reason"] == (
         "step implementation_approach/1 (Step 1) failed: exit code 1: "
         "Read({{analysis_report}}): the placeholder {{analysis_report}} is not filled in"
@@ -228,7 +228,7 @@ def test_on_error_values_of_other_tools_mean_skip_optional_and_validate_warns(
     ]
     run = wfs("execute", "--json")
     assert run.code == 0, run.out
-    steps = {s["key"]: s["status"] for s in run.json()["tasks"][0]["steps"]}
+    steps = {s["key"]: s["status"] for s in run.result()["tasks"][0]["steps"]}
     assert steps == {
         "implementation_approach/1": "skipped",
         "implementation_approach/2": "skipped",

@@ -281,6 +281,65 @@ def test_a_group_feeds_stdin_and_collects_stdout_and_stderr(tmp_path: Path) -> N
     assert group.wait() == 3
 
 
+class Seen:
+    """A platform.Watch that keeps what it sees."""
+
+    def __init__(self) -> None:
+        self.chunks: dict[int, list[bytes]] = {1: [], 2: []}
+        self.idle_calls = 0
+
+    def output(self, stream: int, chunk: bytes) -> None:
+        self.chunks[stream].append(chunk)
+
+    def idle(self) -> None:
+        self.idle_calls += 1
+
+
+# Selectors where pipes can be selected on; threads elsewhere (Windows), tried here too.
+READERS = pytest.mark.parametrize("threads", [False, True], ids=["selectors", "threads"])
+
+
+@needs_bash
+@READERS
+def test_a_watched_group_shows_its_output_as_it_comes_and_returns_it_whole(
+    tmp_path: Path, threads: bool
+) -> None:
+    bash = platform.find_bash()
+    assert bash is not None
+    script = "tr a-z A-Z; echo err >&2; while [ ! -f go ]; do sleep 0.05; done; echo done"
+    group = platform.Group([bash, "-c", script], tmp_path, dict(os.environ), stdin=True)
+    seen = Seen()
+
+    class Go(Seen):
+        def output(self, stream: int, chunk: bytes) -> None:
+            super().output(stream, chunk)
+            seen.output(stream, chunk)
+            if b"".join(self.chunks[2]) == b"err\n":  # seen while it runs: let it end
+                (tmp_path / "go").touch()
+
+    brief = b"brief " * 20000  # more than a pipe holds at once
+    out, err, timed_out = group.communicate(brief, None, Go(), threads=threads)
+    assert (out, err, timed_out) == (b"BRIEF " * 20000 + b"done\n", b"err\n", False)
+    assert b"".join(seen.chunks[1]) == out and b"".join(seen.chunks[2]) == err
+    assert group.wait() == 0
+
+
+@posix_only
+@needs_bash
+@READERS
+def test_a_watched_group_that_times_out_is_killed_and_keeps_its_output(
+    tmp_path: Path, threads: bool
+) -> None:
+    token = _token(tmp_path)
+    group = _group("sleep 300 & echo started; wait", tmp_path, token)
+    seen = Seen()
+    out, err, timed_out = group.communicate(None, 1, seen, threads=threads)
+    assert (out, timed_out) == (b"started\n", True)
+    assert seen.chunks[1] == [b"started\n"]
+    group.wait()
+    _wait_until(lambda: not platform.step_processes(token), "the group is gone")
+
+
 @posix_only
 @needs_bash
 def test_a_timeout_kills_the_whole_group_and_keeps_its_output(tmp_path: Path) -> None:

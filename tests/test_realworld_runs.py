@@ -61,6 +61,10 @@ class Run(NamedTuple):
     def json(self) -> Any:
         return orjson.loads(self.out)
 
+    def result(self) -> Any:
+        """What `wfs execute --json` ends with: its last line (events come before it)."""
+        return orjson.loads(self.out.splitlines()[-1])
+
 
 def git(root: Path, *args: str) -> str:
     return subprocess.run([GIT, *args], cwd=root, check=True, capture_output=True, text=True).stdout
@@ -584,7 +588,7 @@ def test_a_test_driven_task_as_the_design_writes_it_runs_each_check(tmp_path: Pa
     ]
     run = project.wfs("--session", sid, "execute", "IMPL-900", "--json")
     assert run.code == 0, run
-    [task] = run.json()["tasks"]
+    [task] = run.result()["tasks"]
     assert task["status"] == "completed", task
     # The red check ran and failed (the agent had written the test), then green and
     # refactor saw it pass: npm ran three times with the author's argv.

@@ -33,7 +33,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 if TYPE_CHECKING:  # imported when first used (see the module's docstring)
     import subprocess
@@ -196,6 +196,23 @@ def process_alive(pid: int) -> bool:
     return True
 
 
+# ------------------------------------------------------------------ terminals
+
+# Clears a terminal's line from the cursor to its end (a status line rewritten in
+# place): the ANSI sequence every POSIX terminal reads. Windows' console reads it only
+# once asked to (VT mode), so there the line is padded with spaces instead ("").
+CLEAR_TO_END = "" if WINDOWS else "\x1b[K"
+
+
+def terminal_columns(stream: Any) -> int:
+    """The width of the terminal `stream` writes to, asked of the terminal itself (a
+    COLUMNS variable may be left from another one); 80 when it cannot say."""
+    try:
+        return os.get_terminal_size(stream.fileno()).columns
+    except (OSError, ValueError, AttributeError):
+        return shutil.get_terminal_size((80, 24)).columns
+
+
 # ------------------------------------------------------------------ signals
 
 
@@ -265,13 +282,29 @@ class Group:
             **options,
         )
         self.job: int | None = None
+        self.pumped = False  # stdout and stderr are read (and closed) by threads
         if WINDOWS:
             self.job = _windows_job_for(self.process.pid)
 
-    def communicate(self, data: bytes | None, timeout: float | None) -> tuple[bytes, bytes, bool]:
+    def communicate(
+        self,
+        data: bytes | None,
+        timeout: float | None,
+        watch: Watch | None = None,
+        threads: bool = WINDOWS,
+    ) -> tuple[bytes, bytes, bool]:
         """Feed `data` to its stdin and read its stdout and stderr until they close;
         (stdout, stderr, timed out). After `timeout` seconds the group is killed and
-        what it wrote so far is kept."""
+        what it wrote so far is kept.
+
+        `watch` sees the output as it comes: `watch.output(1 or 2, chunk)` for each
+        chunk of stdout (1) or stderr (2), and `watch.idle()` every TICK_SECONDS in
+        which nothing came. The pipes are read with selectors where the system can
+        select on pipes, else (Windows; `threads`) by a thread each."""
+        if watch is not None:
+            if threads:
+                return self._threaded(data, timeout, watch)
+            return self._selected(data, timeout, watch)
         import subprocess  # deferred: only a command that runs a process pays for it
 
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -291,6 +324,120 @@ class Group:
             out, err = _as_bytes(late.output), _as_bytes(late.stderr)
         self.close()
         return out, err, True
+
+    def _selected(
+        self, data: bytes | None, timeout: float | None, watch: Watch
+    ) -> tuple[bytes, bytes, bool]:
+        """`communicate` with a watch, where pipes can be selected on (POSIX), as
+        subprocess itself reads them: one thread, no copy of what was read."""
+        import selectors  # deferred: only a command that runs a process pays for it
+
+        process = self.process
+        assert process.stdout is not None and process.stderr is not None
+        chunks: dict[int, list[bytes]] = {1: [], 2: []}
+        streams = {process.stdout.fileno(): 1, process.stderr.fileno(): 2}
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with selectors.DefaultSelector() as selector:
+            for fd in streams:
+                selector.register(fd, selectors.EVENT_READ)
+            sending = memoryview(data or b"")
+            if process.stdin is not None:
+                if sending:
+                    selector.register(process.stdin.fileno(), selectors.EVENT_WRITE)
+                else:
+                    process.stdin.close()
+            while selector.get_map():
+                wait = TICK_SECONDS
+                left = _left_until(deadline)
+                if left is not None:
+                    if left <= 0:
+                        return self._timed_out(chunks)
+                    wait = min(wait, left)
+                ready = selector.select(wait)
+                if not ready:
+                    watch.idle()
+                    continue
+                for key, _ in ready:
+                    fd = key.fd
+                    if fd not in streams:  # stdin: the next piece of `data`
+                        try:
+                            sending = sending[os.write(fd, sending[:_PIPE_BUF]) :]
+                        except BrokenPipeError:
+                            sending = sending[:0]  # it stopped reading: what it read is read
+                        if not sending:
+                            selector.unregister(fd)
+                            assert process.stdin is not None
+                            process.stdin.close()
+                        continue
+                    chunk = os.read(fd, _READ_SIZE)
+                    if not chunk:
+                        selector.unregister(fd)
+                        continue
+                    chunks[streams[fd]].append(chunk)
+                    watch.output(streams[fd], chunk)
+        return b"".join(chunks[1]), b"".join(chunks[2]), False
+
+    def _threaded(
+        self, data: bytes | None, timeout: float | None, watch: Watch
+    ) -> tuple[bytes, bytes, bool]:
+        """`communicate` with a watch, where pipes cannot be selected on (Windows): a
+        thread reads each pipe (and one feeds stdin), and this one waits for what they
+        read, in short waits that Ctrl-C can interrupt."""
+        import queue  # deferred: only a command that runs a process pays for it
+        import threading  # deferred: as above
+
+        process = self.process
+        assert process.stdout is not None and process.stderr is not None
+        self.pumped = True  # the reading threads own stdout and stderr now
+        came: queue.SimpleQueue[tuple[int, bytes]] = queue.SimpleQueue()
+        for number, pipe in ((1, process.stdout), (2, process.stderr)):
+            threading.Thread(target=_pump, args=(pipe, number, came), daemon=True).start()
+        if process.stdin is not None:
+            threading.Thread(target=_feed, args=(process.stdin, data or b""), daemon=True).start()
+        chunks: dict[int, list[bytes]] = {1: [], 2: []}
+        open_pipes = 2
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while open_pipes:
+            wait: float = TICK_SECONDS
+            left = _left_until(deadline)
+            if left is not None:
+                if left <= 0:
+                    return self._timed_out(chunks, came)
+                wait = min(wait, left)
+            try:
+                number, chunk = came.get(timeout=_interruptible(wait))
+            except queue.Empty:
+                watch.idle()
+                continue
+            if not chunk:
+                open_pipes -= 1
+                continue
+            chunks[number].append(chunk)
+            watch.output(number, chunk)
+        return b"".join(chunks[1]), b"".join(chunks[2]), False
+
+    def _timed_out(
+        self, chunks: dict[int, list[bytes]], came: Any = None
+    ) -> tuple[bytes, bytes, bool]:
+        """The timeout of a watched command: kill the group, and keep what it wrote
+        (what a reading thread still gets within the grace period included)."""
+        import queue  # deferred: only a command that runs a process pays for it
+
+        self.kill()
+        if came is not None:
+            deadline = time.monotonic() + GRACE_SECONDS
+            while (left := _left_until(deadline)) and left > 0:
+                try:
+                    number, chunk = came.get(timeout=left)
+                except queue.Empty:
+                    break
+                chunks[number].append(chunk)
+        else:
+            for pipe, number in ((self.process.stdout, 1), (self.process.stderr, 2)):
+                if pipe is not None:
+                    chunks[number].append(_drain(pipe.fileno()))
+        self.close()
+        return b"".join(chunks[1]), b"".join(chunks[2]), True
 
     def wait(self) -> int:
         """Its exit code (negative: the signal that ended it)."""
@@ -333,8 +480,13 @@ class Group:
         self.close()
 
     def close(self) -> None:
-        """Close its pipes and release its job (which ends what is left in it)."""
-        for pipe in (self.process.stdin, self.process.stdout, self.process.stderr):
+        """Close its pipes and release its job (which ends what is left in it). Pipes
+        that threads read are theirs to close: closed here, a descriptor could be
+        reused under a thread still reading it."""
+        pipes = [self.process.stdin]
+        if not self.pumped:
+            pipes += [self.process.stdout, self.process.stderr]
+        for pipe in pipes:
             if pipe is not None:
                 try:
                     pipe.close()
@@ -343,6 +495,67 @@ class Group:
         if WINDOWS and self.job is not None:
             _windows_close(self.job)
             self.job = None
+
+
+TICK_SECONDS = 0.25  # how often a watched command's watch hears that nothing came
+_READ_SIZE = 64 * 1024
+_PIPE_BUF = 512  # written to a child's stdin at once: never blocks a writable pipe
+
+
+class Watch(Protocol):
+    """What sees a command's output as it comes (Group.communicate)."""
+
+    def output(self, stream: int, chunk: bytes) -> None: ...
+
+    def idle(self) -> None: ...
+
+
+def _pump(pipe: Any, number: int, came: Any) -> None:
+    """A reading thread: each chunk of `pipe` to `came`, then b"" at its end; the
+    thread closes the pipe, so that its descriptor is never reused under it."""
+    try:
+        fd = pipe.fileno()
+        while chunk := os.read(fd, _READ_SIZE):
+            came.put((number, chunk))
+    except (OSError, ValueError):
+        pass
+    finally:
+        try:
+            pipe.close()
+        except OSError:
+            pass
+        came.put((number, b""))
+
+
+def _feed(pipe: Any, data: bytes) -> None:
+    """A feeding thread: `data` to a child's stdin, then its end."""
+    try:
+        if data:
+            pipe.write(data)
+    except (OSError, ValueError):  # it stopped reading, or it is gone
+        pass
+    finally:
+        try:
+            pipe.close()
+        except OSError:
+            pass
+
+
+def _drain(fd: int) -> bytes:
+    """What is left in a pipe of a killed command, for at most GRACE_SECONDS: a
+    process that left its group may keep the pipe open."""
+    import selectors  # deferred: only a command that runs a process pays for it
+
+    parts = []
+    deadline = time.monotonic() + GRACE_SECONDS
+    with selectors.DefaultSelector() as selector:
+        selector.register(fd, selectors.EVENT_READ)
+        while (left := _left_until(deadline)) and selector.select(left):
+            chunk = os.read(fd, _READ_SIZE)
+            if not chunk:
+                break
+            parts.append(chunk)
+    return b"".join(parts)
 
 
 def _interruptible(seconds: float | None) -> float | None:

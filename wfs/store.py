@@ -232,13 +232,24 @@ class Appender:
 
     def append(self, path: Path, data: bytes) -> None:
         if path != self.path:
-            self.close()
-            guard(path)
-            with _naming(path):
-                make_folder(path.parent)
-                flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT
-                self.fd = platform.open_own(path, flags, _file_mode())
-            self.path = path
+            self.open(path, 0)
+        self.write(path, data)
+
+    def start(self, path: Path, data: bytes) -> None:
+        """Start the file at `path` over, with `data` as its first line(s)."""
+        self.open(path, os.O_TRUNC)
+        self.write(path, data)
+
+    def open(self, path: Path, flags: int) -> None:
+        self.close()
+        guard(path)
+        with _naming(path):
+            make_folder(path.parent)
+            flags |= os.O_WRONLY | os.O_APPEND | os.O_CREAT
+            self.fd = platform.open_own(path, flags, _file_mode())
+        self.path = path
+
+    def write(self, path: Path, data: bytes) -> None:
         with _naming(path):
             view = memoryview(data)
             while view:

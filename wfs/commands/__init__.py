@@ -16,6 +16,7 @@ COMMANDS = {
     "hook": "git:hook",
     "import": "plan:import_session",
     "init": "plan:init",
+    "log": "execute:log",
     "mcp": "agents:mcp_server",
     "merge-json": "git:merge_json",
     "merge-views": "git:merge_views",

@@ -1,24 +1,68 @@
-"""`wfs execute`, `wfs flow` and `wfs capture`: run steps, and show how every stop goes on."""
+"""`wfs execute`, `wfs flow`, `wfs capture` and `wfs log`: run steps, show them while
+they run, and show how every stop goes on.
+
+How a run is shown while it goes:
+
+- On a terminal (stdout and stderr both one), the running step is one status line on
+  stderr: its name, its elapsed time and the last line of its output, rewritten in
+  place a few times a second; each step that ends leaves its line.
+- Through a pipe, plain lines in order: each step as it starts and as it ends (with
+  its elapsed time); nothing is rewritten.
+- With `--json`, JSON Lines on stdout, one event each (step_started, output,
+  step_finished, task_finished); `wfs execute` prints its result as the last line.
+
+Each task's result is printed when the task ends, not when the run does.
+"""
 
 from __future__ import annotations
 
+import sys
+import time
+from collections.abc import Callable
 from typing import Any
 
 import click
 
-from wfs import actions
+from wfs import actions, jsonio, platform
 from wfs.cli import Env, F, json_flag, pass_env, root_option
 from wfs.completion import complete_task_id
-from wfs.flow import session_run
+from wfs.flow import runlog, session_run
 from wfs.flow.answer import read_answer
 from wfs.flow.engine import WAITING_FOR_AGENT
 from wfs.platform import shell_join
 from wfs.query import agent_setup_lines, idle_lines, one_line
 from wfs.store import read_input
+from wfs.text import printable
+
+Show = Callable[[Env, dict[str, Any]], None]
+REDRAW_SECONDS = 0.2  # the status line is rewritten at most this often
 
 
-def _progress(env: Env) -> Any:
-    def report(event: str, data: dict[str, Any]) -> None:
+def json_line(data: Any) -> None:
+    """One JSON Lines record on stdout, written at once."""
+    sys.stdout.buffer.write(jsonio.compact(data) + b"\n")
+    sys.stdout.flush()
+
+
+def elapsed_text(seconds: float) -> str:
+    """7s, 1m05s, 2h03m: a clock that grows without jumping about."""
+    whole = int(seconds)
+    if whole < 60:
+        return f"{whole}s"
+    if whole < 3600:
+        return f"{whole // 60}m{whole % 60:02d}s"
+    return f"{whole // 3600}h{whole % 3600 // 60:02d}m"
+
+
+class Plain:
+    """Progress as plain lines on stderr, in order; each task's result on stdout."""
+
+    def __init__(self, env: Env, show: Show) -> None:
+        self.env = env
+        self.show = show
+
+    def __call__(self, event: str, data: dict[str, Any]) -> None:
+        env = self.env
         if event == "start":
             env.echo(f"  {data['task']} ▶ {data['name']} …", err=True)
         elif event == "fix":
@@ -42,8 +86,112 @@ def _progress(env: Env) -> Any:
                 f"  {data['task']} · {data['name']}: {outcome} ({data['elapsed']:.2f}s)",
                 err=True,
             )
+        elif event == "finished":
+            self.show(env, data)
 
-    return report
+    def close(self) -> None:
+        """The run is over."""
+
+
+class Live(Plain):
+    """On a terminal: the running step as one status line, rewritten in place."""
+
+    def __init__(self, env: Env, show: Show) -> None:
+        super().__init__(env, show)
+        self.step: dict[str, Any] | None = None  # task, name, started, last line
+        self.drawn = 0.0  # when the status line was last written
+        self.shown = False  # a status line is on the screen
+
+    def __call__(self, event: str, data: dict[str, Any]) -> None:
+        if event == "start":
+            self.step = {"task": data["task"], "name": data["name"], "last": ""}
+            self.step["started"] = time.monotonic()
+            self.draw(force=True)
+        elif event == "output":
+            if self.step is not None and data["text"].strip():
+                self.step["last"] = data["text"]
+                self.draw()
+        elif event == "tick":
+            self.draw()
+        elif event in ("fix", "check", "step", "finished"):
+            self.clear()
+            super().__call__(event, data)
+            if event == "step":
+                self.step = None
+            else:
+                self.draw(force=True)
+
+    def status_line(self, width: int) -> str:
+        assert self.step is not None
+        clock = elapsed_text(time.monotonic() - self.step["started"])
+        line = f"  {self.step['task']} ▶ {self.step['name']} · {clock}"
+        last = printable(self.step["last"].replace("\t", " ").strip())
+        if last:
+            line += f" · {last}"
+        line = printable(line)
+        return line if len(line) <= width else line[: max(width - 1, 0)] + "…"
+
+    def width(self) -> int:
+        """The columns of the terminal the line goes to, less one (a line that fills
+        the last column wraps on some terminals)."""
+        return platform.terminal_columns(sys.stderr) - 1
+
+    def draw(self, force: bool = False) -> None:
+        if self.step is None:
+            return
+        now = time.monotonic()
+        if not force and now - self.drawn < REDRAW_SECONDS:
+            return
+        self.drawn = now
+        width = self.width()
+        line = self.status_line(width)
+        clear = platform.CLEAR_TO_END or " " * (width - len(line))
+        sys.stderr.write("\r" + line + clear)
+        sys.stderr.flush()
+        self.shown = True
+
+    def clear(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r" + (platform.CLEAR_TO_END or " " * self.width() + "\r"))
+            sys.stderr.flush()
+            self.shown = False
+
+    def close(self) -> None:
+        self.clear()
+
+
+class Events(Plain):
+    """--json: each event as a JSON line on stdout."""
+
+    def __call__(self, event: str, data: dict[str, Any]) -> None:
+        if event == "start":
+            json_line({"event": "step_started"} | _pick(data, "task", "step", "name"))
+        elif event == "output":
+            json_line({"event": "output"} | _pick(data, "task", "step", "stream", "text"))
+        elif event == "step":
+            shown = _pick(data, "task", "step", "name", "outcome", "elapsed")
+            json_line({"event": "step_finished"} | shown)
+        elif event == "finished":
+            json_line({"event": "task_finished"} | _pick(data, "task", "status"))
+
+
+def _pick(data: dict[str, Any], *keys: str) -> dict[str, Any]:
+    return {key: data[key] for key in keys if key in data}
+
+
+def on_terminal() -> bool:
+    """Whether a status line may be rewritten in place: stdout and stderr are both a
+    terminal."""
+    return sys.stdout.isatty() and sys.stderr.isatty()
+
+
+def reporter(env: Env, show: Show, live: bool | None = None) -> Plain:
+    """How a run's progress is shown (see the module's docstring)."""
+    if env.json:
+        return Events(env, show)
+    if on_terminal() if live is None else live:
+        return Live(env, show)
+    return Plain(env, show)
 
 
 def answer_options(func: F) -> F:
@@ -202,40 +350,41 @@ def execute(
     if resume_id and task_id:
         raise click.UsageError("give either a task ID or --resume ID, not both")
     answer = _resume_answer(output_text, output_file, skip, resume_id is not None)
+    progress = reporter(env, _show_result)
     runner = session_run.runner(
         env.layout,
         env.current_session(),
         agent_option,
         root_option(env),
-        progress=None if dry_run else _progress(env),
+        progress=None if dry_run else progress,
         scope=agent_scope,
     )
     if dry_run:
         _dry_run(env, runner, task_id or resume_id)
         return
-    run = session_run.execute(
-        runner,
-        task_id,
-        resume_id,
-        answer,
-        skip,
-        run_all,
-        note=lambda text: env.echo(f"{resume_id}: {text}", err=True),
-        force=force,
-    )
+    try:
+        run = session_run.execute(
+            runner,
+            task_id,
+            resume_id,
+            answer,
+            skip,
+            run_all,
+            note=lambda text: env.echo(f"{resume_id}: {text}", err=True),
+            force=force,
+        )
+    finally:
+        progress.close()
     data = run.data
-
-    def human() -> None:
+    if env.json:  # after the events, the result: the last line
+        json_line(data)
+    else:  # each task's result is shown as it ends
         if data.get("invalid"):
             env.lines(invalid_lines(data["invalid"]))
         elif not data["tasks"]:
             env.lines(idle_lines(data["stopped"]))
-        for result in data["tasks"]:
-            _show_result(env, result)
         if run.signum is not None and not run.interrupted:
             env.echo("Interrupted: stopped before the next task.")
-
-    env.emit(data, human)
     if run.exit_code:
         click.get_current_context().exit(run.exit_code)
 
@@ -257,10 +406,12 @@ def _dry_run(env: Env, runner: Any, task_id: str | None) -> None:
     from wfs.flow.preview import human_lines  # deferred: only a dry run loads the engine
 
     plan = actions.dry_run(env.layout, runner, task_id)
-    if plan.get("task") is None:
-        env.emit(plan, lambda: env.echo("No task is ready."))
-        return
-    env.emit(plan, lambda: env.lines(human_lines(plan)))
+    if env.json:  # one line, as every `execute --json` ends
+        json_line(plan)
+    elif plan.get("task") is None:
+        env.echo("No task is ready.")
+    else:
+        env.lines(human_lines(plan))
 
 
 @click.command()
@@ -297,17 +448,22 @@ def flow(
     raw, where = read_input(file)
     specs = parse_inline(raw.decode("utf-8", "replace"), where)
     given = {"skip": skip, "output": answer} if resume else None
-    result, code = run_file(
-        env.layout,
-        env.session,
-        file,
-        specs,
-        where,
-        agent_option=agent_option,
-        root_option=root_option(env),
-        progress=_progress(env),
-        resume=given,
-    )
+    # --json prints one document at the end: the steps go to stderr as plain lines.
+    progress = Plain(env, _show_result) if env.json else reporter(env, _show_result)
+    try:
+        result, code = run_file(
+            env.layout,
+            env.session,
+            file,
+            specs,
+            where,
+            agent_option=agent_option,
+            root_option=root_option(env),
+            progress=progress,
+            resume=given,
+        )
+    finally:
+        progress.close()
 
     def human() -> None:
         if result["status"] == "completed":
@@ -344,3 +500,73 @@ def capture(env: Env, kind: str, description: str, command: tuple[str, ...]) -> 
     env.emit({"path": path, "exit_code": code}, lambda: env.echo(path))
     if code != 0:
         click.get_current_context().exit(1)
+
+
+# ---------------------------------------------------------------- wfs log
+
+
+def human_log(env: Env, event: dict[str, Any], pending: list[str]) -> None:
+    """One event of `wfs log`, for a person."""
+    kind = event["event"]
+    if kind == "task":
+        now = " (running now)" if event["running"] else ""
+        env.echo(f"{event['task']} · {event['title']}: {event['status']}{now}")
+        pending.extend(s["name"] for s in event["steps"] if s["status"] == "not started")
+    elif kind == "step_started":
+        env.echo(f"  ▶ {event['name']} …")
+    elif kind == "output":
+        env.echo(f"    {event['text']}")
+    elif kind == "output_cut":
+        env.echo("    … (the log keeps no more of this output; the run record has it whole)")
+    elif kind == "step_running":
+        env.echo(f"  · {event['name']}: running ({elapsed_text(event['elapsed'])} so far)")
+    elif kind == "step_finished":
+        outcome = str(event["outcome"])
+        color = {"done": "green", "skipped": "yellow", "paused": "yellow"}.get(outcome, "red")
+        elapsed = event.get("elapsed")
+        took = f" ({elapsed:.2f}s)" if isinstance(elapsed, (int, float)) else ""
+        env.echo(f"  · {event['name']}: {env.style(outcome, fg=color)}{took}")
+    elif kind == "task_finished":
+        env.echo(f"{event['task']}: the run stopped; the task is {event['status']}")
+
+
+@click.command("log")
+@click.argument("task_id", metavar="ID", shell_complete=complete_task_id)
+@click.option(
+    "--follow",
+    "-f",
+    is_flag=True,
+    help="Keep printing new output until the task's run stops.",
+)
+@json_flag
+@pass_env
+def log(env: Env, task_id: str, follow: bool) -> None:
+    """Show a task's run: each step with its status, elapsed time and output.
+
+    The output is what the step's commands (and its agent) wrote, stdout and stderr
+    as they came, kept in the run record while the step runs. With --follow, new
+    output is printed as it comes, from another terminal while `wfs execute` runs,
+    until no process runs the task any more. --json: one event per line.
+
+    \b
+    Example:
+      wfs log IMPL-2 --follow
+    """
+    runner = session_run.runner(env.layout, env.current_session())
+    tid = runlog.known_task(runner, task_id)
+    pending: list[str] = []
+
+    def emit(event: dict[str, Any]) -> None:
+        if env.json:
+            json_line(event)
+        else:
+            human_log(env, event, pending)
+
+    if follow:
+        runlog.follow(runner, tid, emit)
+    else:
+        events, _, _, _ = runlog.snapshot(runner, tid)
+        for event in events:
+            emit(event)
+        for name in pending:
+            env.echo(f"  · {name}: not started")

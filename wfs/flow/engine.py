@@ -30,7 +30,7 @@ from wfs.claims import claim_alive, owner_id
 from wfs.edit import editing, refuse_container
 from wfs.errors import WfsError
 from wfs.flow import brief as brief_mod
-from wfs.flow import signals
+from wfs.flow import signals, watch
 from wfs.flow import steps as run_steps
 from wfs.flow.answer import Answer, EmptyAnswer, read_answer
 from wfs.flow.brief import as_text
@@ -109,7 +109,7 @@ class NotRunnable(WfsError):
         self.task_id = task_id
 
 
-Progress = Callable[[str, dict[str, Any]], None]
+Progress = watch.Progress
 
 
 def now() -> str:
@@ -172,11 +172,15 @@ class Runner:
         self.sid = sid
         self.routes = routes or AgentRoutes(None, {}, None)
         self.progress = progress or (lambda event, data: None)
+        self.listening = progress is not None  # someone wants the output line by line
         self.owner = owner_id()
         # How people and agents call wfs again: the resume commands start with it.
         self.command_prefix = command_prefix or ["wfs", "--session", sid]
         self.scope = scope  # "task": consecutive agent steps in one hand-off; "step": one each
         self.log = store.Appender()  # the current run record's log
+        self.output_log = store.Appender()  # the running task's output log (wfs.flow.watch)
+        self.task_log: watch.TaskLog | None = None
+        self.live: watch.StepLog | None = None  # the running step's output, as it comes
 
     def resume_argv(self, tid: str) -> list[str]:
         return [*self.command_prefix, "execute", "--resume", tid]
@@ -417,6 +421,10 @@ class Runner:
         except OSError as err:
             raise WfsError(f"{where}: cannot read a recorded output: {err.strerror}") from None
 
+    def output_log_path(self, tid: str) -> Path:
+        """Where the task's steps' output goes as it comes (wfs.flow.watch)."""
+        return watch.log_path(self.record_path(tid))
+
     def output_path(self, tid: str, name: str) -> Path:
         """Where a step output too long to show is kept whole, next to the run record."""
         return self.record_path(tid).with_suffix("") / f"{name}.txt"
@@ -451,24 +459,37 @@ class Runner:
         record = run.record
         given = resume
         i = 0
-        while i < len(plan):
-            step = plan[i]
-            entry = record["steps"].get(step.key)
-            if entry and entry.get("status") in FINISHED:
-                run.bind(step, self.entry_output(entry))
-                i += 1
-                continue
-            group = self._group(run, i)
-            try:
-                signals.check()
-                self.run_step(run, group, given)
-            except signals.Interrupted as stop:
-                record["paused"] = {"step": step.key, "reason": f"interrupted ({stop.name})"}
-                self.save_record(record)
-                stop.step_key = step.key
-                raise
-            given = None
-            i += len(group)
+        self.task_log = watch.TaskLog(
+            self.output_log,
+            self.output_log_path(tid),
+            tid,
+            self.progress if self.listening else None,
+            fresh=not record["steps"],
+        )
+        try:
+            while i < len(plan):
+                step = plan[i]
+                entry = record["steps"].get(step.key)
+                if entry and entry.get("status") in FINISHED:
+                    run.bind(step, self.entry_output(entry))
+                    i += 1
+                    continue
+                group = self._group(run, i)
+                try:
+                    signals.check()
+                    self.run_step(run, group, given)
+                except signals.Interrupted as stop:
+                    record["paused"] = {"step": step.key, "reason": f"interrupted ({stop.name})"}
+                    self.save_record(record)
+                    stop.step_key = step.key
+                    raise
+                finally:
+                    self.live = None
+                given = None
+                i += len(group)
+        finally:
+            self.task_log = None
+            self.output_log.close()
         record["finished_at"] = now()
         record["paused"] = None
         self.save_record(record)
@@ -520,6 +541,8 @@ class Runner:
             before = git.worktree_tree(self.layout.root, self.leave_out)
         started = time.monotonic()
         self.progress("start", {"task": tid, "step": step.key, "name": _names(group)})
+        assert self.task_log is not None
+        live = self.live = self.task_log.step(step.key, _names(group))
 
         def save(status: str, **extra: Any) -> dict[str, Any]:
             output = extra.pop("output", None)
@@ -540,6 +563,7 @@ class Runner:
                 **extra,
             }
             record["steps"][step.key] = entry
+            live.finish(status, entry["elapsed"])
             if status in FINISHED:
                 for other in group[1:]:
                     record["steps"][other.key] = {
@@ -754,7 +778,12 @@ class Runner:
         began = time.monotonic()
         token = self.step_token(run.task["id"])
         result = run_steps.run_command(
-            run_steps.classify(text), run.values, self.layout.root, timeout, {"WFS_STEP": token}
+            run_steps.classify(text),
+            run.values,
+            self.layout.root,
+            timeout,
+            {"WFS_STEP": token},
+            self.live,
         )
         ran = not result.timed_out and result.exit_code not in NOT_RUN
         passed = ran and result.exit_code == 0
@@ -862,7 +891,9 @@ class Runner:
 
         stdin = jsonio.compact(brief).decode() if handoff.form == "json" else as_text(brief)
         token = self.step_token(run.task["id"])
-        result = run_steps.run_agent(handoff.command, stdin, self.layout.root, {"WFS_STEP": token})
+        result = run_steps.run_agent(
+            handoff.command, stdin, self.layout.root, {"WFS_STEP": token}, self.live
+        )
         if result.exit_code != 0 or result.timed_out:
             error = f"the agent `{handoff.command}` failed: {_failure(result, None)}"
             entry = {"part": index, "exit_code": result.exit_code, "error": error}
@@ -900,7 +931,7 @@ class Runner:
             began = time.monotonic()
             token = self.step_token(run.task["id"])
             result = run_steps.run_command(
-                command, run.values, self.layout.root, timeout, {"WFS_STEP": token}
+                command, run.values, self.layout.root, timeout, {"WFS_STEP": token}, self.live
             )
             entry: dict[str, Any] = {
                 "part": index,

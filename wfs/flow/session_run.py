@@ -71,6 +71,7 @@ def execute(
     SIGINT, SIGTERM and SIGHUP (where the system has it) stop the running step and leave
     the task resumable.
     `note` gets what reclaiming a stopped task had to do (stale claims, orphans).
+    The runner's progress callback gets each task's result as it ends (`finished`).
     A completed or archived session runs again only with `force` (else exit 2).
     When nothing ran because every task that would be ready cannot run as written, the
     result names them (`invalid`: file and reasons) and the exit code is 1.
@@ -78,16 +79,21 @@ def execute(
     if not force:
         refuse_finished(runner.layout, runner.sid)
     results: list[dict[str, Any]] = []
+
+    def ended(result: dict[str, Any]) -> None:
+        results.append(result)
+        runner.progress("finished", result)  # shown as each task ends, not at the end
+
     with signals.handled(), platform.steady_environment():
         if resume_id:
             task, notes = runner.reclaim(resume_id)
             for text in notes:
                 note(text)
-            results.append(engine.run_task(runner, task, {"skip": skip, "output": answer}))
+            ended(engine.run_task(runner, task, {"skip": skip, "output": answer}))
         elif task_id:
             claimed = runner.claim(task_id)
             assert claimed is not None
-            results.append(engine.run_task(runner, claimed))
+            ended(engine.run_task(runner, claimed))
         passed: set[str] = set()  # refused before they started: `--all` goes on past them
         while (
             (run_all or not results)
@@ -100,13 +106,11 @@ def execute(
                 if not run_all:
                     raise
                 passed.add(refused.task_id)
-                results.append(
-                    {"task": refused.task_id, "status": "not run", "reason": refused.message}
-                )
+                ended({"task": refused.task_id, "status": "not run", "reason": refused.message})
                 continue
             if claimed is None:
                 break
-            results.append(engine.run_task(runner, claimed))
+            ended(engine.run_task(runner, claimed))
             if not run_all:
                 break
         signum = signals.pending()

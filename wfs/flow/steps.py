@@ -42,16 +42,26 @@ class StepResult(NamedTuple):
     timed_out: bool = False
 
 
-def run_shell(script: str, env: Mapping[str, str], root: Path, timeout: float | None) -> StepResult:
-    """Run a bash script in the project root."""
-    return _run(script, root, env, None, timeout)
+def run_shell(
+    script: str,
+    env: Mapping[str, str],
+    root: Path,
+    timeout: float | None,
+    watch: platform.Watch | None = None,
+) -> StepResult:
+    """Run a bash script in the project root; `watch` sees its output as it comes."""
+    return _run(script, root, env, None, timeout, watch)
 
 
 def run_agent(
-    agent_command: str, brief: str, root: Path, env: Mapping[str, str] | None = None
+    agent_command: str,
+    brief: str,
+    root: Path,
+    env: Mapping[str, str] | None = None,
+    watch: platform.Watch | None = None,
 ) -> StepResult:
     """Send the brief to the configured agent command on stdin; its stdout is the output."""
-    return _run(agent_command, root, env or {}, brief.encode("utf-8"), None)
+    return _run(agent_command, root, env or {}, brief.encode("utf-8"), None, watch)
 
 
 def _run(
@@ -60,8 +70,10 @@ def _run(
     env: Mapping[str, str],
     stdin: bytes | None,
     timeout: float | None,
+    watch: platform.Watch | None = None,
 ) -> StepResult:
-    """Run `bash -c script` in a process group of its own and collect its output.
+    """Run `bash -c script` in a process group of its own and collect its output
+    (which `watch`, if any, sees as it comes).
 
     The process group lets a timeout or an interruption stop everything the step
     started: a timeout kills it (exit 124), an interruption stops it and goes on up.
@@ -77,7 +89,7 @@ def _run(
         return StepResult(126, "", f"cannot start the command: {failure.strerror}")
     try:
         with signals.armed():
-            out, err, timed_out = group.communicate(stdin, timeout)
+            out, err, timed_out = group.communicate(stdin, timeout, watch)
             code = group.wait()
     except BaseException:
         group.stop()
@@ -103,8 +115,10 @@ def run_command(
     root: Path,
     timeout: float | None,
     env: Mapping[str, str] | None = None,
+    watch: platform.Watch | None = None,
 ) -> StepResult:
-    """Run one non-agent command with `values` substituted."""
+    """Run one non-agent command with `values` substituted; `watch` sees its output
+    as it comes (a built-in's all at once, when it is done)."""
     if command.kind in ("bash", "cli"):
         if command.kind == "cli":
             program = command.text.split(None, 1)[0]
@@ -115,7 +129,7 @@ def run_command(
         except WfsError as refused:  # a value bash would read as code, or a NUL byte
             return StepResult(2, "", refused.message)
         if not shell.files:
-            return run_shell(shell.script, {**shell.env, **(env or {})}, root, timeout)
+            return run_shell(shell.script, {**shell.env, **(env or {})}, root, timeout, watch)
         import tempfile  # deferred: only when a value goes to a file
 
         with tempfile.TemporaryDirectory(prefix="wfs-values-") as folder:
@@ -125,9 +139,15 @@ def run_command(
                 with open(path, "w", encoding="utf-8", errors="surrogateescape") as handle:
                     handle.write(text)
                 paths[f"{var}_FILE"] = path
-            return run_shell(shell.script, {**shell.env, **paths, **(env or {})}, root, timeout)
+            values_env = {**shell.env, **paths, **(env or {})}
+            return run_shell(shell.script, values_env, root, timeout, watch)
     argument = _this_session(substitute_prose(command.text, values), values, root)
-    return isolated(builtin, (command.kind, root, argument), timeout)
+    result = isolated(builtin, (command.kind, root, argument), timeout)
+    if watch is not None:
+        for stream, text in ((1, result.output), (2, result.error)):
+            if text:
+                watch.output(stream, text.encode("utf-8", "surrogateescape"))
+    return result
 
 
 def builtin(kind: str, root: Path, argument: str) -> StepResult:

@@ -1,0 +1,217 @@
+"""`wfs log ID [--follow]`: a task's run as events, from its run record and output log.
+
+The events are the ones `wfs execute --json` prints while it runs (wfs/flow/watch.py
+writes them to the task's output log as they come):
+
+    {"event": "task", "task", "title", "status", "running", "steps": [{"step", "name", "status"}]}
+    {"event": "step_started", "task", "step", "name", "started_at"}
+    {"event": "output", "task", "step", "stream", "text"}        (one line)
+    {"event": "output_cut", "task", "step"}     (the log kept no more; the record has it all)
+    {"event": "step_finished", "task", "step", "name", "outcome", "elapsed"}
+    {"event": "step_running", "task", "step", "name", "elapsed"}  (without --follow: so far)
+    {"event": "task_finished", "task", "status"}                  (--follow, when the run stops)
+
+A step's output is what its latest run wrote, as it came (stdout and stderr); a step
+without one in the log (a record older than the log, a step that shared an agent's
+hand-off) shows the output its record keeps.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from wfs.claims import claim_alive
+from wfs.flow.engine import FINISHED, Runner
+from wfs.flow.watch import STREAMS, Lines, read_events
+from wfs.flow.work import Uninterpretable, task_steps
+from wfs.formats import status_of
+from wfs.index import answers
+from wfs.layout import check_task_id
+from wfs.tasks import obj, read_task, unknown_task
+
+Event = dict[str, Any]
+POLL_SECONDS = 0.2  # how often --follow looks for new output
+
+
+def known_task(runner: Runner, task_id: str) -> str:
+    """`task_id` checked: a task of the session (exit 2 naming close ones if not)."""
+    tid = check_task_id(task_id)
+    known = answers(runner.layout, runner.sid)["status"]
+    if tid not in known:
+        raise unknown_task(task_id, known)
+    return tid
+
+
+def run_state(runner: Runner, tid: str) -> tuple[dict[str, Any], str, bool]:
+    """The task, its status (paused: an active task that no process runs), and whether
+    a live process runs it now."""
+    task = read_task(runner.layout, runner.sid, tid)
+    status = status_of(task)
+    owner = obj(task, "execution").get("claimed_by")
+    running = status == "active" and isinstance(owner, str) and bool(owner) and claim_alive(owner)
+    if status == "active" and not running:
+        status = "paused"
+    return task, status, running
+
+
+class Reader:
+    """Turns the events of a task's output log into the events shown: output cut into
+    lines per stream, each step's name and task id added."""
+
+    def __init__(self, tid: str, names: dict[str, str]) -> None:
+        self.tid = tid
+        self.names = names
+        self.lines: dict[tuple[str, str], Lines] = {}
+        self.open: dict[str, Event] = {}  # steps started and not finished: their start
+
+    def feed(self, event: Event) -> Iterator[Event]:
+        kind, key = event.get("event"), str(event.get("step", ""))
+        name = str(event.get("name") or self.names.get(key, key))
+        if kind == "step_started":
+            yield from self.end_lines(key)
+            self.names[key] = name
+            self.open[key] = event
+            when = event.get("started_at")
+            yield {"event": "step_started", "task": self.tid, "step": key, "name": name} | (
+                {"started_at": when} if when else {}
+            )
+        elif kind == "output":
+            stream = str(event.get("stream", "stdout"))
+            lines = self.lines.setdefault((key, stream), Lines())
+            for line in lines.feed(str(event.get("text", ""))):
+                yield {"event": "output", "task": self.tid, "step": key, "stream": stream} | {
+                    "text": line
+                }
+        elif kind == "output_cut":
+            yield from self.end_lines(key)
+            yield {"event": "output_cut", "task": self.tid, "step": key}
+        elif kind == "step_finished":
+            yield from self.end_lines(key)
+            self.open.pop(key, None)
+            yield {
+                "event": "step_finished",
+                "task": self.tid,
+                "step": key,
+                "name": name,
+                "outcome": event.get("outcome"),
+                "elapsed": event.get("elapsed"),
+            }
+
+    def end_lines(self, key: str) -> Iterator[Event]:
+        for stream in STREAMS.values():
+            lines = self.lines.pop((key, stream), None)
+            for line in lines.end() if lines else []:
+                yield {"event": "output", "task": self.tid, "step": key, "stream": stream} | {
+                    "text": line
+                }
+
+
+def latest_runs(events: list[Event]) -> dict[str, list[Event]]:
+    """The events of each step's latest run (from its last `step_started` on)."""
+    runs: dict[str, list[Event]] = {}
+    for event in events:
+        key = str(event.get("step", ""))
+        if event.get("event") == "step_started":
+            runs[key] = [event]
+        elif key in runs:
+            runs[key].append(event)
+    return runs
+
+
+def snapshot(runner: Runner, tid: str) -> tuple[list[Event], int, Reader, bool]:
+    """The task's run as it is now: (events, where the output log was read up to, the
+    reader to go on with, whether it runs now)."""
+    task, status, running = run_state(runner, tid)
+    try:
+        plan = [(s.key, s.name) for s in task_steps(task)]
+    except Uninterpretable:
+        plan = []
+    record = runner.load_record(tid)
+    recorded = record.get("steps", {})
+    keys = [key for key, _ in plan]
+    plan += [(key, key) for key in recorded if key not in keys]
+    logged, offset = read_events(runner.output_log_path(tid))
+    runs = latest_runs(logged)
+    reader = Reader(tid, dict(plan))
+    starts = [e.get("step") for e in logged if e.get("event") == "step_started"]
+    current = starts[-1] if running and starts else None  # the step running now, if any
+    steps: list[Event] = []
+    shown: list[Event] = []
+    for key, name in plan:
+        entry = recorded.get(key)
+        run = runs.get(key)
+        finished = run is not None and run[-1].get("event") == "step_finished"
+        if run is not None:
+            for event in run:
+                shown.extend(reader.feed(event))
+            if not finished and key == current:
+                state = "running"
+                started = run[0].get("started")
+                if isinstance(started, (int, float)):
+                    shown.append(
+                        {"event": "step_running", "task": tid, "step": key}
+                        | {"name": name, "elapsed": round(max(time.time() - started, 0), 3)}
+                    )
+            elif not finished:
+                shown.extend(reader.end_lines(key))
+                reader.open.pop(key, None)
+                state = str(entry.get("status")) if entry else "stopped"
+                shown.append(_finished(tid, key, name, state, entry))
+            else:
+                state = str(run[-1].get("outcome"))
+        elif entry is not None:
+            state = str(entry.get("status"))
+            shown.append({"event": "step_started", "task": tid, "step": key, "name": name})
+            output = runner.entry_output(entry) if state in FINISHED else ""
+            for line in output.splitlines():
+                shown.append(
+                    {"event": "output", "task": tid, "step": key, "stream": "stdout"}
+                    | {"text": line}
+                )
+            shown.append(_finished(tid, key, name, state, entry))
+        else:
+            state = "not started"
+        steps.append({"step": key, "name": name, "status": state})
+    head: Event = {"event": "task", "task": tid, "title": str(task.get("title", ""))}
+    head.update(status=status, running=running, steps=steps)
+    return [head, *shown], offset, reader, running
+
+
+def _finished(tid: str, key: str, name: str, state: str, entry: Any) -> Event:
+    elapsed = entry.get("elapsed") if isinstance(entry, dict) else None
+    return {"event": "step_finished", "task": tid, "step": key, "name": name} | {
+        "outcome": state,
+        "elapsed": elapsed,
+    }
+
+
+def follow(
+    runner: Runner,
+    tid: str,
+    emit: Callable[[Event], None],
+    poll: float = POLL_SECONDS,
+) -> None:
+    """Emit the task's run as it is, then its new output and steps as they come, until
+    no process runs the task any more; then `task_finished`."""
+    events, offset, reader, running = snapshot(runner, tid)
+    for event in events:
+        if event["event"] != "step_running":  # its output follows as it comes
+            emit(event)
+    path = runner.output_log_path(tid)
+    while True:
+        if running:
+            time.sleep(poll)
+            _, status, running = run_state(runner, tid)
+        new, offset = read_events(path, offset)
+        for event in new:
+            for shown in reader.feed(event):
+                emit(shown)
+        if not running:
+            break
+    for key in list(reader.open):
+        for shown in reader.end_lines(key):
+            emit(shown)
+    _, status, _ = run_state(runner, tid)
+    emit({"event": "task_finished", "task": tid, "status": status})
