@@ -137,6 +137,7 @@ def test_status_json_names_the_active_session(project: Path) -> None:
 
 
 def test_status_without_any_session(project: Path) -> None:
+    assert wfs("init").code == 0
     assert wfs("status").out == "No active session.\n"
     assert wfs("status", "--json").json() == {"session": None}
 

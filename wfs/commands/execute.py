@@ -7,7 +7,7 @@ from typing import Any
 import click
 
 from wfs import actions
-from wfs.cli import Env, F, json_flag, pass_env, root_option
+from wfs.cli import Env, F, pass_env, root_option
 from wfs.completion import complete_task_id
 from wfs.flow import session_run
 from wfs.flow.answer import read_answer
@@ -158,7 +158,6 @@ def _show_pause(env: Env, result: dict[str, Any]) -> None:
     help="task: consecutive agent steps go to the agent in one brief; step: one brief each.",
 )
 @click.option("--force", is_flag=True, help="Run tasks of a completed or archived session again.")
-@json_flag
 @pass_env
 def execute(
     env: Env,
@@ -267,7 +266,6 @@ def _dry_run(env: Env, runner: Any, task_id: str | None) -> None:
     "--resume", "resume", is_flag=True, help="Continue the paused run of FILE where it stopped."
 )
 @answer_options
-@json_flag
 @pass_env
 def flow(
     env: Env,
@@ -322,7 +320,6 @@ def flow(
 @click.argument("kind")
 @click.argument("description")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
-@json_flag
 @pass_env
 def capture(env: Env, kind: str, description: str, command: tuple[str, ...]) -> None:
     """Run COMMAND and save its output as KIND-<slug>-<timestamp>.md.

@@ -7,7 +7,7 @@ from typing import Any
 import click
 
 from wfs import actions
-from wfs.cli import Env, F, json_flag, pass_env, refuse_unreadable
+from wfs.cli import Env, F, pass_env, refuse_unreadable
 from wfs.completion import complete_task_id
 from wfs.layout import check_task_id
 from wfs.query import list_lines, show_lines
@@ -33,7 +33,6 @@ def task() -> None:
     help="Only tasks with this (derived) status.",
 )
 @click.option("--ready", is_flag=True, help="Only tasks ready to run.")
-@json_flag
 @pass_env
 def task_list(env: Env, status_filter: str | None, ready: bool) -> None:
     """List tasks in id order, subtasks under their container.
@@ -49,7 +48,6 @@ def task_list(env: Env, status_filter: str | None, ready: bool) -> None:
 
 @task.command("show")
 @click.argument("task_id", metavar="ID", shell_complete=complete_task_id)
-@json_flag
 @pass_env
 def task_show(env: Env, task_id: str) -> None:
     """Show one task: its JSON, derived status, readiness and what it waits on.
@@ -121,7 +119,6 @@ def task_field_options(func: F) -> F:
     help="Add as the next subtask of this main task.",
 )
 @task_field_options
-@json_flag
 @pass_env
 def task_add(env: Env, /, task_id: str | None, parent: str | None, **options: Any) -> None:
     """Add a task (default id: the next IMPL-N, or IMPL-N.M with --parent).
@@ -145,7 +142,6 @@ def task_add(env: Env, /, task_id: str | None, parent: str | None, **options: An
 @task.command("update")
 @click.argument("task_id", metavar="ID", shell_complete=complete_task_id)
 @task_field_options
-@json_flag
 @pass_env
 def task_update(env: Env, /, task_id: str, **options: Any) -> None:
     """Change a task's fields; list options replace the whole list.
@@ -166,7 +162,6 @@ def task_update(env: Env, /, task_id: str, **options: Any) -> None:
 @task.command("status")
 @click.argument("task_id", metavar="ID", shell_complete=complete_task_id)
 @click.argument("new_status", metavar="STATUS", type=click.Choice(LEAF_STATUSES))
-@json_flag
 @pass_env
 def task_status(env: Env, task_id: str, new_status: str) -> None:
     """Set a leaf task's status (containers derive theirs from their subtasks).
@@ -188,7 +183,6 @@ def task_status(env: Env, task_id: str, new_status: str) -> None:
     metavar="FILE|-",
     help='Subtasks: a JSON array (or {"tasks": [...]}) of task objects.',
 )
-@json_flag
 @pass_env
 def task_split(env: Env, task_id: str, source: str) -> None:
     """Split a main task into subtasks IMPL-N.1, IMPL-N.2, …; it becomes their container.
