@@ -183,3 +183,253 @@ def test_a_subfolder_of_a_project_is_in_the_project(
     sub.mkdir(parents=True)
     monkeypatch.chdir(sub)
     assert wfs("status").code == 0
+
+
+# ------------------------------------------------------- no silent "nothing to do"
+
+
+def stalled_project(project: Path) -> None:
+    """IMPL-1 ready; IMPL-2 waits on IMPL-9, which no file defines; IMPL-3 on IMPL-2."""
+    assert wfs("init").code == 0
+    plan = write_plan(
+        project / "plan.json",
+        [
+            {"id": "IMPL-1", "title": "Start"},
+            {"id": "IMPL-2", "title": "Middle"},
+            {"id": "IMPL-3", "title": "End", "context": {"depends_on": ["IMPL-2"]}},
+        ],
+    )
+    assert wfs("plan", "stall", "--from", str(plan)).code == 0
+    path = project / ".workflow" / "WFS-stall" / ".task" / "IMPL-2.json"
+    task = json.loads(path.read_text(encoding="utf-8"))
+    task["context"]["depends_on"] = ["IMPL-9"]
+    path.write_text(json.dumps(task, indent=2) + "\n", encoding="utf-8")
+
+
+STATUS_HEAD = "Session:  WFS-stall (active)\nTopic:    stall\n"
+
+
+def test_status_names_a_task_waiting_on_a_missing_one(project: Path) -> None:
+    stalled_project(project)
+    run = wfs("status")
+    assert run.code == 0  # IMPL-1 can still start
+    assert run.out.endswith(
+        "Ready:    IMPL-1\nBlocked:  -\nWaiting:  IMPL-2 waits on IMPL-9, which does not exist\n"
+    )
+    stuck = [{"id": "IMPL-2", "on": "IMPL-9", "problem": "missing"}]
+    data = wfs("status", "--json").json()
+    assert (data["stuck"], data["stalled"]) == (stuck, False)
+    nxt = wfs("next")
+    assert (nxt.code, nxt.out) == (
+        0,
+        "[ ] IMPL-1  Start  pending\nWaiting:  IMPL-2 waits on IMPL-9, which does not exist\n",
+    )
+
+
+def test_when_nothing_can_start_status_and_next_say_so_and_exit_1(project: Path) -> None:
+    stalled_project(project)
+    assert wfs("task", "status", "IMPL-1", "completed").code == 0
+    run = wfs("status")
+    assert run.code == 1
+    assert run.out.startswith(STATUS_HEAD)
+    assert run.out.endswith(
+        "Ready:    -\n"
+        "Blocked:  -\n"
+        "Waiting:  IMPL-2 waits on IMPL-9, which does not exist\n"
+        "Nothing can start: tasks remain, but none is ready and none is in progress.\n"
+    )
+    nxt = wfs("next")
+    assert (nxt.code, nxt.out) == (
+        1,
+        "No task is ready.\n"
+        "Waiting:  IMPL-2 waits on IMPL-9, which does not exist\n"
+        "Nothing can start: tasks remain, but none is ready and none is in progress.\n",
+    )
+    data = wfs("next", "--json")
+    assert data.code == 1
+    assert data.json()["stalled"] is True
+    assert data.json()["stuck"] == [{"id": "IMPL-2", "on": "IMPL-9", "problem": "missing"}]
+    # The same from a fresh process that reads the index written by the change.
+    assert wfs_process("next", cwd=project).out == nxt.out
+
+
+def test_a_task_waiting_on_an_invalid_one_is_named_with_validates_reason(project: Path) -> None:
+    assert wfs("init").code == 0
+    plan = write_plan(
+        project / "plan.json",
+        [
+            {"id": "IMPL-1", "title": "Start"},
+            {"id": "IMPL-2", "title": "Next", "context": {"depends_on": ["IMPL-1"]}},
+        ],
+    )
+    assert wfs("plan", "stall", "--from", str(plan)).code == 0
+    path = project / ".workflow" / "WFS-stall" / ".task" / "IMPL-1.json"
+    task = json.loads(path.read_text(encoding="utf-8"))
+    task["context"]["focus_paths"] = ["src/*.py"]
+    path.write_text(json.dumps(task, indent=2) + "\n", encoding="utf-8")
+    reason = wfs("validate").out.strip()
+    assert reason.startswith(".workflow/WFS-stall/.task/IMPL-1.json#/context/focus_paths/0:")
+    run = wfs("status")
+    assert run.code == 1
+    assert run.out.endswith(
+        "Invalid:  IMPL-1: 1 validation error; `wfs validate` names them\n"
+        f"Waiting:  IMPL-2 waits on IMPL-1, which is invalid: {reason}\n"
+        "Nothing can start: tasks remain, but none is ready and none is in progress.\n"
+    )
+    stuck = wfs("next", "--json").json()["stuck"]
+    assert stuck == [{"id": "IMPL-2", "on": "IMPL-1", "problem": "invalid", "reason": reason}]
+
+
+def test_a_finished_or_running_plan_is_not_stalled(project: Path) -> None:
+    stalled_project(project)
+    assert wfs("task", "status", "IMPL-1", "active").code == 0
+    assert wfs("status").code == 0  # IMPL-1 is in progress
+    assert wfs("next").code == 0
+    for tid in ("IMPL-1", "IMPL-2", "IMPL-3"):
+        assert wfs("task", "status", tid, "completed").code == 0
+    done = wfs("status", "--json")
+    assert done.code == 0
+    assert (done.json()["stuck"], done.json()["stalled"]) == ([], False)
+
+
+# ------------------------------------------------------------------ task show, for a person
+
+SHOWN_TASK = {
+    "id": "IMPL-2",
+    "title": "Add refresh tokens",
+    "status": "pending",
+    "meta": {"type": "feature", "agent": "@code-developer"},
+    "context": {
+        "requirements": ["Tokens refresh before they expire"],
+        "focus_paths": ["src/auth", "tests/auth"],
+        "acceptance": ["A token refreshes 5 minutes before expiry", "pytest -q tests/auth"],
+        "depends_on": ["IMPL-1"],
+    },
+    "flow_control": {
+        "pre_analysis": [
+            {
+                "step": "read_spec",
+                "action": "Read the spec",
+                "command": "Read(docs/auth.md)",
+                "output_to": "spec",
+            }
+        ],
+        "implementation_approach": [
+            {
+                "step": 1,
+                "title": "Write the refresh",
+                "description": "Add refresh() to src/auth/tokens.py\nfollowing [spec]",
+                "modification_points": [],
+                "logic_flow": [],
+                "depends_on": [],
+                "output": "code",
+                "verification": "bash(pytest -q tests/auth/test_refresh.py)",
+            },
+            {
+                "step": 2,
+                "title": "Build",
+                "description": "Build the package",
+                "modification_points": [],
+                "logic_flow": [],
+                "depends_on": [1],
+                "output": "build",
+                "command": "bash(python -m build)",
+            },
+        ],
+    },
+    "convergence": {"verification": "bash(pytest -q)"},
+}
+
+SHOWN_TEXT = """\
+IMPL-2  Add refresh tokens
+Status:      pending, not ready
+             waits on IMPL-1 (pending)
+Type:        feature
+Agent:       @code-developer
+Depends on:  IMPL-1 (pending)
+Focus paths: src/auth, tests/auth
+Steps:
+  1. read_spec  (pre_analysis/1)
+       Read: docs/auth.md
+  2. Write the refresh  (implementation_approach/1)
+       agent: Add refresh() to src/auth/tokens.py …
+       check: bash(pytest -q tests/auth/test_refresh.py) (must pass)
+  3. Build  (implementation_approach/2)
+       bash: python -m build
+Checks:
+  - bash: pytest -q (must pass)
+Acceptance:
+  - A token refreshes 5 minutes before expiry
+  - pytest -q tests/auth
+"""
+
+
+def shown_project(project: Path) -> None:
+    assert wfs("init").code == 0
+    first = {"id": "IMPL-1", "title": "Design the API"}
+    plan = write_plan(project / "plan.json", [first, SHOWN_TASK])
+    assert wfs("plan", "auth", "--from", str(plan)).code == 0
+
+
+def test_task_show_is_written_for_a_person(project: Path) -> None:
+    shown_project(project)
+    run = wfs("task", "show", "IMPL-2")
+    assert (run.code, run.err) == (0, "")
+    assert run.out == SHOWN_TEXT
+    assert wfs_process("task", "show", "IMPL-2", cwd=project).out == SHOWN_TEXT
+
+
+def test_task_show_json_is_the_task_as_before(project: Path) -> None:
+    shown_project(project)
+    written = json.loads(
+        (project / ".workflow" / "WFS-auth" / ".task" / "IMPL-2.json").read_text(encoding="utf-8")
+    )
+    data = wfs("task", "show", "IMPL-2", "--json").json()
+    assert data == {
+        "session": "WFS-auth",
+        "task": written,
+        "status": "pending",
+        "children": [],
+        "ready": False,
+        "waiting_on": ["IMPL-1"],
+    }
+
+
+def test_task_show_says_why_a_task_is_stopped(project: Path) -> None:
+    shown_project(project)
+    assert wfs("task", "status", "IMPL-1", "blocked").code == 0
+    assert wfs("task", "show", "IMPL-1").out == (
+        "IMPL-1  Design the API\n"
+        "Status:      blocked\n"
+        "             blocked: no reason recorded\n"
+        "Type:        feature\n"
+        "Agent:       @action-planning-agent\n"
+        "Depends on:  -\n"
+        "Steps:\n"
+        "  1. Design the API  (task)\n"
+        "       agent: Design the API\n"
+    )
+    assert wfs("task", "status", "IMPL-1", "completed").code == 0
+    ready = wfs("task", "show", "IMPL-2").out.splitlines()
+    assert ready[1] == "Status:      pending, ready: `wfs execute IMPL-2` runs it"
+    assert ready[4] == "Depends on:  IMPL-1 (completed)"
+
+
+def test_task_show_names_parent_and_subtasks(project: Path) -> None:
+    shown_project(project)
+    subtasks = project / "subtasks.json"
+    subtasks.write_text(json.dumps([{"title": "Half"}, {"title": "Other half"}]), encoding="utf-8")
+    assert wfs("task", "split", "IMPL-1", "--from", str(subtasks)).code == 0
+    assert wfs("task", "status", "IMPL-1.1", "completed").code == 0
+    container = wfs("task", "show", "IMPL-1").out.splitlines()
+    assert container[1] == "Status:      pending (derived from its subtasks)"
+    assert "Subtasks:    IMPL-1.1 (completed), IMPL-1.2 (pending)" in container
+    child = wfs("task", "show", "IMPL-1.2").out.splitlines()
+    assert "Parent:      IMPL-1" in child
+
+
+def test_task_show_keeps_control_characters_out_of_the_terminal(project: Path) -> None:
+    shown_project(project)
+    assert wfs("task", "update", "IMPL-1", "--title", "Evil \x1b[31mred\x07").code == 0
+    first = wfs("task", "show", "IMPL-1", color=True).out.splitlines()[0]
+    assert first == "IMPL-1  Evil \\x1b[31mred\\x07"

@@ -10,12 +10,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from wfs import maestro, store
+from wfs import jsonio, maestro, store
 from wfs import prime as digests
+from wfs.command_forms import classify
 from wfs.errors import WfsError
+from wfs.formats import canonical, dependencies, parent_task
 from wfs.index import answers, load_skeletons
 from wfs.layout import Layout, check_task_id, task_sort_key
-from wfs.query import command_prefix, next_data, show_data, status_data
+from wfs.query import command_prefix, next_data, one_line, show_data, status_data
+from wfs.rules import TaskSource, refusal
 from wfs.sessions import (
     active_ids,
     current_session,
@@ -29,7 +32,7 @@ from wfs.sessions import (
     session_warnings,
     shown_status,
 )
-from wfs.tasks import TaskIndex, read_task, task_row, unknown_task
+from wfs.tasks import TaskIndex, obj, read_task, task_row, unknown_task
 
 
 def status(layout: Layout, requested: str | None, root_option: str | None) -> dict[str, Any]:
@@ -40,6 +43,8 @@ def status(layout: Layout, requested: str | None, root_option: str | None) -> di
 
     sid = current_session(layout, requested)
     summary = status_data(_summary(layout, sid), command_prefix(sid, root_option))
+    if summary.get("stuck"):
+        summary["stuck"] = explain_stuck(layout, sid, summary["stuck"])
     warnings = session_warnings(layout, sid)  # a copy in another place, no session file
     if warnings:
         summary["warnings"] = warnings
@@ -83,20 +88,162 @@ def next_tasks(
     sid = current_session(layout, requested)
     found = answers(layout, sid)
     data = next_data(sid, found, all_ready, command_prefix(sid, root_option))
+    if data["stuck"]:
+        data["stuck"] = explain_stuck(layout, sid, data["stuck"])
     return data, list(found["summary"].get("unreadable") or [])
+
+
+def explain_stuck(layout: Layout, sid: str, stuck: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`stuck` (wfs.index.stuck_tasks) with each invalid task waited on explained by
+    the first error `validate` reports in it: read only when a plan cannot go on."""
+    reasons: dict[str, str] = {}
+    shown = []
+    for entry in stuck:
+        if entry["problem"] == "invalid":
+            dep = entry["on"]
+            if dep not in reasons:
+                reasons[dep] = first_error(layout, sid, dep) or entry["reason"]
+            entry = {**entry, "reason": reasons[dep]}
+        shown.append(entry)
+    return shown
+
+
+def first_error(layout: Layout, sid: str, tid: str) -> str | None:
+    """The first error `validate` reports in task `tid` alone (None when its file
+    cannot be read: the index already holds why)."""
+    path = layout.task_file(sid, tid)
+    try:
+        task = read_task(layout, sid, tid)
+    except WfsError:
+        return None
+    errors = refusal(
+        TaskSource(layout.relative(path), task, path.name[: -len(".json")], layout.root)
+    )
+    return errors[0] if errors else None
 
 
 def show_task(
     layout: Layout, requested: str | None, task_id: str
 ) -> tuple[dict[str, Any], list[str]]:
-    """`wfs task show ID`: the task JSON, its derived status, readiness and waits; then
-    the task files that cannot be read (as `next_tasks`)."""
+    """`wfs task show ID --json`: the task JSON, its derived status, readiness and
+    waits; then the task files that cannot be read (as `next_tasks`)."""
+    _, _, data, unreadable = _shown(layout, requested, task_id)
+    return data, unreadable
+
+
+def _shown(
+    layout: Layout, requested: str | None, task_id: str
+) -> tuple[str, dict[str, Any], dict[str, Any], list[str]]:
     sid = current_session(layout, requested)
     found = answers(layout, sid)
     if check_task_id(task_id) not in found["status"]:
         raise unknown_task(task_id, found["status"])
     data = show_data(sid, found, task_id, read_task(layout, sid, task_id))
-    return data, list(found["summary"].get("unreadable") or [])
+    return sid, found, data, list(found["summary"].get("unreadable") or [])
+
+
+def task_card(
+    layout: Layout, requested: str | None, task_id: str
+) -> tuple[dict[str, Any], list[str]]:
+    """`wfs task show ID` for a person: what wfs/templates/task.txt.j2 shows (every
+    value one line of text from the file, or a list of them); then the task files that
+    cannot be read (as `next_tasks`)."""
+    from wfs.flow.work import Uninterpretable, task_steps  # deferred: only this text reads steps
+
+    sid, found, data, unreadable = _shown(layout, requested, task_id)
+    task, statuses = data["task"], found["status"]
+    seed = canonical(task).task
+    meta, context, execution = obj(seed, "meta"), obj(seed, "context"), obj(seed, "execution")
+    invalid = {s["id"]: s["reason"] for s in found["summary"]["stopped"] if s["state"] == "invalid"}
+
+    def dependency(tid: str) -> dict[str, str]:
+        if tid not in statuses:
+            return {"id": tid, "status": "does not exist"}
+        return {"id": tid, "status": statuses[tid] + (", invalid" if tid in invalid else "")}
+
+    def waits_on(tid: str) -> str:
+        if tid not in statuses:
+            return f"waits on {one_line(tid)}, which does not exist"
+        if tid in invalid:
+            reason = first_error(layout, sid, tid) or invalid[tid]
+            return f"waits on {tid}, which is invalid: {one_line(reason, 300)}"
+        return f"waits on {tid} ({statuses[tid]})"
+
+    status = data["status"]
+    path = layout.task_file(sid, task_id)
+    why: list[str] = []
+    if status == "pending" and not data["children"]:
+        source = TaskSource(layout.relative(path), task, path.name[: -len(".json")], layout.root)
+        why += [f"invalid: {one_line(line, 300)}" for line in refusal(source)]
+        why += [waits_on(tid) for tid in data["waiting_on"]]
+    elif status == "blocked" and not data["children"]:
+        why.append(f"blocked: {one_line(execution.get('blocked_reason') or 'no reason recorded')}")
+    elif status == "active" and execution.get("claimed_by"):
+        why.append(f"claimed by {one_line(execution['claimed_by'])}")
+    elif status == "active" and not data["children"]:
+        why.append(f"paused: {one_line(execution.get('paused_reason') or 'paused')}")
+    steps: list[dict[str, Any]] = []
+    checks: list[dict[str, Any]] = []
+    steps_error = None
+    try:
+        plan = task_steps(task)
+    except Uninterpretable as err:
+        plan, steps_error = [], one_line(f"{layout.relative(path)}{err.message}", 300)
+    for step in plan:
+        row = {
+            "key": step.key,
+            "name": one_line(step.name),
+            "parts": [
+                {"kind": KIND_NAMES.get(c.kind, c.kind), "text": one_line(c.text, 300)}
+                for c in map(classify, step.parts)
+            ]
+            or [{"kind": "agent", "text": one_line(_step_words(step.spec), 300)}],
+            "checks": [
+                f"{one_line(c.command, 300)} (must {'fail' if c.must_fail else 'pass'})"
+                for c in step.checks
+            ],
+        }
+        (checks if step.key.startswith("acceptance/") else steps).append(row)
+    card = {
+        "id": one_line(task_id),
+        "title": one_line(seed.get("title") or "(no title)"),
+        "status": status,
+        "ready": data["ready"],
+        "why": why,
+        "type": one_line(meta.get("type") or "-"),
+        "agent": one_line(meta.get("agent") or "-"),
+        "parent": one_line(parent_task(task) or ""),
+        "children": [{"id": c, "status": statuses.get(c, "?")} for c in data["children"]],
+        "dependencies": [dependency(one_line(d)) for d in dependencies(task)],
+        "focus_paths": _lines(context.get("focus_paths")),
+        "acceptance": _lines(context.get("acceptance")),
+        "steps": steps,
+        "checks": checks,
+        "steps_error": steps_error,
+    }
+    return card, unreadable
+
+
+# How `task show` names the kinds of steps (wfs.command_forms.Command.kind).
+KIND_NAMES = {"read": "Read", "glob": "Glob", "grep": "Grep"}
+
+
+def _step_words(spec: dict[str, Any]) -> str:
+    """What an agent step asks, in its author's words."""
+    for field in ("description", "action", "task_description", "title", "step"):
+        value = spec.get(field)
+        if isinstance(value, str) and value.strip():
+            return value
+    return "(no description)"
+
+
+def _lines(value: Any) -> list[str]:
+    """A list of texts from a file (a single text counts as one), each on one line."""
+    items = value if isinstance(value, list) else [value] if value else []
+    return [
+        one_line(item if isinstance(item, str) else jsonio.dumps(item).decode().strip(), 300)
+        for item in items
+    ]
 
 
 def task_status(

@@ -6,6 +6,7 @@ What they print is worded in wfs/query.py, which the MCP server shares.
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import click
 
@@ -42,6 +43,7 @@ def status(env: Env) -> None:
     for warning in summary.get("warnings", []):
         env.echo(f"wfs: warning: {warning}", err=True)
     refuse_unreadable(summary.get("unreadable"))
+    stop_if_stalled(summary)
 
 
 @click.command("next")
@@ -57,6 +59,14 @@ def next_task(env: Env, all_ready: bool) -> None:
     data, unreadable = actions.next_tasks(env.layout, env.session, all_ready, root_option(env))
     env.emit(data, lambda: env.lines(next_lines(data)))
     refuse_unreadable(unreadable)
+    stop_if_stalled(data)
+
+
+def stop_if_stalled(facts: dict[str, Any]) -> None:
+    """Exit 1 when work remains that nothing can start: a plan that cannot go on is a
+    finding, not "nothing to do"."""
+    if facts.get("stalled"):
+        click.get_current_context().exit(1)
 
 
 @click.command()

@@ -10,7 +10,7 @@ from wfs import actions
 from wfs.cli import Env, F, pass_env, refuse_unreadable
 from wfs.completion import complete_task_id
 from wfs.layout import check_task_id
-from wfs.query import list_lines, show_lines
+from wfs.query import list_lines, show_text
 from wfs.schemas import LEAF_STATUSES, TASK_STATUSES, TASK_TYPES
 from wfs.store import read_input
 
@@ -50,14 +50,22 @@ def task_list(env: Env, status_filter: str | None, ready: bool) -> None:
 @click.argument("task_id", metavar="ID", shell_complete=complete_task_id)
 @pass_env
 def task_show(env: Env, task_id: str) -> None:
-    """Show one task: its JSON, derived status, readiness and what it waits on.
+    """Show one task: status and why it is not ready, steps, checks and acceptance.
+
+    Its dependencies and subtasks with their statuses, each step with its kind and
+    command, the checks that run after it. With --json: the task JSON as written, its
+    derived status, readiness and what it waits on.
 
     \b
     Example:
       wfs task show IMPL-1.2 --json
     """
-    data, unreadable = actions.show_task(env.layout, env.session, task_id)
-    env.emit(data, lambda: env.lines(show_lines(data)))
+    if env.json:
+        data, unreadable = actions.show_task(env.layout, env.session, task_id)
+        env.emit(data, lambda: None)
+    else:
+        card, unreadable = actions.task_card(env.layout, env.session, task_id)
+        env.lines(show_text(card).splitlines())
     refuse_unreadable(unreadable)
 
 
