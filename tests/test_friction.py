@@ -11,8 +11,12 @@ from pathlib import Path
 import click
 import pytest
 
-from tests.conftest import wfs, wfs_process
+from conftest import wfs, wfs_process
+from git_helpers import commit_all, git, git_env
+
 from wfs.cli import cli
+
+__all__ = ["git_env"]  # the fixture, used by name
 
 
 def write_plan(path: Path, tasks: list[dict[str, object]]) -> Path:
@@ -433,3 +437,69 @@ def test_task_show_keeps_control_characters_out_of_the_terminal(project: Path) -
     assert wfs("task", "update", "IMPL-1", "--title", "Evil \x1b[31mred\x07").code == 0
     first = wfs("task", "show", "IMPL-1", color=True).out.splitlines()[0]
     assert first == "IMPL-1  Evil \\x1b[31mred\\x07"
+
+
+# ------------------------------------------------------------------ .active-* markers
+
+
+def markers_in(porcelain: str) -> list[str]:
+    return [line for line in porcelain.splitlines() if ".active-" in line]
+
+
+def test_init_keeps_the_markers_out_of_commits(project: Path, git_env: Path) -> None:
+    git(project, "init", "-q", "-b", "main")
+    run = wfs("init")
+    assert run.out.splitlines()[1] == (
+        ".workflow/.gitignore: .active-* markers stay out of commits "
+        "(which session is active is each person's own)"
+    )
+    gitignore = (project / ".workflow" / ".gitignore").read_text(encoding="utf-8")
+    assert gitignore.splitlines()[-2:] == [
+        "# Which session is active is each person's own (wfs switch):",
+        ".active-*",
+    ]
+    for topic in ("one", "two"):
+        plan = write_plan(project / f"{topic}.json", [{"id": "IMPL-1", "title": topic}])
+        assert wfs("plan", topic, "--from", str(plan)).code == 0
+    commit_all(project, "plan")
+    assert git(project, "ls-files", ".workflow").stdout.count(".active-") == 0
+    assert wfs("switch", "one").code == 0
+    assert (project / ".workflow" / ".active-WFS-one").exists()
+    assert markers_in(git(project, "status", "--porcelain").stdout) == []
+    again = wfs("init", "--json").json()
+    assert again["markers_ignored"] == "kept"
+
+
+def test_an_older_gitignore_of_wfs_gets_the_rule_and_keeps_its_lines(
+    project: Path, git_env: Path
+) -> None:
+    (project / ".workflow").mkdir()
+    old = "# Written by `wfs init`: local run state, never committed.\n.locks/\n.runs/\nmine/\n"
+    (project / ".workflow" / ".gitignore").write_text(old, encoding="utf-8")
+    assert wfs("init", "--no-git", "--json").json()["markers_ignored"] == "added"
+    text = (project / ".workflow" / ".gitignore").read_text(encoding="utf-8")
+    assert text.startswith(old)
+    assert text.endswith("\n.active-*\n")
+
+
+def test_a_project_that_commits_its_markers_keeps_working(project: Path, git_env: Path) -> None:
+    git(project, "init", "-q", "-b", "main")
+    for topic in ("one", "two"):
+        plan = write_plan(project / f"{topic}.json", [{"id": "IMPL-1", "title": topic}])
+        assert wfs("plan", topic, "--from", str(plan)).code == 0
+    (project / ".workflow" / ".gitignore").unlink()  # as written before the rule
+    git(project, "add", "-A")
+    git(project, "add", "-f", ".workflow/.active-WFS-two")
+    git(project, "commit", "-q", "-m", "plan with its marker")
+    assert wfs("init").code == 0
+    commit_all(project, "init")
+    # The tracked marker stays tracked; switching still works both ways.
+    assert ".workflow/.active-WFS-two" in git(project, "ls-files", ".workflow").stdout
+    assert wfs("switch", "one").code == 0
+    assert markers_in(git(project, "status", "--porcelain").stdout) == [
+        " D .workflow/.active-WFS-two"
+    ]
+    assert wfs("status", "--json").json()["session"] == "WFS-one"
+    assert wfs("switch", "two").code == 0
+    assert markers_in(git(project, "status", "--porcelain").stdout) == []
+    assert wfs("status", "--json").json()["session"] == "WFS-two"

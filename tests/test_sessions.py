@@ -132,6 +132,8 @@ def test_status_json_names_the_active_session(project: Path) -> None:
         "ready": [],
         "blocked": [],
         "stopped": [],
+        "stuck": [],
+        "stalled": False,
     }
     assert wfs("--json", "status").json() == data
 
@@ -234,7 +236,13 @@ def test_switch_to_a_session_with_a_broken_file_changes_nothing(project: Path) -
 
 def test_init_is_idempotent_and_ignores_run_records(project: Path) -> None:
     first = wfs("init", "--no-git", "--json").json()
-    assert first == {"root": str(project), "workflow": ".workflow", "created": True, "git": None}
+    assert first == {
+        "root": str(project),
+        "workflow": ".workflow",
+        "created": True,
+        "markers_ignored": "added",
+        "git": None,
+    }
     gitignore = (project / ".workflow/.gitignore").read_text()
     assert ".runs/" in gitignore and ".locks/" in gitignore
     assert wfs("init", "--json").json()["created"] is False

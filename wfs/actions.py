@@ -290,8 +290,10 @@ def task_add(
 def init(layout: Layout, git: bool) -> tuple[dict[str, Any], Any]:
     """`wfs init`: create .workflow/ and, with `git`, set up merging the plan files;
     (what --json prints, the wfs.merge.GitSetup or None)."""
+    from wfs.lifecycle import ignores_markers  # deferred: only a change of session loads it
     from wfs.lifecycle import init as create  # deferred: only a change of session loads it
 
+    ignored = ignores_markers(layout)
     created = create(layout)
     setup = None
     if git:
@@ -302,6 +304,9 @@ def init(layout: Layout, git: bool) -> tuple[dict[str, Any], Any]:
         "root": str(layout.root),
         "workflow": layout.relative(layout.workflow),
         "created": created,
+        # `.active-*` markers are out of commits: "added" by this run, or "kept"
+        # (already), or "no" (a .gitignore that is not wfs's, left alone).
+        "markers_ignored": "kept" if ignored else "added" if ignores_markers(layout) else "no",
         "git": None if setup is None else setup._asdict(),
     }
     return data, setup

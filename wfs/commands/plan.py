@@ -37,6 +37,11 @@ def init(env: Env, no_git: bool) -> None:
 
     def human() -> None:
         env.echo(f"{'Initialized' if data['created'] else 'Already initialized'} {layout.workflow}")
+        if data["markers_ignored"] == "added":
+            env.echo(
+                ".workflow/.gitignore: .active-* markers stay out of commits "
+                "(which session is active is each person's own)"
+            )
         if setup is not None:
             _print_git_setup(env, setup)
 
