@@ -10,7 +10,6 @@ from pathlib import Path
 
 import click
 import pytest
-
 from conftest import wfs, wfs_process
 from git_helpers import commit_all, git, git_env
 
