@@ -502,3 +502,84 @@ def test_a_project_that_commits_its_markers_keeps_working(project: Path, git_env
     assert wfs("switch", "two").code == 0
     assert markers_in(git(project, "status", "--porcelain").stdout) == []
     assert wfs("status", "--json").json()["session"] == "WFS-two"
+
+
+# ----------------------------------------------------------- what an agent command receives
+
+FORMATS = Path(__file__).resolve().parent.parent / "docs" / "formats.md"
+
+
+def documented_brief() -> tuple[str, str]:
+    """The plan and the brief of docs/formats.md's "What an agent command receives"."""
+    text = FORMATS.read_text(encoding="utf-8")
+    section = text[text.index("## What an agent command receives") :]
+    plan = section[section.index("```json\n") + 8 :]
+    brief = section[section.index("````markdown\n") + 13 :]
+    return plan[: plan.index("```")], brief[: brief.index("````")]
+
+
+def recording_agent(tmp_path: Path) -> Path:
+    agent = tmp_path / "agent.sh"
+    agent.write_text(f"#!/bin/sh\ncat > '{tmp_path / 'brief.in'}'\necho Wrote greet.sh.\n")
+    agent.chmod(0o755)
+    return agent
+
+
+def run_documented_plan(project: Path, tmp_path: Path, **env: str) -> str:
+    assert wfs("init", "--no-git").code == 0
+    plan, _ = documented_brief()
+    assert wfs("plan", "Greeter", "--from", "-", input=plan).code == 0
+    agent = recording_agent(tmp_path)
+    run = wfs_process("execute", "--all", "--agent", str(agent), cwd=project, env=env)
+    assert run.code == 0, run.err
+    return (tmp_path / "brief.in").read_text(encoding="utf-8")
+
+
+def test_an_agent_command_gets_the_markdown_brief_the_docs_show(
+    project: Path, tmp_path: Path
+) -> None:
+    got = run_documented_plan(project, tmp_path)
+    _, shown = documented_brief()
+    head, tail = shown.split(" …\n")
+    got = got.replace(got[got.index("| implementation_approach/1 | Read") :].split("\n")[0],
+                      "| implementation_approach/1 | Read the greeting | done | 0.00s |")  # fmt: skip
+    assert got.startswith(head)
+    assert got.endswith(tail)
+
+
+def test_json_briefs_when_the_environment_or_the_config_asks(project: Path, tmp_path: Path) -> None:
+    brief = json.loads(run_documented_plan(project, tmp_path, WFS_AGENT_INPUT="json"))
+    assert brief["task"]["id"] == "IMPL-2"
+    assert brief["dependencies"][0]["task"] == "IMPL-1"
+    config = project / ".workflow" / "config.json"
+    config.write_text('{"agent_input": "json"}', encoding="utf-8")
+    assert wfs("task", "status", "IMPL-2", "pending").code == 0
+    agent = recording_agent(tmp_path)
+    assert wfs_process("execute", "--agent", str(agent), cwd=project).code == 0
+    assert json.loads((tmp_path / "brief.in").read_text())["task"]["id"] == "IMPL-2"
+    # The environment wins over the config.
+    assert wfs("task", "status", "IMPL-2", "pending").code == 0
+    env = {"WFS_AGENT_INPUT": "markdown"}
+    assert wfs_process("execute", "--agent", str(agent), cwd=project, env=env).code == 0
+    assert (tmp_path / "brief.in").read_text().startswith("# IMPL-2: Write greet.sh\n")
+
+
+def test_a_bad_agent_input_names_where_it_came_from(project: Path, tmp_path: Path) -> None:
+    assert wfs("init", "--no-git").code == 0
+    plan, _ = documented_brief()
+    assert wfs("plan", "Greeter", "--from", "-", input=plan).code == 0
+    agent = recording_agent(tmp_path)
+    run = wfs("execute", "--agent", str(agent), env={"WFS_AGENT_INPUT": "xml"})
+    assert (run.code, run.err) == (
+        2,
+        'wfs: error: WFS_AGENT_INPUT: expected "markdown" or "json" (what an agent '
+        "command gets on stdin), got 'xml'\n",
+    )
+    (project / ".workflow" / "config.json").write_text('{"agent_input": 1}', encoding="utf-8")
+    run = wfs("execute", "--agent", str(agent))
+    assert (run.code, run.err) == (
+        2,
+        'wfs: error: .workflow/config.json#/agent_input: expected "markdown" or "json" '
+        "(what an agent command gets on stdin), got 1\n",
+    )
+    assert not (tmp_path / "brief.in").exists()

@@ -384,7 +384,7 @@ def test_the_topic_is_read_from_any_field_authors_keep_it_in_and_none_is_never_s
     assert run.code == 0, run.err
     brief = (tmp_path / "brief.txt").read_text(encoding="utf-8")
     assert "None" not in brief
-    assert json.loads(brief)["workflow"] == {"session": "WFS-kept", "phase": "IMPLEMENT"}
+    assert "\nSession WFS-kept, phase IMPLEMENT.\n" in brief  # the Markdown brief
 
 
 def test_a_session_without_status_and_without_a_marker_shows_paused(project: Path) -> None:

@@ -18,7 +18,6 @@ from wfs.formats import canonical, dependencies, parent_task
 from wfs.index import answers, load_skeletons
 from wfs.layout import Layout, check_task_id, task_sort_key
 from wfs.query import command_prefix, next_data, one_line, show_data, status_data
-from wfs.rules import TaskSource, refusal
 from wfs.sessions import (
     active_ids,
     current_session,
@@ -42,7 +41,8 @@ def status(layout: Layout, requested: str | None, root_option: str | None) -> di
         return {"session": None, "maestro": found} if found else {"session": None}
 
     sid = current_session(layout, requested)
-    summary = status_data(_summary(layout, sid), command_prefix(sid, root_option))
+    prefix = command_prefix(sid, root_option)
+    summary = status_data(_summary(layout, sid), prefix, task_path(layout, sid))
     if summary.get("stuck"):
         summary["stuck"] = explain_stuck(layout, sid, summary["stuck"])
     warnings = session_warnings(layout, sid)  # a copy in another place, no session file
@@ -87,7 +87,8 @@ def next_tasks(
     command names after answering from every other task (exit 2)."""
     sid = current_session(layout, requested)
     found = answers(layout, sid)
-    data = next_data(sid, found, all_ready, command_prefix(sid, root_option))
+    prefix = command_prefix(sid, root_option)
+    data = next_data(sid, found, all_ready, prefix, task_path(layout, sid))
     if data["stuck"]:
         data["stuck"] = explain_stuck(layout, sid, data["stuck"])
     return data, list(found["summary"].get("unreadable") or [])
@@ -95,31 +96,25 @@ def next_tasks(
 
 def explain_stuck(layout: Layout, sid: str, stuck: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """`stuck` (wfs.index.stuck_tasks) with each invalid task waited on explained by
-    the first error `validate` reports in it: read only when a plan cannot go on."""
-    reasons: dict[str, str] = {}
-    shown = []
-    for entry in stuck:
-        if entry["problem"] == "invalid":
-            dep = entry["on"]
-            if dep not in reasons:
-                reasons[dep] = first_error(layout, sid, dep) or entry["reason"]
-            entry = {**entry, "reason": reasons[dep]}
-        shown.append(entry)
-    return shown
+    the first error `validate` reports in it, as the index keeps it."""
+    return [
+        {k: v for k, v in entry.items() if k != "error"}
+        | {"reason": validate_line(layout, sid, entry["on"], entry["error"])}
+        if entry.get("error")
+        else entry
+        for entry in stuck
+    ]
 
 
-def first_error(layout: Layout, sid: str, tid: str) -> str | None:
-    """The first error `validate` reports in task `tid` alone (None when its file
-    cannot be read: the index already holds why)."""
-    path = layout.task_file(sid, tid)
-    try:
-        task = read_task(layout, sid, tid)
-    except WfsError:
-        return None
-    errors = refusal(
-        TaskSource(layout.relative(path), task, path.name[: -len(".json")], layout.root)
-    )
-    return errors[0] if errors else None
+def task_path(layout: Layout, sid: str) -> Callable[[str], str]:
+    """The path of a task's file in session `sid`, relative to the project root."""
+    return lambda tid: layout.relative(layout.task_file(sid, tid))
+
+
+def validate_line(layout: Layout, sid: str, tid: str, error: str) -> str:
+    """An error the index keeps for task `tid` (`#/pointer: rule: message`), as
+    `validate` prints it: after the task file's path."""
+    return task_path(layout, sid)(tid) + error
 
 
 def show_task(
@@ -154,7 +149,13 @@ def task_card(
     task, statuses = data["task"], found["status"]
     seed = canonical(task).task
     meta, context, execution = obj(seed, "meta"), obj(seed, "context"), obj(seed, "execution")
-    invalid = {s["id"]: s["reason"] for s in found["summary"]["stopped"] if s["state"] == "invalid"}
+    invalid = {s["id"]: s for s in found["summary"]["stopped"] if s["state"] == "invalid"}
+
+    def invalid_reason(tid: str) -> str:
+        """Why `execute` refuses task `tid`: the first error, as the index keeps it."""
+        entry = invalid[tid]
+        error = entry.get("error")
+        return validate_line(layout, sid, tid, error) if error else entry["reason"]
 
     def dependency(tid: str) -> dict[str, str]:
         if tid not in statuses:
@@ -165,16 +166,17 @@ def task_card(
         if tid not in statuses:
             return f"waits on {one_line(tid)}, which does not exist"
         if tid in invalid:
-            reason = first_error(layout, sid, tid) or invalid[tid]
-            return f"waits on {tid}, which is invalid: {one_line(reason, 300)}"
+            return f"waits on {tid}, which is invalid: {one_line(invalid_reason(tid), 300)}"
         return f"waits on {tid} ({statuses[tid]})"
 
     status = data["status"]
     path = layout.task_file(sid, task_id)
     why: list[str] = []
     if status == "pending" and not data["children"]:
-        source = TaskSource(layout.relative(path), task, path.name[: -len(".json")], layout.root)
-        why += [f"invalid: {one_line(line, 300)}" for line in refusal(source)]
+        if task_id in invalid:
+            why.append(f"invalid: {one_line(invalid[task_id]['reason'], 300)}")
+            if invalid[task_id].get("error"):
+                why.append(f"first: {one_line(invalid_reason(task_id), 300)}")
         why += [waits_on(tid) for tid in data["waiting_on"]]
     elif status == "blocked" and not data["children"]:
         why.append(f"blocked: {one_line(execution.get('blocked_reason') or 'no reason recorded')}")

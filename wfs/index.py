@@ -409,8 +409,9 @@ def stuck_tasks(
 ) -> list[dict[str, Any]]:
     """The pending leaves that wait on a task that does not exist or that `execute`
     refuses (invalid): they never become ready until the plan is repaired. Each as
-    {"id", "on", "problem": "missing"|"invalid", "reason" (invalid only)}, by id."""
-    invalid = {s["id"]: s["reason"] for s in stopped if s.get("state") == "invalid"}
+    {"id", "on", "problem": "missing"|"invalid", "reason" and "error" (invalid only:
+    as in `stopped`)}, by id."""
+    invalid = {s["id"]: s for s in stopped if s.get("state") == "invalid"}
     found: list[dict[str, Any]] = []
     for tid, unmet in waiting.items():
         if status.get(tid) != "pending" or children.get(tid):
@@ -419,7 +420,11 @@ def stuck_tasks(
             if dep not in status:
                 found.append({"id": tid, "on": dep, "problem": "missing"})
             elif dep in invalid:
-                found.append({"id": tid, "on": dep, "problem": "invalid", "reason": invalid[dep]})
+                entry = {"id": tid, "on": dep, "problem": "invalid"}
+                entry["reason"] = invalid[dep]["reason"]
+                if invalid[dep].get("error"):
+                    entry["error"] = invalid[dep]["error"]
+                found.append(entry)
     found.sort(key=lambda entry: task_sort_key(entry["id"]))
     return found
 
@@ -504,6 +509,8 @@ def stopped_entry(tid: str, task: Task) -> dict[str, Any] | None:
             reason=f"{count} validation error{'s' if count != 1 else ''}; "
             "`wfs validate` names them",
         )
+        if task.get("error"):
+            entry["error"] = task["error"]
     else:
         return None
     return entry

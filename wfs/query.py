@@ -64,17 +64,30 @@ def command_prefix(sid: str, root: str | None = None) -> list[str]:
     return ["wfs", *(["--root", root] if root else []), "--session", sid]
 
 
-def status_data(summary: dict[str, Any], prefix: list[str]) -> dict[str, Any]:
+# The path of a task's file, relative to the project root, by its id.
+TaskPath = Callable[[str], str]
+
+
+def status_data(
+    summary: dict[str, Any], prefix: list[str], task_path: TaskPath | None = None
+) -> dict[str, Any]:
     """The cached summary, with the claims' state and the resume commands of now."""
-    return {**summary, "stopped": stopped_view(summary.get("stopped", []), prefix)}
+    return {**summary, "stopped": stopped_view(summary.get("stopped", []), prefix, task_path)}
 
 
-def stopped_view(stopped: list[dict[str, Any]], prefix: list[str]) -> list[dict[str, Any]]:
+def stopped_view(
+    stopped: list[dict[str, Any]], prefix: list[str], task_path: TaskPath | None = None
+) -> list[dict[str, Any]]:
     """Each stopped task with what to do about it: a claim is `running` or `stale`
-    (its process is gone), and paused, blocked and stale ones get their resume command."""
+    (its process is gone), and paused, blocked and stale ones get their resume command.
+    An invalid one's first error (`error`, as the index keeps it: `#/pointer: rule:
+    message`) is shown after its file's path (`task_path`), or left out."""
     shown = []
     for entry in stopped:
         entry = dict(entry)
+        error = entry.pop("error", None)
+        if error and task_path is not None:
+            entry["error"] = task_path(entry["id"]) + error
         if entry["state"] == "claimed":
             entry["state"] = "running" if claim_alive(entry["owner"]) else "stale"
         if entry["state"] in ("paused", "blocked", "stale"):
@@ -156,13 +169,17 @@ def list_lines(data: dict[str, Any]) -> list[str]:
 
 
 def next_data(
-    sid: str, answers: dict[str, Any], all_ready: bool, prefix: list[str]
+    sid: str,
+    answers: dict[str, Any],
+    all_ready: bool,
+    prefix: list[str],
+    task_path: TaskPath | None = None,
 ) -> dict[str, Any]:
     summary = answers["summary"]
     return {
         "session": sid,
         "tasks": answers["ready_rows" if all_ready else "next"],
-        "stopped": stopped_view(summary.get("stopped", []), prefix),
+        "stopped": stopped_view(summary.get("stopped", []), prefix, task_path),
         "stuck": summary.get("stuck", []),
         "stalled": summary.get("stalled", False),
     }
