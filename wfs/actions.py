@@ -15,7 +15,7 @@ from wfs import prime as digests
 from wfs.command_forms import classify
 from wfs.errors import WfsError
 from wfs.formats import canonical, dependencies, parent_task
-from wfs.index import answers, load_skeletons
+from wfs.index import MAPS, answers, load_skeletons
 from wfs.layout import Layout, check_task_id, task_sort_key
 from wfs.query import command_prefix, next_data, one_line, show_data, status_data
 from wfs.sessions import (
@@ -130,7 +130,7 @@ def _shown(
     layout: Layout, requested: str | None, task_id: str
 ) -> tuple[str, dict[str, Any], dict[str, Any], list[str]]:
     sid = current_session(layout, requested)
-    found = answers(layout, sid)
+    found = answers(layout, sid, MAPS)  # no ready rows: one task is shown
     if check_task_id(task_id) not in found["status"]:
         raise unknown_task(task_id, found["status"])
     data = show_data(sid, found, task_id, read_task(layout, sid, task_id))

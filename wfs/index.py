@@ -299,10 +299,11 @@ def load_skeletons(layout: Layout, sid: str) -> list[Task]:
     return Snapshot(layout, sid).skeletons
 
 
-def answers(layout: Layout, sid: str) -> dict[str, Any]:
-    """What `status`, `next` and `task show` need, from the cache or rebuilt."""
+def answers(layout: Layout, sid: str, parts: int = ROWS) -> dict[str, Any]:
+    """What `status`, `next` and `task show` need, from the cache or rebuilt (`parts`:
+    what is loaded from the cache, as in cached_answers)."""
     workflow = str(layout.workflow)
-    found = cached_answers(workflow, sid, folder=str(layout.session_dir(sid)))
+    found = cached_answers(workflow, sid, parts, folder=str(layout.session_dir(sid)))
     if found is not None:
         return found
 
