@@ -57,6 +57,7 @@ def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
         "WFS_ROOT",
         "WFS_SESSION",
         "WFS_AGENT",
+        "WFS_AGENT_INPUT",
         "NO_COLOR",
         "WFS_LOCK_TIMEOUT",
         "WFS_NO_CACHE",

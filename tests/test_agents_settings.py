@@ -89,6 +89,7 @@ def test_a_fresh_install_writes_the_hook_file_as_the_editor_documents_it(
 def test_the_hook_prints_what_the_editor_reads(project: Path) -> None:
     """The command in the hook is a real wfs command line: its output is the envelope."""
     install(project, "claude")
+    assert wfs("init", "--no-git").code == 0
     (command,) = [
         h["command"]
         for h in read(project / HOOK_FILES["claude"])["hooks"]["SessionStart"][0]["hooks"]

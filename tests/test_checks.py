@@ -20,6 +20,14 @@ import pytest
 from conftest import needs_bash, posix_only, read_json, wfs
 from git_helpers import commit_all, git, git_env
 
+
+@pytest.fixture(autouse=True)
+def json_briefs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fake agents here read the brief as JSON: ask for it (the default is the
+    Markdown brief, tests/test_friction.py)."""
+    monkeypatch.setenv("WFS_AGENT_INPUT", "json")
+
+
 pytestmark = [needs_bash, posix_only]
 
 __all__ = ["git_env"]  # the fixture, used by name

@@ -20,6 +20,14 @@ from conftest import CORPUS, read_json, result_line, wfs_process
 
 from wfs.formats import dependencies, parent_task
 
+
+@pytest.fixture(autouse=True)
+def json_briefs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fake agents here read the brief as JSON: ask for it (the default is the
+    Markdown brief, tests/test_friction.py)."""
+    monkeypatch.setenv("WFS_AGENT_INPUT", "json")
+
+
 INSTANCES = CORPUS / "ccw" / "instances"
 MISSING = f"the corpus is not available at {INSTANCES} (it is kept outside the repository)"
 FAKE_CLIS = ("gemini", "qwen", "codex", "claude", "npm", "npx", "pytest", "rg", "ccw")

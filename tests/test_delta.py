@@ -195,6 +195,9 @@ def test_an_invalid_task_set_back_to_pending_is_invalid_again(project: Path) -> 
             "id": "IMPL-1",
             "state": "invalid",
             "reason": "1 validation error; `wfs validate` names them",
+            "error": f".workflow/{SID}/.task/IMPL-1.json#/context/focus_paths/0: focus-paths: "
+            "focus path \"src/**\" contains the wildcard '*'; list concrete directories or "
+            "files instead",
         }
     ]
     _settle()

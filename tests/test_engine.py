@@ -10,7 +10,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from conftest import REPO, posix_only, read_json, wfs, wfs_process
+
+
+@pytest.fixture(autouse=True)
+def json_briefs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fake agents here read the brief as JSON: ask for it (the default is the
+    Markdown brief, tests/test_friction.py)."""
+    monkeypatch.setenv("WFS_AGENT_INPUT", "json")
+
 
 DEMO = REPO / "examples" / "offline-demo"
 
@@ -351,6 +360,7 @@ def test_builtins_are_confined_to_the_project_root(project: Path, tmp_path: Path
         assert (
             wfs("next").out
             == "No task is ready.\nInvalid:  IMPL-1: 1 validation error; `wfs validate` names them\n"
+            "Nothing can start: tasks remain, but none is ready and none is in progress.\n"
         )
         run = wfs("execute", "IMPL-1")
         assert run.code == 2, command

@@ -18,6 +18,14 @@ from typing import Any
 import pytest
 from conftest import Run, posix_only, read_json, result_line, wfs, wfs_process
 
+
+@pytest.fixture(autouse=True)
+def json_briefs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fake agents here read the brief as JSON: ask for it (the default is the
+    Markdown brief, tests/test_friction.py)."""
+    monkeypatch.setenv("WFS_AGENT_INPUT", "json")
+
+
 SID = "WFS-word"
 
 
@@ -264,6 +272,7 @@ def test_a_task_wfs_cannot_interpret_is_refused_before_the_claim(project: Path) 
     # status and next never call it ready; they say why it waits.
     assert wfs("next").out == (
         "No task is ready.\nInvalid:  IMPL-1: 1 validation error; `wfs validate` names them\n"
+        "Nothing can start: tasks remain, but none is ready and none is in progress.\n"
     )
     assert wfs("status", "--json").json()["ready"] == []
     # execute that runs nothing because of it fails, naming the file and the reason.

@@ -16,6 +16,14 @@ from conftest import CORPUS, read_json, wfs
 
 from wfs.formats import FLAT, SEED, SEED_V1, canonical, dependencies, task_format
 
+
+@pytest.fixture(autouse=True)
+def json_briefs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fake agents here read the brief as JSON: ask for it (the default is the
+    Markdown brief, tests/test_friction.py)."""
+    monkeypatch.setenv("WFS_AGENT_INPUT", "json")
+
+
 MISSING = f"the corpus is not available at {CORPUS} (it is kept outside the repository)"
 
 

@@ -11,7 +11,16 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
 from conftest import read_json, wfs, wfs_process
+
+
+@pytest.fixture(autouse=True)
+def json_briefs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fake agents here read the brief as JSON: ask for it (the default is the
+    Markdown brief, tests/test_friction.py)."""
+    monkeypatch.setenv("WFS_AGENT_INPUT", "json")
+
 
 SID = "WFS-handoff"
 TASKS = Path(".workflow") / SID / ".task"

@@ -682,7 +682,7 @@ CASES = [
         ("task", "show", "IMPL-1.1"),
         0,
         "",
-        out='{\n  "id": "IMPL-1.1",\n  "title": "First",…',
+        out="IMPL-1.1  First\nStatus:      pending, ready: `wfs execute IMPL-1.1` runs it\n…",
         vanish=VANISH,
     ),
     Case("vanishing: task show", nothing, ("task", "show", "IMPL-2"), 2, UNKNOWN_2, vanish=VANISH),
@@ -1369,8 +1369,7 @@ CASES = [
         ("task", "show", "IMPL-2"),
         0,
         "",
-        out='{\n  "id": "IMPL-2",\n  "title": "Leaf\\u001b[2J\\u001b]0;owned\\u0007\\u001b]52;c;'
-        'cm0gLXJmIH4=\\u0007\\u001b[8mhidden\\u202e",\n…',
+        out="IMPL-2  Leaf\\x1b[2J\\x1b]0;owned\\x07\\x1b]52;c;cm0gLXJmIH4=\\x07\\x1b[8mhidden\\u202e\n…",
     ),
     Case(
         "escapes in the topic: session list",

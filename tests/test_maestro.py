@@ -24,6 +24,14 @@ import pytest
 from conftest import needs_bash, read_json, result_line, tree_listing, wfs, wfs_process
 from git_helpers import commit_all, git, git_env
 
+
+@pytest.fixture(autouse=True)
+def json_briefs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fake agents here read the brief as JSON: ask for it (the default is the
+    Markdown brief, tests/test_friction.py)."""
+    monkeypatch.setenv("WFS_AGENT_INPUT", "json")
+
+
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "maestro"
 NAME = "20260301-auth-flow"
 SESSION = f".workflow/sessions/{NAME}"

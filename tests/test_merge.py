@@ -333,6 +333,12 @@ def test_merge_works_when_the_root_is_a_subdirectory(
 # --------------------------------------------------------------------------- wfs init
 
 
+MARKERS_IGNORED = (
+    ".workflow/.gitignore: .active-* markers stay out of commits "
+    "(which session is active is each person's own)\n"
+)
+
+
 def expected_git_setup(**changes: object) -> dict[str, object]:
     base: dict[str, object] = {
         "gitattributes": "created",
@@ -354,6 +360,7 @@ def test_init_sets_up_git_once_and_keeps_existing_attributes(project: Path, git_
     assert (first.code, first.err) == (0, "")
     assert first.out == (
         f"Initialized {project / '.workflow'}\n"
+        f"{MARKERS_IGNORED}"
         ".gitattributes: updated (merge rules for the plan files)\n"
         "git: merge drivers wfs-views and wfs-json configured\n"
         "git: .git/hooks/pre-merge-commit installed\n"
@@ -468,6 +475,7 @@ def test_init_outside_git_writes_only_the_attributes(project: Path, git_env: Pat
     run = wfs("init")
     assert run.out == (
         f"Initialized {project / '.workflow'}\n"
+        f"{MARKERS_IGNORED}"
         ".gitattributes: created (merge rules for the plan files)\n"
         "git: not a git work tree; run `wfs init` again after `git init`\n"
     )

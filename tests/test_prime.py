@@ -230,12 +230,11 @@ def test_prime_without_a_session_says_how_to_start_one(project: Path) -> None:
         'Start one: wfs plan "TOPIC" --from plan.json (wfs schema plan describes the document),\n'
         "or pick an existing one: wfs session list, then wfs switch ID.\n" + RULES
     )
+    assert wfs("init").code == 0
     assert (wfs("prime").code, wfs("prime").out) == (0, expected)
     hook = wfs("prime", "--hook-json")
     assert json.loads(hook.out)["hookSpecificOutput"]["additionalContext"] == expected
     assert wfs("prime", "--json").json() == {"session": None, "text": expected}
-    assert wfs_process("prime", cwd=project).out == expected
-    assert wfs("init").code == 0
     assert wfs_process("prime", cwd=project).out == expected
 
 

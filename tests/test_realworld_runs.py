@@ -33,6 +33,14 @@ import orjson
 import pytest
 from conftest import CORPUS
 
+
+@pytest.fixture(autouse=True)
+def json_briefs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fake agents here read the brief as JSON: ask for it (the default is the
+    Markdown brief, tests/test_friction.py)."""
+    monkeypatch.setenv("WFS_AGENT_INPUT", "json")
+
+
 REALWORLD = CORPUS / "realworld"
 MISSING = (
     f"the real-world corpus is not available at {REALWORLD} (it is kept outside the repository)"

@@ -174,6 +174,8 @@ def test_render_check_names_stale_views_and_changes_nothing(project: Path) -> No
 def test_render_all_checks_and_rewrites_every_session_not_only_the_active_one(
     project: Path,
 ) -> None:
+    assert wfs("render", "--check", "--all").code == 2  # not a project yet: `wfs init`
+    assert wfs("init", "--no-git").code == 0
     assert wfs("render", "--check", "--all").out == "OK: no sessions\n"
     wfs("plan", "Alpha", "--from", "-", input=json.dumps([{"id": "IMPL-1", "title": "A"}]))
     wfs("plan", "Beta", "--from", "-", input=json.dumps([{"id": "IMPL-1", "title": "B"}]))

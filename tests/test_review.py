@@ -437,6 +437,7 @@ def test_steps_are_matched_by_name_then_by_position() -> None:
 
 def test_a_repository_without_commits_says_so(project: Path, git_env: Path) -> None:
     git(project, "init", "-q", "-b", "main")
+    assert wfs("init", "--no-git").code == 0
     run = wfs("diff")
     assert (run.code, run.err) == (
         2,

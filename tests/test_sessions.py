@@ -132,11 +132,14 @@ def test_status_json_names_the_active_session(project: Path) -> None:
         "ready": [],
         "blocked": [],
         "stopped": [],
+        "stuck": [],
+        "stalled": False,
     }
     assert wfs("--json", "status").json() == data
 
 
 def test_status_without_any_session(project: Path) -> None:
+    assert wfs("init").code == 0
     assert wfs("status").out == "No active session.\n"
     assert wfs("status", "--json").json() == {"session": None}
 
@@ -233,7 +236,13 @@ def test_switch_to_a_session_with_a_broken_file_changes_nothing(project: Path) -
 
 def test_init_is_idempotent_and_ignores_run_records(project: Path) -> None:
     first = wfs("init", "--no-git", "--json").json()
-    assert first == {"root": str(project), "workflow": ".workflow", "created": True, "git": None}
+    assert first == {
+        "root": str(project),
+        "workflow": ".workflow",
+        "created": True,
+        "markers_ignored": "added",
+        "git": None,
+    }
     gitignore = (project / ".workflow/.gitignore").read_text()
     assert ".runs/" in gitignore and ".locks/" in gitignore
     assert wfs("init", "--json").json()["created"] is False
@@ -375,7 +384,7 @@ def test_the_topic_is_read_from_any_field_authors_keep_it_in_and_none_is_never_s
     assert run.code == 0, run.err
     brief = (tmp_path / "brief.txt").read_text(encoding="utf-8")
     assert "None" not in brief
-    assert json.loads(brief)["workflow"] == {"session": "WFS-kept", "phase": "IMPLEMENT"}
+    assert "\nSession WFS-kept, phase IMPLEMENT.\n" in brief  # the Markdown brief
 
 
 def test_a_session_without_status_and_without_a_marker_shows_paused(project: Path) -> None:

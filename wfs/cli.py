@@ -17,9 +17,9 @@ import click
 from click.core import ParameterSource
 
 from wfs import __version__, jsonio, sessions, store
-from wfs.commands import COMMANDS
+from wfs.commands import COMMANDS, WITHOUT_PROJECT
 from wfs.completion import complete_session_id
-from wfs.errors import WfsError, os_error_message
+from wfs.errors import NotAProjectError, WfsError, os_error_message
 from wfs.layout import Layout, find_root
 from wfs.text import for_terminal, printable
 
@@ -29,18 +29,34 @@ F = TypeVar("F", bound=Callable[..., Any])
 class Env:
     """What every command needs: the project, the chosen session, output settings."""
 
-    def __init__(self, root: str | None, session: str | None, json: bool, color: bool) -> None:
+    def __init__(
+        self,
+        root: str | None,
+        session: str | None,
+        json: bool,
+        color: bool,
+        *,
+        root_given: bool = False,
+        needs_project: bool = False,
+    ) -> None:
         self._root = root
         self.session = session
         self.json = json
         self.color = color
+        # `--root` was on the command line (not from WFS_ROOT): see root_option.
+        self.root_given = root_given
+        # The command reads a plan: outside a project it says so (not_a_project).
+        self.needs_project = needs_project
         self._layout: Any = None
 
     @property
     def layout(self) -> Any:
         if self._layout is None:
-            self._layout = Layout(find_root(self._root))
-            store.confine(self._layout.root)
+            layout = Layout(find_root(self._root))
+            if self.needs_project and not layout.workflow.is_dir():
+                raise not_a_project(layout.root, self._root or os.environ.get("WFS_ROOT"))
+            self._layout = layout
+            store.confine(layout.root)
         return self._layout
 
     def current_session(self) -> str:
@@ -69,6 +85,15 @@ class Env:
             click.echo(text, err=err, color=None if self.color else False)
 
 
+def not_a_project(root: Any, chosen: str | None) -> NotAProjectError:
+    """The error of a command that reads a plan where there is none (exit 2)."""
+    where = f"{root}" if chosen else f"{root} or above"
+    return NotAProjectError(
+        f"not in a wfs project: no .workflow/ in {where}; "
+        "run `wfs init` to start one here (or give --root DIR)"
+    )
+
+
 def _color_default() -> bool:
     return "NO_COLOR" not in os.environ
 
@@ -89,7 +114,7 @@ class WfsGroup(click.Group):
             return None
         module, name = where.split(":")
         command: click.Command = getattr(importlib.import_module(f"wfs.commands.{module}"), name)
-        return command
+        return with_global_options(command)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -144,29 +169,102 @@ def cli(
       wfs plan "User Auth System" --from plan.json
       wfs status
     """
-    ctx.obj = Env(root, session, json_out, color=_color_default() and not no_color)
+    ctx.obj = Env(
+        root,
+        session,
+        json_out,
+        color=_color_default() and not no_color,
+        root_given=ctx.get_parameter_source("root") == ParameterSource.COMMANDLINE,
+        needs_project=ctx.invoked_subcommand not in WITHOUT_PROJECT,
+    )
     if ctx.invoked_subcommand is None:  # a bare `wfs` asks what it can do: not an error
         click.echo(ctx.get_help())
         ctx.exit(0)
 
 
-# `--json` is also accepted after the subcommand (`wfs status --json`).
-def _set_json_env(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
-    if value:
-        env = ctx.find_object(Env)
-        if env is not None:
-            env.json = True
+# The root group's options are accepted after the subcommand too (SPEC §4: `wfs status
+# --session X`, `wfs task list --root DIR`): each command, and each command of a nested
+# group, gets them when it is loaded. Given there, they set what the root's did (the
+# environment variables are read by the root's options only).
+def _set_root(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
+    env = ctx.find_object(Env)
+    if value is not None and env is not None:
+        env._root, env.root_given, env._layout = value, True, None
 
 
-def json_flag(func: F) -> F:
-    return click.option(
-        "--json",
-        "json_flag",
-        is_flag=True,
-        expose_value=False,
-        callback=_set_json_env,
-        help="Machine-readable output on stdout.",
-    )(func)
+def _set_session(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
+    env = ctx.find_object(Env)
+    if value is not None and env is not None:
+        env.session = value
+
+
+def _set_json(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    env = ctx.find_object(Env)
+    if value and env is not None:
+        env.json = True
+
+
+def _set_no_color(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    env = ctx.find_object(Env)
+    if value and env is not None:
+        env.color = False
+
+
+def _global_options() -> list[click.Option]:
+    return [
+        click.Option(
+            ["--root", "global_root"],
+            metavar="DIR",
+            expose_value=False,
+            callback=_set_root,
+            help="Project root (as `wfs --root DIR`).",
+        ),
+        click.Option(
+            ["--session", "global_session"],
+            metavar="ID",
+            expose_value=False,
+            callback=_set_session,
+            shell_complete=complete_session_id,
+            help="Session to work on (as `wfs --session ID`).",
+        ),
+        click.Option(
+            ["--json", "global_json"],
+            is_flag=True,
+            expose_value=False,
+            callback=_set_json,
+            help="Machine-readable output on stdout.",
+        ),
+        click.Option(
+            ["--no-color", "global_no_color"],
+            is_flag=True,
+            expose_value=False,
+            callback=_set_no_color,
+            help="No colors (also when NO_COLOR is set).",
+        ),
+    ]
+
+
+GLOBAL_MARK = "wfs_global_options"
+
+
+def is_global_option(param: click.Parameter) -> bool:
+    """Whether `param` is one of the root's options that with_global_options added
+    (docs/cli.md lists them once, for `wfs`)."""
+    return (param.name or "").startswith("global_")
+
+
+def with_global_options(command: click.Command) -> click.Command:
+    """`command` (and every command of a group) accepting the root group's options,
+    except one it defines itself (`wfs plan --session ID` names the session to replan)."""
+    if getattr(command, GLOBAL_MARK, False):
+        return command
+    taken = {opt for param in command.params for opt in param.opts}
+    command.params.extend(o for o in _global_options() if not taken.intersection(o.opts))
+    setattr(command, GLOBAL_MARK, True)
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            with_global_options(sub)
+    return command
 
 
 # ---------------------------------------------------------------- shared by the commands
@@ -184,9 +282,7 @@ def root_option(env: Env) -> str | None:
 
     The commands we print (`resume`) keep it, so they work from wherever this one ran.
     """
-    root_ctx = click.get_current_context().find_root()
-    given = root_ctx.get_parameter_source("root") == ParameterSource.COMMANDLINE
-    return str(env.layout.root) if given else None
+    return str(env.layout.root) if env.root_given else None
 
 
 def main() -> None:

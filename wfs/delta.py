@@ -35,6 +35,7 @@ from wfs.index import (
     save_answers,
     stamp_of,
     stopped_entry,
+    stuck_tasks,
 )
 from wfs.layout import Layout, parent_of, parse_task_id, task_sort_key
 from wfs.schemas import TASK_STATUSES
@@ -315,8 +316,9 @@ def apply(
     blocked = [t for t in summary["blocked"] if t not in moved]
     blocked += [t for t in moved if status[t] == "blocked" and not children.get(t)]
     blocked.sort(key=task_sort_key)
+    stuck = stuck_tasks(waiting, status, children, stopped)
     new_summary = compute_summary(
-        state.sid, new_session, new_tally, counts, ready, blocked, stopped
+        state.sid, new_session, new_tally, counts, ready, blocked, stopped, stuck
     )
     answers = {
         "summary": new_summary,

@@ -33,6 +33,10 @@ class ProblemsError(WfsError):
         self.problems = problems
 
 
+class NotAProjectError(WfsError):
+    """A command that reads a plan ran where there is no `.workflow/` (exit 2)."""
+
+
 class BusyError(WfsError):
     exit_code = BUSY
 

@@ -53,8 +53,8 @@ from wfs.tasks import (
 
 # marshal's format belongs to the interpreter that wrote it; the number changes with what
 # the cache holds (10: gates marked in unreadable skeletons, and the topic from any field
-# that holds it, TOPIC_FIELDS).
-FORMAT = ("wfs-index", 10, sys.hexversion)
+# that holds it, TOPIC_FIELDS; 11: `stuck` and `stalled` in the summary).
+FORMAT = ("wfs-index", 11, sys.hexversion)
 
 Stamp = tuple[int, int, int]
 
@@ -299,10 +299,11 @@ def load_skeletons(layout: Layout, sid: str) -> list[Task]:
     return Snapshot(layout, sid).skeletons
 
 
-def answers(layout: Layout, sid: str) -> dict[str, Any]:
-    """What `status`, `next` and `task show` need, from the cache or rebuilt."""
+def answers(layout: Layout, sid: str, parts: int = ROWS) -> dict[str, Any]:
+    """What `status`, `next` and `task show` need, from the cache or rebuilt (`parts`:
+    what is loaded from the cache, as in cached_answers)."""
     workflow = str(layout.workflow)
-    found = cached_answers(workflow, sid, folder=str(layout.session_dir(sid)))
+    found = cached_answers(workflow, sid, parts, folder=str(layout.session_dir(sid)))
     if found is not None:
         return found
 
@@ -378,6 +379,8 @@ def compute_answers(sid: str, data: dict[str, Any], skeletons: list[Task]) -> di
     status = {tid: index.effective_status(tid) for tid in index.by_id}
     ready = index.ready()
     waiting = {tid: index.unmet_dependencies(tid) for tid in index.by_id}
+    stopped = stopped_tasks(index, leaves)
+    waiting = {tid: w for tid, w in waiting.items() if w}
     summary = compute_summary(
         sid,
         data,
@@ -385,7 +388,8 @@ def compute_answers(sid: str, data: dict[str, Any], skeletons: list[Task]) -> di
         index.counts(),
         ready,
         [t for t in leaves if status[t] == "blocked"],
-        stopped_tasks(index, leaves),
+        stopped,
+        stuck_tasks(waiting, status, index.children, stopped),
     )
     summary.update(unreadable_files(skeletons))
     return {
@@ -394,8 +398,36 @@ def compute_answers(sid: str, data: dict[str, Any], skeletons: list[Task]) -> di
         "ready_rows": [task_row(index, tid) for tid in ready],
         "status": status,
         "children": index.children,
-        "waiting": {tid: w for tid, w in waiting.items() if w},
+        "waiting": waiting,
     }
+
+
+def stuck_tasks(
+    waiting: dict[str, list[str]],
+    status: dict[str, str],
+    children: dict[str, list[str]],
+    stopped: list[dict[str, Any]],
+) -> list[dict[str, Any]]:
+    """The pending leaves that wait on a task that does not exist or that `execute`
+    refuses (invalid): they never become ready until the plan is repaired. Each as
+    {"id", "on", "problem": "missing"|"invalid", "reason" and "error" (invalid only:
+    as in `stopped`)}, by id."""
+    invalid = {s["id"]: s for s in stopped if s.get("state") == "invalid"}
+    found: list[dict[str, Any]] = []
+    for tid, unmet in waiting.items():
+        if status.get(tid) != "pending" or children.get(tid):
+            continue
+        for dep in unmet:
+            if dep not in status:
+                found.append({"id": tid, "on": dep, "problem": "missing"})
+            elif dep in invalid:
+                entry = {"id": tid, "on": dep, "problem": "invalid"}
+                entry["reason"] = invalid[dep]["reason"]
+                if invalid[dep].get("error"):
+                    entry["error"] = invalid[dep]["error"]
+                found.append(entry)
+    found.sort(key=lambda entry: task_sort_key(entry["id"]))
+    return found
 
 
 def compute_summary(
@@ -406,8 +438,10 @@ def compute_summary(
     ready: list[str],
     blocked: list[str],
     stopped: list[dict[str, Any]],
+    stuck: list[dict[str, Any]],
 ) -> dict[str, Any]:
-    """What `status` shows (wfs/delta.py derives the same from a change)."""
+    """What `status` shows (wfs/delta.py derives the same from a change). `stalled`:
+    work remains but none can start (nothing ready, nothing active)."""
     facts = session_facts(data, tally)
     done = tally.leaf_counts.get("completed", 0)
     total = sum(tally.leaf_counts.values())
@@ -428,6 +462,8 @@ def compute_summary(
         "ready": ready,
         "blocked": blocked,
         "stopped": stopped,
+        "stuck": stuck,
+        "stalled": done < total and not ready and not tally.leaf_counts.get("active"),
     }
 
 
@@ -474,6 +510,8 @@ def stopped_entry(tid: str, task: Task) -> dict[str, Any] | None:
             reason=f"{count} validation error{'s' if count != 1 else ''}; "
             "`wfs validate` names them",
         )
+        if task.get("error"):
+            entry["error"] = task["error"]
     else:
         return None
     return entry

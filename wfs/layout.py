@@ -47,8 +47,12 @@ MAX_TASK_ID = MAX_NAME - len(".json")
 MAX_FOLDER_ID = MAX_NAME - len(".journal")
 
 # What `wfs init` writes to `.workflow/.gitignore`: everything wfs keeps for itself
-# (locks, run records, caches) stays out of git; the plan itself is committed.
-GITIGNORE = """\
+# (locks, run records, caches) stays out of git; the plan itself is committed. So do
+# the `.active-*` markers: which session is active is each person's own (`wfs switch`),
+# and a marker committed by one would churn in everyone's tree. (A marker git already
+# tracks stays tracked: the rule only keeps new ones out.)
+MARKERS_RULE = ".active-*"
+GITIGNORE = f"""\
 # Written by `wfs init`: local run state, never committed.
 .locks/
 .runs/
@@ -56,6 +60,8 @@ GITIGNORE = """\
 WFS-*/.runs/
 active/WFS-*/.runs/
 archives/WFS-*/.runs/
+# Which session is active is each person's own (wfs switch):
+{MARKERS_RULE}
 """
 
 _SLUG_JUNK = re.compile(r"[^a-z0-9]+")

@@ -24,6 +24,7 @@ from wfs.layout import (
     GITIGNORE,
     MARKER_PREFIX,
     MARKERS_LAYOUT,
+    MARKERS_RULE,
     PLACES,
     SESSION_FILE,
     Layout,
@@ -68,6 +69,15 @@ def init(layout: Layout) -> bool:
                 store.write_text(gitignore, text.rstrip("\n") + "\n" + "\n".join(missing) + "\n")
                 created = True
     return created
+
+
+def ignores_markers(layout: Layout) -> bool:
+    """Whether `.workflow/.gitignore` keeps the `.active-*` markers out of commits."""
+    try:
+        text = (layout.workflow / ".gitignore").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return MARKERS_RULE in text.splitlines()
 
 
 def save_session(layout: Layout, sid: str, data: dict[str, Any]) -> None:

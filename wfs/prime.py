@@ -155,6 +155,11 @@ def json_data(sid: str | None, text: str) -> dict[str, Any]:
     return {"session": sid, "text": text}
 
 
+def no_project_text(message: str) -> str:
+    """The digest where there is no project: how to start one."""
+    return _text([f"wfs: {one_line(message, 300)}", *RULES])
+
+
 def error_text(message: str) -> str:
     """The digest when the plan cannot be read: a hook still gives the agent its bearings."""
     return _text(

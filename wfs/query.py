@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from wfs import jsonio
 from wfs.claims import claim_alive
 from wfs.platform import shell_join
+from wfs.templating import template
 
 MARKS = {"completed": "[x]", "active": "[>]", "blocked": "[!]", "pending": "[ ]"}
 
@@ -29,7 +29,34 @@ def status_lines(summary: dict[str, Any], bold: Callable[[str], str]) -> list[st
         f"Ready:    {_some(summary['ready'])}",
         *([] if summary["blocked"] else ["Blocked:  -"]),
         *stopped_lines(summary.get("stopped", [])),
+        *stuck_lines(summary),
     ]
+
+
+def stuck_lines(facts: dict[str, Any], shown: int = 10) -> list[str]:
+    """The tasks that wait on a task that does not exist or is invalid, and, when work
+    remains that nothing can start, that it is so (`facts`: the summary, or what
+    `next` prints)."""
+    stuck = facts.get("stuck") or []
+    lines = [
+        f"{'Waiting:' if i == 0 else '':<10}{stuck_text(entry)}"
+        for i, entry in enumerate(stuck[:shown])
+    ]
+    if len(stuck) > shown:
+        lines.append(f"{'':10}and {len(stuck) - shown} more (`--json` lists them all)")
+    if facts.get("stalled"):
+        lines.append(STALLED)
+    return lines
+
+
+STALLED = "Nothing can start: tasks remain, but none is ready and none is in progress."
+
+
+def stuck_text(entry: dict[str, Any]) -> str:
+    tid, dep = one_line(entry["id"]), one_line(entry["on"])
+    if entry["problem"] == "missing":
+        return f"{tid} waits on {dep}, which does not exist"
+    return f"{tid} waits on {dep}, which is invalid: {one_line(entry['reason'])}"
 
 
 def command_prefix(sid: str, root: str | None = None) -> list[str]:
@@ -37,17 +64,30 @@ def command_prefix(sid: str, root: str | None = None) -> list[str]:
     return ["wfs", *(["--root", root] if root else []), "--session", sid]
 
 
-def status_data(summary: dict[str, Any], prefix: list[str]) -> dict[str, Any]:
+# The path of a task's file, relative to the project root, by its id.
+TaskPath = Callable[[str], str]
+
+
+def status_data(
+    summary: dict[str, Any], prefix: list[str], task_path: TaskPath | None = None
+) -> dict[str, Any]:
     """The cached summary, with the claims' state and the resume commands of now."""
-    return {**summary, "stopped": stopped_view(summary.get("stopped", []), prefix)}
+    return {**summary, "stopped": stopped_view(summary.get("stopped", []), prefix, task_path)}
 
 
-def stopped_view(stopped: list[dict[str, Any]], prefix: list[str]) -> list[dict[str, Any]]:
+def stopped_view(
+    stopped: list[dict[str, Any]], prefix: list[str], task_path: TaskPath | None = None
+) -> list[dict[str, Any]]:
     """Each stopped task with what to do about it: a claim is `running` or `stale`
-    (its process is gone), and paused, blocked and stale ones get their resume command."""
+    (its process is gone), and paused, blocked and stale ones get their resume command.
+    An invalid one's first error (`error`, as the index keeps it: `#/pointer: rule:
+    message`) is shown after its file's path (`task_path`), or left out."""
     shown = []
     for entry in stopped:
         entry = dict(entry)
+        error = entry.pop("error", None)
+        if error and task_path is not None:
+            entry["error"] = task_path(entry["id"]) + error
         if entry["state"] == "claimed":
             entry["state"] = "running" if claim_alive(entry["owner"]) else "stale"
         if entry["state"] in ("paused", "blocked", "stale"):
@@ -129,17 +169,24 @@ def list_lines(data: dict[str, Any]) -> list[str]:
 
 
 def next_data(
-    sid: str, answers: dict[str, Any], all_ready: bool, prefix: list[str]
+    sid: str,
+    answers: dict[str, Any],
+    all_ready: bool,
+    prefix: list[str],
+    task_path: TaskPath | None = None,
 ) -> dict[str, Any]:
+    summary = answers["summary"]
     return {
         "session": sid,
         "tasks": answers["ready_rows" if all_ready else "next"],
-        "stopped": stopped_view(answers["summary"].get("stopped", []), prefix),
+        "stopped": stopped_view(summary.get("stopped", []), prefix, task_path),
+        "stuck": summary.get("stuck", []),
+        "stalled": summary.get("stalled", False),
     }
 
 
 def next_lines(data: dict[str, Any]) -> list[str]:
-    return row_lines(data["tasks"]) or idle_lines(data["stopped"])
+    return (row_lines(data["tasks"]) or idle_lines(data["stopped"])) + stuck_lines(data)
 
 
 def idle_lines(stopped: list[dict[str, Any]]) -> list[str]:
@@ -158,14 +205,9 @@ def show_data(sid: str, answers: dict[str, Any], tid: str, task: Any) -> dict[st
     }
 
 
-def show_lines(data: dict[str, Any]) -> list[str]:
-    lines = [
-        jsonio.dumps(data["task"]).decode().removesuffix("\n"),
-        f"status: {data['status']}" + ("  (ready)" if data["ready"] else ""),
-    ]
-    if data["waiting_on"]:
-        lines.append(f"waiting on: {', '.join(data['waiting_on'])}")
-    return lines
+def show_text(card: dict[str, Any]) -> str:
+    """What `wfs task show ID` prints for a person (wfs.actions.task_card's card)."""
+    return template("task.txt.j2").render(card=card)
 
 
 def agent_setup_lines(resume: list[str]) -> list[str]:

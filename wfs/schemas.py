@@ -99,6 +99,9 @@ SEED_STEP_FIELDS = (
 LEGACY_KEYS = ("task_description", "modification_points", "logic_flow")
 
 # session.schema.json: phases (in order), complexities (lowest first), session statuses.
+# What an agent command gets on stdin (`.workflow/config.json` "agent_input", env
+# WFS_AGENT_INPUT): the Markdown brief (the default), or the brief as JSON.
+AGENT_INPUTS = ("markdown", "json")
 PHASES = ("PLAN", "IMPLEMENT", "REVIEW")
 COMPLEXITIES = ("simple", "medium", "complex")
 SESSION_STATUSES = ("active", "paused", "completed")

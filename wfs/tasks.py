@@ -11,7 +11,7 @@ from wfs import store
 from wfs.errors import WfsError
 from wfs.formats import canonical, dependencies, parent_task
 from wfs.layout import Layout, is_absolute_path, task_sort_key
-from wfs.rules import path_places, task_error_count
+from wfs.rules import TaskSource, path_places, refusal, task_error_count
 from wfs.schemas import COMPLEXITIES, PHASES, TASK_STATUSES, TOPIC_FIELDS
 from wfs.text import json_kind
 
@@ -99,7 +99,9 @@ def skeleton(
     `errors`: how many errors `validate` finds in the task alone (counted here when not
     given); a pending task with any is never ready, since `execute` refuses it. For any
     other status the count decides nothing, and it is not taken (which keeps the
-    schemas out of status changes and the engine's bookkeeping). `moved`: where
+    schemas out of status changes and the engine's bookkeeping). `error`: the first of
+    them as `validate` words it, after the file's name (`#/pointer: rule: message`),
+    when counted here. `moved`: where
     the file holds the id and the dependencies, when not at their seed place (so that
     problems found across files point into the file as written). `volatile`: the task
     names a path from another machine, whose meaning depends on the project's files
@@ -132,11 +134,17 @@ def skeleton(
         ]
     if moved:
         kept["moved"] = moved
+    error = None
     if errors is None and seed.get("status") == "pending":
         stem = file_stem if file_stem is not None else seed.get("id")
         errors = task_errors(task, stem, root)
+        if errors:  # jsonschema is loaded already to count them: the first one, named
+            name = stem if isinstance(stem, str) else None
+            error = next(iter(refusal(TaskSource("", task, name, root))), None)
     if errors:
         kept["errors"] = errors
+        if error:
+            kept["error"] = error
     if any(is_absolute_path(place.text) for place in path_places(read)):
         kept["volatile"] = True
     return kept

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# A stand-in for an AI agent: wfs sends the step brief (JSON) on stdin and takes
+# A stand-in for an AI agent: wfs sends the step brief (the Markdown prompt an agent
+# CLI takes; JSON with WFS_AGENT_INPUT=json) on stdin and takes
 # whatever this prints as the step's output.
 brief=$(cat)
 case "$brief" in

@@ -32,3 +32,23 @@ COMMANDS = {
     "task": "task:task",
     "validate": "check:validate",
 }
+
+# The commands that work where there is no project (no `.workflow/` here or above, and
+# no --root or WFS_ROOT naming one); every other reads a plan, and there it says so and
+# suggests `wfs init` (wfs.cli.not_a_project). `plan` decides for itself.
+WITHOUT_PROJECT = frozenset(
+    {
+        None,  # a bare `wfs`: the help
+        "agents",
+        "capture",
+        "flow",
+        "hook",
+        "import",
+        "init",
+        "mcp",
+        "merge-json",
+        "merge-views",
+        "plan",
+        "schema",
+    }
+)

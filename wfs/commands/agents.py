@@ -7,7 +7,7 @@ from typing import Any
 import click
 
 from wfs.agents_install import TARGETS, mcp_install_hint, mcp_requirement
-from wfs.cli import Env, json_flag, pass_env, root_option
+from wfs.cli import Env, pass_env, root_option
 from wfs.errors import WfsError
 
 AGENT_TARGETS = tuple(TARGETS)  # the editors, in the order --help lists them
@@ -49,7 +49,6 @@ def agents() -> None:
     help="claude: also (or not) the server `wfs mcp` in .mcp.json. Default: installed "
     "when the mcp extra is (pip install 'wfs-sessions[mcp]'), kept when already there.",
 )
-@json_flag
 @pass_env
 def agents_install(
     env: Env,
@@ -138,7 +137,6 @@ def _agents_check(
 
 @agents.command("list")
 @click.option("--target", type=click.Choice(AGENT_TARGETS), help="Only this editor (default: all).")
-@json_flag
 @pass_env
 def agents_list(env: Env, target: str | None) -> None:
     """List the files each editor gets, and whether this project has them up to date.

@@ -6,7 +6,7 @@ from __future__ import annotations
 import click
 
 from wfs import actions
-from wfs.cli import Env, json_flag, pass_env
+from wfs.cli import Env, pass_env
 from wfs.resources import read_text
 from wfs.schemas import SCHEMA_NAMES
 from wfs.sessions import maestro_label
@@ -14,7 +14,6 @@ from wfs.sessions import maestro_label
 
 @click.command()
 @click.option("--all", "all_sessions", is_flag=True, help="Every session, not just the active one.")
-@json_flag
 @pass_env
 def validate(env: Env, all_sessions: bool) -> None:
     """Check task and session files against every rule; one `path: rule: message` per problem.
@@ -58,7 +57,6 @@ INTERRUPTED_CHANGE = (
 @click.command()
 @click.option("--check", is_flag=True, help="Change nothing; exit 1 if a view is stale.")
 @click.option("--all", "all_sessions", is_flag=True, help="Every session, not just the active one.")
-@json_flag
 @pass_env
 def render(env: Env, check: bool, all_sessions: bool) -> None:
     """Regenerate TODO_LIST.md and IMPL_PLAN.md from the JSON.
@@ -101,7 +99,6 @@ def render(env: Env, check: bool, all_sessions: bool) -> None:
 
 @click.command()
 @click.option("--fix", is_flag=True, help="Repair what can be repaired safely.")
-@json_flag
 @pass_env
 def doctor(env: Env, fix: bool) -> None:
     """Find (and with --fix repair) inconsistent state.
@@ -145,7 +142,6 @@ def doctor(env: Env, fix: bool) -> None:
     help="Move every session into this layout instead: markers (.workflow/WFS-*) or "
     "active (.workflow/active/ and archives/).",
 )
-@json_flag
 @pass_env
 def migrate(env: Env, all_sessions: bool, target_layout: str | None) -> None:
     """Convert task and session files to the canonical seed form, keeping every field.

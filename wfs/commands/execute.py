@@ -24,7 +24,7 @@ from typing import Any
 import click
 
 from wfs import actions, jsonio, platform
-from wfs.cli import Env, F, json_flag, pass_env, root_option
+from wfs.cli import Env, F, pass_env, root_option
 from wfs.completion import complete_task_id
 from wfs.flow import runlog, session_run
 from wfs.flow.answer import read_answer
@@ -309,7 +309,6 @@ def _show_pause(env: Env, result: dict[str, Any]) -> None:
     help="task: consecutive agent steps go to the agent in one brief; step: one brief each.",
 )
 @click.option("--force", is_flag=True, help="Run tasks of a completed or archived session again.")
-@json_flag
 @pass_env
 def execute(
     env: Env,
@@ -421,7 +420,6 @@ def _dry_run(env: Env, runner: Any, task_id: str | None) -> None:
     "--resume", "resume", is_flag=True, help="Continue the paused run of FILE where it stopped."
 )
 @answer_options
-@json_flag
 @pass_env
 def flow(
     env: Env,
@@ -481,7 +479,6 @@ def flow(
 @click.argument("kind")
 @click.argument("description")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
-@json_flag
 @pass_env
 def capture(env: Env, kind: str, description: str, command: tuple[str, ...]) -> None:
     """Run COMMAND and save its output as KIND-<slug>-<timestamp>.md.
@@ -538,7 +535,6 @@ def human_log(env: Env, event: dict[str, Any], pending: list[str]) -> None:
     is_flag=True,
     help="Keep printing new output until the task's run stops.",
 )
-@json_flag
 @pass_env
 def log(env: Env, task_id: str, follow: bool) -> None:
     """Show a task's run: each step with its status, elapsed time and output.

@@ -8,13 +8,12 @@ from typing import Any
 import click
 
 from wfs import jsonio
-from wfs.cli import Env, json_flag, pass_env
+from wfs.cli import Env, pass_env
 
 
 @click.command("diff")
 @click.argument("revision", metavar="[REV|A..B|A...B]", required=False)
 @click.option("--exit-code", is_flag=True, help="Exit 1 when the plans differ.")
-@json_flag
 @pass_env
 def diff(env: Env, revision: str | None, exit_code: bool) -> None:
     """Show plan changes task by task: git revision REV (default HEAD) vs the working tree.
@@ -195,7 +194,6 @@ def hook_pre_merge_commit(env: Env) -> None:
 
 @hook.command("post-merge")
 @click.argument("squash", required=False, default="0")
-@json_flag
 @pass_env
 def hook_post_merge(env: Env, squash: str) -> None:
     """Put fresh views of every session a merge touched into the merge commit.

@@ -9,7 +9,7 @@ import click
 from click.core import ParameterSource
 
 from wfs import actions
-from wfs.cli import Env, json_flag, pass_env
+from wfs.cli import Env, pass_env
 from wfs.completion import complete_session_id
 from wfs.schemas import COMPLEXITIES
 from wfs.store import read_input
@@ -19,7 +19,6 @@ from wfs.store import read_input
 @click.option(
     "--no-git", is_flag=True, help="Skip .gitattributes, the merge drivers and the hooks."
 )
-@json_flag
 @pass_env
 def init(env: Env, no_git: bool) -> None:
     """Create .workflow/ and its .gitignore here, and set up git merging; safe to run again.
@@ -38,6 +37,11 @@ def init(env: Env, no_git: bool) -> None:
 
     def human() -> None:
         env.echo(f"{'Initialized' if data['created'] else 'Already initialized'} {layout.workflow}")
+        if data["markers_ignored"] == "added":
+            env.echo(
+                ".workflow/.gitignore: .active-* markers stay out of commits "
+                "(which session is active is each person's own)"
+            )
         if setup is not None:
             _print_git_setup(env, setup)
 
@@ -84,7 +88,6 @@ def _print_git_setup(env: Env, setup: Any) -> None:
     shell_complete=complete_session_id,
     help="Add or replace tasks in this existing session instead.",
 )
-@json_flag
 @click.pass_context
 def plan(
     ctx: click.Context,
@@ -126,7 +129,6 @@ def plan(
     is_flag=True,
     help="Import it again as a second session, although it was imported before.",
 )
-@json_flag
 @pass_env
 def import_session(env: Env, source: str, new: bool) -> None:
     """Make a session (the only active one) from a Maestro-Flow session, losslessly.
@@ -157,7 +159,6 @@ def import_session(env: Env, source: str, new: bool) -> None:
 
 @click.command()
 @click.argument("session_id", metavar="ID", shell_complete=complete_session_id)
-@json_flag
 @pass_env
 def switch(env: Env, session_id: str) -> None:
     """Make session ID (WFS-x or x) the single active session.

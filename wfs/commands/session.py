@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from wfs import actions
-from wfs.cli import Env, json_flag, pass_env
+from wfs.cli import Env, pass_env
 from wfs.completion import complete_session_id
 from wfs.errors import WfsError
 from wfs.query import one_line
@@ -23,7 +23,6 @@ def session() -> None:
 
 
 @session.command("list")
-@json_flag
 @pass_env
 def session_list(env: Env) -> None:
     """List every session with its status; `*` marks the active one.
@@ -56,7 +55,6 @@ def session_list(env: Env) -> None:
 
 @session.command("show")
 @click.argument("session_id", metavar="[ID]", required=False, shell_complete=complete_session_id)
-@json_flag
 @pass_env
 def session_show(env: Env, session_id: str | None) -> None:
     """Show one session (default: the active one) with its task counts.
@@ -91,7 +89,6 @@ def _lifecycle(env: Env, action: str, session_id: str | None) -> None:
 
 @session.command("pause")
 @click.argument("session_id", metavar="[ID]", required=False, shell_complete=complete_session_id)
-@json_flag
 @pass_env
 def session_pause(env: Env, session_id: str | None) -> None:
     """Pause a session (default: the active one) and remove its active marker.
@@ -105,7 +102,6 @@ def session_pause(env: Env, session_id: str | None) -> None:
 
 @session.command("resume")
 @click.argument("session_id", metavar="ID", shell_complete=complete_session_id)
-@json_flag
 @pass_env
 def session_resume(env: Env, session_id: str) -> None:
     """Resume session ID: it becomes the single active session (like `wfs switch`).
@@ -119,7 +115,6 @@ def session_resume(env: Env, session_id: str) -> None:
 
 @session.command("complete")
 @click.argument("session_id", metavar="[ID]", required=False, shell_complete=complete_session_id)
-@json_flag
 @pass_env
 def session_complete(env: Env, session_id: str | None) -> None:
     """Mark a session (default: the active one) completed and remove its marker.

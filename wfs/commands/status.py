@@ -6,19 +6,19 @@ What they print is worded in wfs/query.py, which the MCP server shares.
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import click
 
 from wfs import actions
 from wfs import prime as digests
-from wfs.cli import Env, json_flag, pass_env, refuse_unreadable, root_option
-from wfs.errors import WfsError
+from wfs.cli import Env, pass_env, refuse_unreadable, root_option
+from wfs.errors import NotAProjectError, WfsError
 from wfs.query import next_lines, status_lines
 from wfs.sessions import maestro_label
 
 
 @click.command()
-@json_flag
 @pass_env
 def status(env: Env) -> None:
     """Show the active session: phase, type, task counts, progress, ready and blocked tasks.
@@ -43,11 +43,11 @@ def status(env: Env) -> None:
     for warning in summary.get("warnings", []):
         env.echo(f"wfs: warning: {warning}", err=True)
     refuse_unreadable(summary.get("unreadable"))
+    stop_if_stalled(summary)
 
 
 @click.command("next")
 @click.option("--all", "all_ready", is_flag=True, help="Every ready task, not just the first.")
-@json_flag
 @pass_env
 def next_task(env: Env, all_ready: bool) -> None:
     """Show the next ready leaf task (lowest id whose dependencies are completed).
@@ -59,6 +59,14 @@ def next_task(env: Env, all_ready: bool) -> None:
     data, unreadable = actions.next_tasks(env.layout, env.session, all_ready, root_option(env))
     env.emit(data, lambda: env.lines(next_lines(data)))
     refuse_unreadable(unreadable)
+    stop_if_stalled(data)
+
+
+def stop_if_stalled(facts: dict[str, Any]) -> None:
+    """Exit 1 when work remains that nothing can start: a plan that cannot go on is a
+    finding, not "nothing to do"."""
+    if facts.get("stalled"):
+        click.get_current_context().exit(1)
 
 
 @click.command()
@@ -72,7 +80,6 @@ def next_task(env: Env, all_ready: bool) -> None:
     type=click.Choice(["claude", "gemini", "codex"]),
     help="With --hook-json: the editor running the hook (default: claude).",
 )
-@json_flag
 @pass_env
 def prime(env: Env, hook_json: bool, editor: str | None) -> None:
     """Print a short digest of the active session for an agent's context.
@@ -96,6 +103,8 @@ def prime(env: Env, hook_json: bool, editor: str | None) -> None:
         return
     try:
         text = actions.prime(env.layout, env.session)[1]
+    except NotAProjectError as err:
+        text = digests.no_project_text(err.message)
     except WfsError as err:
         text = digests.error_text(err.message)
     sys.stdout.buffer.write(digests.hook_json(text, editor or "claude"))

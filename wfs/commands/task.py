@@ -7,10 +7,10 @@ from typing import Any
 import click
 
 from wfs import actions
-from wfs.cli import Env, F, json_flag, pass_env, refuse_unreadable
+from wfs.cli import Env, F, pass_env, refuse_unreadable
 from wfs.completion import complete_task_id
 from wfs.layout import check_task_id
-from wfs.query import list_lines, show_lines
+from wfs.query import list_lines, show_text
 from wfs.schemas import LEAF_STATUSES, TASK_STATUSES, TASK_TYPES
 from wfs.store import read_input
 
@@ -33,7 +33,6 @@ def task() -> None:
     help="Only tasks with this (derived) status.",
 )
 @click.option("--ready", is_flag=True, help="Only tasks ready to run.")
-@json_flag
 @pass_env
 def task_list(env: Env, status_filter: str | None, ready: bool) -> None:
     """List tasks in id order, subtasks under their container.
@@ -49,17 +48,24 @@ def task_list(env: Env, status_filter: str | None, ready: bool) -> None:
 
 @task.command("show")
 @click.argument("task_id", metavar="ID", shell_complete=complete_task_id)
-@json_flag
 @pass_env
 def task_show(env: Env, task_id: str) -> None:
-    """Show one task: its JSON, derived status, readiness and what it waits on.
+    """Show one task: status and why it is not ready, steps, checks and acceptance.
+
+    Its dependencies and subtasks with their statuses, each step with its kind and
+    command, the checks that run after it. With --json: the task JSON as written, its
+    derived status, readiness and what it waits on.
 
     \b
     Example:
       wfs task show IMPL-1.2 --json
     """
-    data, unreadable = actions.show_task(env.layout, env.session, task_id)
-    env.emit(data, lambda: env.lines(show_lines(data)))
+    if env.json:
+        data, unreadable = actions.show_task(env.layout, env.session, task_id)
+        env.emit(data, lambda: None)
+    else:
+        card, unreadable = actions.task_card(env.layout, env.session, task_id)
+        env.lines(show_text(card).splitlines())
     refuse_unreadable(unreadable)
 
 
@@ -121,7 +127,6 @@ def task_field_options(func: F) -> F:
     help="Add as the next subtask of this main task.",
 )
 @task_field_options
-@json_flag
 @pass_env
 def task_add(env: Env, /, task_id: str | None, parent: str | None, **options: Any) -> None:
     """Add a task (default id: the next IMPL-N, or IMPL-N.M with --parent).
@@ -145,7 +150,6 @@ def task_add(env: Env, /, task_id: str | None, parent: str | None, **options: An
 @task.command("update")
 @click.argument("task_id", metavar="ID", shell_complete=complete_task_id)
 @task_field_options
-@json_flag
 @pass_env
 def task_update(env: Env, /, task_id: str, **options: Any) -> None:
     """Change a task's fields; list options replace the whole list.
@@ -166,7 +170,6 @@ def task_update(env: Env, /, task_id: str, **options: Any) -> None:
 @task.command("status")
 @click.argument("task_id", metavar="ID", shell_complete=complete_task_id)
 @click.argument("new_status", metavar="STATUS", type=click.Choice(LEAF_STATUSES))
-@json_flag
 @pass_env
 def task_status(env: Env, task_id: str, new_status: str) -> None:
     """Set a leaf task's status (containers derive theirs from their subtasks).
@@ -188,7 +191,6 @@ def task_status(env: Env, task_id: str, new_status: str) -> None:
     metavar="FILE|-",
     help='Subtasks: a JSON array (or {"tasks": [...]}) of task objects.',
 )
-@json_flag
 @pass_env
 def task_split(env: Env, task_id: str, source: str) -> None:
     """Split a main task into subtasks IMPL-N.1, IMPL-N.2, …; it becomes their container.

@@ -9,7 +9,13 @@ config's `default` (or the older top-level `"agent"`). With none, execution paus
 an agent.
 
     {"agents": {"@code-developer": "claude -p", "@test-fix-agent": "codex exec -",
-                "cli:gemini": "gemini --yolo", "default": "my-agent"}}
+                "cli:gemini": "gemini --yolo", "default": "my-agent"},
+     "agent_input": "markdown"}
+
+Every agent gets the brief on stdin as the Markdown prompt coding agents take
+(wfs.flow.brief.as_text); an agent command (not a CLI tool) gets it as one line of
+JSON instead where `WFS_AGENT_INPUT=json` or the config's `"agent_input": "json"` says
+so (the environment wins).
 """
 
 from __future__ import annotations
@@ -18,9 +24,10 @@ import os
 import shutil
 from typing import Any, NamedTuple
 
-from wfs import store
+from wfs import jsonio, store
 from wfs.errors import WfsError
 from wfs.layout import Layout
+from wfs.schemas import AGENT_INPUTS
 from wfs.tasks import Task, obj
 
 # How each CLI tool takes a prompt on stdin and works without asking; `cli:<tool>` in
@@ -35,17 +42,18 @@ CLI_TOOLS = {
 
 class Handoff(NamedTuple):
     command: str  # run with bash in the project root; the brief on stdin
-    form: str  # "json": the brief as JSON; "text": as a prompt (CLI tools)
+    form: str  # "text": the Markdown prompt; "json": the brief as JSON
 
 
 class AgentRoutes(NamedTuple):
     override: str | None  # --agent CMD or WFS_AGENT
     by_name: dict[str, str]  # from .workflow/config.json "agents"
     default: str | None
+    form: str = "text"  # what agent commands get: "text" (Markdown) or "json"
 
     def for_task(self, task: Task) -> Handoff | None:
         if self.override:
-            return Handoff(self.override, "json")
+            return Handoff(self.override, self.form)
         config = obj(obj(task, "meta"), "execution_config")
         tool = config.get("cli_tool")
         if config.get("method") == "cli" and isinstance(tool, str) and tool != "auto":
@@ -56,7 +64,7 @@ class AgentRoutes(NamedTuple):
         named = self.named(name.strip()) if isinstance(name, str) and name.strip() else None
         if named is not None:
             return named
-        return Handoff(self.default, "json") if self.default else None
+        return Handoff(self.default, self.form) if self.default else None
 
     def named(self, name: str) -> Handoff | None:
         """The agent `meta.agent` names, by either spelling (`@codex` or `codex`): the
@@ -65,7 +73,7 @@ class AgentRoutes(NamedTuple):
         bare = name.removeprefix("@")
         for key in (name, f"@{bare}", bare):
             if key in self.by_name:
-                return Handoff(self.by_name[key], "json")
+                return Handoff(self.by_name[key], self.form)
         tool = bare.lower()
         if tool in CLI_TOOLS and (f"cli:{tool}" in self.by_name or shutil.which(tool)):
             return Handoff(self.by_name.get(f"cli:{tool}") or CLI_TOOLS[tool], "text")
@@ -82,11 +90,16 @@ def load_routes(layout: Layout, override: str | None) -> AgentRoutes:
     """The routes of `.workflow/config.json`, checked, with `override` first."""
     path = layout.workflow / "config.json"
     where = layout.relative(path)
+    chosen = os.environ.get(INPUT_VARIABLE)
+    if chosen is not None:
+        form = input_form(chosen, INPUT_VARIABLE)
     if not path.exists():
-        return AgentRoutes(override, {}, None)
+        return AgentRoutes(override, {}, None, form if chosen is not None else "text")
     data: Any = store.read_json(path, where)
     if not isinstance(data, dict):
         raise WfsError(f"{where}: expected a JSON object")
+    if chosen is None:
+        form = input_form(data.get("agent_input", "markdown"), f"{where}#/agent_input")
     legacy = data.get("agent")
     if legacy is not None and not isinstance(legacy, str):
         raise WfsError(f"{where}#/agent: expected a command string")
@@ -98,4 +111,19 @@ def load_routes(layout: Layout, override: str | None) -> AgentRoutes:
             pointer = name.replace("~", "~0").replace("/", "~1")
             raise WfsError(f"{where}#/agents/{pointer}: expected a command string")
     routes = {k: v for k, v in agents.items() if k != "default"}
-    return AgentRoutes(override, routes, agents.get("default") or legacy)
+    return AgentRoutes(override, routes, agents.get("default") or legacy, form)
+
+
+INPUT_VARIABLE = "WFS_AGENT_INPUT"
+
+
+def input_form(value: Any, where: str) -> str:
+    """The Handoff form of an `agent_input` value ("markdown" or "json"), else the
+    error naming where the value came from."""
+    if value not in AGENT_INPUTS:
+        shown = repr(value) if isinstance(value, str) else jsonio.compact(value).decode()
+        choices = " or ".join(f'"{choice}"' for choice in AGENT_INPUTS)
+        raise WfsError(
+            f"{where}: expected {choices} (what an agent command gets on stdin), got {shown}"
+        )
+    return "json" if value == "json" else "text"
