@@ -287,13 +287,12 @@ READ = (
 
 
 def test_reads_never_import_jinja2(project: Path) -> None:
-    # `wfs task show ID` for a person renders wfs/templates/task.txt.j2 (its cost is in
-    # benchmarks/); the reads agents and scripts run do not.
     tasks = '[{"id": "IMPL-1", "title": "One"}, {"id": "IMPL-2", "title": "Two"}]'
     assert wfs("init", "--no-git").code == 0
     assert wfs("plan", "Demo", "--from", "-", input=tasks).code == 0
     env = {k: v for k, v in os.environ.items() if not k.startswith("WFS_")}
-    for args in (["status"], ["next"], ["task", "show", "IMPL-2", "--json"], ["status", "--json"]):
+    reads = (["status"], ["next"], ["task", "show", "IMPL-2"], ["task", "show", "IMPL-2", "--json"])
+    for args in (*reads, ["status", "--json"]):
         for _ in range(2):  # before and after the index is saved
             proc = subprocess.run(
                 [sys.executable, "-c", READ, *args],

@@ -140,7 +140,7 @@ def _shown(
 def task_card(
     layout: Layout, requested: str | None, task_id: str
 ) -> tuple[dict[str, Any], list[str]]:
-    """`wfs task show ID` for a person: what wfs/templates/task.txt.j2 shows (every
+    """`wfs task show ID` for a person: what wfs.query.show_lines shows (every
     value one line of text from the file, or a list of them); then the task files that
     cannot be read (as `next_tasks`)."""
     from wfs.flow.work import Uninterpretable, task_steps  # deferred: only this text reads steps

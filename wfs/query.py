@@ -11,7 +11,6 @@ from typing import Any
 
 from wfs.claims import claim_alive
 from wfs.platform import shell_join
-from wfs.templating import template
 
 MARKS = {"completed": "[x]", "active": "[>]", "blocked": "[!]", "pending": "[ ]"}
 
@@ -205,9 +204,47 @@ def show_data(sid: str, answers: dict[str, Any], tid: str, task: Any) -> dict[st
     }
 
 
-def show_text(card: dict[str, Any]) -> str:
-    """What `wfs task show ID` prints for a person (wfs.actions.task_card's card)."""
-    return template("task.txt.j2").render(card=card)
+def show_lines(card: dict[str, Any]) -> list[str]:
+    """What `wfs task show ID` prints for a person (wfs.actions.task_card's card: every
+    value one line of text already); `--json` prints the task itself. Worded here, as
+    `status` is, so that a read never loads jinja2."""
+    label = "{:<13}".format
+    status = card["status"]
+    if card["children"]:
+        status += " (derived from its subtasks)"
+    elif card["ready"]:
+        status += f", ready: `wfs execute {card['id']}` runs it"
+    elif card["status"] == "pending":
+        status += ", not ready"
+    lines = [f"{card['id']}  {card['title']}", label("Status:") + status]
+    lines += [label("") + why for why in card["why"]]
+    lines += [label("Type:") + card["type"], label("Agent:") + card["agent"]]
+    if card["parent"]:
+        lines.append(label("Parent:") + card["parent"])
+    if card["children"]:
+        lines.append(label("Subtasks:") + _with_status(card["children"]))
+    lines.append(label("Depends on:") + (_with_status(card["dependencies"]) or "-"))
+    if card["focus_paths"]:
+        lines.append(label("Focus paths:") + ", ".join(card["focus_paths"]))
+    if card["steps_error"]:
+        lines.append(label("Steps:") + f"cannot be run as written: {card['steps_error']}")
+    elif card["steps"]:
+        lines.append("Steps:")
+        for number, step in enumerate(card["steps"], 1):
+            lines.append(f"  {number}. {step['name']}  ({step['key']})")
+            lines += [f"       {part['kind']}: {part['text']}" for part in step["parts"]]
+            lines += [f"       check: {check}" for check in step["checks"]]
+    if card["checks"]:
+        lines.append("Checks:")
+        for step in card["checks"]:
+            lines += [f"  - {part['kind']}: {part['text']} (must pass)" for part in step["parts"]]
+    if card["acceptance"]:
+        lines += ["Acceptance:", *(f"  - {item}" for item in card["acceptance"])]
+    return lines
+
+
+def _with_status(rows: list[dict[str, str]]) -> str:
+    return ", ".join(f"{row['id']} ({row['status']})" for row in rows)
 
 
 def agent_setup_lines(resume: list[str]) -> list[str]:

@@ -10,7 +10,7 @@ from wfs import actions
 from wfs.cli import Env, F, pass_env, refuse_unreadable
 from wfs.completion import complete_task_id
 from wfs.layout import check_task_id
-from wfs.query import list_lines, show_text
+from wfs.query import list_lines, show_lines
 from wfs.schemas import LEAF_STATUSES, TASK_STATUSES, TASK_TYPES
 from wfs.store import read_input
 
@@ -65,7 +65,7 @@ def task_show(env: Env, task_id: str) -> None:
         env.emit(data, lambda: None)
     else:
         card, unreadable = actions.task_card(env.layout, env.session, task_id)
-        env.lines(show_text(card).splitlines())
+        env.lines(show_lines(card))
     refuse_unreadable(unreadable)
 
 
