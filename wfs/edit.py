@@ -643,7 +643,9 @@ def split_task(layout: Layout, sid: str, tid: str, raw: bytes, where: str) -> li
             )
             if "shared_context" in pcontext:
                 context.setdefault("shared_context", pcontext["shared_context"])
-            task = canonical_plan_task({**item, "id": sub_id, "context": context}, False, layout.root)
+            task = canonical_plan_task(
+                {**item, "id": sub_id, "context": context}, False, layout.root
+            )
             draft.put(task)
             created.append(task)
         if not created:

@@ -187,8 +187,8 @@ def migrate(env: Env, all_sessions: bool, target_layout: str | None) -> None:
 def schema(env: Env, name: str) -> None:
     """Print the JSON Schema of a task, session or plan document.
 
-    `task` is the canonical task format (the one `wfs migrate` writes); `task-v1` and `task-flat` are the other task
-    formats wfs reads (docs/formats.md).
+    `task` is the canonical task format (the one `wfs migrate` writes); `task-v1` and
+    `task-flat` are the other task formats wfs reads (docs/formats.md).
 
     \b
     Example:
