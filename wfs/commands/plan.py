@@ -176,8 +176,9 @@ def plan(
         )
     if here:
         env.use_here()
+    else:
+        actions.require_project(env.layout)
     layout = env.layout
-    actions.require_project(layout)
     if source is not None or empty or (explicit and document is None):
         data = actions.plan(
             layout,

@@ -41,7 +41,6 @@ def root(context, missing=missing):
     yield str((undefined(name='what') if l_0_what is missing else l_0_what))
     yield ', as the brief below says.\n\n---\n\n'
     yield str((undefined(name='brief') if l_0_brief is missing else l_0_brief))
-    yield '\n'
 
 blocks = {}
 debug_info = '5=18&8=24&11=26&12=29&15=33&17=36&20=38&25=41&29=43'
