@@ -988,6 +988,7 @@ def test_execute_loop_as_installed_takes_a_session_from_plan_to_completed(
 
     plan_file = tmp_path / "plan.json"
     plan_file.write_text(json.dumps(RELEASE_PLAN))
+    wfs_process("init", "--no-git", cwd=project)
     planned = wfs_process("plan", "Release notes", "--from", str(plan_file), cwd=project)
     assert planned.code == 0, planned.err
     sid = planned.out.strip()

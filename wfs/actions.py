@@ -257,6 +257,7 @@ def planning_request(topic: str | None, document: Callable[[], tuple[bytes, str]
     if document is None:
         if topic is None:
             raise WfsError("missing TOPIC (or --from-doc FILE.md)")
+        check_topic(topic)
         return Request(topic)
     raw, name = document()
     try:
@@ -269,6 +270,7 @@ def planning_request(topic: str | None, document: Callable[[], tuple[bytes, str]
             "",
         )
         topic = heading or Path(name).stem
+    check_topic(topic)
     return Request(topic, text, name)
 
 

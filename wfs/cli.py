@@ -22,6 +22,7 @@ from wfs.commands import COMMANDS
 from wfs.completion import complete_session_id
 from wfs.errors import WfsError, os_error_message
 from wfs.layout import Layout, find_root
+from wfs.platform import shell_join
 from wfs.text import for_terminal, printable
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -205,8 +206,6 @@ def progress_lines(env: Env) -> Callable[[str], None]:
 def refused_answer(env: Env, failed: Any, fix: list[str], again: list[str]) -> None:
     """The planning agent gave no valid answer (wfs.planning.PlanningFailed): its last
     problems and the ways on, `fix` + the kept draft and `again`; exit 1."""
-    from wfs.platform import shell_join  # deferred: only this error path quotes commands
-
     fixed = None if failed.draft is None else shell_join([*fix, failed.draft])
     retry = shell_join(again)
     data = {
