@@ -89,6 +89,7 @@ def session_tasks(count: int) -> list[dict[str, Any]]:
 def make_session(root: Path, count: int) -> str:
     """A project at `root` holding one session of `count` tasks; returns its id."""
     root.mkdir(parents=True, exist_ok=True)
+    (root / ".workflow").mkdir(exist_ok=True)  # what `wfs init --no-git` makes first
     plan = root / "plan.json"
     tasks = session_tasks(count)
     plan.write_bytes(orjson.dumps({"overview": "Synthetic benchmark session", "tasks": tasks}))

@@ -146,6 +146,7 @@ def engine_task(root: Path) -> None:
             ]
         )
     )
+    subprocess.run(wfs("--root", str(root), "init", "--no-git"), check=True, capture_output=True)
     subprocess.run(
         wfs("--root", str(root), "plan", "Engine", "--from", str(plan)),
         check=True,

@@ -442,22 +442,23 @@ def test_commands_drive_the_documented_wfs_commands(project: Path) -> None:
 
     plan = lines("plan")
     assert "wfs plan \"TOPIC\" --from - --json <<'WFS_PLAN'" in plan
-    assert {"wfs schema plan", "wfs schema task", "wfs validate --json"} <= set(plan)
+    assert {'wfs plan "TOPIC" --dry-run', "wfs validate --json"} <= set(plan)
     assert "wfs execute $ARGUMENTS" in lines("execute")
     assert {"wfs switch $ARGUMENTS --json", "wfs session list --json"} <= set(lines("switch"))
     assert {"wfs status --json", "wfs next --all --json"} <= set(lines("status"))
 
 
-def test_the_example_plan_of_the_plan_command_is_accepted(project: Path) -> None:
+def test_the_plan_command_starts_from_the_brief_of_wfs_plan(project: Path) -> None:
+    """/wfs:plan gets the brief `wfs plan TOPIC` hands the planning agent (its example
+    plan is tests/test_planning.py's), and ingests the plan as `wfs plan --from` does."""
     install(project, "claude")
     body = prompt_text(project / command_path("claude", "plan"))
-    example = re.search(r"```json\n(.*?)```", body, re.S)
-    assert example is not None
-    document = "\n".join(line[3:] for line in example.group(1).splitlines())
-    run = wfs("plan", "Login rate limit", "--from", "-", "--json", input=document)
-    assert run.code == 0, run.err
-    assert run.json()["tasks"] == 2
-    assert wfs("validate").code == 0
+    assert '`wfs plan "TOPIC" --dry-run`' in body
+    assert "`wfs plan --from-doc FILE.md --dry-run`" in body
+    assert "wfs init" in body
+    assert wfs("init", "--no-git").code == 0
+    brief = wfs("plan", "TOPIC", "--dry-run")
+    assert brief.code == 0 and brief.out.startswith("# Plan: TOPIC\n")
 
 
 def test_rendering_is_deterministic_and_differs_only_where_editors_differ() -> None:
@@ -987,6 +988,7 @@ def test_execute_loop_as_installed_takes_a_session_from_plan_to_completed(
 
     plan_file = tmp_path / "plan.json"
     plan_file.write_text(json.dumps(RELEASE_PLAN))
+    wfs_process("init", "--no-git", cwd=project)
     planned = wfs_process("plan", "Release notes", "--from", str(plan_file), cwd=project)
     assert planned.code == 0, planned.err
     sid = planned.out.strip()

@@ -60,6 +60,7 @@ def test_an_authored_24_kb_plan_stays_readable_byte_for_byte_after_execute_and_d
     project: Path,
 ) -> None:
     plan = [{"id": "IMPL-1", "title": "Greet", "flow_control": {"implementation_approach": [STEP]}}]
+    wfs("init", "--no-git")
     sid = wfs("plan", "Greeting", "--from", "-", input=json.dumps(plan)).out.strip()
     folder = project / ".workflow" / sid
     authored = authored_plan()
@@ -132,6 +133,7 @@ def test_a_real_session_keeps_its_plan_and_its_own_session_fields(
 
 def test_wfs_keeps_session_fields_it_does_not_own(project: Path) -> None:
     plan = [{"id": f"IMPL-{n}", "title": f"T{n}"} for n in range(1, 7)]
+    wfs("init", "--no-git")
     sid = wfs("plan", "Owned", "--from", "-", input=json.dumps(plan)).out.strip()
     path = project / ".workflow" / sid / "workflow-session.json"
     theirs = {"session_id": sid, "project": "Owned", "status": "planning", "type": "workflow",
@@ -156,6 +158,7 @@ def test_an_authored_summary_is_kept_byte_for_byte_and_linked_from_wfs_s(
     project: Path,
 ) -> None:
     plan = [{"id": "IMPL-1", "title": "Greet", "flow_control": {"implementation_approach": [STEP]}}]
+    wfs("init", "--no-git")
     sid = wfs("plan", "Greeting", "--from", "-", input=json.dumps(plan)).out.strip()
     summaries = project / ".workflow" / sid / ".summaries"
     summaries.mkdir()
@@ -188,6 +191,7 @@ def test_an_authored_todo_list_close_to_wfs_s_format_is_kept_not_overwritten(
     project: Path,
 ) -> None:
     tasks = [{"id": "IMPL-1", "title": "One"}, {"id": "IMPL-2", "title": "Two"}]
+    wfs("init", "--no-git")
     sid = wfs("plan", "Close", "--from", "-", input=json.dumps(tasks)).out.strip()
     folder = project / ".workflow" / sid
     generated = (folder / "TODO_LIST.md").read_text(encoding="utf-8")
@@ -212,6 +216,7 @@ def test_views_an_earlier_wfs_wrote_gain_the_mark_and_are_not_kept_as_authored(
     project: Path,
 ) -> None:
     tasks = [{"id": "IMPL-1", "title": "One"}, {"id": "IMPL-2", "title": "Two"}]
+    wfs("init", "--no-git")
     sid = wfs("plan", "Upgrade", "--from", "-", input=json.dumps(tasks)).out.strip()
     folder = project / ".workflow" / sid
     earlier = {}

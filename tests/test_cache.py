@@ -55,6 +55,7 @@ def age_everything(project: Path, warm: bool = True) -> None:
 
 
 def setup(project: Path) -> Path:
+    wfs("init", "--no-git")
     assert wfs("plan", "Cache", "--from", "-", input=json.dumps(TASKS)).code == 0
     age_everything(project)
     return project / f".workflow/{SID}/.task"

@@ -39,6 +39,7 @@ TEST = "bash(grep -qx 4 answer.txt)"  # the test: "the answer is 4"
 
 
 def plan(tasks: list[dict[str, Any]]) -> None:
+    wfs("init", "--no-git")
     run = wfs("plan", "Checks", "--from", "-", input=json.dumps(tasks))
     assert (run.code, run.out) == (0, f"{SID}\n"), run.err
 

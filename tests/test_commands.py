@@ -118,6 +118,7 @@ def _command_modules(project: Path, *args: str) -> set[str]:
 
 def test_a_command_imports_only_the_module_of_its_group(project: Path) -> None:
     tasks = [{"id": "IMPL-1", "title": "A"}]
+    wfs("init", "--no-git")
     assert wfs("plan", "Lazy", "--from", "-", input=json.dumps(tasks)).code == 0
     assert _command_modules(project, "validate") == {"wfs.commands", "wfs.commands.check"}
     assert _command_modules(project, "session", "list") == {

@@ -39,6 +39,7 @@ def bash_complete(cwd: Path, line: str) -> str:
 @pytest.fixture
 def planned(project: Path) -> Path:
     """Two sessions, WFS-alpha (paused) and WFS-beta (active, tasks IMPL-1, 1.1, 1.2, 2)."""
+    wfs("init", "--no-git")
     wfs("plan", "Alpha", "--from", "-", input=json.dumps([{"id": "IMPL-1", "title": "Old"}]))
     tasks = [
         {"id": "IMPL-1", "title": "Auth"},

@@ -45,6 +45,7 @@ def planned(project: Path) -> Path:
     """A project with one session of two tasks; its session folder."""
     plan_file = project.parent / "plan.json"
     plan_file.write_text(json.dumps(PLAN))
+    wfs_process("init", "--no-git", cwd=project)
     run = wfs_process("plan", "Confined", "--from", str(plan_file), cwd=project)
     assert run.code == 0, run.err
     (folder,) = (project / ".workflow").glob("WFS-*")
@@ -101,6 +102,7 @@ def test_a_symlinked_session_folder_is_never_written_by_the_commands_that_walk_a
 ) -> None:
     # A second, ordinary session beside it: the walk reaches the symlinked one too.
     plan_file = project.parent / "plan.json"
+    wfs_process("init", "--no-git", cwd=project)
     assert wfs_process("plan", "Local", "--from", str(plan_file), cwd=project).code == 0
     outside = moved_outside(project, session.relative_to(project))
     # Damage inside it, so that doctor --fix and render --all have work there.

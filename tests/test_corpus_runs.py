@@ -156,6 +156,7 @@ def run_instance(name: str, tmp_path: Path) -> dict[str, Any]:
     env, deps = prepare(root, task)
     plan_file = tmp_path / "plan.json"
     plan_file.write_text(json.dumps(plan_document(task, deps)))
+    wfs_process("init", "--no-git", cwd=root, env=env)
     planned = wfs_process("plan", "Corpus", "--from", str(plan_file), cwd=root, env=env)
     if planned.code != 0:
         return {"outcome": "plan refused", "detail": planned.err.splitlines()[1]}

@@ -12,6 +12,7 @@ from conftest import CORPUS, read_json, wfs
 
 
 def plan(project: Path, topic: str, tasks: list[dict[str, object]]) -> str:
+    wfs("init", "--no-git")
     run = wfs("plan", topic, "--from", "-", input=json.dumps(tasks))
     assert run.code == 0, run.err
     return run.out.strip()

@@ -25,6 +25,7 @@ DEMO = REPO / "examples" / "offline-demo"
 
 
 def plan_tasks(tasks: list[dict[str, Any]], topic: str = "Run") -> str:
+    wfs("init", "--no-git")
     run = wfs("plan", topic, "--from", "-", input=json.dumps(tasks))
     assert run.code == 0, run.err
     return run.out.strip()

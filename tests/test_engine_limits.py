@@ -35,6 +35,7 @@ def one_task(command: str, **extra: Any) -> None:
             "flow_control": {"pre_analysis": [], "implementation_approach": [step]},
         }
     ]
+    wfs("init", "--no-git")
     assert wfs("plan", "Limits", "--from", "-", input=json.dumps(tasks)).code == 0
 
 
@@ -68,6 +69,7 @@ def two_steps(first: str, second: str) -> None:
             "flow_control": {"pre_analysis": [], "implementation_approach": steps},
         }
     ]
+    wfs("init", "--no-git")
     assert wfs("plan", "Limits", "--from", "-", input=json.dumps(tasks)).code == 0
 
 

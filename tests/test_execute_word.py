@@ -30,6 +30,7 @@ SID = "WFS-word"
 
 
 def plan(tasks: list[dict[str, Any]]) -> None:
+    wfs("init", "--no-git")
     run = wfs("plan", "Word", "--from", "-", input=json.dumps(tasks))
     assert run.code == 0, run.err
     assert run.out.strip() == SID

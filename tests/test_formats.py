@@ -93,6 +93,7 @@ def task_dir(project: Path, sid: str) -> Path:
 def session_with(project: Path, tasks: dict[str, dict[str, Any]]) -> str:
     """A session whose task files are written as given (any format)."""
     plan = [{"id": tid, "title": tid} for tid in tasks]
+    wfs("init", "--no-git")
     sid = wfs("plan", "Formats", "--from", "-", input=json.dumps(plan)).out.strip()
     for tid, data in tasks.items():
         (task_dir(project, sid) / f"{tid}.json").write_text(json.dumps(data))

@@ -27,6 +27,7 @@ TASKS = Path(".workflow") / SID / ".task"
 
 
 def plan(tasks: list[dict[str, Any]]) -> None:
+    wfs("init", "--no-git")
     run = wfs("plan", "Handoff", "--from", "-", input=json.dumps(tasks))
     assert (run.code, run.out) == (0, f"{SID}\n"), run.err
 

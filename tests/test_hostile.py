@@ -819,7 +819,7 @@ CASES = [
     ),
     Case(
         "vanishing: switch",
-        run("plan", "other"),
+        run("plan", "other", "--empty"),
         ("switch", "h"),
         0,
         "",
@@ -1498,6 +1498,7 @@ def test_hostile_input_is_refused_cleanly(
 ) -> None:
     if case.as_user and hasattr(os, "geteuid") and os.geteuid() == 0:
         pytest.skip("running as root, which reads a file whatever its permissions")
+    wfs("init", "--no-git")
     assert wfs("plan", "h", "--from", "-", input=json.dumps(BASE_PLAN)).code == 0
     (project.parent / "outside.txt").write_text("outside the project\n")
     (project.parent / "elsewhere").mkdir(exist_ok=True)

@@ -98,6 +98,7 @@ def test_switch_changes_one_line_of_a_session_file_laid_out_by_another_tool(
     project: Path,
 ) -> None:
     for topic in ("Alpha", "Beta"):
+        wfs("init", "--no-git")
         assert wfs("plan", topic, "--from", "-", input="[]").code == 0
     path = project / ".workflow/WFS-beta/workflow-session.json"
     data = json.loads(path.read_bytes())

@@ -116,6 +116,7 @@ def test_engine_passes_every_hostile_value_as_data(project: Path) -> None:
                 "flow_control": {"pre_analysis": [], "implementation_approach": steps},
             }
         )
+    wfs("init", "--no-git")
     assert wfs("plan", "Hostile", "--from", "-", input=json.dumps(tasks)).code == 0
     run = wfs("execute", "--all")
     assert run.code == 0, run.out + run.err
@@ -158,6 +159,7 @@ def test_step_outputs_with_hostile_content_stay_data(project: Path) -> None:
             "flow_control": {"pre_analysis": [], "implementation_approach": steps},
         }
     ]
+    wfs("init", "--no-git")
     wfs("plan", "Evil output", "--from", "-", input=json.dumps(tasks))
     assert wfs("execute").code == 0
     assert (project / "copy.txt").read_text() == f"$(touch {CANARY}); `touch {CANARY}`"

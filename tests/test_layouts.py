@@ -39,7 +39,8 @@ def markers(root: Path) -> list[str]:
 
 def test_a_project_that_keeps_sessions_in_active_gets_new_ones_there(project: Path) -> None:
     (project / ".workflow/archives").mkdir(parents=True)
-    run = wfs("plan", "New work")
+    wfs("init", "--no-git")
+    run = wfs("plan", "New work", "--empty")
     assert run.code == 0
     assert (project / ".workflow/active/WFS-new-work/workflow-session.json").is_file()
     assert not (project / ".workflow/WFS-new-work").exists()
@@ -194,7 +195,8 @@ def test_folders_that_are_not_one_session_each_are_reported_and_never_crash(
 
 def test_migrate_layout_converts_both_ways_keeping_what_is_active(project: Path) -> None:
     for topic in ("Alpha", "Beta", "Gamma"):
-        assert wfs("plan", topic).code == 0
+        wfs("init", "--no-git")
+        assert wfs("plan", topic, "--empty").code == 0
     assert wfs("--session", "alpha", "session", "complete").code == 0
     assert wfs("switch", "beta").code == 0
     run = wfs("migrate", "--layout", "active")
@@ -211,7 +213,7 @@ def test_migrate_layout_converts_both_ways_keeping_what_is_active(project: Path)
         ("WFS-beta", True),
         ("WFS-gamma", False),
     ]
-    assert wfs("plan", "Delta").code == 0  # new sessions go where the others are
+    assert wfs("plan", "Delta", "--empty").code == 0  # new sessions go where the others are
     assert (project / ".workflow/active/WFS-delta").is_dir()
     assert wfs("migrate", "--layout", "active").out == "Already in the active layout.\n"
     run = wfs("migrate", "--layout", "markers", "--json")
@@ -247,6 +249,7 @@ def test_migrate_layout_refuses_a_session_in_two_places_and_moves_nothing(projec
 def test_the_index_answers_in_the_active_layout_as_the_files_do(project: Path) -> None:
     (project / ".workflow/active").mkdir(parents=True)
     plan = [{"id": "IMPL-1", "title": "One"}]
+    wfs("init", "--no-git")
     assert wfs("plan", "Fast", "--from", "-", input=json.dumps(plan)).code == 0
     # The index trusts only stamps older than a margin: with the files aged, the processes
     # below build a trusted index however soon after the plan they start.

@@ -170,7 +170,8 @@ def test_a_maestro_session_without_a_plan_is_not_listed(maestro: Path) -> None:
 def test_status_of_an_active_session_names_the_maestro_sessions_not_yet_imported(
     maestro: Path,
 ) -> None:
-    assert wfs("plan", "Other work").code == 0
+    wfs("init", "--no-git")
+    assert wfs("plan", "Other work", "--empty").code == 0
     status = wfs("status")
     assert status.code == 0
     assert status.out.endswith(f"Blocked:  -\n{HINT}\n")

@@ -98,6 +98,8 @@ def test_mcp_drives_a_plan_to_a_completed_session(project: Path) -> None:
             "session": "WFS-login",
             "path": ".workflow/WFS-login",
             "tasks": 2,
+            "existing": None,
+            "updated": False,
         }
         assert await call(client, "status") == {"exit_code": 0, **cli_json(project, "status")[1]}
         assert await call(client, "next") == {"exit_code": 0, **cli_json(project, "next")[1]}
@@ -197,8 +199,9 @@ def test_mcp_has_at_most_eight_tools_and_marks_the_read_only_ones(project: Path)
 
 
 def test_mcp_lists_and_reads_the_schemas_and_each_todo_list(project: Path) -> None:
+    wfs("init", "--no-git")
     assert wfs("plan", "Login", "--from", "-", input=json.dumps(PLAN)).code == 0
-    assert wfs("plan", "Other").code == 0
+    assert wfs("plan", "Other", "--empty").code == 0
     todo = "wfs://sessions/{}/TODO_LIST.md"
 
     async def scenario(client: Client) -> None:
@@ -264,6 +267,7 @@ def test_mcp_refuses_an_invalid_plan_with_its_problems_and_writes_nothing(
     elsewhere = tmp_path / "cli"
     elsewhere.mkdir()
     (elsewhere / "document").write_text(json.dumps(BAD_PLAN))
+    wfs_process("init", "--no-git", cwd=elsewhere)
     refused = wfs_process("plan", "Login", "--from", "document", cwd=elsewhere)
     assert refused.code == 2
 
@@ -301,6 +305,7 @@ def test_mcp_refuses_an_invalid_plan_with_its_problems_and_writes_nothing(
 
 
 def test_mcp_errors_are_the_cli_errors_with_their_exit_codes(project: Path) -> None:
+    wfs("init", "--no-git")
     assert wfs("plan", "Login", "--from", "-", input=json.dumps(PLAN)).code == 0
 
     async def scenario(client: Client) -> None:
@@ -326,6 +331,7 @@ def test_mcp_errors_are_the_cli_errors_with_their_exit_codes(project: Path) -> N
 
 def test_mcp_runs_a_completed_session_again_only_with_force(project: Path) -> None:
     one = {"overview": "Build", "tasks": [PLAN["tasks"][0]]}
+    wfs("init", "--no-git")
     assert wfs("plan", "Build", "--from", "-", input=json.dumps(one)).code == 0
     assert wfs("session", "complete", "WFS-build").code == 0
     refused = cli_error(wfs_process("--session", "WFS-build", "execute", cwd=project))
@@ -368,6 +374,7 @@ def test_sigterm_during_execute_leaves_the_task_resumable_and_ends_the_server(
             {"id": "IMPL-1", "title": "Slow", "flow_control": {"implementation_approach": [slow]}}
         ]
     }
+    wfs("init", "--no-git")
     assert wfs("plan", "Slow", "--from", "-", input=json.dumps(slow_plan)).code == 0
     seen: dict[str, Any] = {}
 

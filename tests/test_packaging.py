@@ -123,7 +123,12 @@ def test_installed_wheel_finds_its_resources(wheel: Path, tmp_path: Path) -> Non
         [str(wfs), "schema", "task"], cwd=work, check=True, capture_output=True
     ).stdout
     assert orjson.loads(schema)["$id"].endswith("task.schema.json")
-    subprocess.run([str(wfs), "init"], cwd=work, check=True, capture_output=True)
+    subprocess.run([str(wfs), "init", "--no-git"], cwd=work, check=True, capture_output=True)
+    # The planning brief holds the example plan shipped in the wheel.
+    brief = subprocess.run(
+        [str(wfs), "plan", "Packaged", "--dry-run"], cwd=work, check=True, capture_output=True
+    ).stdout.decode()
+    assert '"title": "Add the login rate limiter"' in brief
     (work / "plan.json").write_text('{"tasks": [{"id": "IMPL-1", "title": "Pack it"}]}')
     created = subprocess.run(
         [str(wfs), "plan", "Packaged", "--from", "plan.json"],

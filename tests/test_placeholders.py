@@ -41,6 +41,7 @@ def step(number: int, command: str | None, output: str, **extra: Any) -> dict[st
 def plan(project: Path, steps: list[dict[str, Any]], **fields: Any) -> Path:
     task = {"id": "IMPL-1", "title": "Words", "flow_control": {"implementation_approach": steps}}
     task.update(fields)
+    wfs("init", "--no-git")
     assert wfs("plan", "Words", "--from", "-", input=json.dumps([task])).code == 0
     return project / ".workflow" / SID
 
@@ -229,6 +230,14 @@ def test_on_error_values_of_other_tools_mean_skip_optional_and_validate_warns(
             step(4, "bash(echo after)", "d"),
         ],
     )
+    # wfs plan writes skip_optional; a file another tool wrote keeps its own words.
+    path = project / ".workflow" / SID / ".task/IMPL-1.json"
+    task = json.loads(path.read_text())
+    steps = task["flow_control"]["implementation_approach"]
+    assert [s.get("on_error") for s in steps] == ["skip_optional"] * 3 + [None]
+    for spec, value in zip(steps[:3], ("continue", "skip", "warn"), strict=True):
+        spec["on_error"] = value
+    path.write_text(json.dumps(task))
     assert wfs("validate").out.splitlines() == [
         f".workflow/{SID}/.task/IMPL-1.json#/flow_control/implementation_approach/{i}/on_error: "
         f'implementation-approach: warning: on_error "{value}" is read as "skip_optional" (a '

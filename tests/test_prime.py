@@ -55,6 +55,7 @@ SID = "WFS-user-login"
 
 
 def plan(document: Any = PLAN, topic: str = "User Login") -> None:
+    wfs("init", "--no-git")
     created = wfs("plan", topic, "--from", "-", input=json.dumps(document))
     assert created.code == 0, created.err
 
@@ -147,7 +148,8 @@ def test_prime_says_when_everything_is_done_and_when_nothing_is_ready(project: P
         " failed: exit code 3\n"
         "  resume: wfs --session WFS-stuck execute --resume IMPL-1\n" + RULES
     )
-    assert wfs("plan", "Empty").code == 0
+    wfs("init", "--no-git")
+    assert wfs("plan", "Empty", "--empty").code == 0
     assert wfs("prime").out == (
         "wfs session WFS-empty (active): phase PLAN, 0 of 0 tasks completed (0%).\n"
         "Topic: Empty\n"
@@ -239,8 +241,9 @@ def test_prime_without_a_session_says_how_to_start_one(project: Path) -> None:
 
 
 def test_prime_with_several_active_sessions_asks_to_pick_one(project: Path) -> None:
-    assert wfs("plan", "Alpha").code == 0
-    assert wfs("plan", "Beta").code == 0
+    wfs("init", "--no-git")
+    assert wfs("plan", "Alpha", "--empty").code == 0
+    assert wfs("plan", "Beta", "--empty").code == 0
     (project / ".workflow/.active-WFS-alpha").touch()
     result = wfs("prime")
     assert result.out == (

@@ -68,6 +68,7 @@ def home(tmp_path: Path) -> Path:
 
 def planned_session(project: Path, tasks: Any = SMALL_PLAN, topic: str = "Greeter") -> str:
     (project / "plan.json").write_text(json.dumps(tasks))
+    wfs_process("init", "--no-git", cwd=project)
     planned = wfs_process("plan", topic, "--from", "plan.json", cwd=project)
     assert planned.code == 0, planned.err
     (project / "plan.json").unlink()
@@ -665,7 +666,11 @@ def test_codex_runs_wfs_outside_a_read_only_sandbox_only_with_the_rule(
         (project / ".codex/rules/wfs.rules").unlink()
 
     def script(conversation: Conversation) -> Move:
-        return shell('wfs plan "Sandbox check"') if not conversation.tool_results else Say("Ok.")
+        return (
+            shell('wfs plan "Sandbox check" --here --empty')
+            if not conversation.tool_results
+            else Say("Ok.")
+        )
 
     with running("openai", script) as standin:
         codex(editors, standin, project, home, "$wfs-plan Sandbox check", "-s", "read-only")

@@ -211,6 +211,7 @@ def test_random_kills_never_corrupt_the_plan(tmp_path: Path) -> None:
     project.mkdir()
     work = [{"id": f"IMPL-{n}", "title": f"Work {n}"} for n in range(1, 121)]
     runs = [run_task(n) for n in range(1, 121)]
+    assert wfs("--root", str(project), "init", "--no-git").code == 0
     for topic, tasks in (("Work", work), ("Runs", runs)):
         plan = tmp_path / f"{topic}.json"
         plan.write_text(json.dumps(tasks))
@@ -242,6 +243,7 @@ for n in range(first, first + count):
 
 def test_eight_processes_make_800_updates_and_none_is_lost(project: Path) -> None:
     tasks = [{"id": f"IMPL-{n}", "title": f"T{n}"} for n in range(1, 801)]
+    wfs("init", "--no-git")
     assert wfs("plan", "Contention", "--from", "-", input=json.dumps(tasks)).code == 0
     env = {**os.environ, "WFS_LOCK_TIMEOUT": "300"}
     procs = [
@@ -273,6 +275,7 @@ for n in range(40):
 
 
 def test_processes_hammering_one_task_leave_one_written_value(project: Path) -> None:
+    wfs("init", "--no-git")
     assert (
         wfs(
             "plan", "Hammer", "--from", "-", input=json.dumps([{"id": "IMPL-1", "title": "start"}])
@@ -294,6 +297,7 @@ def test_processes_hammering_one_task_leave_one_written_value(project: Path) -> 
 
 @pytest.mark.parametrize("timeout", ["0.2", "1"])
 def test_held_session_lock_gives_exit_4_after_the_timeout(project: Path, timeout: str) -> None:
+    wfs("init", "--no-git")
     assert (
         wfs("plan", "Held", "--from", "-", input=json.dumps([{"id": "IMPL-1", "title": "x"}])).code
         == 0
@@ -344,6 +348,7 @@ def test_a_half_applied_change_fails_validate_and_render_check_until_finished(
     from wfs.layout import Layout
 
     tasks = [{"id": "IMPL-1", "title": "One"}, {"id": "IMPL-2", "title": "Two"}]
+    wfs("init", "--no-git")
     assert wfs("plan", "Cut", "--from", "-", input=json.dumps(tasks)).code == 0
     layout = Layout(project)
     folder = layout.task_dir("WFS-cut")

@@ -147,6 +147,7 @@ def test_rendering_is_deterministic() -> None:
 
 
 def test_render_check_names_stale_views_and_changes_nothing(project: Path) -> None:
+    wfs("init", "--no-git")
     wfs("plan", "Views", "--from", "-", input=json.dumps([{"id": "IMPL-1", "title": "One"}]))
     session = project / ".workflow/WFS-views"
     assert wfs("render", "--check").code == 0
@@ -177,6 +178,7 @@ def test_render_all_checks_and_rewrites_every_session_not_only_the_active_one(
     assert wfs("render", "--check", "--all").code == 2  # not a project yet: `wfs init`
     assert wfs("init", "--no-git").code == 0
     assert wfs("render", "--check", "--all").out == "OK: no sessions\n"
+    wfs("init", "--no-git")
     wfs("plan", "Alpha", "--from", "-", input=json.dumps([{"id": "IMPL-1", "title": "A"}]))
     wfs("plan", "Beta", "--from", "-", input=json.dumps([{"id": "IMPL-1", "title": "B"}]))
     paused = project / ".workflow/WFS-alpha/TODO_LIST.md"
@@ -197,8 +199,9 @@ def test_render_all_checks_and_rewrites_every_session_not_only_the_active_one(
 
 
 def test_session_lifecycle_changes_leave_every_view_up_to_date(project: Path) -> None:
+    wfs("init", "--no-git")
     wfs("plan", "Alpha", "--from", "-", input=json.dumps([{"id": "IMPL-1", "title": "A"}]))
-    wfs("plan", "Beta")
+    wfs("plan", "Beta", "--empty")
     for args in (["switch", "alpha"], ["session", "pause"], ["session", "resume", "beta"]):
         assert wfs(*args).code == 0
         assert wfs("render", "--check", "--all").code == 0, args

@@ -64,6 +64,7 @@ def repo(project: Path, git_env: Path) -> Path:
     git(project, "init", "-q", "-b", "main")
     plan = project.parent / "plan.json"
     plan.write_text(json.dumps(PLAN))
+    wfs("init", "--no-git")
     assert wfs("plan", "Review", "--from", str(plan)).out == f"{SID}\n"
     commit_all(project, "plan")
     return project
@@ -272,7 +273,8 @@ def test_revision_ranges(repo: Path) -> None:
 
 
 def test_added_and_removed_sessions(repo: Path) -> None:
-    assert wfs("plan", "Second").code == 0
+    wfs("init", "--no-git")
+    assert wfs("plan", "Second", "--empty").code == 0
     assert wfs("task", "add", "--title", "First task").code == 0
     commit_all(repo, "second session")
     run = wfs("diff", "HEAD~1..HEAD")
@@ -308,7 +310,8 @@ def test_bad_revision_exits_2(repo: Path) -> None:
 
 
 def test_outside_a_git_repository_exits_2(project: Path, git_env: Path) -> None:
-    wfs("plan", "Review")
+    wfs("init", "--no-git")
+    wfs("plan", "Review", "--empty")
     run = wfs("diff")
     assert (run.code, run.out) == (2, "")
     assert run.err == (
@@ -348,7 +351,8 @@ def test_a_subdirectory_root_reads_its_own_plan(
     project.mkdir(parents=True)
     git(repo, "init", "-q", "-b", "main")
     monkeypatch.chdir(project)
-    wfs("plan", "Review")
+    wfs("init", "--no-git")
+    wfs("plan", "Review", "--empty")
     wfs("task", "add", "--title", "One")
     commit_all(repo, "plan")
     wfs("task", "status", "IMPL-1", "completed")

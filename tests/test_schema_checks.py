@@ -491,6 +491,7 @@ def test_a_check_of_a_new_task_writes_nothing_outside_the_project(
     home = tmp_path / "home"
     home.mkdir()
     tasks = [{"id": "IMPL-1", "title": "A"}]
+    wfs("init", "--no-git")
     assert wfs("plan", "Kept", "--from", "-", input=json.dumps(tasks)).code == 0
     before = sorted(p.relative_to(project) for p in project.rglob("*") if ".cache" not in p.parts)
     done = subprocess.run(
@@ -534,6 +535,7 @@ def test_jsonschema_is_never_imported_by_the_commands_agents_call_all_the_time(
              "logic_flow": [], "depends_on": [], "output": "o", "command": "bash(true)"}]}},
         {"id": "IMPL-2", "title": "B", "context": {"depends_on": ["IMPL-1"]}},
     ]  # fmt: skip
+    wfs("init", "--no-git")
     assert wfs("plan", "Hot paths", "--from", "-", input=json.dumps(tasks)).code == 0
     heavy = {"jsonschema", "referencing"}
 
@@ -610,6 +612,7 @@ def test_validate_runs_jsonschema_only_on_files_the_compiled_check_rejects(
     project: Path,
 ) -> None:
     tasks = [{"id": f"IMPL-{n}", "title": f"T{n}"} for n in range(1, 4)]
+    wfs("init", "--no-git")
     assert wfs("plan", "Clean", "--from", "-", input=json.dumps(tasks)).code == 0
     for cache in (project / ".workflow/.cache").glob("*"):
         cache.unlink()

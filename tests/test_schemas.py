@@ -149,6 +149,7 @@ def test_wfs_plan_runs_the_plan_schema_for_the_document_around_the_tasks(
     ]
     for document, message in cases:
         (tmp_path / "plan.json").write_text(json.dumps(document))
+        wfs("init", "--no-git")
         run = wfs("plan", "P", "--from", "plan.json")
         assert (run.code, run.err) == (2, f"wfs: error: {message}\n"), document
     assert not (tmp_path / ".workflow").exists() or not list((tmp_path / ".workflow").glob("WFS-*"))

@@ -17,7 +17,8 @@ def markers(root: Path) -> list[str]:
 
 
 def test_plan_creates_only_the_required_files_and_activates_the_session(project: Path) -> None:
-    run = wfs("plan", "User Auth System")
+    wfs("init", "--no-git")
+    run = wfs("plan", "User Auth System", "--empty")
     assert (run.code, run.out, run.err) == (0, "WFS-user-auth-system\n", "")
     session = project / ".workflow" / "WFS-user-auth-system"
     assert tree_listing(session) == [
@@ -41,18 +42,20 @@ def test_plan_creates_only_the_required_files_and_activates_the_session(project:
 
 
 def test_second_identical_plan_gets_a_suffix_and_moves_the_marker(project: Path) -> None:
-    wfs("plan", "User Auth System")
-    run = wfs("plan", "User Auth System")
+    wfs("init", "--no-git")
+    wfs("plan", "User Auth System", "--empty")
+    run = wfs("plan", "User Auth System", "--empty", "--new")
     assert run.out == "WFS-user-auth-system-002\n"
     assert markers(project) == [".active-WFS-user-auth-system-002"]
     first = read_json(project / ".workflow/WFS-user-auth-system/workflow-session.json")
     assert first["status"] == "paused"
-    assert wfs("plan", "User Auth System").out == "WFS-user-auth-system-003\n"
+    assert wfs("plan", "User Auth System", "--empty", "--new").out == "WFS-user-auth-system-003\n"
 
 
 def test_switch_leaves_exactly_one_marker_and_pauses_the_others(project: Path) -> None:
-    wfs("plan", "User Auth System")
-    wfs("plan", "User Auth System")
+    wfs("init", "--no-git")
+    wfs("plan", "User Auth System", "--empty")
+    wfs("plan", "User Auth System", "--empty", "--new")
     run = wfs("switch", "user-auth-system")
     assert run.code == 0
     assert run.out == "Active session: WFS-user-auth-system (paused WFS-user-auth-system-002)\n"
@@ -69,7 +72,8 @@ def test_switch_leaves_exactly_one_marker_and_pauses_the_others(project: Path) -
 
 
 def test_switch_to_unknown_session_suggests_close_matches(project: Path) -> None:
-    wfs("plan", "User Auth System")
+    wfs("init", "--no-git")
+    wfs("plan", "User Auth System", "--empty")
     run = wfs("switch", "user-auth-sytem")
     assert run.code == 2
     assert run.out == ""
@@ -81,7 +85,8 @@ def test_switch_to_unknown_session_suggests_close_matches(project: Path) -> None
 
 @pytest.mark.parametrize("bad", ["../outside", "/etc", "WFS-a/../../b", ".."])
 def test_switch_refuses_ids_that_escape_the_workflow_folder(project: Path, bad: str) -> None:
-    wfs("plan", "Topic")
+    wfs("init", "--no-git")
+    wfs("plan", "Topic", "--empty")
     before = tree_listing(project)
     run = wfs("switch", bad)
     assert run.code == 2
@@ -107,13 +112,15 @@ def test_switch_refuses_ids_that_escape_the_workflow_folder(project: Path, bad: 
 def test_plan_refuses_hostile_topics_and_writes_nothing(
     project: Path, topic: str, message: str
 ) -> None:
-    run = wfs("plan", topic)
+    wfs("init", "--no-git")
+    run = wfs("plan", topic, "--empty")
     assert (run.code, run.out, run.err) == (2, "", message)
-    assert not (project / ".workflow").exists()
+    assert tree_listing(project) == [".workflow", ".workflow/.gitignore"]
 
 
 def test_status_json_names_the_active_session(project: Path) -> None:
-    wfs("plan", "User Auth System")
+    wfs("init", "--no-git")
+    wfs("plan", "User Auth System", "--empty")
     data = wfs("status", "--json").json()
     assert data == {
         "session": "WFS-user-auth-system",
@@ -145,8 +152,9 @@ def test_status_without_any_session(project: Path) -> None:
 
 
 def test_several_markers_and_no_session_option_exit_2_listing_them(project: Path) -> None:
-    wfs("plan", "Alpha")
-    wfs("plan", "Beta")
+    wfs("init", "--no-git")
+    wfs("plan", "Alpha", "--empty")
+    wfs("plan", "Beta", "--empty")
     (project / ".workflow" / ".active-WFS-alpha").touch()
     run = wfs("status")
     assert run.code == 2
@@ -170,8 +178,9 @@ def test_marker_pointing_nowhere_is_reported(project: Path) -> None:
 
 
 def test_session_list_show_pause_resume_complete(project: Path) -> None:
-    wfs("plan", "Alpha")
-    wfs("plan", "Beta")
+    wfs("init", "--no-git")
+    wfs("plan", "Alpha", "--empty")
+    wfs("plan", "Beta", "--empty")
     listing = wfs("session", "list", "--json").json()
     assert listing == {
         "sessions": [
@@ -212,7 +221,8 @@ def test_session_list_show_pause_resume_complete(project: Path) -> None:
 
 
 def test_malformed_session_file_gives_exit_2_with_line_and_column(project: Path) -> None:
-    wfs("plan", "Alpha")
+    wfs("init", "--no-git")
+    wfs("plan", "Alpha", "--empty")
     path = project / ".workflow/WFS-alpha/workflow-session.json"
     path.write_text('{\n  "session_id": "WFS-alpha",\n  "type": simple\n}\n')
     before = path.read_bytes()
@@ -226,8 +236,9 @@ def test_malformed_session_file_gives_exit_2_with_line_and_column(project: Path)
 
 
 def test_switch_to_a_session_with_a_broken_file_changes_nothing(project: Path) -> None:
-    wfs("plan", "Alpha")
-    wfs("plan", "Beta")
+    wfs("init", "--no-git")
+    wfs("plan", "Alpha", "--empty")
+    wfs("plan", "Beta", "--empty")
     (project / ".workflow/WFS-alpha/workflow-session.json").write_text("[1, 2")
     run = wfs("switch", "alpha")
     assert run.code == 2
@@ -250,14 +261,16 @@ def test_init_is_idempotent_and_ignores_run_records(project: Path) -> None:
 
 
 def test_root_discovery_order(project: Path, tmp_path: Path) -> None:
-    wfs("plan", "Here")
+    wfs("init", "--no-git")
+    wfs("plan", "Here", "--empty")
     nested = project / "src" / "deep"
     nested.mkdir(parents=True)
     # The nearest ancestor holding .workflow/ wins over the current directory.
     assert wfs_process("status", "--json", cwd=nested).json()["session"] == "WFS-here"
     other = tmp_path / "other"
     other.mkdir()
-    assert wfs_process("plan", "There", cwd=other).out == "WFS-there\n"
+    wfs_process("init", "--no-git", cwd=other)
+    assert wfs_process("plan", "There", "--empty", cwd=other).out == "WFS-there\n"
     # WFS_ROOT beats discovery; --root beats WFS_ROOT.
     by_env = wfs_process("status", "--json", cwd=nested, env={"WFS_ROOT": str(other)})
     assert by_env.json()["session"] == "WFS-there"
@@ -298,7 +311,9 @@ def test_lock_timeout_exits_4(project: Path) -> None:
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
-        run = wfs_process("plan", "Blocked", cwd=project, env={"WFS_LOCK_TIMEOUT": "0.5"})
+        run = wfs_process(
+            "plan", "Blocked", "--empty", cwd=project, env={"WFS_LOCK_TIMEOUT": "0.5"}
+        )
     finally:
         holder.kill()
         holder.wait()
@@ -315,7 +330,7 @@ def test_concurrent_plans_get_distinct_ids_and_no_torn_files(project: Path) -> N
     env = {**os.environ, "WFS_LOCK_TIMEOUT": "60"}
     procs = [
         subprocess.Popen(
-            [sys.executable, "-m", "wfs", "plan", "Same Topic"],
+            [sys.executable, "-m", "wfs", "plan", "Same Topic", "--empty", "--new"],
             cwd=project,
             env=env,
             stdout=subprocess.PIPE,

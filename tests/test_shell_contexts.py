@@ -155,6 +155,7 @@ def test_the_engine_refuses_an_arithmetic_spot_before_running_it(project: Path) 
             "flow_control": {"pre_analysis": [], "implementation_approach": steps},
         }
     ]
+    wfs("init", "--no-git")
     assert wfs("plan", "Arith", "--from", "-", input=json.dumps(tasks)).code == 0
     run_ = wfs("execute")
     assert run_.code == 1

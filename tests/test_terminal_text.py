@@ -46,6 +46,7 @@ def test_titles_and_topics_are_escaped_in_every_output(project: Path) -> None:
             },
         }
     ]
+    wfs("init", "--no-git")
     plan = wfs("plan", topic, "--from", "-", input=json.dumps(tasks))
     assert plan.code == 0, plan.err
     outputs = {
@@ -71,6 +72,7 @@ def test_titles_and_topics_are_escaped_in_every_output(project: Path) -> None:
 
 def test_the_fast_path_escapes_too(project: Path) -> None:
     tasks = [{"id": "IMPL-1", "title": HOSTILE_TITLE}]
+    wfs("init", "--no-git")
     assert wfs("plan", "Plain", "--from", "-", input=json.dumps(tasks)).code == 0
     wfs("status")  # builds the index, so the next calls answer from it
     for args in (("status",), ("next",)):
@@ -81,6 +83,7 @@ def test_the_fast_path_escapes_too(project: Path) -> None:
 
 
 def test_error_messages_escape_what_came_from_a_file(project: Path) -> None:
+    wfs("init", "--no-git")
     assert wfs("plan", "Errors", "--from", "-", input='[{"id": "IMPL-1", "title": "x"}]').code == 0
     bad = project / ".workflow/WFS-errors/.task/IMPL-1.json"
     data = json.loads(bad.read_text())

@@ -111,6 +111,7 @@ def test_writes_and_runs_leave_only_changes_to_the_plan(tmp_path: Path, git_env:
         },
         {"id": "IMPL-2", "title": "Two"},
     ]
+    assert wfs("--root", str(root), "init", "--no-git").code == 0
     assert (
         wfs("--root", str(root), "plan", "Greet", "--from", "-", input=json.dumps(plan)).code == 0
     )
@@ -133,6 +134,7 @@ def test_writes_and_runs_leave_only_changes_to_the_plan(tmp_path: Path, git_env:
 @pytest.mark.parametrize("views", ["generated", "authored"])
 def test_a_command_that_does_no_work_touches_no_view(project: Path, views: str) -> None:
     tasks = [{"id": "IMPL-1", "title": "One"}, {"id": "IMPL-2", "title": "Two"}]
+    wfs("init", "--no-git")
     sid = wfs("plan", "Idle", "--from", "-", input=json.dumps(tasks)).out.strip()
     folder = project / ".workflow" / sid
     assert wfs("task", "status", "IMPL-2", "blocked").code == 0

@@ -697,7 +697,7 @@ def test_implementation_approach_must_be_an_array() -> None:
     # Another object than the v1 form (strategy, phases, ...) runs as one step holding it.
     assert lines(with_flow(implementation_approach={"strategy": "s", "phases": []})) == [
         f"{I1}#/flow_control/implementation_approach: format: warning: implementation_approach "
-        "is an object, not the seed's step array; it is read as one step holding it, and "
+        "is an object, not the step array of the task format; it is read as one step holding it, and "
         "`wfs migrate` converts it to the step array"
     ]
 
@@ -728,14 +728,14 @@ def test_implementation_step_without_work_is_an_error_and_missing_fields_are_war
         "nothing to do: it has none of title, description, action, phase, modification_points, "
         "logic_flow, steps, command, commands",
         f"{I1}#/flow_control/implementation_approach/1: implementation-approach: warning: step "
-        "lacks the seed's fields description, modification_points, logic_flow, depends_on; "
-        "it runs as written, and `wfs migrate` fills them in",
+        "lacks the fields description, modification_points, logic_flow, depends_on of the task "
+        "format (docs/formats.md); it runs as written, and `wfs migrate` fills them in",
         f"{I1}#/flow_control/implementation_approach/2: implementation-approach: warning: step "
-        "lacks the seed's fields step, title, modification_points, logic_flow, depends_on, "
-        "output; it runs as written, and `wfs migrate` fills them in",
+        "lacks the fields step, title, modification_points, logic_flow, depends_on, output of "
+        "the task format (docs/formats.md); it runs as written, and `wfs migrate` fills them in",
         f"{I1}#/flow_control/implementation_approach/3: implementation-approach: warning: step "
-        "lacks the seed's fields step, title, description, modification_points, logic_flow, "
-        "depends_on, output; it runs as written, and `wfs migrate` fills them in",
+        "lacks the fields step, title, description, modification_points, logic_flow, "
+        "depends_on, output of the task format (docs/formats.md); it runs as written, and `wfs migrate` fills them in",
     ]
 
 

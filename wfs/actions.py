@@ -8,6 +8,7 @@ so `wfs mcp` answers with exactly what the command line prints. The click comman
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, NamedTuple
 
 from wfs import jsonio, maestro, store
@@ -16,7 +17,7 @@ from wfs.command_forms import classify
 from wfs.errors import WfsError
 from wfs.formats import canonical, dependencies, parent_task
 from wfs.index import MAPS, answers, load_skeletons
-from wfs.layout import Layout, check_task_id, task_sort_key
+from wfs.layout import Layout, check_task_id, check_topic, task_sort_key
 from wfs.query import command_prefix, next_data, one_line, show_data, status_data
 from wfs.sessions import (
     active_ids,
@@ -30,6 +31,7 @@ from wfs.sessions import (
     session_ids,
     session_warnings,
     shown_status,
+    topic_session,
 )
 from wfs.tasks import TaskIndex, obj, read_task, task_row, unknown_task
 
@@ -314,17 +316,41 @@ def init(layout: Layout, git: bool) -> tuple[dict[str, Any], Any]:
     return data, setup
 
 
+def require_project(layout: Layout) -> None:
+    """Refuse to plan where no `.workflow/` is (here or above): `wfs plan` in a subfolder
+    must not start a second project by accident."""
+    if layout.workflow.is_dir():
+        return
+    from wfs import git  # deferred: only this error path asks git
+
+    where = layout.root
+    top = None
+    found = git.run(where, "rev-parse", "--show-toplevel") if git.is_work_tree(where) else None
+    if found is not None and found.code == 0:
+        top = Path(found.out.decode("utf-8", "replace").strip()).resolve()
+    init = (
+        "`wfs init`"
+        if top is None or top == where
+        else f"`wfs init` in {top} (the top of this git work tree)"
+    )
+    raise WfsError(f"no .workflow/ in {where} or above; run {init} first (or `wfs plan --here`)")
+
+
 def plan(
     layout: Layout,
     topic: str | None,
     source: Callable[[], tuple[bytes, str]] | None,
     session_type: str | None,
     replan_id: str | None,
+    new: bool = False,
 ) -> dict[str, Any]:
     """`wfs plan`: a new session for `topic` with the tasks of a plan document, or with
-    `replan_id`, that session's tasks added or replaced.
+    `replan_id`, that session's tasks added or replaced. A topic whose session exists
+    updates it as `replan_id` would, unless `new` (a second session).
 
     `source` reads the document: (bytes, the name its problems are reported under).
+    `existing` in the answer names the topic's session when it existed before, and
+    `updated` says whether this call added its tasks to it.
     """
     from wfs import edit, lifecycle  # deferred: only a write loads the writers
 
@@ -338,11 +364,165 @@ def plan(
         return {"session": sid, "added": added, "replaced": replaced}
     if topic is None:
         raise WfsError("missing TOPIC (or --session ID to replan a session)")
+    existing = topic_session(layout, topic)
+    if existing and not new:
+        if source is None:
+            raise WfsError(
+                f"session {existing} exists for this topic: give a plan (--from FILE) to "
+                f"update it, `wfs switch {existing}` to work on it, or --new for a second one"
+            )
+        added, replaced = edit.replan(layout, existing, *source())
+        return _planned(layout, existing, added + replaced, existing, added, replaced)
     if source is None:
         sid, count = lifecycle.create_session(layout, topic, session_type), 0
     else:
         sid, count = edit.new_session_from_plan(layout, topic, *source(), session_type)
-    return {"session": sid, "path": layout.relative(layout.session_dir(sid)), "tasks": count}
+    return _planned(layout, sid, count, existing)
+
+
+def _planned(
+    layout: Layout,
+    sid: str,
+    count: int,
+    existing: str | None,
+    added: int | None = None,
+    replaced: int | None = None,
+) -> dict[str, Any]:
+    """What `wfs plan` answers: the session, its path, how many tasks the plan had, the
+    topic's session that existed before (or None), and whether it was updated."""
+    data: dict[str, Any] = {
+        "session": sid,
+        "path": layout.relative(layout.session_dir(sid)),
+        "tasks": count,
+        "existing": existing,
+        "updated": existing == sid,
+    }
+    if added is not None:
+        data.update(added=added, replaced=replaced)
+    return data
+
+
+def planning_request(topic: str | None, document: Callable[[], tuple[bytes, str]] | None) -> Any:
+    """What `wfs plan` asks the agent to plan (a wfs.planning.Request): TOPIC, or the
+    requirements document (whose first heading, else its file name, is the topic when
+    no TOPIC is given)."""
+    from wfs.planning import Request  # deferred: only planning with an agent loads it
+
+    if document is None:
+        if topic is None:
+            raise WfsError("missing TOPIC (or --from-doc FILE.md)")
+        check_topic(topic)
+        return Request(topic)
+    raw, name = document()
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise WfsError(f"{name}: not UTF-8 text (byte {err.start})") from None
+    if topic is None:
+        heading = next(
+            (line.lstrip("#").strip() for line in text.splitlines() if line.startswith("# ")),
+            "",
+        )
+        topic = heading or Path(name).stem
+    check_topic(topic)
+    return Request(topic, text, name)
+
+
+def plan_brief(layout: Layout, request: Any, new: bool) -> str:
+    """The planning brief `wfs plan` hands the agent (`--dry-run` prints it)."""
+    from wfs import planning  # deferred: only planning with an agent loads it
+
+    check_topic(request.topic)
+    existing = None if new else topic_session(layout, request.topic)
+    return planning.plan_brief(layout, request, existing)
+
+
+def plan_with_agent(
+    layout: Layout,
+    request: Any,
+    command: str,
+    session_type: str | None,
+    new: bool,
+    rounds: int,
+    progress: Callable[[str], None],
+) -> dict[str, Any]:
+    """`wfs plan TOPIC` with the planning agent `command`: its plan, validated and
+    written as `plan` writes a plan document, or nothing (wfs.planning.PlanningFailed).
+    The answer is `plan`'s, with the rounds it took."""
+    from wfs import edit, planning  # deferred: only planning with an agent loads it
+
+    brief = plan_brief(layout, request, new)
+    existing = topic_session(layout, request.topic)
+
+    def accept(raw: bytes, where: str) -> dict[str, Any]:
+        if existing and not new:
+            added, replaced = edit.replan(layout, existing, raw, where)
+            return _planned(layout, existing, added + replaced, existing, added, replaced)
+        sid, count = edit.new_session_from_plan(layout, request.topic, raw, where, session_type)
+        return _planned(layout, sid, count, existing)
+
+    data, used = planning.converse(
+        layout,
+        command,
+        brief,
+        accept,
+        what="plan",
+        name="plan.json",
+        rounds=rounds,
+        progress=progress,
+    )
+    return {**data, "rounds": used}
+
+
+def expand_brief(layout: Layout, requested: str | None, task_id: str) -> tuple[str, str, str]:
+    """(session, task, the brief `wfs task expand` hands the planning agent)."""
+    from wfs import planning  # deferred: only planning with an agent loads it
+
+    sid = current_session(layout, requested)
+    tid = check_task_id(task_id)
+    skeletons = load_skeletons(layout, sid)
+    ids = [str(t.get("id")) for t in skeletons]
+    if tid not in ids:
+        raise unknown_task(tid, ids)
+    if any(i.startswith(f"{tid}.") for i in ids):
+        raise WfsError(f"{tid} is already split into subtasks")
+    task = read_task(layout, sid, tid)
+    if task.get("status") in ("active", "completed"):
+        raise WfsError(
+            f"{tid} is {task.get('status')}; only a pending or blocked task can be split"
+        )
+    siblings = [(t.get("id"), t.get("title", ""), t.get("status", "")) for t in skeletons]
+    return sid, tid, planning.expand_brief(layout, sid, task, siblings)
+
+
+def expand_task(
+    layout: Layout,
+    requested: str | None,
+    task_id: str,
+    command: str,
+    rounds: int,
+    progress: Callable[[str], None],
+) -> dict[str, Any]:
+    """`wfs task expand ID`: the planning agent's subtasks of the task, validated and
+    written as `task split --from` writes them, or nothing."""
+    from wfs import edit, planning  # deferred: only planning with an agent loads it
+
+    sid, tid, brief = expand_brief(layout, requested, task_id)
+
+    def accept(raw: bytes, where: str) -> list[Any]:
+        return edit.split_task(layout, sid, tid, raw, where)
+
+    created, used = planning.converse(
+        layout,
+        command,
+        brief,
+        accept,
+        what="subtask array",
+        name=f"{tid}-subtasks.json",
+        rounds=rounds,
+        progress=progress,
+    )
+    return {"session": sid, "task": tid, "subtasks": [t["id"] for t in created], "rounds": used}
 
 
 def import_session(layout: Layout, source: str, new: bool = False) -> dict[str, Any]:

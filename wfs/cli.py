@@ -11,6 +11,7 @@ import importlib
 import os
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
@@ -21,6 +22,7 @@ from wfs.commands import COMMANDS, WITHOUT_PROJECT
 from wfs.completion import complete_session_id
 from wfs.errors import NotAProjectError, WfsError, os_error_message
 from wfs.layout import Layout, find_root
+from wfs.platform import shell_join
 from wfs.text import for_terminal, printable
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -58,6 +60,11 @@ class Env:
             self._layout = layout
             store.confine(layout.root)
         return self._layout
+
+    def use_here(self) -> None:
+        """Work in the current directory, whatever `.workflow/` is above it (`--here`)."""
+        self._layout = Layout(Path.cwd().resolve())
+        store.confine(self._layout.root)
 
     def current_session(self) -> str:
         return sessions.current_session(self.layout, self.session)
@@ -283,6 +290,37 @@ def root_option(env: Env) -> str | None:
     The commands we print (`resume`) keep it, so they work from wherever this one ran.
     """
     return str(env.layout.root) if env.root_given else None
+
+
+def progress_lines(env: Env) -> Callable[[str], None]:
+    """Where a long command says what it is doing: stderr, unless --json."""
+    if env.json:
+        return lambda line: None
+    return lambda line: env.echo(f"wfs: {line}", err=True)
+
+
+def refused_answer(env: Env, failed: Any, fix: list[str], again: list[str]) -> None:
+    """The planning agent gave no valid answer (wfs.planning.PlanningFailed): its last
+    problems and the ways on, `fix` + the kept draft and `again`; exit 1."""
+    fixed = None if failed.draft is None else shell_join([*fix, failed.draft])
+    retry = shell_join(again)
+    data = {
+        "written": False,
+        "problems": failed.problems,
+        "draft": failed.draft,
+        "next": [c for c in (fixed, retry) if c],
+    }
+
+    def human() -> None:
+        env.echo(f"wfs: error: {failed.message}", err=True)
+        if fixed is not None:
+            env.echo(f"The last answer is kept in {failed.draft}: fix it, then run", err=True)
+            env.echo(f"  {fixed}", err=True)
+        env.echo("Or ask the agent again, with more rounds:", err=True)
+        env.echo(f"  {retry}", err=True)
+
+    env.emit(data, human)
+    click.get_current_context().exit(failed.exit_code)
 
 
 def main() -> None:

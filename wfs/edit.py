@@ -119,14 +119,35 @@ def parse_plan(raw: bytes, where: str) -> tuple[dict[str, Any], list[Any], str]:
     return meta, data["tasks"], "/tasks"
 
 
-def normalize_plan_tasks(raw_tasks: list[Any], existing: dict[str, Task]) -> list[Any]:
-    """The tasks of a plan with their defaults (`existing`: the session's tasks by id)."""
+def normalize_plan_tasks(
+    raw_tasks: list[Any], existing: dict[str, Task], root: Path | None = None
+) -> list[Any]:
+    """The tasks of a plan with their defaults (`existing`: the session's tasks by id),
+    in the canonical form `wfs migrate` writes, so that a plan wfs accepts validates
+    clean. `root`: the project, whose paths written from another machine are made its
+    own (as `wfs migrate` does)."""
     given = {t.get("id"): t for t in raw_tasks if isinstance(t, dict)}
     tasks = [*given.values(), *(t for tid, t in existing.items() if tid not in given)]
     parents = {parent_task(t) for t in tasks} - {None}
     return [
-        normalize_task(t, t.get("id") in parents) if isinstance(t, dict) else t for t in raw_tasks
+        canonical_plan_task(t, t.get("id") in parents, root) if isinstance(t, dict) else t
+        for t in raw_tasks
     ]
+
+
+def canonical_plan_task(raw: Task, has_children: bool, root: Path | None = None) -> Task:
+    """A task of a plan document with its defaults, in the canonical form (the one
+    reader of wfs.formats: steps get step, title, description, modification_points,
+    logic_flow, depends_on and output; a top-level depends_on moves to the context...)."""
+    task = dict(raw)
+    # The reader reads a missing status as pending: a container says so first.
+    task.setdefault("status", "container" if has_children else "pending")
+    task = canonical(task).task
+    if task.get("flow_control") == {}:  # made by the reader: the defaults fill it
+        del task["flow_control"]
+    if root is not None:
+        task = localized(task, root)
+    return normalize_task(task, has_children)
 
 
 def problems_of(items: list[tuple[str, Any, str | None]], root: Path | None) -> list[Any]:
@@ -443,7 +464,7 @@ def new_session_from_plan(
 ) -> tuple[str, int]:
     """Validate the whole plan, then create the session holding it; all or nothing."""
     meta, raw_tasks, pointer = parse_plan(raw, where)
-    tasks = normalize_plan_tasks(raw_tasks, {})
+    tasks = normalize_plan_tasks(raw_tasks, {}, layout.root)
     items: list[tuple[str, Any, str | None]] = [
         (f"{where}#{pointer}/{i}", task, None) for i, task in enumerate(tasks)
     ]
@@ -487,7 +508,7 @@ def replan(layout: Layout, sid: str, raw: bytes, where: str) -> tuple[int, int]:
     meta, raw_tasks, _ = parse_plan(raw, where)
     added = replaced = 0
     with editing(layout, sid, where) as draft:
-        for task in normalize_plan_tasks(raw_tasks, draft.skeletons):
+        for task in normalize_plan_tasks(raw_tasks, draft.skeletons, layout.root):
             if not isinstance(task, dict) or not isinstance(task.get("id"), str):
                 raise WfsError(f"{where}: every task needs a string id")
             old = draft.get(task["id"]) if task["id"] in draft.skeletons else None
@@ -622,7 +643,9 @@ def split_task(layout: Layout, sid: str, tid: str, raw: bytes, where: str) -> li
             )
             if "shared_context" in pcontext:
                 context.setdefault("shared_context", pcontext["shared_context"])
-            task = normalize_task({**item, "id": sub_id, "context": context}, has_children=False)
+            task = canonical_plan_task(
+                {**item, "id": sub_id, "context": context}, False, layout.root
+            )
             draft.put(task)
             created.append(task)
         if not created:

@@ -586,8 +586,9 @@ class _Reader:
                 "modification_points, logic_flow); it is read as one step, and `wfs migrate` "
                 "converts it to the step array"
                 if is_legacy_approach(approach)
-                else "implementation_approach is an object, not the seed's step array; it is read "
-                "as one step holding it, and `wfs migrate` converts it to the step array",
+                else "implementation_approach is an object, not the step array of the task "
+                "format; it is read as one step holding it, and `wfs migrate` converts it to "
+                "the step array",
             )
             return
         place: Place = STEP_PLACES[0]

@@ -28,7 +28,9 @@ from wfs.layout import (
     SESSION_PREFIX,
     Layout,
     check_session_id,
+    check_topic,
     normalize_session_id,
+    session_id_candidates,
 )
 from wfs.layout import SESSION_FILE as NAME
 from wfs.schemas import SESSION_STATUSES
@@ -82,6 +84,12 @@ def is_session_name(name: str) -> bool:
 def session_ids(layout: Layout) -> list[str]:
     """Every session in the project (each once, wherever it is), sorted."""
     return sorted({f.name for f in session_folders(layout) if is_session_name(f.name)})
+
+
+def topic_session(layout: Layout, topic: str) -> str | None:
+    """The session `wfs plan TOPIC` made for this topic before (`WFS-<slug>`), if any."""
+    base = session_id_candidates(check_topic(topic))[0]
+    return base if base in session_ids(layout) else None
 
 
 def ids_in(layout: Layout, place: str) -> list[str]:

@@ -144,11 +144,12 @@ def doctor(env: Env, fix: bool) -> None:
 )
 @pass_env
 def migrate(env: Env, all_sessions: bool, target_layout: str | None) -> None:
-    """Convert task and session files to the canonical seed form, keeping every field.
+    """Convert task and session files to the canonical task format, keeping every field.
 
     Task files in the v1 form, the flat format, with task_id, dependencies outside
-    context.depends_on or statuses of other tools are rewritten in the seed form;
-    session files get what the seed asks of them (current_phase, progress, ...).
+    context.depends_on or statuses of other tools are rewritten in the canonical form
+    (docs/formats.md); session files get the fields the format asks of them
+    (current_phase, progress, ...).
     With --layout, moves the sessions instead (active ones stay active).
 
     \b
@@ -182,8 +183,8 @@ def migrate(env: Env, all_sessions: bool, target_layout: str | None) -> None:
 def schema(env: Env, name: str) -> None:
     """Print the JSON Schema of a task, session or plan document.
 
-    `task` is the canonical seed form; `task-v1` and `task-flat` are the other task
-    formats wfs reads (docs/formats.md).
+    `task` is the canonical task format (the one `wfs migrate` writes); `task-v1` and
+    `task-flat` are the other task formats wfs reads (docs/formats.md).
 
     \b
     Example:

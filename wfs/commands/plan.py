@@ -9,8 +9,10 @@ import click
 from click.core import ParameterSource
 
 from wfs import actions
-from wfs.cli import Env, pass_env
+from wfs.cli import Env, pass_env, progress_lines, refused_answer
 from wfs.completion import complete_session_id
+from wfs.errors import WfsError
+from wfs.platform import shell_join
 from wfs.schemas import COMPLEXITIES
 from wfs.store import read_input
 
@@ -76,6 +78,39 @@ def _print_git_setup(env: Env, setup: Any) -> None:
     help="Plan document: {overview, requirements, tasks} or a task array.",
 )
 @click.option(
+    "--from-doc",
+    "document",
+    metavar="FILE.md",
+    help="Plan from this requirements document with the planning agent.",
+)
+@click.option(
+    "--agent",
+    metavar="CMD",
+    help="The planning agent's command (default: the route @action-planning-agent of "
+    ".workflow/config.json, else its default). Env: WFS_AGENT.",
+)
+@click.option(
+    "--max-rounds",
+    type=click.IntRange(min=1),
+    default=3,
+    show_default=True,
+    help="How many answers the agent may give before wfs gives up.",
+)
+@click.option(
+    "--dry-run", is_flag=True, help="Print the planning brief; ask no agent, write nothing."
+)
+@click.option("--empty", is_flag=True, help="Create the session with no tasks (no agent).")
+@click.option(
+    "--new",
+    is_flag=True,
+    help="Make a second session although the topic has one (default: update it).",
+)
+@click.option(
+    "--here",
+    is_flag=True,
+    help="Plan in the current directory, even without .workflow/ here or above.",
+)
+@click.option(
     "--type",
     "session_type",
     type=click.Choice(COMPLEXITIES),
@@ -93,17 +128,31 @@ def plan(
     ctx: click.Context,
     topic: str | None,
     source: str | None,
+    document: str | None,
+    agent: str | None,
+    max_rounds: int,
+    dry_run: bool,
+    empty: bool,
+    new: bool,
+    here: bool,
     session_type: str | None,
     replan_id: str | None,
 ) -> None:
-    """Create a session for TOPIC (the only active one), with tasks from a plan document.
+    """Plan TOPIC with the planning agent, or from a plan document (--from).
 
-    The whole plan is validated first; one bad task writes nothing. Prints the session id.
-    With --session ID, the plan's tasks are added to (or replace those of) that session,
-    keeping the status of tasks that already exist.
+    The planning agent gets a brief (the topic or the document of --from-doc, the
+    repository's files and README, the sessions, the task format, an example plan) and
+    answers with a plan. wfs validates it and sends the problems back, up to
+    --max-rounds answers; the plan is written whole or not at all. With --from, the
+    plan document is taken as it is, validated the same way. A topic that has a session
+    updates it (tasks with the same id are replaced, keeping their status); --new makes
+    a second one. Prints the session id. With --session ID, the plan's tasks are added
+    to (or replace those of) that session.
 
     \b
     Example:
+      wfs plan "User Auth System"
+      wfs plan --from-doc requirements.md --agent "claude -p"
       wfs plan "User Auth System" --from plan.json
       wfs plan --session user-auth-system --from more-tasks.json
     """
@@ -113,13 +162,102 @@ def plan(
     explicit = replan_id
     if explicit is None and env.session and ctx.parent is not None:
         from_flag = ctx.parent.get_parameter_source("session") == ParameterSource.COMMANDLINE
-        if from_flag or topic is None:
+        if from_flag or (topic is None and document is None):
             explicit = env.session
-    if not explicit and topic is None:
-        raise click.UsageError("missing TOPIC (or --session ID to replan a session)")
-    document = None if source is None else lambda: read_input(source)
-    data = actions.plan(env.layout, topic, document, session_type, explicit)
+    if not explicit and topic is None and document is None:
+        raise click.UsageError("missing TOPIC (or --from-doc FILE.md, or --session ID)")
+    sources = [
+        name
+        for name, given in (("--from", source), ("--from-doc", document), ("--empty", empty))
+        if given
+    ]
+    if len(sources) > 1:
+        raise click.UsageError(f"give one of {', '.join(sources)}")
+    if dry_run and (source is not None or empty):
+        raise click.UsageError(
+            "--dry-run prints the planning brief; it goes without --from and --empty"
+        )
+    if here:
+        env.use_here()
+    else:
+        actions.require_project(env.layout)
+    layout = env.layout
+    if source is not None or empty or (explicit and document is None):
+        data = actions.plan(
+            layout,
+            topic,
+            None if source is None else lambda: read_input(source),
+            session_type,
+            explicit,
+            new,
+        )
+        _announce(env, data, topic)
+        env.emit(data, lambda: env.echo(data["session"]))
+        return
+    if explicit:
+        raise click.UsageError("--session ID goes with --from FILE (plan into that session)")
+    request = actions.planning_request(
+        topic, None if document is None else lambda: read_input(document)
+    )
+    if dry_run:
+        brief = actions.plan_brief(layout, request, new)
+        env.emit({"brief": brief}, lambda: click.echo(brief, nl=False))
+        return
+    from wfs.planning import (  # deferred: only planning with an agent loads the runner
+        PlanningFailed,
+        no_agent_message,
+        planner_command,
+    )
+
+    command = planner_command(layout, agent)
+    if command is None:
+        with_agent = shell_join(["wfs", "plan", *_topic_args(topic, document), "--agent", "CMD"])
+        by_hand = shell_join(["wfs", "plan", request.topic, "--from", "FILE"])
+        raise WfsError(
+            no_agent_message(
+                layout,
+                with_agent,
+                f"or write the plan yourself and run `{by_hand}`, or "
+                f"`{shell_join(['wfs', 'plan', request.topic, '--empty'])}` for a session "
+                "with no tasks",
+            )
+        )
+    try:
+        data = actions.plan_with_agent(
+            layout, request, command, session_type, new, max_rounds, progress_lines(env)
+        )
+    except PlanningFailed as failed:
+        again = ["wfs", "plan", *_topic_args(topic, document), "--max-rounds", str(max_rounds * 2)]
+        refused_answer(env, failed, ["wfs", "plan", request.topic, "--from"], again)
+        return
+    _announce(env, data, request.topic)
+    if not env.json:
+        env.echo(f"wfs: plan accepted in round {data['rounds']} of {max_rounds}", err=True)
     env.emit(data, lambda: env.echo(data["session"]))
+
+
+def _topic_args(topic: str | None, document: str | None) -> list[str]:
+    return [*([topic] if topic else []), *(["--from-doc", document] if document else [])]
+
+
+def _announce(env: Env, data: dict[str, Any], topic: str | None) -> None:
+    """Say on stderr what became of the topic's session that existed before."""
+    existing = data.get("existing")
+    if not existing or env.json:
+        return
+    if data["updated"]:
+        env.echo(
+            f"wfs: session {existing} exists for this topic; updated it "
+            f"({data['added']} task{'s' if data['added'] != 1 else ''} added, "
+            f"{data['replaced']} replaced, statuses kept); --new makes a second session",
+            err=True,
+        )
+    else:
+        env.echo(
+            f"wfs: session {existing} exists for this topic; --new made a second one, "
+            f"{data['session']}, now the only active session ({existing} is paused)",
+            err=True,
+        )
 
 
 @click.command("import")

@@ -1,4 +1,4 @@
-"""`wfs task list|show|add|update|status|split`: read and change the tasks of a session."""
+"""`wfs task list|show|add|update|status|split|expand`: read and change the tasks of a session."""
 
 from __future__ import annotations
 
@@ -7,9 +7,11 @@ from typing import Any
 import click
 
 from wfs import actions
-from wfs.cli import Env, F, pass_env, refuse_unreadable
+from wfs.cli import Env, F, pass_env, progress_lines, refuse_unreadable, refused_answer
 from wfs.completion import complete_task_id
+from wfs.errors import WfsError
 from wfs.layout import check_task_id
+from wfs.platform import shell_join
 from wfs.query import list_lines, show_lines
 from wfs.schemas import LEAF_STATUSES, TASK_STATUSES, TASK_TYPES
 from wfs.store import read_input
@@ -208,3 +210,67 @@ def task_split(env: Env, task_id: str, source: str) -> None:
     )
     ids = [t["id"] for t in created]
     env.emit({"task": task_id, "subtasks": ids}, lambda: env.echo("\n".join(ids)))
+
+
+@task.command("expand")
+@click.argument("task_id", metavar="ID", shell_complete=complete_task_id)
+@click.option(
+    "--agent",
+    metavar="CMD",
+    help="The planning agent's command (default: the route @action-planning-agent of "
+    ".workflow/config.json, else its default). Env: WFS_AGENT.",
+)
+@click.option(
+    "--max-rounds",
+    type=click.IntRange(min=1),
+    default=3,
+    show_default=True,
+    help="How many answers the agent may give before wfs gives up.",
+)
+@click.option("--dry-run", is_flag=True, help="Print the brief; ask no agent, write nothing.")
+@pass_env
+def task_expand(env: Env, task_id: str, agent: str | None, max_rounds: int, dry_run: bool) -> None:
+    """Split a task into subtasks with the planning agent, as `task split` would.
+
+    The agent gets a brief naming the task (its JSON, the session's tasks, the
+    repository, the task format) and answers with a JSON array of subtasks. wfs
+    validates them and sends the problems back, up to --max-rounds answers; they are
+    written all together or not at all.
+
+    \b
+    Example:
+      wfs task expand IMPL-2
+      wfs task expand IMPL-2 --agent "claude -p"
+    """
+    from wfs.planning import (  # deferred: only planning with an agent loads the runner
+        PlanningFailed,
+        no_agent_message,
+        planner_command,
+    )
+
+    layout = env.layout
+    if dry_run:
+        _, _, brief = actions.expand_brief(layout, env.session, task_id)
+        env.emit({"brief": brief}, lambda: click.echo(brief, nl=False))
+        return
+    command = planner_command(layout, agent)
+    if command is None:
+        raise WfsError(
+            no_agent_message(
+                layout,
+                shell_join(["wfs", "task", "expand", task_id, "--agent", "CMD"]),
+                "or write the subtasks yourself and run "
+                f"`{shell_join(['wfs', 'task', 'split', task_id, '--from', 'FILE'])}`",
+            )
+        )
+    try:
+        data = actions.expand_task(
+            layout, env.session, task_id, command, max_rounds, progress_lines(env)
+        )
+    except PlanningFailed as failed:
+        again = ["wfs", "task", "expand", task_id, "--max-rounds", str(max_rounds * 2)]
+        refused_answer(env, failed, ["wfs", "task", "split", task_id, "--from"], again)
+        return
+    if not env.json:
+        env.echo(f"wfs: subtasks accepted in round {data['rounds']} of {max_rounds}", err=True)
+    env.emit(data, lambda: env.echo("\n".join(data["subtasks"])))
