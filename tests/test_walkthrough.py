@@ -24,12 +24,20 @@ def test_walkthrough_is_parsed_into_commands_and_files() -> None:
     commands = [s for s in steps if isinstance(s, Command)]
     assert [s.name for s in steps if isinstance(s, File)] == [
         "plan.json",
+        "planner.sh",
         "readme.txt",
         "reviewer.sh",
     ]
     assert len(commands) >= 25
     texts = [c.text for c in commands]
-    for expected in ("wfs init", 'wfs plan "Greeter" --from plan.json', "wfs doctor"):
+    for expected in (
+        "wfs --version",
+        "wfs init",
+        'wfs plan "Greeter" --from plan.json',
+        'wfs plan "Greeter" --agent ./planner.sh',
+        "wfs log IMPL-1",
+        "wfs doctor",
+    ):
         assert expected in texts
     assert [c.code for c in commands if c.code] == [3, 1, 1]
     assert any(c.text.startswith("wfs execute --resume IMPL-2") for c in commands)
