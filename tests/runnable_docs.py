@@ -140,8 +140,9 @@ def bash_script(doc: str, steps: list[Command | File]) -> tuple[str, list[Comman
     return "\n".join(lines) + "\n", run
 
 
-def run_doc(doc: Path, repo: Path, cwd: Path, tmp: Path) -> list[str]:
-    """Run the document's commands from `cwd`; one message per command that failed."""
+def run_doc(doc: Path, repo: Path, cwd: Path, tmp: Path, bin_dir: Path = BIN) -> list[str]:
+    """Run the document's commands from `cwd`, with the `wfs` of `bin_dir` (by default
+    this interpreter's) first on PATH; one message per command that failed."""
     name = doc.relative_to(repo).as_posix()
     script, commands = bash_script(name, parse(doc.read_text(encoding="utf-8")))
     home = tmp / "home"
@@ -149,7 +150,7 @@ def run_doc(doc: Path, repo: Path, cwd: Path, tmp: Path) -> list[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "WFS_"))}
     env.pop("NO_COLOR", None)
     env.update(
-        PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+        PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
         HOME=str(home),
         TMPDIR=str(tmp),
         GIT_CONFIG_GLOBAL=os.devnull,

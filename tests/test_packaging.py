@@ -16,6 +16,7 @@ from typing import NamedTuple
 import orjson
 import pytest
 from conftest import REPO, VIEW_MARK
+from runnable_docs import run_doc
 
 from wfs import __version__, templating
 
@@ -192,9 +193,11 @@ def test_installed_wheel_finds_its_resources(wheel: Path, tmp_path: Path) -> Non
     assert (served.returncode, served.stderr) == (0, "")
 
 
-def test_installed_wheel_runs_the_offline_demo(wheel: Path, tmp_path: Path) -> None:
+def test_installed_wheel_runs_the_demo_and_the_first_hour(wheel: Path, tmp_path: Path) -> None:
     """The README's first example, with nothing from the checkout on the path but the
-    example itself: the wheel's `wfs` first on PATH."""
+    example itself: the wheel's `wfs` first on PATH; then the newcomer's first hour of
+    docs/walkthrough.md (init, a plan by hand, planning with an agent, executing and
+    watching, resuming, reviewing in git) with that same installed `wfs`."""
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     subprocess.run(
@@ -220,6 +223,15 @@ def test_installed_wheel_runs_the_offline_demo(wheel: Path, tmp_path: Path) -> N
     boxes = re.findall(r"^- \[(.)\] \*\*(IMPL-\d+)\*\*", todo, re.M)
     assert boxes == [("x", "IMPL-1"), ("x", "IMPL-2"), ("x", "IMPL-3")]
     assert todo in demo.stdout  # the view it printed is the one on disk
+
+    walk = tmp_path / "walk"
+    walk.mkdir()
+    doc = REPO / "docs" / "walkthrough.md"
+    failures = run_doc(doc, REPO, cwd=walk, tmp=walk, bin_dir=venv_bin(venv))
+    assert not failures, "\n\n".join(failures)
+    assert (walk / "greeter/README.md").read_text() == (
+        "# greet\n\nRun `./greet.sh NAME` to be greeted.\n"
+    )
 
 
 def test_the_mcp_hint_installs_into_the_python_wfs_runs_in_however_it_was_installed(
