@@ -239,14 +239,14 @@ def test_when_nothing_can_start_status_and_next_say_so_and_exit_1(project: Path)
         "Ready:    -\n"
         "Blocked:  -\n"
         "Waiting:  IMPL-2 waits on IMPL-9, which does not exist\n"
-        "Nothing can start: tasks remain, but none is ready and none is in progress.\n"
+        "Nothing can start: tasks remain, but none is ready and none is in progress. `wfs validate` names the files and places to fix.\n"
     )
     nxt = wfs("next")
     assert (nxt.code, nxt.out) == (
         1,
         "No task is ready.\n"
         "Waiting:  IMPL-2 waits on IMPL-9, which does not exist\n"
-        "Nothing can start: tasks remain, but none is ready and none is in progress.\n",
+        "Nothing can start: tasks remain, but none is ready and none is in progress. `wfs validate` names the files and places to fix.\n",
     )
     data = wfs("next", "--json")
     assert data.code == 1
@@ -254,6 +254,10 @@ def test_when_nothing_can_start_status_and_next_say_so_and_exit_1(project: Path)
     assert data.json()["stuck"] == [{"id": "IMPL-2", "on": "IMPL-9", "problem": "missing"}]
     # The same from a fresh process that reads the index written by the change.
     assert wfs_process("next", cwd=project).out == nxt.out
+    # The command it names does name the file and the place.
+    named = wfs("validate")
+    assert named.code == 1
+    assert ".task/IMPL-2.json#/context/depends_on/0: depends-on: IMPL-2 depends on IMPL-9" in named.out
 
 
 def test_a_task_waiting_on_an_invalid_one_is_named_with_validates_reason(project: Path) -> None:
@@ -277,7 +281,7 @@ def test_a_task_waiting_on_an_invalid_one_is_named_with_validates_reason(project
     assert run.out.endswith(
         "Invalid:  IMPL-1: 1 validation error; `wfs validate` names them\n"
         f"Waiting:  IMPL-2 waits on IMPL-1, which is invalid: {reason}\n"
-        "Nothing can start: tasks remain, but none is ready and none is in progress.\n"
+        "Nothing can start: tasks remain, but none is ready and none is in progress. `wfs validate` names the files and places to fix.\n"
     )
     stuck = wfs("next", "--json").json()["stuck"]
     assert stuck == [{"id": "IMPL-2", "on": "IMPL-1", "problem": "invalid", "reason": reason}]
@@ -485,7 +489,8 @@ def test_a_project_that_commits_its_markers_keeps_working(project: Path, git_env
     git(project, "init", "-q", "-b", "main")
     for topic in ("one", "two"):
         plan = write_plan(project / f"{topic}.json", [{"id": "IMPL-1", "title": topic}])
-        assert wfs("plan", topic, "--from", str(plan)).code == 0
+        # --here: as a project made before `wfs init` was asked for
+        assert wfs("plan", topic, "--from", str(plan), "--here").code == 0
     (project / ".workflow" / ".gitignore").unlink()  # as written before the rule
     git(project, "add", "-A")
     git(project, "add", "-f", ".workflow/.active-WFS-two")

@@ -26,6 +26,7 @@ from wfs.flow.routing import agent_routes
 from wfs.layout import Layout
 from wfs.resources import read_text
 from wfs.sessions import load_session, session_ids, shown_status
+from wfs.tasks import session_topic
 from wfs.templating import template
 from wfs.text import for_terminal
 
@@ -132,12 +133,11 @@ def sessions(layout: Layout) -> list[dict[str, Any]]:
             tasks = sorted(n[: -len(".json")] for n in os.listdir(folder) if n.endswith(".json"))
         except OSError:
             tasks = []
-        topic = data.get("project")
         rows.append(
             {
                 "id": sid,
                 "status": shown_status(layout, sid, data),
-                "topic": topic if isinstance(topic, str) else "",
+                "topic": session_topic(data) or "",
                 "tasks": tasks,
             }
         )

@@ -44,11 +44,12 @@ def stuck_lines(facts: dict[str, Any], shown: int = 10) -> list[str]:
     if len(stuck) > shown:
         lines.append(f"{'':10}and {len(stuck) - shown} more (`--json` lists them all)")
     if facts.get("stalled"):
-        lines.append(STALLED)
+        lines.append(STALLED + (FIX_STUCK if stuck else ""))
     return lines
 
 
 STALLED = "Nothing can start: tasks remain, but none is ready and none is in progress."
+FIX_STUCK = " `wfs validate` names the files and places to fix."
 
 
 def stuck_text(entry: dict[str, Any]) -> str:
