@@ -292,6 +292,24 @@ def root_option(env: Env) -> str | None:
     return str(env.layout.root) if env.root_given else None
 
 
+def planning_agent_options(func: F) -> F:
+    """--agent and --max-rounds of the commands that plan with an agent (`plan`,
+    `task expand`)."""
+    func = click.option(
+        "--max-rounds",
+        type=click.IntRange(min=1),
+        default=3,
+        show_default=True,
+        help="How many answers the agent may give before wfs gives up.",
+    )(func)
+    return click.option(
+        "--agent",
+        metavar="CMD",
+        help="The planning agent's command (default: the route @action-planning-agent of "
+        ".workflow/config.json, else its default). Env: WFS_AGENT.",
+    )(func)
+
+
 def progress_lines(env: Env) -> Callable[[str], None]:
     """Where a long command says what it is doing: stderr, unless --json."""
     if env.json:

@@ -9,7 +9,7 @@ import click
 from click.core import ParameterSource
 
 from wfs import actions
-from wfs.cli import Env, pass_env, progress_lines, refused_answer
+from wfs.cli import Env, pass_env, planning_agent_options, progress_lines, refused_answer
 from wfs.completion import complete_session_id
 from wfs.errors import WfsError
 from wfs.platform import shell_join
@@ -83,19 +83,7 @@ def _print_git_setup(env: Env, setup: Any) -> None:
     metavar="FILE.md",
     help="Plan from this requirements document with the planning agent.",
 )
-@click.option(
-    "--agent",
-    metavar="CMD",
-    help="The planning agent's command (default: the route @action-planning-agent of "
-    ".workflow/config.json, else its default). Env: WFS_AGENT.",
-)
-@click.option(
-    "--max-rounds",
-    type=click.IntRange(min=1),
-    default=3,
-    show_default=True,
-    help="How many answers the agent may give before wfs gives up.",
-)
+@planning_agent_options
 @click.option(
     "--dry-run", is_flag=True, help="Print the planning brief; ask no agent, write nothing."
 )

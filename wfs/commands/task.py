@@ -7,7 +7,15 @@ from typing import Any
 import click
 
 from wfs import actions
-from wfs.cli import Env, F, pass_env, progress_lines, refuse_unreadable, refused_answer
+from wfs.cli import (
+    Env,
+    F,
+    pass_env,
+    planning_agent_options,
+    progress_lines,
+    refuse_unreadable,
+    refused_answer,
+)
 from wfs.completion import complete_task_id
 from wfs.errors import WfsError
 from wfs.layout import check_task_id
@@ -214,19 +222,7 @@ def task_split(env: Env, task_id: str, source: str) -> None:
 
 @task.command("expand")
 @click.argument("task_id", metavar="ID", shell_complete=complete_task_id)
-@click.option(
-    "--agent",
-    metavar="CMD",
-    help="The planning agent's command (default: the route @action-planning-agent of "
-    ".workflow/config.json, else its default). Env: WFS_AGENT.",
-)
-@click.option(
-    "--max-rounds",
-    type=click.IntRange(min=1),
-    default=3,
-    show_default=True,
-    help="How many answers the agent may give before wfs gives up.",
-)
+@planning_agent_options
 @click.option("--dry-run", is_flag=True, help="Print the brief; ask no agent, write nothing.")
 @pass_env
 def task_expand(env: Env, task_id: str, agent: str | None, max_rounds: int, dry_run: bool) -> None:
