@@ -348,3 +348,74 @@ def revert_worktree(root: Path, before: str, leave_out: str) -> Reverted | None:
         if status == "A":
             (root / path).unlink(missing_ok=True)
     return Reverted([path for _, path in changes], diff.decode("utf-8", "surrogateescape"))
+
+
+# ------------------------------------------------------------ worktrees of parallel tasks
+
+
+def current_branch(root: Path) -> str | None:
+    """The branch checked out at `root` (None: a detached HEAD, or no repository)."""
+    result = run(root, "symbolic-ref", "--quiet", "--short", "HEAD")
+    return result.out.decode().strip() or None if result.code == 0 else None
+
+
+def add_worktree(root: Path, path: Path, branch: str, start: str) -> None:
+    """A new worktree at `path` on `branch`, made (or reset) at `start`."""
+    check(root, "worktree", "add", "--quiet", "-B", branch, str(path), start)
+
+
+def remove_worktree(root: Path, path: Path) -> None:
+    """Remove the worktree at `path` (whatever it holds) and git's record of it."""
+    run(root, "worktree", "remove", "--force", str(path))
+    run(root, "worktree", "prune")
+
+
+def is_worktree_of(root: Path, path: Path) -> bool:
+    """Whether `path` is a worktree that git lists for the repository at `root`."""
+    result = run(root, "worktree", "list", "--porcelain", "-z")
+    if result.code != 0:
+        return False
+    listed = {
+        Path(item[len(b"worktree ") :].decode("utf-8", "surrogateescape")).resolve()
+        for item in result.out.split(b"\0")
+        if item.startswith(b"worktree ")
+    }
+    return path.resolve() in listed
+
+
+def commit_all(root: Path, message: str) -> str | None:
+    """Commit everything changed or new in the worktree at `root` (what .gitignore
+    leaves out stays out); the new commit, or None when nothing changed."""
+    check(root, "add", "--all")
+    if run(root, "diff", "--cached", "--quiet").code == 0:
+        return None
+    check(root, "commit", "--quiet", "--no-verify", "-m", message)
+    return check(root, "rev-parse", "HEAD").decode().strip()
+
+
+class Merged(NamedTuple):
+    """How merging a branch went: `conflicts` (paths, the merge aborted), or `error`
+    (git refused to start it: its own reason), or neither (merged)."""
+
+    conflicts: list[str]
+    error: str | None
+
+
+def merge_branch(root: Path, branch: str, message: str) -> Merged:
+    """Merge `branch` into the branch checked out at `root` (a merge commit, with the
+    repository's merge drivers); a conflicted merge is aborted, leaving `root` as it
+    was."""
+    result = run(root, "merge", "--no-ff", "--no-edit", "-m", message, branch)
+    if result.code == 0:
+        return Merged([], None)
+    conflicts = _names(check(root, "diff", "--name-only", "-z", "--diff-filter=U"))
+    if conflicts:
+        run(root, "merge", "--abort")
+        return Merged(conflicts, None)
+    lines = [line for line in (result.err or result.out.decode()).splitlines() if line.strip()]
+    return Merged([], lines[0].removeprefix("error: ").removeprefix("fatal: ") if lines else "")
+
+
+def delete_branch(root: Path, branch: str) -> None:
+    """Delete `branch` if it is merged into HEAD (a branch with unmerged work stays)."""
+    run(root, "branch", "--quiet", "-d", branch)

@@ -202,6 +202,9 @@ def process_alive(pid: int) -> bool:
 # place): the ANSI sequence every POSIX terminal reads. Windows' console reads it only
 # once asked to (VT mode), so there the line is padded with spaces instead ("").
 CLEAR_TO_END = "" if WINDOWS else "\x1b[K"
+# Back up over lines drawn before and clear them (rewriting several status lines in
+# place); empty where the console may not understand it: one line is drawn instead.
+CLEAR_LINES_UP = "" if WINDOWS else "\x1b[{count}F\x1b[J"
 
 
 def terminal_columns(stream: Any) -> int:
@@ -478,6 +481,17 @@ class Group:
         self.kill()  # whatever of the group is left
         self.process.wait()
         self.close()
+
+    def interrupt(self, signum: int) -> None:
+        """Pass a stop signal on to the command itself, not to its group: a wfs that
+        runs steps stops them as it would on Ctrl-C (Windows: Ctrl-Break)."""
+        try:
+            if sys.platform == "win32":
+                os.kill(self.process.pid, signal.CTRL_BREAK_EVENT)
+            else:
+                self.process.send_signal(signum)
+        except OSError:
+            pass  # gone already
 
     def close(self) -> None:
         """Close its pipes and release its job (which ends what is left in it). Pipes

@@ -133,6 +133,13 @@ def make_folder(folder: Path) -> None:
             _ignore(made)
 
 
+def ignore_folder(folder: Path) -> None:
+    """Make git ignore `folder` (a folder of wfs's own outside RUNTIME_DIRS, such as
+    the tasks' worktrees), unless it has its `.gitignore` already."""
+    if not os.path.lexists(folder / ".gitignore"):
+        _ignore(folder)
+
+
 def _ignore(folder: Path) -> None:
     """Write the `.gitignore` that makes git ignore the runtime folder `folder`."""
     target = folder / ".gitignore"

@@ -160,6 +160,87 @@ class Live(Plain):
         self.clear()
 
 
+class LiveTasks(Plain):
+    """On a terminal, with --jobs N: each running task's step as a line of its own
+    (task, step, elapsed, last line of output), the lines rewritten in place together;
+    each step that ends, and each task's result, leaves its lines above them."""
+
+    def __init__(self, env: Env, show: Show) -> None:
+        super().__init__(env, show)
+        self.steps: dict[str, dict[str, Any]] = {}  # task -> name, started, last line
+        self.drawn = 0.0
+        self.lines = 0  # status lines on the screen
+
+    def __call__(self, event: str, data: dict[str, Any]) -> None:
+        if event == "start":
+            self.steps[data["task"]] = {
+                "name": data["name"],
+                "started": time.monotonic(),
+                "last": "",
+            }
+            self.draw(force=True)
+        elif event == "output":
+            step = self.steps.get(data.get("task", ""))
+            if step is not None and data["text"].strip():
+                step["last"] = data["text"]
+                self.draw()
+        elif event == "tick":
+            self.draw()
+        elif event in ("fix", "check", "step", "finished"):
+            self.clear()
+            super().__call__(event, data)
+            if event in ("step", "finished"):
+                self.steps.pop(data.get("task", ""), None)
+            self.draw(force=True)
+
+    def status_lines(self, width: int) -> list[str]:
+        now = time.monotonic()
+        lines = []
+        for tid in sorted(self.steps):
+            step = self.steps[tid]
+            line = f"  {tid} ▶ {step['name']} · {elapsed_text(now - step['started'])}"
+            last = printable(step["last"].replace("\t", " ").strip())
+            if last:
+                line += f" · {last}"
+            line = printable(line)
+            lines.append(line if len(line) <= width else line[: max(width - 1, 0)] + "…")
+        if not platform.CLEAR_LINES_UP and lines:  # one line only: all tasks on it
+            joined = " | ".join(line.strip() for line in lines)
+            lines = [joined if len(joined) <= width else joined[: max(width - 1, 0)] + "…"]
+        return lines
+
+    def draw(self, force: bool = False) -> None:
+        now = time.monotonic()
+        if not force and now - self.drawn < REDRAW_SECONDS:
+            return
+        self.drawn = now
+        self.clear()
+        width = platform.terminal_columns(sys.stderr) - 1
+        lines = self.status_lines(width)
+        if not lines:
+            return
+        if platform.CLEAR_LINES_UP:
+            sys.stderr.write("".join(line + "\n" for line in lines))
+        else:
+            sys.stderr.write("\r" + lines[0] + " " * (width - len(lines[0])))
+        sys.stderr.flush()
+        self.lines = len(lines)
+
+    def clear(self) -> None:
+        if not self.lines:
+            return
+        if platform.CLEAR_LINES_UP:
+            sys.stderr.write(platform.CLEAR_LINES_UP.format(count=self.lines))
+        else:
+            width = platform.terminal_columns(sys.stderr) - 1
+            sys.stderr.write("\r" + " " * width + "\r")
+        sys.stderr.flush()
+        self.lines = 0
+
+    def close(self) -> None:
+        self.clear()
+
+
 class Events(Plain):
     """--json: each event as a JSON line on stdout."""
 
@@ -185,12 +266,13 @@ def on_terminal() -> bool:
     return sys.stdout.isatty() and sys.stderr.isatty()
 
 
-def reporter(env: Env, show: Show, live: bool | None = None) -> Plain:
-    """How a run's progress is shown (see the module's docstring)."""
+def reporter(env: Env, show: Show, live: bool | None = None, many: bool = False) -> Plain:
+    """How a run's progress is shown (see the module's docstring); `many`: several
+    tasks run at once, each with its line."""
     if env.json:
         return Events(env, show)
     if on_terminal() if live is None else live:
-        return Live(env, show)
+        return LiveTasks(env, show) if many else Live(env, show)
     return Plain(env, show)
 
 
@@ -309,6 +391,16 @@ def _show_pause(env: Env, result: dict[str, Any]) -> None:
     help="task: consecutive agent steps go to the agent in one brief; step: one brief each.",
 )
 @click.option("--force", is_flag=True, help="Run tasks of a completed or archived session again.")
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    metavar="N",
+    help="With --all: run up to N ready tasks at once, each in a git worktree of its own.",
+)
+@click.option("--in-worktree", is_flag=True, hidden=True)
 @pass_env
 def execute(
     env: Env,
@@ -322,6 +414,8 @@ def execute(
     agent_option: str | None,
     agent_scope: str,
     force: bool,
+    jobs: int,
+    in_worktree: bool,
 ) -> None:
     """Run a task's flow control: the given ID, or the next ready task.
 
@@ -340,16 +434,27 @@ def execute(
     invalid task, an empty answer, a finished session without --force), 3 paused for an
     agent or a person, 130/143 interrupted.
 
+    With --all --jobs N, up to N ready tasks run at once, each in a git worktree of its
+    own on the branch wfs/<session>/<task>, made from the branch checked out; a task
+    starts as soon as its dependencies complete, and its work is committed and merged
+    back into that branch when it completes (a conflict blocks it, naming the paths
+    and the command that merges again once it is resolved).
+
     \b
     Example:
       wfs execute --all
+      wfs execute --all --jobs 4
       wfs execute --resume IMPL-2 --output-file answer.md
     """
 
     if resume_id and task_id:
         raise click.UsageError("give either a task ID or --resume ID, not both")
     answer = _resume_answer(output_text, output_file, skip, resume_id is not None)
-    progress = reporter(env, _show_result)
+    if jobs > 1 and (not run_all or task_id or resume_id or dry_run):
+        raise click.UsageError("--jobs N goes with --all (and no ID, --resume or --dry-run)")
+    if in_worktree and not task_id:
+        raise click.UsageError("--in-worktree goes with a task ID")
+    progress = reporter(env, _show_result, many=jobs > 1)
     runner = session_run.runner(
         env.layout,
         env.current_session(),
@@ -362,16 +467,23 @@ def execute(
         _dry_run(env, runner, task_id or resume_id)
         return
     try:
-        run = session_run.execute(
-            runner,
-            task_id,
-            resume_id,
-            answer,
-            skip,
-            run_all,
-            note=lambda text: env.echo(f"{resume_id}: {text}", err=True),
-            force=force,
-        )
+        if jobs > 1:
+            from wfs.flow import parallel  # deferred: only --jobs N loads the scheduler
+
+            child = _child_command(env, agent_option, agent_scope, force)
+            run = parallel.run_all(runner, jobs, child, force=force)
+        else:
+            run = session_run.execute(
+                runner,
+                task_id,
+                resume_id,
+                answer,
+                skip,
+                run_all,
+                note=lambda text: env.echo(f"{resume_id}: {text}", err=True),
+                force=force,
+                in_worktree=in_worktree,
+            )
     finally:
         progress.close()
     data = run.data
@@ -386,6 +498,25 @@ def execute(
             env.echo("Interrupted: stopped before the next task.")
     if run.exit_code:
         click.get_current_context().exit(run.exit_code)
+
+
+def _child_command(
+    env: Env, agent_option: str | None, agent_scope: str, force: bool
+) -> Callable[[str, bool], list[str]]:
+    """How `--jobs N` starts the run of one task: this wfs, on this session, with the
+    same options, its events as JSON Lines."""
+    root = root_option(env)
+    base = [sys.executable, "-m", "wfs", *(["--root", root] if root else [])]
+    base += ["--session", env.current_session(), "execute"]
+    options = ["--json", "--agent-scope", agent_scope]
+    options += [*(["--agent", agent_option] if agent_option else []), *(["--force"] * force)]
+
+    def command(tid: str, resume: bool) -> list[str]:
+        if resume:
+            return [*base, "--resume", tid, *options]
+        return [*base, tid, "--in-worktree", *options]
+
+    return command
 
 
 def invalid_lines(invalid: list[dict[str, Any]]) -> list[str]:

@@ -166,8 +166,16 @@ def read_summary(runner: Runner, path: Path) -> str | None:
 def session_paths(runner: Runner, tid: str) -> dict[str, str]:
     """Where things are, relative to the project root (the agent's working directory).
     An inline flow has no task file, and may have no session."""
-    relative = runner.layout.relative
+    place = runner.worktree
     paths = {"project": "."}
+    if place is not None:
+        # The task works in its own worktree (its working directory); the session's
+        # files stay in the main worktree, so they are named in full.
+        paths = {"worktree": str(place.path), "branch": place.branch}
+
+    def relative(path: Path) -> str:
+        return runner.layout.relative(path) if place is None else str(path.resolve())
+
     if runner.sid:
         folder = runner.layout.session_dir(runner.sid)
         paths["session"] = relative(folder)

@@ -30,7 +30,7 @@ from wfs.claims import claim_alive, owner_id
 from wfs.edit import editing, refuse_container
 from wfs.errors import WfsError
 from wfs.flow import brief as brief_mod
-from wfs.flow import signals, watch
+from wfs.flow import signals, watch, worktrees
 from wfs.flow import steps as run_steps
 from wfs.flow.answer import Answer, EmptyAnswer, read_answer
 from wfs.flow.brief import as_text
@@ -181,6 +181,14 @@ class Runner:
         self.output_log = store.Appender()  # the running task's output log (wfs.flow.watch)
         self.task_log: watch.TaskLog | None = None
         self.live: watch.StepLog | None = None  # the running step's output, as it comes
+        # With --jobs N: the task's own git worktree, where its steps run (else the
+        # project root), and whose branch is merged back when the task completes.
+        self.worktree: worktrees.Place | None = None
+
+    @property
+    def workdir(self) -> Path:
+        """Where the task's steps and agent work."""
+        return self.worktree.path if self.worktree is not None else self.layout.root
 
     def resume_argv(self, tid: str) -> list[str]:
         return [*self.command_prefix, "execute", "--resume", tid]
@@ -304,7 +312,8 @@ class Runner:
                 notes.append(f"took over the claim of {owner}, which is no longer running")
                 notes.extend(self.stop_orphans(tid, owner))
             self.preflight(task)
-            if self.load_record(tid).get("finished_at"):
+            record = self.load_record(tid)
+            if record.get("finished_at") and "landing" not in record:
                 self.save_record(new_record(tid))  # that run completed: this one starts over
             for key in ("blocked_reason", "paused_reason", "stopped_at"):
                 execution.pop(key, None)
@@ -538,7 +547,7 @@ class Runner:
         before: str | None = previous.get("before_tree")
         reverts: list[dict[str, Any]] = list(previous.get("reverts") or [])
         if before is None and any(c.auto_revert for c in owner.checks):
-            before = git.worktree_tree(self.layout.root, self.leave_out)
+            before = git.worktree_tree(self.workdir, self.leave_out)
         started = time.monotonic()
         self.progress("start", {"task": tid, "step": step.key, "name": _names(group)})
         assert self.task_log is not None
@@ -780,7 +789,7 @@ class Runner:
         result = run_steps.run_command(
             run_steps.classify(text),
             run.values,
-            self.layout.root,
+            self.workdir,
             timeout,
             {"WFS_STEP": token},
             self.live,
@@ -840,7 +849,7 @@ class Runner:
         if before is None:
             return "auto_revert: not a git work tree, so nothing was reverted", False
         try:
-            reverted = git.revert_worktree(self.layout.root, before, self.leave_out)
+            reverted = git.revert_worktree(self.workdir, before, self.leave_out)
         except WfsError as err:
             return f"auto_revert failed ({err.message}); nothing was reverted", False
         if reverted is None:
@@ -892,7 +901,7 @@ class Runner:
         stdin = jsonio.compact(brief).decode() if handoff.form == "json" else as_text(brief)
         token = self.step_token(run.task["id"])
         result = run_steps.run_agent(
-            handoff.command, stdin, self.layout.root, {"WFS_STEP": token}, self.live
+            handoff.command, stdin, self.workdir, {"WFS_STEP": token}, self.live
         )
         if result.exit_code != 0 or result.timed_out:
             error = f"the agent `{handoff.command}` failed: {_failure(result, None)}"
@@ -931,7 +940,7 @@ class Runner:
             began = time.monotonic()
             token = self.step_token(run.task["id"])
             result = run_steps.run_command(
-                command, run.values, self.layout.root, timeout, {"WFS_STEP": token}, self.live
+                command, run.values, self.workdir, timeout, {"WFS_STEP": token}, self.live
             )
             entry: dict[str, Any] = {
                 "part": index,
@@ -1190,14 +1199,22 @@ def run_task(runner: Runner, task: Task, resume: dict[str, Any] | None = None) -
     tid = task["id"]
     record = runner.load_record(tid)
     if "files_before" not in record:  # kept across stops, so a resumed run sees it all
-        record["files_before"] = file_states(runner.layout.root)
+        record["files_before"] = file_states(runner.workdir)
         runner.save_record(record)
     result, release = run_until_stop(runner, task, resume)
     if release is not None:
         runner.finish(tid, *release)
         return result
-    after = file_states(runner.layout.root)
-    changed = files_changed(runner.load_record(tid)["files_before"], after)
+    record = runner.load_record(tid)
+    landing = record.get("landing")
+    if isinstance(landing, dict):  # the steps were done before; merging is what was left
+        changed = [str(p) for p in landing.get("changed", [])]
+    else:
+        changed = files_changed(record["files_before"], file_states(runner.workdir))
+    if runner.worktree is not None:
+        stopped = land(runner, task, record, changed)
+        if stopped is not None:
+            return stopped
     summary = runner.write_summary(task, result, changed)
     runner.finish(tid, "completed")
     return {
@@ -1209,6 +1226,44 @@ def run_task(runner: Runner, task: Task, resume: dict[str, Any] | None = None) -
             for s in result["steps"]
         ],
     }
+
+
+def land(
+    runner: Runner, task: Task, record: dict[str, Any], changed: list[str]
+) -> dict[str, Any] | None:
+    """Commit the task's work on its branch and merge it into the session's branch;
+    None when merged, else the outcome of the blocked task (its work stays on its
+    branch, and `--resume` merges again)."""
+    place = runner.worktree
+    assert place is not None
+    tid = task["id"]
+    record["landing"] = {"changed": changed}
+    runner.save_record(record)
+    title = task.get("title")
+    try:
+        landing = worktrees.land(
+            runner.layout, place, runner.sid, tid, title if isinstance(title, str) else ""
+        )
+    except WfsError as err:
+        landing = worktrees.Landing([], err.message)
+    if landing.merged:
+        del record["landing"]
+        runner.save_record(record)
+        return None
+    resume_argv = runner.resume_argv(tid)
+    reason = worktrees.blocked_reason(place, tid, landing, platform.shell_join(resume_argv))
+    runner.finish(tid, "blocked", reason)
+    outcome: dict[str, Any] = {
+        "task": tid,
+        "status": "blocked",
+        "reason": reason,
+        "resume": resume_argv,
+        "branch": place.branch,
+        "worktree": str(place.path),
+    }
+    if landing.conflicts:
+        outcome["conflicts"] = landing.conflicts
+    return outcome
 
 
 def _shown_try(entry: dict[str, Any]) -> dict[str, Any]:

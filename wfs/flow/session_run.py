@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 
 from wfs import platform
 from wfs.errors import WfsError
-from wfs.flow import engine, signals
+from wfs.flow import engine, signals, worktrees
 from wfs.flow.engine import Runner
 from wfs.flow.routing import agent_routes
 from wfs.index import answers, load_skeletons
@@ -64,6 +64,7 @@ def execute(
     run_all: bool = False,
     note: Callable[[str], None] = lambda _: None,
     force: bool = False,
+    in_worktree: bool = False,
 ) -> Execution:
     """`wfs execute`: run task_id, continue resume_id (with `answer` or `skip`), or run
     the next ready task; with `run_all`, go on until nothing is ready.
@@ -75,6 +76,9 @@ def execute(
     A completed or archived session runs again only with `force` (else exit 2).
     When nothing ran because every task that would be ready cannot run as written, the
     result names them (`invalid`: file and reasons) and the exit code is 1.
+    With `in_worktree` (what `--jobs N` asks of each task it starts), task_id runs in a
+    git worktree of its own and its work is merged back when it completes; a task that
+    ran in one resumes there.
     """
     if not force:
         refuse_finished(runner.layout, runner.sid)
@@ -86,13 +90,19 @@ def execute(
 
     with signals.handled(), platform.steady_environment():
         if resume_id:
+            place = worktrees.from_record(runner.load_record(resume_id).get("worktree"))
             task, notes = runner.reclaim(resume_id)
             for text in notes:
                 note(text)
+            if place is not None:
+                enter(runner, place)
             ended(engine.run_task(runner, task, {"skip": skip, "output": answer}))
         elif task_id:
+            base = worktrees.session_branch(runner.layout) if in_worktree else None
             claimed = runner.claim(task_id)
             assert claimed is not None
+            if base is not None:
+                set_up_worktree(runner, claimed["id"], base)
             ended(engine.run_task(runner, claimed))
         passed: set[str] = set()  # refused before they started: `--all` goes on past them
         while (
@@ -114,6 +124,11 @@ def execute(
             if not run_all:
                 break
         signum = signals.pending()
+    return conclude(runner, results, signum)
+
+
+def conclude(runner: Any, results: list[dict[str, Any]], signum: int | None) -> Execution:
+    """The result of a run from the results of its tasks, and its exit code."""
     statuses = [r["status"] for r in results]
     interrupted = [r for r in results if r["status"] == "interrupted"]
     if interrupted:
@@ -140,6 +155,29 @@ def execute(
                 data.update(status="invalid", invalid=invalid)
                 code = 1
     return Execution(data, code, signum, bool(interrupted))
+
+
+def set_up_worktree(runner: Any, tid: str, base: str) -> None:
+    """Give the claimed task `tid` its worktree, made from the session's branch `base`;
+    a task whose worktree cannot be made is blocked, saying why."""
+    try:
+        place = worktrees.prepare(runner.layout, runner.sid, tid, base)
+    except WfsError as err:
+        runner.finish(tid, "blocked", f"cannot make the task's worktree: {err.message}")
+        raise
+    record = runner.load_record(tid)
+    record["worktree"] = place.as_record()
+    runner.save_record(record)
+    runner.worktree = place
+
+
+def enter(runner: Any, place: worktrees.Place) -> None:
+    """Resume a task in the worktree it ran in (made again from its branch if gone)."""
+    try:
+        worktrees.restore(runner.layout, place)
+    except WfsError as err:
+        raise WfsError(f"cannot restore the task's worktree {place.path}: {err.message}") from None
+    runner.worktree = place
 
 
 def refuse_finished(layout: Layout, sid: str) -> None:
