@@ -133,7 +133,11 @@ def run_all(
         result = child.result
         if result is None:  # it stopped before it could say how the task went
             why = child.errors[-1] if child.errors else f"exit code {code}"
-            result = {"task": child.tid, "status": "not run", "reason": why.removeprefix("Error: ")}
+            result = {
+                "task": child.tid,
+                "status": "not run",
+                "reason": why.removeprefix("wfs: error: "),
+            }
         results.append(result)
         progress("finished", result)
         if result["status"] == "completed":

@@ -1,0 +1,315 @@
+"""`wfs execute --all --jobs N`: tasks at once, each in a git worktree, merged back.
+
+Real git, real processes, a fake agent on PATH. Nothing here asserts on time: that
+two tasks ran at once is shown by tasks that can only finish together (each waits for a
+file the other writes), with a timeout on the run as a guard.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Run, needs_bash, read_json, result_line, wfs
+from git_helpers import commit_all, git, git_env
+
+pytestmark = [needs_bash, pytest.mark.skipif(os.name == "nt", reason="POSIX signals")]
+
+__all__ = ["git_env"]  # the fixture, used by name
+
+
+def step(command: str, n: int = 1) -> dict[str, Any]:
+    return {
+        "step": n,
+        "title": f"work {n}",
+        "description": "do it",
+        "modification_points": [],
+        "logic_flow": [],
+        "depends_on": [],
+        "output": f"out{n}",
+        "command": command,
+    }
+
+
+def task(tid: str, command: str, deps: list[str] | None = None) -> dict[str, Any]:
+    return {
+        "id": tid,
+        "title": f"task {tid}",
+        "depends_on": deps or [],
+        "flow_control": {"pre_analysis": [], "implementation_approach": [step(command)]},
+    }
+
+
+def planned(root: Path, tasks: list[dict[str, Any]]) -> str:
+    """A git repository with wfs set up and the plan committed on `main`."""
+    git(root, "init", "-q", "-b", "main")
+    (root / "README.md").write_text("project\n")
+    assert wfs("init").code == 0
+    run = wfs("plan", "Parallel", "--from", "-", input=json.dumps(tasks))
+    assert run.code == 0, run.err
+    commit_all(root, "plan")
+    return run.out.strip()
+
+
+def run_wfs(root: Path, *args: str, timeout: float = 180) -> Run:
+    proc = subprocess.run(
+        [sys.executable, "-m", "wfs", *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    return Run(proc.returncode, proc.stdout, proc.stderr)
+
+
+def status_of(root: Path, sid: str, tid: str) -> str:
+    return str(read_json(root / ".workflow" / sid / ".task" / f"{tid}.json")["status"])
+
+
+def merges(root: Path) -> list[str]:
+    return git(root, "log", "--merges", "--format=%s").stdout.split("\n")[:-1]
+
+
+def worktrees(root: Path) -> list[str]:
+    out = git(root, "worktree", "list", "--porcelain").stdout
+    return [line for line in out.splitlines() if line.startswith("worktree ")]
+
+
+def test_a_diamond_runs_its_two_middle_tasks_at_once_and_merges_each_once(
+    project: Path, git_env: Path, tmp_path: Path
+) -> None:
+    meet = tmp_path / "meet"
+    meet.mkdir()
+    both = "touch {meet}/{me}; while [ ! -f {meet}/{other} ]; do sleep 0.05; done; echo {me} > {me}.txt"
+    sid = planned(
+        project,
+        [
+            task("IMPL-1", "bash(echo base > base.txt)"),
+            task("IMPL-2", f"bash({both.format(meet=meet, me='b', other='c')})", ["IMPL-1"]),
+            task("IMPL-3", f"bash({both.format(meet=meet, me='c', other='b')})", ["IMPL-1"]),
+            task("IMPL-4", "bash(cat base.txt b.txt c.txt > all.txt)", ["IMPL-2", "IMPL-3"]),
+        ],
+    )
+    run = run_wfs(project, "execute", "--all", "--jobs", "2")
+    assert run.code == 0, run.err
+    assert (project / "all.txt").read_text() == "base\nb\nc\n"
+    assert [status_of(project, sid, f"IMPL-{n}") for n in range(1, 5)] == ["completed"] * 4
+    expected = [f"Merge IMPL-{n} of wfs session {sid} (wfs/{sid}/IMPL-{n})" for n in range(1, 5)]
+    assert sorted(merges(project)) == expected  # each task's work merged exactly once
+    subjects = git(project, "log", "--no-merges", "--format=%s", "main").stdout.split("\n")
+    assert sorted(s for s in subjects if s.startswith("IMPL-")) == [
+        f"IMPL-{n}: task IMPL-{n}" for n in range(1, 5)
+    ]
+    assert len(worktrees(project)) == 1  # each task's worktree removed after its merge
+    assert git(project, "branch", "--list", "wfs/*").stdout == ""  # merged branches deleted
+    assert git(project, "status", "--porcelain", "--", ".", ":!.workflow").stdout == ""
+    for line in run.out.splitlines():
+        assert line.startswith(("IMPL-1: completed", "IMPL-2: completed", "IMPL-3: completed",
+                                "IMPL-4: completed"))  # fmt: skip
+
+
+def test_json_gives_each_event_with_its_task_and_the_result_last(
+    project: Path, git_env: Path
+) -> None:
+    sid = planned(
+        project,
+        [task("IMPL-1", "bash(echo one > one.txt)"), task("IMPL-2", "bash(echo two > two.txt)")],
+    )
+    run = run_wfs(project, "--json", "execute", "--all", "--jobs", "2")
+    assert run.code == 0, run.err
+    lines = [json.loads(line) for line in run.out.splitlines()]
+    events = lines[:-1]
+    assert {e["event"] for e in events} == {"step_started", "step_finished", "task_finished"}
+    assert all(e["task"] in ("IMPL-1", "IMPL-2") for e in events)
+    for tid in ("IMPL-1", "IMPL-2"):
+        mine = [e["event"] for e in events if e["task"] == tid]
+        assert mine == ["step_started", "step_finished", "task_finished"]
+    result = lines[-1]
+    assert result["session"] == sid and result["status"] == "completed"
+    assert sorted(t["task"] for t in result["tasks"]) == ["IMPL-1", "IMPL-2"]
+
+
+def test_a_code_conflict_blocks_the_second_task_until_it_is_resolved(
+    project: Path, git_env: Path
+) -> None:
+    sid = planned(
+        project,
+        [
+            task("IMPL-1", "bash(echo one > same.txt)"),
+            task("IMPL-2", "bash(echo two > same.txt)"),
+            task("IMPL-3", "bash(cat same.txt > after.txt)", ["IMPL-1", "IMPL-2"]),
+        ],
+    )
+    run = run_wfs(project, "--json", "execute", "--all", "--jobs", "2")
+    assert run.code == 1, run.err
+    results = {t["task"]: t for t in result_line(run.out)["tasks"]}
+    assert sorted(results) == ["IMPL-1", "IMPL-2"]  # IMPL-3 waits on the blocked one
+    (blocked,) = [r for r in results.values() if r["status"] == "blocked"]
+    (merged,) = [r for r in results.values() if r["status"] == "completed"]
+    tid = blocked["task"]
+    branch = f"wfs/{sid}/{tid}"
+    assert blocked["conflicts"] == ["same.txt"]
+    assert blocked["branch"] == branch
+    resume = f"wfs --session {sid} execute --resume {tid}"
+    assert blocked["resume"] == resume.split()
+    assert blocked["reason"] == (
+        f"merge conflict: {branch} conflicts with main in same.txt; resolve it on {branch} "
+        f"in {blocked['worktree']} (`git merge main`, fix, commit), then `{resume}` merges "
+        "it again"
+    )
+    assert status_of(project, sid, tid) == "blocked"
+    # Nothing of the blocked task reached main, and main is not left mid-merge.
+    kept = "one\n" if merged["task"] == "IMPL-1" else "two\n"
+    assert (project / "same.txt").read_text() == kept
+    assert merges(project) == [
+        f"Merge {merged['task']} of wfs session {sid} (wfs/{sid}/{merged['task']})"
+    ]
+    assert not (project / ".git" / "MERGE_HEAD").exists()
+
+    # The user resolves it on the task's branch, in its worktree, and continues.
+    place = Path(blocked["worktree"])
+    assert git(place, "merge", "main", check=False).returncode != 0
+    (place / "same.txt").write_text("one and two\n")
+    commit_all(place, "resolve same.txt")
+    again = run_wfs(project, "--session", sid, "execute", "--resume", tid)
+    assert again.code == 0, again.err
+    assert again.out == f"{tid}: completed → .workflow/{sid}/.summaries/{tid}-summary.md\n"
+    assert (project / "same.txt").read_text() == "one and two\n"
+    assert sorted(m for m in merges(project) if m.startswith("Merge IMPL-")) == [
+        f"Merge IMPL-{n} of wfs session {sid} (wfs/{sid}/IMPL-{n})" for n in (1, 2)
+    ]
+    rest = run_wfs(project, "execute", "--all", "--jobs", "2")
+    assert rest.code == 0, rest.err
+    assert (project / "after.txt").read_text() == "one and two\n"
+    assert [status_of(project, sid, f"IMPL-{n}") for n in range(1, 4)] == ["completed"] * 3
+
+
+def wait_for(paths: list[Path], proc: subprocess.Popen[str], limit: float = 120) -> None:
+    """Until every path exists (a guard against a hang, not a measure of speed)."""
+    deadline = time.monotonic() + limit
+    while not all(p.exists() for p in paths):
+        if proc.poll() is not None:
+            raise AssertionError(f"wfs ended early: {proc.communicate()}")
+        if time.monotonic() > deadline:
+            raise AssertionError("the tasks never started")
+        time.sleep(0.05)
+
+
+def test_ctrl_c_leaves_every_running_task_resumable(
+    project: Path, git_env: Path, tmp_path: Path
+) -> None:
+    flags = tmp_path / "flags"
+    flags.mkdir()
+    waits = "touch {flags}/{me}.started; while [ ! -f {flags}/go ]; do sleep 0.05; done; echo {me} > {me}.txt"
+    sid = planned(
+        project,
+        [
+            task("IMPL-1", f"bash({waits.format(flags=flags, me='one')})"),
+            task("IMPL-2", f"bash({waits.format(flags=flags, me='two')})"),
+            task("IMPL-3", "bash(cat one.txt two.txt > both.txt)", ["IMPL-1", "IMPL-2"]),
+        ],
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "wfs", "execute", "--all", "--jobs", "2"],
+        cwd=project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    wait_for([flags / "one.started", flags / "two.started"], proc)
+    os.killpg(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, (out, err)
+    for tid in ("IMPL-1", "IMPL-2"):
+        assert status_of(project, sid, tid) == "active"  # paused, not claimed
+        data = read_json(project / ".workflow" / sid / ".task" / f"{tid}.json")
+        assert data["execution"]["paused_reason"] == "interrupted (SIGINT)"
+        assert "claimed_by" not in data["execution"]
+        assert (
+            f"{tid}: interrupted by SIGINT at implementation_approach/1; the task is paused." in out
+        )
+    assert status_of(project, sid, "IMPL-3") == "pending"
+    assert merges(project) == []
+
+    (flags / "go").touch()
+    one = run_wfs(project, "--session", sid, "execute", "--resume", "IMPL-1")
+    assert one.code == 0, one.err
+    rest = run_wfs(project, "execute", "--all", "--jobs", "2")
+    assert rest.code == 0, rest.err
+    assert rest.out.splitlines()[0] == (
+        f"IMPL-2: completed → .workflow/{sid}/.summaries/IMPL-2-summary.md"
+    )
+    assert (project / "both.txt").read_text() == "one\ntwo\n"
+    assert sorted(merges(project)) == [
+        f"Merge IMPL-{n} of wfs session {sid} (wfs/{sid}/IMPL-{n})" for n in range(1, 4)
+    ]
+    assert len(worktrees(project)) == 1
+
+
+AGENT = """#!/bin/sh
+# A fake agent: keeps the brief it got, works in its working directory, answers.
+cat > "$BRIEFS/$(basename "$PWD").md"
+echo "made by the agent" > agent.txt
+echo "done"
+"""
+
+
+def test_an_agent_step_works_in_the_task_worktree_which_its_brief_names(
+    project: Path, git_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    briefs = tmp_path / "briefs"
+    briefs.mkdir()
+    monkeypatch.setenv("BRIEFS", str(briefs))
+    agent = git_env / "fake-agent"
+    agent.write_text(AGENT)
+    agent.chmod(0o755)
+    agent_step = {k: v for k, v in step("").items() if k != "command"}
+    sid = planned(
+        project,
+        [
+            {
+                "id": "IMPL-1",
+                "title": "task IMPL-1",
+                "flow_control": {"pre_analysis": [], "implementation_approach": [agent_step]},
+            },
+            task("IMPL-2", "bash(echo two > two.txt)"),
+        ],
+    )
+    run = run_wfs(project, "execute", "--all", "--jobs", "2", "--agent", "fake-agent")
+    assert run.code == 0, run.err
+    assert (project / "agent.txt").read_text() == "made by the agent\n"
+    assert (project / "two.txt").read_text() == "two\n"
+    brief = (briefs / "IMPL-1.md").read_text()
+    place = (project / ".workflow" / ".worktrees" / sid / "IMPL-1").resolve()
+    assert f"- worktree: {place}\n" in brief
+    assert f"- branch: wfs/{sid}/IMPL-1\n" in brief
+    assert status_of(project, sid, "IMPL-1") == "completed"
+
+
+def test_jobs_goes_with_all(project: Path, git_env: Path) -> None:
+    planned(project, [task("IMPL-1", "bash(true)")])
+    run = wfs("execute", "--jobs", "2")
+    assert run.code == 2
+    assert "--jobs N goes with --all (and no ID, --resume or --dry-run)" in run.err
+
+
+def test_jobs_needs_a_branch_with_a_commit(project: Path, git_env: Path) -> None:
+    git(project, "init", "-q", "-b", "main")
+    assert wfs("init").code == 0
+    assert (
+        wfs("plan", "P", "--from", "-", input=json.dumps([task("IMPL-1", "bash(true)")])).code == 0
+    )
+    run = run_wfs(project, "execute", "--all", "--jobs", "2")
+    assert run.code == 2
+    assert run.err == (
+        "wfs: error: --jobs N needs a branch with a commit checked out (each task's branch is "
+        "made from it); check one out, or use --jobs 1\n"
+    )
