@@ -356,7 +356,9 @@ def revert_worktree(root: Path, before: str, leave_out: str) -> Reverted | None:
 def current_branch(root: Path) -> str | None:
     """The branch checked out at `root` (None: a detached HEAD, or no repository)."""
     result = run(root, "symbolic-ref", "--quiet", "--short", "HEAD")
-    return result.out.decode().strip() or None if result.code == 0 else None
+    if result.code != 0:
+        return None
+    return result.out.decode().strip() or None
 
 
 def add_worktree(root: Path, path: Path, branch: str, start: str) -> None:
@@ -412,8 +414,14 @@ def merge_branch(root: Path, branch: str, message: str) -> Merged:
     if conflicts:
         run(root, "merge", "--abort")
         return Merged(conflicts, None)
-    lines = [line for line in (result.err or result.out.decode()).splitlines() if line.strip()]
-    return Merged([], lines[0].removeprefix("error: ").removeprefix("fatal: ") if lines else "")
+    # git's reason, with the paths it names on the lines after it, without its advice
+    said = (result.err or result.out.decode()).splitlines()
+    lines = [
+        line.strip().removeprefix("error: ").removeprefix("fatal: ")
+        for line in said
+        if line.strip() and not line.startswith(("hint:", "Please ", "Aborting"))
+    ]
+    return Merged([], " ".join(lines) or f"exit code {result.code}")
 
 
 def delete_branch(root: Path, branch: str) -> None:
