@@ -313,3 +313,27 @@ def test_jobs_needs_a_branch_with_a_commit(project: Path, git_env: Path) -> None
         "wfs: error: --jobs N needs a branch with a commit checked out (each task's branch is "
         "made from it); check one out, or use --jobs 1\n"
     )
+
+
+def test_a_merge_that_would_overwrite_an_uncommitted_change_blocks_the_task(
+    project: Path, git_env: Path
+) -> None:
+    sid = planned(project, [task("IMPL-1", "bash(echo task > notes.txt)")])
+    (project / "notes.txt").write_text("mine\n")
+    git(project, "add", "notes.txt")
+    commit_all(project, "notes")
+    git(project, "rm", "-q", "--cached", "notes.txt")  # staged: git merges nothing now
+    run = run_wfs(project, "--json", "execute", "--all", "--jobs", "2")
+    assert run.code == 1, run.err
+    (blocked,) = result_line(run.out)["tasks"]
+    assert blocked["status"] == "blocked"
+    assert "conflicts" not in blocked
+    assert blocked["reason"].startswith(f"cannot merge wfs/{sid}/IMPL-1 into main: ")
+    assert blocked["reason"].endswith(
+        f"; fix that, then `wfs --session {sid} execute --resume IMPL-1` merges it again"
+    )
+    assert (project / "notes.txt").read_text() == "mine\n"  # nothing of the task merged
+    git(project, "reset", "-q")  # the user puts the index back
+    again = run_wfs(project, "--session", sid, "execute", "--resume", "IMPL-1")
+    assert again.code == 0, again.err
+    assert (project / "notes.txt").read_text() == "task\n"
