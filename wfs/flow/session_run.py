@@ -90,7 +90,7 @@ def execute(
 
     with signals.handled(), platform.steady_environment():
         if resume_id:
-            place = worktrees.from_record(runner.load_record(resume_id).get("worktree"))
+            place = ran_in(runner, resume_id)
             task, notes = runner.reclaim(resume_id)
             for text in notes:
                 note(text)
@@ -169,6 +169,15 @@ def set_up_worktree(runner: Any, tid: str, base: str) -> None:
     record["worktree"] = place.as_record()
     runner.save_record(record)
     runner.worktree = place
+
+
+def ran_in(runner: Any, tid: str) -> worktrees.Place | None:
+    """The worktree the task's run record says it ran in, if any (what cannot be read
+    is left for `reclaim` to say)."""
+    try:
+        return worktrees.from_record(runner.load_record(tid).get("worktree"))
+    except WfsError:
+        return None
 
 
 def enter(runner: Any, place: worktrees.Place) -> None:
