@@ -10,7 +10,13 @@ Plans of sleep steps with known durations and a known critical path run with
 
 It also measures what wfs adds per task (worktree, branch, commit, merge, the task's
 own wfs process) against the same task run in place: a plan of K no-op tasks run with
---jobs 1 in place and with --jobs 2 in worktrees, one at a time (a chain).
+--jobs 1 in place and with --jobs 2 in worktrees, one at a time (a chain). Besides the
+wall clock, which a busy machine inflates, it counts what does not depend on the load:
+the git processes per task, and the CPU time per task (of wfs, git and the steps).
+
+wfs runs with its bytecode cached (in a scratch folder), as an installed wfs does: a
+process that compiles wfs's sources at each start (PYTHONDONTWRITEBYTECODE) pays about
+90 ms more for each task's own process.
 
     . .venv/bin/activate
     python benchmarks/parallel.py                    # 40 tasks of 1-3 s; about 4 min
@@ -132,18 +138,49 @@ def project(folder: Path, tasks: list[dict[str, Any]], env: dict[str, str]) -> P
     return root
 
 
+def children_cpu() -> float:
+    """CPU seconds (user and system) of the ended child processes of this one."""
+    try:
+        import resource
+    except ImportError:  # Windows: not counted
+        return 0.0
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
 def timed_run(root: Path, jobs: int, env: dict[str, str]) -> float:
+    return measured_run(root, jobs, env)[0]
+
+
+def measured_run(root: Path, jobs: int, env: dict[str, str]) -> tuple[float, float, int]:
+    """The run's wall clock and CPU seconds, and how many git processes it started."""
     argv = [sys.executable, "-m", "wfs", "execute", "--all", "--jobs", str(jobs)]
+    trace = root.parent / "git-trace.json"
+    env = {**env, "GIT_TRACE2_EVENT": str(trace)}
+    cpu = children_cpu()
     began = time.monotonic()
     proc = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True)
     took = time.monotonic() - began
+    cpu = children_cpu() - cpu
     if proc.returncode != 0:
         raise SystemExit(f"--jobs {jobs} failed ({proc.returncode}):\n{proc.stdout}{proc.stderr}")
-    return took
+    gits = 0
+    if trace.exists():
+        for line in trace.read_text().splitlines():
+            event = json.loads(line)
+            if event.get("event") == "start" and "/" not in event.get("sid", ""):
+                gits += 1  # a git process that wfs started (not one git started)
+        trace.unlink()
+    return took, cpu, gits
 
 
-def environment() -> dict[str, str]:
+def environment(scratch: Path) -> dict[str, str]:
     env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = str(scratch / "bytecode")
+    subprocess.run(  # compiled once, before anything is timed
+        [sys.executable, "-m", "compileall", "-q", str(HERE.parent / "wfs")], env=env, check=True
+    )
     for role in ("AUTHOR", "COMMITTER"):
         env.setdefault(f"GIT_{role}_NAME", "bench")
         env.setdefault(f"GIT_{role}_EMAIL", "bench@example.com")
@@ -159,12 +196,12 @@ def main() -> None:
     parser.add_argument("--overhead-tasks", type=int, default=8)
     parser.add_argument("--out", type=Path, default=HERE / "PARALLEL.md")
     args = parser.parse_args()
-    env = environment()
     graph, cost = random_plan(args.tasks, args.seed, args.scale)
     tasks = [task_json(tid, graph[tid], cost[tid]) for tid in graph]
     total, path = sum(cost.values()), critical_path(graph, cost)
     rows = []
     with tempfile.TemporaryDirectory(prefix="wfs-parallel-") as scratch:
+        env = environment(Path(scratch))
         for jobs in args.jobs:
             root = project(Path(scratch) / f"jobs{jobs}", tasks, env)
             makespan = timed_run(root, jobs, env)
@@ -177,10 +214,14 @@ def main() -> None:
         chain = [
             task_json(f"IMPL-{n}", [f"IMPL-{n - 1}"] if n > 1 else [], 0) for n in range(1, k + 1)
         ]
-        in_place = timed_run(project(Path(scratch) / "in-place", chain, env), 1, env)
-        in_trees = timed_run(project(Path(scratch) / "worktrees", chain, env), 2, env)
-    per_place, per_tree = in_place / k * 1000, in_trees / k * 1000
+        in_place = measured_run(project(Path(scratch) / "in-place", chain, env), 1, env)
+        in_trees = measured_run(project(Path(scratch) / "worktrees", chain, env), 2, env)
+    per_place, per_tree = in_place[0] / k * 1000, in_trees[0] / k * 1000
+    cpu_place, cpu_tree = in_place[1] / k * 1000, in_trees[1] / k * 1000
+    git_place, git_tree = in_place[2] / k, in_trees[2] / k
     print(f"per task: {per_place:.0f} ms in place, {per_tree:.0f} ms in a worktree")
+    print(f"CPU per task: {cpu_place:.0f} ms in place, {cpu_tree:.0f} ms in a worktree")
+    print(f"git processes per task: {git_place:.1f} in place, {git_tree:.1f} in a worktree")
     lines = [
         "# `wfs execute --all --jobs N`: makespan",
         "",
@@ -206,7 +247,10 @@ def main() -> None:
         f"What wfs adds per task: a chain of {k} no-op tasks takes {per_place:.0f} ms a task "
         f"run in place (`--jobs 1`) and {per_tree:.0f} ms a task in worktrees (`--jobs 2`: "
         f"the task's own wfs process, worktree, branch, commit, merge, removal), so "
-        f"{per_tree - per_place:.0f} ms more per task.",
+        f"{per_tree - per_place:.0f} ms more per task. What the load does not change: "
+        f"CPU time {cpu_place:.0f} ms a task in place, {cpu_tree:.0f} ms in worktrees "
+        f"(wfs, git and the steps together); git processes {git_place:.1f} a task in place, "
+        f"{git_tree:.1f} in worktrees.",
         "",
         "Goal (issue 30): with 8 jobs, makespan <= 1.1 x the lower bound and <= 0.8 x the "
         "wave schedule.",

@@ -20,6 +20,10 @@ import pytest
 from conftest import Run, needs_bash, read_json, result_line, wfs
 from git_helpers import commit_all, git, git_env
 
+from wfs.flow import parallel, session_run
+from wfs.flow.schedule import Plan
+from wfs.layout import Layout
+
 pytestmark = [needs_bash, pytest.mark.skipif(os.name == "nt", reason="POSIX signals")]
 
 __all__ = ["git_env"]  # the fixture, used by name
@@ -337,3 +341,59 @@ def test_a_merge_that_would_overwrite_an_uncommitted_change_blocks_the_task(
     again = run_wfs(project, "--session", sid, "execute", "--resume", "IMPL-1")
     assert again.code == 0, again.err
     assert (project / "notes.txt").read_text() == "task\n"
+
+
+def test_a_process_started_ahead_runs_the_task_it_reads_or_nothing(
+    project: Path, git_env: Path
+) -> None:
+    sid = planned(project, [task("IMPL-1", "bash(echo one > one.txt)")])
+    argv = [sys.executable, "-m", "wfs", "--session", sid, "execute", "--task-from-stdin"]
+
+    def ahead(stdin: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [*argv, "--json"], cwd=project, input=stdin, capture_output=True, text=True
+        )
+
+    none = ahead("")  # no task came (a spare --jobs N did not need): nothing done
+    assert (none.returncode, none.stdout, none.stderr) == (0, "", "")
+    bad = ahead("IMPL-1\n")
+    assert bad.returncode == 2 and bad.stdout == ""
+    assert bad.stderr.splitlines()[-1] == (
+        'Error: --task-from-stdin: expected {"task", "resume", "base"} on stdin'
+    )
+    run = ahead(json.dumps({"task": "IMPL-1", "resume": False, "base": "main"}) + "\n")
+    assert run.returncode == 0, run.stderr
+    lines = [json.loads(line) for line in run.stdout.splitlines()]
+    assert [e.get("event") for e in lines] == [
+        "step_started",
+        "step_finished",
+        "task_finished",
+        None,
+    ]
+    assert status_of(project, sid, "IMPL-1") == "completed"
+    assert merges(project) == [f"Merge IMPL-1 of wfs session {sid} (wfs/{sid}/IMPL-1)"]
+    assert (project / "one.txt").read_text() == "one\n"
+    assert len(worktrees(project)) == 1 and git(project, "branch", "--list", "wfs/*").stdout == ""
+
+
+def test_the_time_a_task_took_before_orders_what_starts_first(project: Path, git_env: Path) -> None:
+    sid = planned(
+        project,
+        [
+            task("IMPL-1", "bash(sleep 0.3)"),
+            task("IMPL-2", "bash(true)"),
+            task("IMPL-3", "bash(true)"),
+        ],
+    )
+    layout = Layout(project)
+    runner = session_run.runner(layout, sid)
+    assert parallel.known_costs(runner, ["IMPL-1", "IMPL-2", "IMPL-3"]) is None  # none ran
+    for tid in ("IMPL-1", "IMPL-2"):
+        assert run_wfs(project, "execute", tid).code == 0
+    costs = parallel.known_costs(runner, ["IMPL-1", "IMPL-2", "IMPL-3"])
+    assert costs is not None
+    assert costs["IMPL-1"] >= 0.3 > costs["IMPL-2"]
+    assert costs["IMPL-3"] == (costs["IMPL-1"] + costs["IMPL-2"]) / 2  # never ran: the mean
+    graph = {"IMPL-1": [], "IMPL-2": [], "IMPL-3": []}
+    plan = Plan(graph, [], graph, costs)
+    assert plan.ready() == ["IMPL-1", "IMPL-3", "IMPL-2"]

@@ -368,8 +368,8 @@ def add_worktree(root: Path, path: Path, branch: str, start: str) -> None:
 
 def remove_worktree(root: Path, path: Path) -> None:
     """Remove the worktree at `path` (whatever it holds) and git's record of it."""
-    run(root, "worktree", "remove", "--force", str(path))
-    run(root, "worktree", "prune")
+    if run(root, "worktree", "remove", "--force", str(path)).code != 0:
+        run(root, "worktree", "prune")  # its folder is gone: forget it
 
 
 def is_worktree_of(root: Path, path: Path) -> bool:
@@ -385,14 +385,14 @@ def is_worktree_of(root: Path, path: Path) -> bool:
     return path.resolve() in listed
 
 
-def commit_all(root: Path, message: str) -> str | None:
+def commit_all(root: Path, message: str) -> bool:
     """Commit everything changed or new in the worktree at `root` (what .gitignore
-    leaves out stays out); the new commit, or None when nothing changed."""
+    leaves out stays out); False when nothing changed (no commit)."""
     check(root, "add", "--all")
     if run(root, "diff", "--cached", "--quiet").code == 0:
-        return None
+        return False
     check(root, "commit", "--quiet", "--no-verify", "-m", message)
-    return check(root, "rev-parse", "HEAD").decode().strip()
+    return True
 
 
 class Merged(NamedTuple):

@@ -401,6 +401,7 @@ def _show_pause(env: Env, result: dict[str, Any]) -> None:
     help="With --all: run up to N ready tasks at once, each in a git worktree of its own.",
 )
 @click.option("--in-worktree", is_flag=True, hidden=True)
+@click.option("--task-from-stdin", is_flag=True, hidden=True)
 @pass_env
 def execute(
     env: Env,
@@ -416,6 +417,7 @@ def execute(
     force: bool,
     jobs: int,
     in_worktree: bool,
+    task_from_stdin: bool,
 ) -> None:
     """Run a task's flow control: the given ID, or the next ready task.
 
@@ -447,6 +449,16 @@ def execute(
       wfs execute --resume IMPL-2 --output-file answer.md
     """
 
+    base = None
+    if task_from_stdin:  # a process --jobs N started ahead: its task comes when ready
+        if task_id or resume_id or in_worktree or run_all or jobs > 1:
+            raise click.UsageError("--task-from-stdin goes with no ID and no other mode")
+        session_run.warm_up()
+        order = _order_from_stdin()
+        if order is None:
+            return  # no task came: nothing to do
+        tid, resume, base = order
+        task_id, resume_id, in_worktree = (None, tid, False) if resume else (tid, None, True)
     if resume_id and task_id:
         raise click.UsageError("give either a task ID or --resume ID, not both")
     answer = _resume_answer(output_text, output_file, skip, resume_id is not None)
@@ -483,6 +495,7 @@ def execute(
                 note=lambda text: env.echo(f"{resume_id}: {text}", err=True),
                 force=force,
                 in_worktree=in_worktree,
+                base=base,
             )
     finally:
         progress.close()
@@ -502,21 +515,37 @@ def execute(
 
 def _child_command(
     env: Env, agent_option: str | None, agent_scope: str, force: bool
-) -> Callable[[str, bool], list[str]]:
-    """How `--jobs N` starts the run of one task: this wfs, on this session, with the
-    same options, its events as JSON Lines."""
+) -> Callable[[], list[str]]:
+    """How `--jobs N` starts a process for the run of one task: this wfs, on this
+    session, with the same options, its events as JSON Lines; it reads its task from
+    stdin (`_order_from_stdin`)."""
     root = root_option(env)
-    base = [sys.executable, "-m", "wfs", *(["--root", root] if root else [])]
-    base += ["--session", env.current_session(), "execute"]
-    options = ["--json", "--agent-scope", agent_scope]
-    options += [*(["--agent", agent_option] if agent_option else []), *(["--force"] * force)]
+    argv = [sys.executable, "-m", "wfs", *(["--root", root] if root else [])]
+    argv += ["--session", env.current_session(), "execute", "--task-from-stdin"]
+    argv += ["--json", "--agent-scope", agent_scope]
+    argv += [*(["--agent", agent_option] if agent_option else []), *(["--force"] * force)]
+    return lambda: argv
 
-    def command(tid: str, resume: bool) -> list[str]:
-        if resume:
-            return [*base, "--resume", tid, *options]
-        return [*base, tid, "--in-worktree", *options]
 
-    return command
+def _order_from_stdin() -> tuple[str, bool, str] | None:
+    """The task a process started by `--jobs N` runs, as one JSON line on stdin:
+    {"task": ID, "resume": bool, "base": the session's branch}; None at the end of
+    stdin (no task came)."""
+    line = sys.stdin.buffer.readline()
+    if not line.strip():
+        return None
+    try:
+        order = jsonio.loads(line)
+    except ValueError:
+        order = None
+    if not (
+        isinstance(order, dict)
+        and isinstance(order.get("task"), str)
+        and isinstance(order.get("resume"), bool)
+        and isinstance(order.get("base"), str)
+    ):
+        raise click.UsageError('--task-from-stdin: expected {"task", "resume", "base"} on stdin')
+    return order["task"], order["resume"], order["base"]
 
 
 def invalid_lines(invalid: list[dict[str, Any]]) -> list[str]:

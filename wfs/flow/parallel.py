@@ -16,12 +16,14 @@ from __future__ import annotations
 import os
 import queue
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from wfs import jsonio, platform
+from wfs.errors import WfsError
 from wfs.flow import signals
+from wfs.flow.engine import RUNS_DIR
 from wfs.flow.schedule import Plan, leaf_graph
 from wfs.flow.session_run import Execution, conclude, refuse_finished
 from wfs.flow.worktrees import from_record, session_branch
@@ -30,24 +32,54 @@ from wfs.tasks import TaskIndex, obj, read_task
 
 TICK_SECONDS = 0.2  # how often the display hears that time went by
 INTERRUPTED = "interrupted ("  # how a paused_reason of an interrupted run starts
+SPARES = 2  # wfs processes started ahead, waiting for a task to become ready
 
-# How this process starts the run of one task: (task id, resume it?) -> argv.
-ChildCommand = Callable[[str, bool], list[str]]
+# How this process starts a wfs process that runs one task: its argv. The process
+# loads wfs, then reads its task from stdin (one JSON line: task, resume, base), so
+# that it can be started before the task is ready (see Child).
+ChildCommand = Callable[[], list[str]]
 
 
 class Child:
-    """The wfs process running one task, and what it reported."""
+    """The wfs process running one task, and what it reported.
 
-    def __init__(self, tid: str, argv: list[str], cwd: Path, came: queue.Queue[Any]) -> None:
-        self.tid = tid
-        self.group = platform.Group(argv, cwd, dict(os.environ), stdin=False)
+    It is started before its task is known (a spare): loading wfs is most of what a
+    task's own process costs, and a spare has done it by the time a task becomes ready.
+    `give` hands it its task; `dismiss` lets a spare that got none end without
+    running anything."""
+
+    def __init__(self, argv: list[str], cwd: Path, came: queue.Queue[Any]) -> None:
+        self.tid: str | None = None
+        self.group = platform.Group(argv, cwd, dict(os.environ), stdin=True)
         self.group.pumped = True  # its pipes are read (and closed) by the threads below
         self.result: dict[str, Any] | None = None
         self.errors: list[str] = []
         self.signalled = False
+        self.freed = False  # its task ended (it may still be tidying up)
+        self.closed = 0  # how many of its two output pipes have closed
         out, err = self.group.process.stdout, self.group.process.stderr
         threading.Thread(target=self.read_events, args=(out, came), daemon=True).start()
         threading.Thread(target=self.read_errors, args=(err, came), daemon=True).start()
+
+    def give(self, tid: str, resume: bool, base: str) -> None:
+        self.tid = tid
+        self.tell({"task": tid, "resume": resume, "base": base})
+
+    def dismiss(self) -> None:
+        if self.tid is None:
+            self.freed = True
+            self.tell(None)
+
+    def tell(self, order: dict[str, Any] | None) -> None:
+        pipe = self.group.process.stdin
+        if pipe is None or pipe.closed:
+            return
+        try:
+            if order is not None:
+                pipe.write(jsonio.compact(order) + b"\n")
+            pipe.close()
+        except OSError:  # it ended already: what it said on stderr tells why
+            pass
 
     def read_events(self, pipe: Any, came: queue.Queue[Any]) -> None:
         try:
@@ -82,7 +114,7 @@ def resumable(layout: Any, sid: str, index: TaskIndex) -> list[str]:
         reason = execution.get("paused_reason")
         if execution.get("claimed_by") or not str(reason or "").startswith(INTERRUPTED):
             continue
-        record_path = layout.session_dir(sid) / ".runs" / f"{tid}.json"
+        record_path = layout.session_dir(sid) / RUNS_DIR / f"{tid}.json"
         try:
             record = jsonio.loads(record_path.read_bytes())
         except (OSError, ValueError):
@@ -90,6 +122,37 @@ def resumable(layout: Any, sid: str, index: TaskIndex) -> list[str]:
         if isinstance(record, dict) and from_record(record.get("worktree")) is not None:
             found.append(tid)
     return found
+
+
+def known_costs(runner: Any, tids: Iterable[str]) -> dict[str, float] | None:
+    """What each task is expected to take, in seconds, for the order of start: the
+    time its steps took in its last run (its run record), and for a task never run,
+    the mean of those known; None when no task's time is known (each task then
+    counts 1)."""
+    folder = runner.session_dir / RUNS_DIR
+    try:
+        present = {name[: -len(".json")] for name in os.listdir(folder) if name.endswith(".json")}
+    except OSError:
+        return None
+    known: dict[str, float] = {}
+    for tid in tids:
+        if tid not in present:
+            continue
+        try:
+            steps = runner.load_record(tid).get("steps")
+        except WfsError:
+            continue
+        took = [
+            float(s["elapsed"])
+            for s in steps.values()
+            if isinstance(s, dict) and isinstance(s.get("elapsed"), (int, float))
+        ]
+        if took:
+            known[tid] = sum(took)
+    if not known:
+        return None
+    mean = sum(known.values()) / len(known)
+    return {tid: known.get(tid, mean) for tid in tids}
 
 
 def run_all(
@@ -103,10 +166,10 @@ def run_all(
     if not force:
         refuse_finished(runner.layout, runner.sid)
     layout, sid, progress = runner.layout, runner.sid, runner.progress
-    session_branch(layout)  # refused before anything starts when there is no branch
+    base = session_branch(layout)  # refused before anything starts when there is no branch
     results: list[dict[str, Any]] = []
     came: queue.Queue[Any] = queue.Queue()
-    running: dict[str, Child] = {}
+    children: list[Child] = []  # every process started and not yet ended, spares too
     tried: set[str] = set()  # started once in this run: never started again
 
     def scan() -> tuple[Plan, list[str]]:
@@ -121,15 +184,32 @@ def run_all(
             and not index.by_id[tid].get("errors")
         }
         again = [tid for tid in resumable(layout, sid, index) if tid not in tried]
-        return Plan(graph, done, waiting), again
+        return Plan(graph, done, waiting, known_costs(runner, sorted(waiting))), again
+
+    def busy() -> int:
+        return sum(1 for c in children if c.tid is not None and not c.freed)
 
     def start(tid: str, resume: bool) -> None:
         tried.add(tid)
-        running[tid] = Child(tid, child_command(tid, resume), layout.root, came)
+        spare = next((c for c in children if c.tid is None and not c.freed), None)
+        if spare is None:
+            spare = Child(child_command(), layout.root, came)
+            children.append(spare)
+        spare.give(tid, resume, base)
+
+    def spares(wanted: int) -> None:
+        """Keep `wanted` spare processes started (no more), dismissing the rest."""
+        idle = [c for c in children if c.tid is None and not c.freed]
+        for child in idle[wanted:]:
+            child.dismiss()
+        for _ in range(wanted - len(idle)):
+            children.append(Child(child_command(), layout.root, came))
 
     def ended(child: Child) -> None:
         code = child.group.wait()
-        del running[child.tid]
+        children.remove(child)
+        if child.tid is None:  # a spare that got no task
+            return
         result = child.result
         if result is None:  # it stopped before it could say how the task went
             why = child.errors[-1] if child.errors else f"exit code {code}"
@@ -156,44 +236,57 @@ def run_all(
             progress("output", event)
         elif kind == "step_finished":
             progress("step", event)
+        elif kind == "task_finished" and child.tid is not None and event.get("task") == child.tid:
+            # Its task is over (merged, when completed): what waits on it may start
+            # while its process tidies up (its worktree removed, its branch deleted).
+            child.freed = True
+            if event.get("status") == "completed":
+                plan.completed(child.tid)
 
     plan, again = scan()
-    closed: dict[str, int] = {}
-    with signals.handled(), platform.steady_environment():
-        while True:
-            signum = signals.pending()
-            if signum is None:
-                for tid in again:
-                    if len(running) < jobs and tid not in tried:
-                        start(tid, True)
-                for tid in plan.ready():
-                    if len(running) >= jobs:
+    try:
+        with signals.handled(), platform.steady_environment():
+            while True:
+                signum = signals.pending()
+                if signum is None:
+                    for tid in again:
+                        if busy() < jobs and tid not in tried:
+                            start(tid, True)
+                    for tid in plan.ready():
+                        if busy() >= jobs:
+                            break
+                        plan.started(tid)
+                        start(tid, False)
+                    left = len(plan.waiting) + sum(1 for tid in again if tid not in tried)
+                    spares(min(SPARES, left, jobs))
+                else:
+                    spares(0)
+                    for child in children:
+                        if child.tid is not None and not child.signalled:
+                            child.signalled = True
+                            child.group.interrupt(signum)
+                if not any(c.tid is not None for c in children):
+                    if signum is not None:
                         break
-                    plan.started(tid)
-                    start(tid, False)
-            else:
-                for child in running.values():
-                    if not child.signalled:
-                        child.signalled = True
-                        child.group.interrupt(signum)
-            if not running:
-                if signum is not None:
-                    break
-                plan, again = scan()  # tasks added while it ran, or made ready
-                if not plan.ready() and not again:
-                    break
-                continue
-            try:
-                child, event = came.get(timeout=TICK_SECONDS)
-            except queue.Empty:
-                progress("tick", {})
-                continue
-            if isinstance(event, dict):
-                passed_on(child, event)
-                continue
-            closed[child.tid] = closed.get(child.tid, 0) + 1
-            if closed[child.tid] == 2:  # both pipes: the process is ending
-                del closed[child.tid]
-                ended(child)
-        signum = signals.pending()
+                    plan, again = scan()  # tasks added while it ran, or made ready
+                    if not plan.ready() and not again:
+                        break
+                    continue
+                try:
+                    child, event = came.get(timeout=TICK_SECONDS)
+                except queue.Empty:
+                    progress("tick", {})
+                    continue
+                if isinstance(event, dict):
+                    passed_on(child, event)
+                    continue
+                child.closed += 1
+                if child.closed == 2:  # both pipes: the process is ending
+                    ended(child)
+            signum = signals.pending()
+    finally:
+        for child in children:  # spares (and, after an error here, any other)
+            child.dismiss()
+            if child.tid is None:
+                child.group.wait()
     return conclude(runner, results, signum)

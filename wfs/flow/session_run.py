@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from wfs import platform
+from wfs import platform, render, templating
 from wfs.errors import WfsError
 from wfs.flow import engine, signals, worktrees
 from wfs.flow.engine import Runner
@@ -65,6 +65,7 @@ def execute(
     note: Callable[[str], None] = lambda _: None,
     force: bool = False,
     in_worktree: bool = False,
+    base: str | None = None,
 ) -> Execution:
     """`wfs execute`: run task_id, continue resume_id (with `answer` or `skip`), or run
     the next ready task; with `run_all`, go on until nothing is ready.
@@ -78,7 +79,9 @@ def execute(
     result names them (`invalid`: file and reasons) and the exit code is 1.
     With `in_worktree` (what `--jobs N` asks of each task it starts), task_id runs in a
     git worktree of its own and its work is merged back when it completes; a task that
-    ran in one resumes there.
+    ran in one resumes there. `base`: the session's branch, as `--jobs N` found it
+    (else it is read from git). The worktree of a task merged back is removed after
+    its result is shown, so what waits on it can start while that is done.
     """
     if not force:
         refuse_finished(runner.layout, runner.sid)
@@ -97,13 +100,16 @@ def execute(
             if place is not None:
                 enter(runner, place)
             ended(engine.run_task(runner, task, {"skip": skip, "output": answer}))
+            tidy_up(runner, results[-1])
         elif task_id:
-            base = worktrees.session_branch(runner.layout) if in_worktree else None
+            if in_worktree and base is None:
+                base = worktrees.session_branch(runner.layout)
             claimed = runner.claim(task_id)
             assert claimed is not None
-            if base is not None:
+            if in_worktree and base is not None:
                 set_up_worktree(runner, claimed["id"], base)
             ended(engine.run_task(runner, claimed))
+            tidy_up(runner, results[-1])
         passed: set[str] = set()  # refused before they started: `--all` goes on past them
         while (
             (run_all or not results)
@@ -169,6 +175,21 @@ def set_up_worktree(runner: Any, tid: str, base: str) -> None:
     record["worktree"] = place.as_record()
     runner.save_record(record)
     runner.worktree = place
+
+
+def warm_up() -> None:
+    """Load ahead what running a task loads when it first needs it (jinja2, the
+    templates of the views and of the summary): a process that `--jobs N` starts before
+    its task is ready does it while it waits."""
+    templating.macros(render.PARTS)
+    templating.template("summary.md.j2")
+
+
+def tidy_up(runner: Any, result: dict[str, Any]) -> None:
+    """After a task's work was merged back from its worktree: remove the worktree and
+    delete its branch (its commits are in the session's branch)."""
+    if runner.worktree is not None and result["status"] == "completed":
+        worktrees.clear(runner.layout, runner.worktree)
 
 
 def ran_in(runner: Any, tid: str) -> worktrees.Place | None:

@@ -8,9 +8,10 @@ what they changed is committed on the task's branch and merged back into the ses
 branch in the main worktree, one merge at a time (task files through wfs's merge
 driver, as `wfs init` sets it up; code through git). A conflicted merge is aborted and
 the task blocked: the conflict is resolved on the task's branch, in its worktree, and
-`wfs execute --resume ID` merges again. After a merge, the worktree is removed and the
-branch deleted (its commits are in the session's branch; the merge commit names it),
-so that running the task again (`--force`) starts from a fresh branch.
+`wfs execute --resume ID` merges again. After a merge (and once the task's result is
+out, so that what waits on it can start), the worktree is removed and the branch
+deleted (its commits are in the session's branch; the merge commit names it), so that
+running the task again (`--force`) starts from a fresh branch.
 """
 
 from __future__ import annotations
@@ -90,11 +91,17 @@ def prepare(layout: Layout, sid: str, tid: str, base: str) -> Place:
     if not folder.is_dir():
         store.make_folder(folder)
     store.ignore_folder(folder)  # ignored by git wherever it is
-    if path.exists() or git.is_worktree_of(layout.root, path):
+    if path.exists():
         git.remove_worktree(layout.root, path)
     store.make_folder(path.parent)
     place = Place(path, task_branch(sid, tid), base)
-    git.add_worktree(layout.root, path, place.branch, base)
+    try:
+        git.add_worktree(layout.root, path, place.branch, base)
+    except WfsError:
+        if not git.is_worktree_of(layout.root, path):
+            raise
+        git.remove_worktree(layout.root, path)  # git still lists one that is gone
+        git.add_worktree(layout.root, path, place.branch, base)
     return place
 
 
@@ -128,7 +135,7 @@ def commit_message(sid: str, tid: str, title: str) -> str:
 def land(layout: Layout, place: Place, sid: str, tid: str, title: str) -> Landing:
     """Commit what the task changed in its worktree on its branch, then merge the
     branch into the session's branch in the main worktree (one merge at a time in this
-    repository). Merged: the worktree is removed and the branch deleted."""
+    repository). Merged: `clear` removes the worktree and deletes the branch."""
     git.commit_all(place.path, commit_message(sid, tid, title))
     current = git.current_branch(layout.root)
     if current != place.base:
@@ -146,11 +153,14 @@ def land(layout: Layout, place: Place, sid: str, tid: str, title: str) -> Landin
             )
     except TimeoutError:
         return Landing([], "another merge into the session's branch did not end in time")
-    if merged.conflicts or merged.error is not None:
-        return Landing(merged.conflicts, merged.error)
+    return Landing(merged.conflicts, merged.error)
+
+
+def clear(layout: Layout, place: Place) -> None:
+    """Remove a merged task's worktree and delete its branch (`git branch -d`: a branch
+    with work not merged stays)."""
     git.remove_worktree(layout.root, place.path)
     git.delete_branch(layout.root, place.branch)
-    return Landing([], None)
 
 
 def blocked_reason(place: Place, tid: str, landing: Landing, resume: str) -> str:
