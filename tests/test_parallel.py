@@ -397,3 +397,77 @@ def test_the_time_a_task_took_before_orders_what_starts_first(project: Path, git
     graph = {"IMPL-1": [], "IMPL-2": [], "IMPL-3": []}
     plan = Plan(graph, [], graph, costs)
     assert plan.ready() == ["IMPL-1", "IMPL-3", "IMPL-2"]
+
+
+def gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return open(f"/proc/{pid}/stat").read().split()[2] == "Z" if sys.platform == "linux" else False
+
+
+@pytest.mark.parametrize("when", ["running", "before its worktree"])
+def test_a_killed_run_is_taken_over_by_the_next_jobs_run(
+    project: Path, git_env: Path, tmp_path: Path, when: str
+) -> None:
+    """SIGKILL of wfs and of each task's process and steps: the tasks stay active,
+    claimed by processes that are gone; `--all --jobs 2` again takes each over where it
+    ran and finishes the plan, each task's work merged once."""
+    flags = tmp_path / "flags"
+    flags.mkdir()
+    counts = tmp_path / "counts"
+    waits = (
+        "echo {me} >> {counts}; echo $$ $PPID > {flags}/{me}.pids; "
+        "while [ ! -f {flags}/go ]; do sleep 0.05; done; echo {me} > {me}.txt"
+    )
+    sid = planned(
+        project,
+        [
+            task("IMPL-1", f"bash({waits.format(flags=flags, me='one', counts=counts)})"),
+            task("IMPL-2", f"bash({waits.format(flags=flags, me='two', counts=counts)})"),
+            task("IMPL-3", "bash(cat one.txt two.txt > both.txt)", ["IMPL-1", "IMPL-2"]),
+        ],
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "wfs", "execute", "--all", "--jobs", "2"],
+        cwd=project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    wait_for([flags / "one.pids", flags / "two.pids"], proc)
+    killed = [proc.pid]
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.communicate()
+    for me in ("one", "two"):
+        step, child = (int(n) for n in (flags / f"{me}.pids").read_text().split())
+        os.killpg(step, signal.SIGKILL)  # the step's group: its bash and its sleep
+        os.kill(child, signal.SIGKILL)  # the task's own wfs process
+        killed += [step, child]
+    deadline = time.monotonic() + 60
+    while not all(gone(pid) for pid in killed):  # until the system has reaped them
+        assert time.monotonic() < deadline, "the killed processes never went away"
+        time.sleep(0.05)
+    for tid in ("IMPL-1", "IMPL-2"):
+        data = read_json(project / ".workflow" / sid / ".task" / f"{tid}.json")
+        assert data["status"] == "active" and data["execution"]["claimed_by"]
+    if when == "before its worktree":  # as if killed between its claim and its worktree
+        record = project / ".workflow" / sid / ".runs" / "IMPL-2.json"
+        git(project, "worktree", "remove", "--force", f".workflow/.worktrees/{sid}/IMPL-2")
+        record.write_text(json.dumps({"task": "IMPL-2", "steps": {}, "paused": None}))
+    assert merges(project) == []
+
+    (flags / "go").touch()
+    rest = run_wfs(project, "execute", "--all", "--jobs", "2")
+    assert rest.code == 0, rest.err
+    assert [status_of(project, sid, f"IMPL-{n}") for n in (1, 2, 3)] == ["completed"] * 3
+    assert (project / "both.txt").read_text() == "one\ntwo\n"
+    assert sorted(merges(project)) == [
+        f"Merge IMPL-{n} of wfs session {sid} (wfs/{sid}/IMPL-{n})" for n in range(1, 4)
+    ]
+    # Each waiting step ran twice (killed, then again), and no more.
+    assert sorted(counts.read_text().split()) == ["one", "one", "two", "two"]
+    assert len(worktrees(project)) == 1
+    assert git(project, "branch", "--list", "wfs/*").stdout == ""

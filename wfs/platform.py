@@ -193,7 +193,18 @@ def process_alive(pid: int) -> bool:
         return True
     except OSError:
         return False
-    return True
+    return not _zombie(pid)
+
+
+def _zombie(pid: int) -> bool:
+    """Whether `pid` has ended and waits to be reaped (a process whose parent was
+    killed may stay so for a while): known where /proc tells it, else assumed not."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read().rpartition(b")")[2].split()
+    except OSError:
+        return False
+    return bool(fields) and fields[0] == b"Z"
 
 
 # ------------------------------------------------------------------ terminals

@@ -5,7 +5,8 @@ wfs.flow.worktrees), so that each has its own claim, its own signal handling and
 own step processes, exactly as one task run alone; this process only schedules them
 (wfs.flow.schedule: a task starts as soon as its last dependency completes, the one on
 the longest remaining path first) and passes on what they report, each event with its
-task's id. A task whose run was interrupted (Ctrl-C) in its worktree is resumed first.
+task's id. A task whose run was interrupted (Ctrl-C) in its worktree, or left active
+by a run that was killed, is resumed first, in its worktree.
 
 On a stop signal, no task starts any more, and the signal is passed on to each running
 task's process, which stops its step and leaves the task resumable.
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from wfs import jsonio, platform
+from wfs.claims import claim_alive
 from wfs.errors import WfsError
 from wfs.flow import signals
 from wfs.flow.engine import RUNS_DIR
@@ -103,23 +105,34 @@ class Child:
             came.put((self, "stderr closed"))
 
 
-def resumable(layout: Any, sid: str, index: TaskIndex) -> list[str]:
-    """The tasks a Ctrl-C stopped in their worktree, which a new `--all --jobs N`
-    continues: active, not claimed, paused by an interruption, with a worktree."""
+def resumable(runner: Any, index: TaskIndex) -> list[str]:
+    """The stopped tasks a new `--all --jobs N` continues, each where it ran:
+
+    - a task a Ctrl-C stopped in its worktree (active, not claimed, paused by an
+      interruption, with a worktree);
+    - a task left active by a run that was killed (claimed by a process of this machine
+      that no longer runs), with a worktree, or with no step done yet (it was killed
+      before it had one: it starts in a new worktree).
+
+    A task stopped in the main worktree with steps done is left to `--resume ID`."""
     found = []
     for tid in index.leaves():
         if index.by_id[tid].get("status") != "active":
             continue
-        execution = obj(read_task(layout, sid, tid), "execution")
-        reason = execution.get("paused_reason")
-        if execution.get("claimed_by") or not str(reason or "").startswith(INTERRUPTED):
+        execution = obj(read_task(runner.layout, runner.sid, tid), "execution")
+        owner = execution.get("claimed_by")
+        if owner:
+            if not isinstance(owner, str) or claim_alive(owner):
+                continue
+        elif not str(execution.get("paused_reason") or "").startswith(INTERRUPTED):
             continue
-        record_path = layout.session_dir(sid) / RUNS_DIR / f"{tid}.json"
         try:
-            record = jsonio.loads(record_path.read_bytes())
-        except (OSError, ValueError):
-            continue
-        if isinstance(record, dict) and from_record(record.get("worktree")) is not None:
+            record = runner.load_record(tid)
+        except WfsError:
+            continue  # `--resume ID` says what is wrong with it
+        if from_record(record.get("worktree")) is not None:
+            found.append(tid)
+        elif owner and not record.get("steps") and "landing" not in record:
             found.append(tid)
     return found
 
@@ -183,7 +196,7 @@ def run_all(
             and index.by_id[tid].get("status") == "pending"
             and not index.by_id[tid].get("errors")
         }
-        again = [tid for tid in resumable(layout, sid, index) if tid not in tried]
+        again = [tid for tid in resumable(runner, index) if tid not in tried]
         return Plan(graph, done, waiting, known_costs(runner, sorted(waiting))), again
 
     def busy() -> int:

@@ -99,6 +99,8 @@ def execute(
                 note(text)
             if place is not None:
                 enter(runner, place)
+            elif base is not None:  # `--jobs N` takes over a task killed before its worktree
+                set_up_worktree(runner, task["id"], base)
             ended(engine.run_task(runner, task, {"skip": skip, "output": answer}))
             tidy_up(runner, results[-1])
         elif task_id:
