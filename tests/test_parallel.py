@@ -471,3 +471,104 @@ def test_a_killed_run_is_taken_over_by_the_next_jobs_run(
     assert sorted(counts.read_text().split()) == ["one", "one", "two", "two"]
     assert len(worktrees(project)) == 1
     assert git(project, "branch", "--list", "wfs/*").stdout == ""
+
+
+def test_checks_and_fixes_of_each_task_are_shown_with_jobs_and_not_with_one(
+    project: Path, git_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from test_checks import agent_calls, fake_agent
+
+    monkeypatch.setenv("WFS_AGENT_INPUT", "json")  # the fake agent reads the brief as JSON
+    check = "bash(grep -qx 4 answer.txt)"
+    green = {
+        **step(check),
+        "command": None,
+        "title": "Make it pass",
+        "tdd_phase": "green",
+        "verification": check,
+        "test_fix_cycle": {"max_iterations": 3, "auto_revert": False},
+    }
+    del green["command"]
+    planned(
+        project,
+        [
+            {
+                "id": "IMPL-1",
+                "title": "task IMPL-1",
+                "depends_on": [],
+                "flow_control": {"pre_analysis": [], "implementation_approach": [green]},
+            }
+        ],
+    )
+    agent = fake_agent(
+        tmp_path,
+        {
+            "implementation_approach/1": {"answer.txt": "5\n"},
+            "implementation_approach/1#fix1": {"answer.txt": "4\n"},
+        },
+    )
+    run = run_wfs(project, "--json", "execute", "--all", "--jobs", "2", "--agent", str(agent))
+    assert run.code == 0, run.err
+    assert agent_calls(agent) == ["implementation_approach/1", "implementation_approach/1#fix1"]
+    events = [json.loads(line) for line in run.out.splitlines()][:-1]
+    seen = [e for e in events if e["event"] in ("check", "fix")]
+    where = {"task": "IMPL-1", "step": "implementation_approach/1", "name": "Make it pass"}
+    assert seen == [
+        {"event": "check", **where, "check": 1, "command": check, "outcome": "failed"},
+        {
+            "event": "fix",
+            **where,
+            "error": f"the check `{check}` failed: exit code 1",
+            "iteration": 1,
+            "of": 3,
+        },
+        {"event": "check", **where, "check": 1, "command": check, "outcome": "passed"},
+    ]
+    assert (project / "answer.txt").read_text() == "4\n"
+
+    # As plain lines, with --jobs N; --jobs 1 --json gives no such events (as before).
+    (agent.parent / "calls.log").unlink()
+    assert run_wfs(project, "task", "status", "IMPL-1", "pending").code == 0
+    plain = run_wfs(project, "execute", "--all", "--jobs", "2", "--agent", str(agent), "--force")
+    assert plain.code == 0, plain.err
+    assert (
+        f"  IMPL-1 · Make it pass: check failed: {check}\n"
+        f"  IMPL-1 · Make it pass: failed (the check `{check}` failed: exit code 1); "
+        "fix 1 of 3 goes to the agent\n"
+        f"  IMPL-1 · Make it pass: check passed: {check}\n"
+    ) in plain.err
+    assert run_wfs(project, "task", "status", "IMPL-1", "pending").code == 0
+    git(project, "rm", "-q", "answer.txt")
+    git(project, "commit", "-q", "-m", "again")
+    one = run_wfs(project, "--json", "execute", "--all", "--agent", str(agent), "--force")
+    assert one.code == 0, one.err
+    kinds = {json.loads(line).get("event") for line in one.out.splitlines()}
+    assert kinds == {"step_started", "output", "step_finished", "task_finished", None}
+
+
+def test_each_task_line_shows_its_last_check_or_fix(capsys: pytest.CaptureFixture[str]) -> None:
+    from wfs.cli import Env
+    from wfs.commands.execute import LiveTasks
+
+    shown = LiveTasks(Env(None, None, json=False, color=False), lambda env, data: None)
+    where = {"step": "implementation_approach/1", "name": "Make it pass"}
+    shown("start", {"task": "IMPL-1", **where})
+    shown("start", {"task": "IMPL-2", **where})
+    shown("check", {"task": "IMPL-1", **where, "command": "bash(make test)", "outcome": "failed"})
+    fix = {"error": "the check failed", "iteration": 1, "of": 3}
+    shown("fix", {"task": "IMPL-2", **where, **fix})
+    lines = shown.status_lines(200)
+    assert [line.split(" · ")[0] for line in lines] == [
+        "  IMPL-1 ▶ Make it pass",
+        "  IMPL-2 ▶ Make it pass",
+    ]
+    assert lines[0].endswith(" · check failed: bash(make test)")
+    assert lines[1].endswith(" · fix 1 of 3 with the agent")
+    shown("output", {"task": "IMPL-2", **where, "text": "working on it"})
+    assert shown.status_lines(200)[1].endswith(" · working on it")
+    shown.close()
+    err = capsys.readouterr().err
+    assert "  IMPL-1 · Make it pass: check failed: bash(make test)\n" in err
+    assert (
+        "  IMPL-2 · Make it pass: failed (the check failed); fix 1 of 3 goes to the agent\n" in err
+    )

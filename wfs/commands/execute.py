@@ -9,7 +9,8 @@ How a run is shown while it goes:
 - Through a pipe, plain lines in order: each step as it starts and as it ends (with
   its elapsed time); nothing is rewritten.
 - With `--json`, JSON Lines on stdout, one event each (step_started, output,
-  step_finished, task_finished); `wfs execute` prints its result as the last line.
+  step_finished, task_finished; with --jobs N, check and fix too); `wfs execute`
+  prints its result as the last line.
 
 Each task's result is printed when the task ends, not when the run does.
 """
@@ -191,6 +192,12 @@ class LiveTasks(Plain):
             super().__call__(event, data)
             if event in ("step", "finished"):
                 self.steps.pop(data.get("task", ""), None)
+            elif data.get("task") in self.steps:  # shown on its line until the next one
+                self.steps[data["task"]]["last"] = (
+                    f"fix {data['iteration']} of {data['of']} with the agent"
+                    if event == "fix"
+                    else f"check {data['outcome']}: {one_line(data['command'])}"
+                )
             self.draw(force=True)
 
     def status_lines(self, width: int) -> list[str]:
@@ -242,10 +249,22 @@ class LiveTasks(Plain):
 
 
 class Events(Plain):
-    """--json: each event as a JSON line on stdout."""
+    """--json: each event as a JSON line on stdout; with `checks` (a task's own process
+    under --jobs N, and --jobs N itself), each check that ran and each failure that goes
+    back to the agent too."""
+
+    def __init__(self, env: Env, show: Show, checks: bool = False) -> None:
+        super().__init__(env, show)
+        self.checks = checks
 
     def __call__(self, event: str, data: dict[str, Any]) -> None:
-        if event == "start":
+        if event == "check" and self.checks:
+            shown = _pick(data, "task", "step", "name", "check", "command", "outcome")
+            json_line({"event": "check"} | shown)
+        elif event == "fix" and self.checks:
+            shown = _pick(data, "task", "step", "name", "error", "iteration", "of")
+            json_line({"event": "fix"} | shown)
+        elif event == "start":
             json_line({"event": "step_started"} | _pick(data, "task", "step", "name"))
         elif event == "output":
             json_line({"event": "output"} | _pick(data, "task", "step", "stream", "text"))
@@ -268,9 +287,9 @@ def on_terminal() -> bool:
 
 def reporter(env: Env, show: Show, live: bool | None = None, many: bool = False) -> Plain:
     """How a run's progress is shown (see the module's docstring); `many`: several
-    tasks run at once, each with its line."""
+    tasks run at once, each with its line (and --json gives the checks and fixes)."""
     if env.json:
-        return Events(env, show)
+        return Events(env, show, checks=many)
     if on_terminal() if live is None else live:
         return LiveTasks(env, show) if many else Live(env, show)
     return Plain(env, show)
@@ -466,7 +485,7 @@ def execute(
         raise click.UsageError("--jobs N goes with --all (and no ID, --resume or --dry-run)")
     if in_worktree and not task_id:
         raise click.UsageError("--in-worktree goes with a task ID")
-    progress = reporter(env, _show_result, many=jobs > 1)
+    progress = reporter(env, _show_result, many=jobs > 1 or task_from_stdin)
     runner = session_run.runner(
         env.layout,
         env.current_session(),

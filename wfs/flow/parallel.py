@@ -249,6 +249,8 @@ def run_all(
             progress("output", event)
         elif kind == "step_finished":
             progress("step", event)
+        elif kind in ("check", "fix"):
+            progress(kind, event)
         elif kind == "task_finished" and child.tid is not None and event.get("task") == child.tid:
             # Its task is over (merged, when completed): what waits on it may start
             # while its process tidies up (its worktree removed, its branch deleted).
