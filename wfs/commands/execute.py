@@ -469,15 +469,8 @@ def execute(
     """
 
     base = None
-    if task_from_stdin:  # a process --jobs N started ahead: its task comes when ready
-        if task_id or resume_id or in_worktree or run_all or jobs > 1:
-            raise click.UsageError("--task-from-stdin goes with no ID and no other mode")
-        session_run.warm_up()
-        order = _order_from_stdin()
-        if order is None:
-            return  # no task came: nothing to do
-        tid, resume, base = order
-        task_id, resume_id, in_worktree = (None, tid, False) if resume else (tid, None, True)
+    if task_from_stdin and (task_id or resume_id or in_worktree or run_all or jobs > 1 or dry_run):
+        raise click.UsageError("--task-from-stdin goes with no ID and no other mode")
     if resume_id and task_id:
         raise click.UsageError("give either a task ID or --resume ID, not both")
     answer = _resume_answer(output_text, output_file, skip, resume_id is not None)
@@ -497,6 +490,13 @@ def execute(
     if dry_run:
         _dry_run(env, runner, task_id or resume_id)
         return
+    if task_from_stdin:  # a process --jobs N started ahead: its task comes when ready
+        session_run.warm_up()
+        order = _order_from_stdin()
+        if order is None:
+            return  # no task came: nothing to do
+        tid, resume, base = order
+        task_id, resume_id, in_worktree = (None, tid, False) if resume else (tid, None, True)
     try:
         if jobs > 1:
             from wfs.flow import parallel  # deferred: only --jobs N loads the scheduler
