@@ -257,7 +257,9 @@ def test_when_nothing_can_start_status_and_next_say_so_and_exit_1(project: Path)
     # The command it names does name the file and the place.
     named = wfs("validate")
     assert named.code == 1
-    assert ".task/IMPL-2.json#/context/depends_on/0: depends-on: IMPL-2 depends on IMPL-9" in named.out
+    assert (
+        ".task/IMPL-2.json#/context/depends_on/0: depends-on: IMPL-2 depends on IMPL-9" in named.out
+    )
 
 
 def test_a_task_waiting_on_an_invalid_one_is_named_with_validates_reason(project: Path) -> None:
