@@ -7,15 +7,19 @@ test waits little for a lease to run out, never to assert how long anything took
 
 from __future__ import annotations
 
+import json
 import random
+import shutil
 import socket
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from conftest import posix_only, read_json, wfs, wfs_process
 from git_helpers import commit_all, git, git_env
 
 from wfs import leases
@@ -363,3 +367,140 @@ def test_killed_holders_are_taken_over_after_their_lease(
         check_log(each, tasks, seconds)
     taken_over = [e for each in logs for e in read_log(each) if e[0] == "acquired" and e[2] != "1"]
     assert taken_over  # killed holders' tasks were taken over, not only untouched ones
+
+
+# ------------------------------------------------------------------ the engine and status
+
+
+def bash_task(tid: str, command: str) -> dict[str, Any]:
+    steps = [{"step": 1, "title": "Run", "description": "Run it", "command": command,
+              "modification_points": [], "logic_flow": [], "depends_on": [], "output": "o"}]  # fmt: skip
+    return {"id": tid, "title": tid, "flow_control": {"implementation_approach": steps}}
+
+
+def plan_in(root: Path, tasks: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.chdir(root)
+    assert wfs("init", "--no-git").code == 0
+    run = wfs("plan", "Race", "--from", "-", input=json.dumps(tasks))
+    assert run.code == 0, run.err
+    return run.out.strip()
+
+
+def test_execute_leases_the_task_and_gives_it_back(
+    clone: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sid = plan_in(clone, [bash_task("IMPL-1", "bash(echo hi)")], monkeypatch)
+    run = wfs("execute", "IMPL-1")
+    assert run.code == 0, run.err
+    claims = clone / ".git" / "wfs" / "claims"
+    assert claims.is_dir() and not (claims / sid).exists()  # leased, then given back
+
+
+def test_a_task_another_worktree_holds_is_refused_and_passed_over(
+    clone: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tasks = [bash_task("IMPL-1", "bash(echo one)"), bash_task("IMPL-2", "bash(echo two)")]
+    sid = plan_in(clone, tasks, monkeypatch)
+    commit_all(clone, "plan")
+    second = tmp_path / "second"
+    git(clone, "worktree", "add", "-q", str(second))
+    held = store_for(clone, None).acquire(sid, "IMPL-1", str(clone))  # this live process
+    assert held is not None
+
+    refused = wfs_process("--session", sid, "execute", "IMPL-1", cwd=second)
+    assert refused.code == 2
+    assert refused.err == (
+        f"wfs: error: IMPL-1 is being executed by {held.owner} at {clone} (since {held.since}, "
+        f"lease until {held.expires}); wait for it to stop, or stop that process first\n"
+    )
+    ran = wfs_process("--session", sid, "execute", "--json", cwd=second)
+    assert ran.code == 0, ran.err
+    assert [t["task"] for t in ran.result()["tasks"]] == ["IMPL-2"]
+
+    shown = wfs_process("--session", sid, "status", cwd=second)
+    assert (
+        f"Claimed:  IMPL-1: claimed by {held.owner} at {clone} since {held.since} "
+        f"(lease until {held.expires})\n"
+    ) in shown.out
+    data = wfs_process("status", "--json", cwd=clone).json()
+    assert data["claims"] == [
+        {"id": "IMPL-1", "state": "running", "owner": held.owner, "where": str(clone),
+         "since": held.since, "expires": held.expires, "epoch": 1}
+    ]  # fmt: skip
+
+
+TAKE_OVER = """
+import sys
+from pathlib import Path
+from wfs import leases
+from wfs.layout import Layout
+remote = None if sys.argv[2] == "-" else sys.argv[2]
+claims = leases.claim_store(Layout(Path(sys.argv[1])), remote)
+(held,) = claims.holders(sys.argv[3])
+forged = held._replace(owner="elsewhere:1", where="/other", epoch=held.epoch + 1,
+                       expires="2999-01-01T00:00:00.000000Z")
+if remote is None:
+    with claims.locked():
+        claims.path(held.session, held.task).write_bytes(leases.as_json(forged))
+else:
+    assert claims.swap(claims.ref(held.session, held.task), forged, claims.oid(held))
+"""
+
+
+@pytest.mark.parametrize("remote", ["-", "origin"])
+def test_a_worker_that_lost_its_lease_writes_nothing_and_says_so(
+    clone: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, remote: str
+) -> None:
+    script = tmp_path / "take_over.py"
+    script.write_text(TAKE_OVER)
+    steal = f"bash({sys.executable} {script} {clone} {remote} WFS-race)"
+    sid = plan_in(clone, [bash_task("IMPL-1", steal)], monkeypatch)
+    assert sid == "WFS-race"
+    before = (clone / ".workflow" / sid / ".task" / "IMPL-1.json").read_bytes()
+    options = ["--remote", "origin"] if remote == "origin" else []
+    run = wfs_process("execute", "IMPL-1", *options, cwd=clone)
+    assert run.code == 1
+    lines = run.err.splitlines()
+    assert lines[-1].startswith(
+        f"wfs: error: {sid}/IMPL-1: lost the claim (epoch 1); elsewhere:1 at /other holds it now "
+        "(epoch 2, since "
+    )
+    after = read_json(clone / ".workflow" / sid / ".task" / "IMPL-1.json")
+    assert after["status"] == "active" and after != json.loads(before)  # as it was claimed
+    assert not (clone / ".workflow" / sid / ".summaries").exists()  # no summary written
+    holders = store_for(clone, None if remote == "-" else "origin").holders(sid)
+    assert [(h.owner, h.epoch) for h in holders] == [("elsewhere:1", 2)]  # still theirs
+
+
+def fake_git(bin_dir: Path, marker: Path) -> None:
+    """A `git` first on PATH that notes each call, then runs the real one."""
+    real = shutil.which("git")
+    shim = bin_dir / "git"
+    shim.write_text(f'#!/bin/sh\necho "$@" >> "{marker}"\nexec "{real}" "$@"\n')
+    shim.chmod(0o755)
+
+
+@posix_only
+def test_status_runs_git_only_for_a_claims_remote(
+    clone: Path, git_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sid = plan_in(clone, [bash_task("IMPL-1", "bash(echo one)")], monkeypatch)
+    marker = tmp_path / "git-calls"
+    fake_git(git_env, marker)
+    plain = wfs_process("status", "--json", cwd=clone)
+    assert plain.code == 0 and "claims" not in plain.json()
+    held = store_for(clone, None).acquire(sid, "IMPL-1", str(clone))
+    assert held is not None
+    marker.unlink()  # the calls of this test's own acquire
+    local = wfs_process("status", "--json", cwd=clone)
+    assert [c["owner"] for c in local.json()["claims"]] == [held.owner]
+    assert not marker.exists()  # the local store's files were read without git
+
+    (clone / ".workflow" / "config.json").write_text('{"claims": {"remote": "origin"}}')
+    remote_held = store_for(clone, "origin").acquire(sid, "IMPL-1", "host:/there")
+    assert remote_held is not None
+    marker.unlink()
+    remote = wfs_process("status", "--json", cwd=clone)
+    assert [c["where"] for c in remote.json()["claims"]] == ["host:/there"]
+    calls = marker.read_text().splitlines()
+    assert calls[0] == f"-C {clone} ls-remote --refs origin refs/wfs/claims/{sid}/*"

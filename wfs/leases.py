@@ -211,6 +211,20 @@ def lost(lease: Lease, holder: Lease | None) -> LostLease:
     )
 
 
+def shown(lease: Lease) -> dict[str, Any]:
+    """A claim as `wfs status --json` shows it: `running` while its holder may run,
+    `stale` once it may be taken over (its lease ran out, or its process here is gone)."""
+    return {
+        "id": lease.task,
+        "state": "stale" if free(lease) else "running",
+        "owner": lease.owner,
+        "where": lease.where,
+        "since": lease.since,
+        "expires": lease.expires,
+        "epoch": lease.epoch,
+    }
+
+
 def busy(holder: Lease) -> str:
     """What a live holder of a task is doing, in one line."""
     return (

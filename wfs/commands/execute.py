@@ -309,6 +309,13 @@ def _show_pause(env: Env, result: dict[str, Any]) -> None:
     help="task: consecutive agent steps go to the agent in one brief; step: one brief each.",
 )
 @click.option("--force", is_flag=True, help="Run tasks of a completed or archived session again.")
+@click.option(
+    "--remote",
+    "remote",
+    metavar="NAME",
+    help="Claims remote: lease tasks as refs there, shared by every clone "
+    "(default: .workflow/config.json claims.remote).",
+)
 @pass_env
 def execute(
     env: Env,
@@ -322,6 +329,7 @@ def execute(
     agent_option: str | None,
     agent_scope: str,
     force: bool,
+    remote: str | None,
 ) -> None:
     """Run a task's flow control: the given ID, or the next ready task.
 
@@ -357,6 +365,7 @@ def execute(
         root_option(env),
         progress=None if dry_run else progress,
         scope=agent_scope,
+        remote=remote,
     )
     if dry_run:
         _dry_run(env, runner, task_id or resume_id)
