@@ -355,11 +355,15 @@ def revert_worktree(root: Path, before: str, leave_out: str) -> Reverted | None:
 
 def common_dir(root: Path) -> Path | None:
     """The common git directory of the work tree holding `root` (the one every worktree
-    of a clone shares), or None outside a git work tree."""
-    if not is_work_tree(root):
+    of a clone shares), or None outside a git work tree (or without git)."""
+    try:
+        result = run(root, "rev-parse", "--is-inside-work-tree", "--git-common-dir")
+    except WfsError:
         return None
-    raw = check(root, "rev-parse", "--git-common-dir").decode().strip()
-    return (root / raw).resolve() if not os.path.isabs(raw) else Path(raw)
+    lines = result.out.decode().splitlines()
+    if result.code != 0 or len(lines) != 2 or lines[0] != "true":
+        return None
+    return (root / lines[1]).resolve() if not os.path.isabs(lines[1]) else Path(lines[1])
 
 
 def common_dir_on_disk(root: Path) -> Path | None:

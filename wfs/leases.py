@@ -12,7 +12,8 @@ Two stores keep them:
 
 - LocalStore: the worktrees of one clone share the common git directory
   (`git rev-parse --git-common-dir`); the claims are files there,
-  `<common>/wfs/claims/<session>/<task>.json`, read and written under one file lock.
+  `<common>/wfs/claims/<session>/<task>.json`, read and written under one file lock
+  (atomically, not synced: a claim does not outlive a crash of its machine anyway).
   Outside a git work tree they live in `.workflow/.locks/claims/`.
 - RemoteStore: every clone of a remote shares it; one ref per claim,
   `refs/wfs/claims/<session>/<task>`, pointing at a commit whose message is the lease.
@@ -265,14 +266,14 @@ class LocalStore:
                 return None
             epoch = current.epoch + 1 if current is not None else 1
             lease = new_lease(sid, tid, where, self.lease_seconds, epoch)
-            store.write_bytes(self.path(sid, tid), as_json(lease))
+            store.write_bytes(self.path(sid, tid), as_json(lease), durable=False)
             return lease
 
     def renew(self, lease: Lease) -> Lease:
         with self.locked():
             self.held(lease)
             fresh = renewed(lease, self.lease_seconds)
-            store.write_bytes(self.path(lease.session, lease.task), as_json(fresh))
+            store.write_bytes(self.path(lease.session, lease.task), as_json(fresh), durable=False)
             return fresh
 
     def release(self, lease: Lease) -> None:
