@@ -8,6 +8,7 @@ test waits little for a lease to run out, never to assert how long anything took
 from __future__ import annotations
 
 import json
+import os
 import random
 import shutil
 import socket
@@ -389,11 +390,18 @@ def plan_in(root: Path, tasks: list[dict[str, Any]], monkeypatch: pytest.MonkeyP
 def test_execute_leases_the_task_and_gives_it_back(
     clone: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    sid = plan_in(clone, [bash_task("IMPL-1", "bash(echo hi)")], monkeypatch)
+    copy = "bash(cp .git/wfs/claims/WFS-race/IMPL-1.json held.json)"  # while it runs
+    assert plan_in(clone, [bash_task("IMPL-1", copy)], monkeypatch) == "WFS-race"
     run = wfs("execute", "IMPL-1")
     assert run.code == 0, run.err
-    claims = clone / ".git" / "wfs" / "claims"
-    assert claims.is_dir() and not (claims / sid).exists()  # leased, then given back
+    held = leases.from_json((clone / "held.json").read_bytes(), "held.json")
+    assert (held.task, held.where, held.epoch, held.owner) == (
+        "IMPL-1",
+        str(clone),
+        1,
+        f"{socket.gethostname()}:{os.getpid()}",
+    )
+    assert not (clone / ".git" / "wfs" / "claims").exists()  # given back
 
 
 def test_a_task_another_worktree_holds_is_refused_and_passed_over(

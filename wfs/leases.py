@@ -13,7 +13,8 @@ Two stores keep them:
 - LocalStore: the worktrees of one clone share the common git directory
   (`git rev-parse --git-common-dir`); the claims are files there,
   `<common>/wfs/claims/<session>/<task>.json`, read and written under one file lock
-  (atomically, not synced: a claim does not outlive a crash of its machine anyway).
+  (`<common>/wfs/claims.lock`), atomically but not synced: a claim does not outlive a
+  crash of its machine anyway.
   Outside a git work tree they live in `.workflow/.locks/claims/`.
 - RemoteStore: every clone of a remote shares it; one ref per claim,
   `refs/wfs/claims/<session>/<task>`, pointing at a commit whose message is the lease.
@@ -243,13 +244,14 @@ class LocalStore:
     def __init__(self, folder: Path, lease_seconds: float = DEFAULT_LEASE_SECONDS) -> None:
         self.folder = folder
         self.lease_seconds = lease_seconds
-        store.confine(folder)  # git's folder: outside the work tree in a linked worktree
+        store.confine(folder.parent)  # git's folder: outside the work tree in a worktree
 
     def path(self, sid: str, tid: str) -> Path:
         return self.folder / check_session_id(sid) / f"{check_task_id(tid)}.json"
 
     def locked(self) -> Any:
-        return store.locked(self.folder / "claims.lock", f"the claims in {self.folder}")
+        lock = self.folder.with_name(self.folder.name + ".lock")  # beside: the folder goes
+        return store.locked(lock, f"the claims in {self.folder}")
 
     def read(self, sid: str, tid: str) -> Lease | None:
         path = self.path(sid, tid)
@@ -281,10 +283,11 @@ class LocalStore:
             self.held(lease)
             path = self.path(lease.session, lease.task)
             store.remove(path)
-            try:
-                path.parent.rmdir()  # the session's last claim
-            except OSError:
-                pass
+            for folder in (path.parent, self.folder):  # nothing is left behind
+                try:
+                    folder.rmdir()
+                except OSError:
+                    break
 
     def check(self, lease: Lease) -> None:
         with self.locked():
