@@ -58,11 +58,14 @@ def daemon(tmp_path: Path, clone: Path) -> Iterator[str]:
     """A real `git daemon` on 127.0.0.1 serving tmp_path (with push); its URL of the
     clone's remote."""
     exec_path = git(clone, "--exec-path").stdout.strip()
-    if not any(Path(exec_path, name).exists() for name in ("git-daemon", "git-daemon.exe")):
+    found = [Path(exec_path, n) for n in ("git-daemon", "git-daemon.exe")]
+    program = next((str(path) for path in found if path.exists()), None)
+    if program is None:
         pytest.skip("git-daemon is not installed with this git")
     port = free_port()
+    # The program itself, not `git daemon`: killing git's wrapper would leave it running.
     proc = subprocess.Popen(
-        ["git", "daemon", "--export-all", "--enable=receive-pack", "--reuseaddr",
+        [program, "--export-all", "--enable=receive-pack", "--reuseaddr",
          f"--base-path={tmp_path}", "--listen=127.0.0.1", f"--port={port}", str(tmp_path)],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
