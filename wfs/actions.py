@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from wfs import jsonio, maestro, store
+from wfs import jsonio, leases, maestro, store
 from wfs import prime as digests
 from wfs.command_forms import classify
 from wfs.errors import WfsError
@@ -45,6 +45,9 @@ def status(layout: Layout, requested: str | None, root_option: str | None) -> di
     sid = current_session(layout, requested)
     prefix = command_prefix(sid, root_option)
     summary = status_data(_summary(layout, sid), prefix, task_path(layout, sid))
+    holders = leases.status_holders(layout, sid)  # no git runs without a claims remote
+    if holders:
+        summary["claims"] = [leases.shown(lease) for lease in holders]
     if summary.get("stuck"):
         summary["stuck"] = explain_stuck(layout, sid, summary["stuck"])
     warnings = session_warnings(layout, sid)  # a copy in another place, no session file

@@ -427,3 +427,106 @@ def merge_branch(root: Path, branch: str, message: str) -> Merged:
 def delete_branch(root: Path, branch: str) -> None:
     """Delete `branch` if it is merged into HEAD (a branch with unmerged work stays)."""
     run(root, "branch", "--quiet", "-d", branch)
+
+
+# ---------------------------------------------------------------- claims (wfs.leases)
+
+
+def common_dir(root: Path) -> Path | None:
+    """The common git directory of the work tree holding `root` (the one every worktree
+    of a clone shares), or None outside a git work tree (or without git)."""
+    try:
+        result = run(root, "rev-parse", "--is-inside-work-tree", "--git-common-dir")
+    except WfsError:
+        return None
+    lines = result.out.decode().splitlines()
+    if result.code != 0 or len(lines) != 2 or lines[0] != "true":
+        return None
+    return (root / lines[1]).resolve() if not os.path.isabs(lines[1]) else Path(lines[1])
+
+
+def common_dir_on_disk(root: Path) -> Path | None:
+    """The common git directory of the work tree holding `root`, found by reading the
+    files git keeps (gitrepository-layout: a `.git` folder, or a `.git` file naming the
+    worktree's folder, whose `commondir` file names the common one), without running
+    git: the readers that must stay fast use it. None when there is no `.git` above."""
+    for folder in (root, *root.parents):
+        dot_git = folder / ".git"
+        if dot_git.is_dir():
+            return dot_git
+        if not dot_git.is_file():
+            continue
+        try:
+            line = dot_git.read_text("utf-8").strip()
+        except (OSError, UnicodeDecodeError):
+            return None
+        if not line.startswith("gitdir:"):
+            return None
+        private = Path(line.removeprefix("gitdir:").strip())
+        private = private if private.is_absolute() else folder / private
+        try:
+            common = (private / "commondir").read_text("utf-8").strip()
+        except FileNotFoundError:
+            return private
+        except (OSError, UnicodeDecodeError):
+            return None
+        target = Path(common)
+        return (target if target.is_absolute() else private / target).resolve()
+    return None
+
+
+def hash_object(root: Path, kind: str, data: bytes) -> str:
+    """Write an object of `kind` (commit, tree, blob) holding `data`; its id."""
+    return check(root, "hash-object", "-t", kind, "-w", "--stdin", input=data).decode().strip()
+
+
+def ls_remote(root: Path, remote: str, pattern: str) -> dict[str, str]:
+    """The refs of `remote` matching `pattern` (a glob on the tail of the name): name to
+    object id."""
+    out = check(root, "ls-remote", "--refs", remote, pattern)
+    refs: dict[str, str] = {}
+    for line in out.decode("utf-8", "surrogateescape").splitlines():
+        oid, _, name = line.partition("\t")
+        if name:
+            refs[name] = oid
+    return refs
+
+
+def missing_objects(root: Path, oids: list[str]) -> list[str]:
+    """Which of `oids` this repository does not have."""
+    out = check(root, "cat-file", "--batch-check", input="".join(f"{o}\n" for o in oids).encode())
+    lines = out.decode("utf-8", "replace").splitlines()
+    return [oid for oid, line in zip(oids, lines, strict=True) if line.endswith(" missing")]
+
+
+def fetch_objects(root: Path, remote: str, oids: Iterable[str]) -> bool:
+    """Fetch the objects `oids` (tips of refs of `remote`) without writing any ref or
+    FETCH_HEAD; False when the remote no longer has one of them at a ref tip."""
+    wanted = list(dict.fromkeys(oids))
+    if not wanted:
+        return True
+    result = run(
+        root, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-auto-gc",
+        remote, *wanted,
+    )  # fmt: skip
+    return result.code == 0
+
+
+def push_cas(root: Path, remote: str, new: str | None, ref: str, expected: str | None) -> bool:
+    """Set `ref` of `remote` to `new` (None: delete it) only if it is `expected` there
+    now (None: only if it does not exist): `git push --force-with-lease`, whose check
+    the remote makes again under its own ref lock. True when the remote took it; False
+    when the ref was something else; WfsError when the push could not be made at all."""
+    lease = f"--force-with-lease={ref}:{expected or ''}"
+    spec = f"{new or ''}:{ref}"
+    result = run(root, "push", "--porcelain", "--no-verify", lease, remote, spec)
+    for line in result.out.decode("utf-8", "replace").splitlines():
+        flag, _, rest = line.partition("\t")
+        if rest.partition("\t")[0].endswith(":" + ref):
+            # " " fast-forward, "+" forced, "-" deleted, "*" created: taken. "=" (already
+            # so) is refused too: a claim is only ever set to a value nobody else wrote.
+            return flag in (" ", "+", "-", "*")
+    if result.code == 0:
+        return False
+    reason = result.err.splitlines()[0] if result.err else f"exit code {result.code}"
+    raise WfsError(f"git push {remote}: {reason.removeprefix('fatal: ').removeprefix('error: ')}")

@@ -28,8 +28,26 @@ def status_lines(summary: dict[str, Any], bold: Callable[[str], str]) -> list[st
         f"Ready:    {_some(summary['ready'])}",
         *([] if summary["blocked"] else ["Blocked:  -"]),
         *stopped_lines(summary.get("stopped", [])),
+        *claims_lines(summary.get("claims", [])),
         *stuck_lines(summary),
     ]
+
+
+def claims_lines(claims: list[dict[str, Any]], shown: int = 10) -> list[str]:
+    """Each claim (wfs.leases) on a line: who holds the task, where, since when."""
+    lines = []
+    for entry in claims[:shown]:
+        tid, owner, where, since, until = (
+            one_line(entry[k]) for k in ("id", "owner", "where", "since", "expires")
+        )
+        if entry["state"] == "stale":
+            text = f"{tid}: claimed by {owner} at {where} since {since}; free to take over"
+        else:
+            text = f"{tid}: claimed by {owner} at {where} since {since} (lease until {until})"
+        lines.append(f"{'Claimed:':<10}{text}")
+    if len(claims) > shown:
+        lines.append(f"{'':10}and {len(claims) - shown} more (`--json` lists them all)")
+    return lines
 
 
 def stuck_lines(facts: dict[str, Any], shown: int = 10) -> list[str]:

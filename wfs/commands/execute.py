@@ -421,6 +421,13 @@ def _show_pause(env: Env, result: dict[str, Any]) -> None:
 )
 @click.option("--in-worktree", is_flag=True, hidden=True)
 @click.option("--task-from-stdin", is_flag=True, hidden=True)
+@click.option(
+    "--remote",
+    "remote",
+    metavar="NAME",
+    help="Claims remote: lease tasks as refs there, shared by every clone "
+    "(default: .workflow/config.json claims.remote).",
+)
 @pass_env
 def execute(
     env: Env,
@@ -437,6 +444,7 @@ def execute(
     jobs: int,
     in_worktree: bool,
     task_from_stdin: bool,
+    remote: str | None,
 ) -> None:
     """Run a task's flow control: the given ID, or the next ready task.
 
@@ -486,6 +494,7 @@ def execute(
         root_option(env),
         progress=None if dry_run else progress,
         scope=agent_scope,
+        remote=remote,
     )
     if dry_run:
         _dry_run(env, runner, task_id or resume_id)
@@ -501,7 +510,7 @@ def execute(
         if jobs > 1:
             from wfs.flow import parallel  # deferred: only --jobs N loads the scheduler
 
-            child = _child_command(env, agent_option, agent_scope, force)
+            child = _child_command(env, agent_option, agent_scope, force, remote)
             run = parallel.run_all(runner, jobs, child, force=force)
         else:
             run = session_run.execute(
@@ -533,7 +542,7 @@ def execute(
 
 
 def _child_command(
-    env: Env, agent_option: str | None, agent_scope: str, force: bool
+    env: Env, agent_option: str | None, agent_scope: str, force: bool, remote: str | None
 ) -> Callable[[], list[str]]:
     """How `--jobs N` starts a process for the run of one task: this wfs, on this
     session, with the same options, its events as JSON Lines; it reads its task from
@@ -543,6 +552,7 @@ def _child_command(
     argv += ["--session", env.current_session(), "execute", "--task-from-stdin"]
     argv += ["--json", "--agent-scope", agent_scope]
     argv += [*(["--agent", agent_option] if agent_option else []), *(["--force"] * force)]
+    argv += ["--remote", remote] if remote else []
     return lambda: argv
 
 

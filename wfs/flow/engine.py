@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from wfs import git, jsonio, platform, store
+from wfs import git, jsonio, leases, platform, store
 from wfs.claims import claim_alive, owner_id
 from wfs.edit import editing, refuse_container
 from wfs.errors import WfsError
@@ -167,8 +167,10 @@ class Runner:
         progress: Progress | None = None,
         command_prefix: list[str] | None = None,
         scope: str = "task",
+        remote: str | None = None,
     ) -> None:
         self.layout = layout
+        self.remote = remote  # --remote: the claims remote, else the configured one
         self.sid = sid
         self.routes = routes or AgentRoutes(None, {}, None)
         self.progress = progress or (lambda event, data: None)
@@ -181,6 +183,7 @@ class Runner:
         self.output_log = store.Appender()  # the running task's output log (wfs.flow.watch)
         self.task_log: watch.TaskLog | None = None
         self.live: watch.StepLog | None = None  # the running step's output, as it comes
+        self.holding: leases.Holding | None = None  # the running task's lease, renewed
         # With --jobs N: the task's own git worktree, where its steps run (else the
         # project root), and whose branch is merged back when the task completes.
         self.worktree: worktrees.Place | None = None
@@ -205,15 +208,75 @@ class Runner:
 
     # ------------------------------------------------------------ claiming
 
+    @functools.cached_property
+    def claims(self) -> leases.ClaimStore:
+        """Where this checkout's claims are leased (wfs.leases): the claims remote, else
+        the clone's common git directory, else `.workflow/.locks/claims/`."""
+        return leases.claim_store(self.layout, self.remote)
+
+    @functools.cached_property
+    def where(self) -> str:
+        """Where this runner works, as its leases name it."""
+        root = str(self.workdir)
+        remote = isinstance(self.claims, leases.RemoteStore)
+        return f"{platform.host_name()}:{root}" if remote else root
+
+    def lease(self, tid: str) -> leases.Lease | None:
+        """Lease `tid` for this process; None when a live holder (another worktree,
+        another clone) has it."""
+        assert self.holding is None, "one task at a time per runner"
+        lease = self.claims.acquire(self.sid, tid, self.where)
+        if lease is not None:
+            self.holding = leases.Holding(self.claims, lease)
+        return lease
+
+    def busy(self, tid: str) -> WfsError:
+        holder = next((h for h in self.claims.holders(self.sid) if h.task == tid), None)
+        if holder is None:
+            return WfsError(f"{tid} was claimed meanwhile by another process; try again")
+        return WfsError(leases.busy(holder) + "; wait for it to stop, or stop that process first")
+
+    def unlease(self) -> None:
+        """Give back a lease taken for a task that did not start after all."""
+        if self.holding is not None:
+            holding, self.holding = self.holding, None
+            holding.claims.release(holding.lease)
+
+    def check_claim(self) -> None:
+        """Raise LostLease (one line: who holds the task now) unless this runner still
+        holds the running task's lease; nothing of the task is written after that."""
+        if self.holding is not None:
+            try:
+                self.holding.check()
+            except leases.LostLease:
+                self.holding.stop()
+                self.holding = None
+                raise
+
     def claim(self, requested: str | None, passed: frozenset[str] = frozenset()) -> Task | None:
         """Mark a ready leaf active for this process: `requested`, or the next ready one
-        (but none of `passed`, refused already)."""
+        (but none of `passed`, refused already, and none that another worktree or clone
+        holds the lease of)."""
+        try:
+            claimed = self._claim(requested, passed)
+        except BaseException:
+            self.unlease()
+            raise
+        if claimed is not None and self.holding is not None:
+            self.holding.start()
+        return claimed
+
+    def _claim(self, requested: str | None, passed: frozenset[str]) -> Task | None:
         with editing(self.layout, self.sid, check=False) as draft:
             if requested is None:
                 ready = [tid for tid in draft.ready() if tid not in passed]
-                if not ready:
+                for tid in ready:
+                    task = draft.get(tid)
+                    self.preflight(task, checked=True)
+                    if self.lease(tid) is not None:
+                        break
+                else:
                     return None
-                tid = ready[0]
             else:
                 tid = check_task_id(requested)
                 if not draft.has(tid):
@@ -228,10 +291,12 @@ class Runner:
                 waiting = draft.unmet(tid)
                 if waiting:
                     raise WfsError(f"{tid} is not ready: waiting on {', '.join(waiting)}")
-            task = draft.get(tid)
-            # A ready task has no validation error: the index counted them in this very
-            # file (its stamp matched), so the schemas need not run again.
-            self.preflight(task, checked=tid in draft.ready())
+                task = draft.get(tid)
+                # A ready task has no validation error: the index counted them in this
+                # very file (its stamp matched), so the schemas need not run again.
+                self.preflight(task, checked=tid in draft.ready())
+                if self.lease(tid) is None:
+                    raise self.busy(tid)
             execution = dict(obj(task, "execution"))
             for key in ("blocked_reason", "paused_reason", "step", "stopped_at", "finished_at"):
                 execution.pop(key, None)
@@ -283,6 +348,16 @@ class Runner:
     def reclaim(self, requested: str) -> tuple[Task, list[str]]:
         """Take back a stopped task for `--resume`: paused, blocked, or claimed by a
         process that is gone. Returns the task and notes on what was taken over."""
+        try:
+            claimed = self._reclaim(requested)
+        except BaseException:
+            self.unlease()
+            raise
+        if self.holding is not None:
+            self.holding.start()
+        return claimed
+
+    def _reclaim(self, requested: str) -> tuple[Task, list[str]]:
         notes: list[str] = []
         with editing(self.layout, self.sid, check=False) as draft:
             tid = check_task_id(requested)
@@ -312,6 +387,8 @@ class Runner:
                 notes.append(f"took over the claim of {owner}, which is no longer running")
                 notes.extend(self.stop_orphans(tid, owner))
             self.preflight(task)
+            if self.lease(tid) is None:
+                raise self.busy(tid)
             record = self.load_record(tid)
             if record.get("finished_at") and "landing" not in record:
                 self.save_record(new_record(tid))  # that run completed: this one starts over
@@ -344,7 +421,11 @@ class Runner:
     def finish(
         self, tid: str, status: str, reason: str | None = None, step: str | None = None
     ) -> None:
-        """Release the claim: completed, blocked (with its reason) or paused (`active`)."""
+        """Release the claim: completed, blocked (with its reason) or paused (`active`).
+
+        Only while this runner still holds the task's lease (else LostLease, and
+        nothing is written); the lease is given back after the task's file is written."""
+        self.check_claim()
         with editing(self.layout, self.sid, check=False) as draft:
             task = draft.get(tid)
             execution = dict(obj(task, "execution"))
@@ -358,6 +439,9 @@ class Runner:
                 if step is not None:
                     execution["step"] = step
             draft.put({**task, "status": status, "execution": execution})
+        if self.holding is not None:
+            holding, self.holding = self.holding, None
+            holding.release()
 
     # ------------------------------------------------------------ run records
 
@@ -1211,6 +1295,7 @@ def run_task(runner: Runner, task: Task, resume: dict[str, Any] | None = None) -
         changed = [str(p) for p in landing.get("changed", [])]
     else:
         changed = files_changed(record["files_before"], file_states(runner.workdir))
+    runner.check_claim()  # a worker that lost its lease writes nothing more
     if runner.worktree is not None:
         stopped = land(runner, task, record, changed)
         if stopped is not None:

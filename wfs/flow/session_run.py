@@ -31,8 +31,10 @@ def runner(
     root_option: str | None = None,
     progress: Any = None,
     scope: str = "task",
+    remote: str | None = None,
 ) -> Any:
-    """The engine's runner for a session, as `wfs execute` sets it up."""
+    """The engine's runner for a session, as `wfs execute` sets it up (`remote`: the
+    claims remote of --remote)."""
     return Runner(
         layout,
         sid,
@@ -40,6 +42,7 @@ def runner(
         progress=progress,
         command_prefix=command_prefix(sid, root_option),
         scope=scope,
+        remote=remote,
     )
 
 

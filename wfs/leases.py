@@ -1,0 +1,500 @@
+"""Claims that hold wherever the plan is checked out: a claim on a task is a lease.
+
+A lease names its holder (`host:pid`), where it works (a worktree path, or
+`host:path`), since when, until when (`expires`) and an epoch. The holder renews it
+while the task runs; once it has run out (or its local process is gone) anyone may take
+it over, with the epoch one higher. Every write of a holder (renewing, releasing)
+compares and swaps: it lands only if the claim is still exactly the one the holder
+wrote, so a holder that lost its lease cannot complete or release a task someone else
+now holds (LostLease, one line naming the holder of now).
+
+Two stores keep them:
+
+- LocalStore: the worktrees of one clone share the common git directory
+  (`git rev-parse --git-common-dir`); the claims are files there,
+  `<common>/wfs/claims/<session>/<task>.json`, read and written under one file lock
+  (`<common>/wfs/claims.lock`), atomically but not synced: a claim does not outlive a
+  crash of its machine anyway.
+  Outside a git work tree they live in `.workflow/.locks/claims/`.
+- RemoteStore: every clone of a remote shares it; one ref per claim,
+  `refs/wfs/claims/<session>/<task>`, pointing at a commit whose message is the lease.
+  It is created by a push that the remote accepts only if the ref does not exist, and
+  renewed, taken over and deleted by pushes with `--force-with-lease=<ref>:<the id this
+  process read or wrote itself>`, which the remote checks again under its own ref lock.
+
+Times are UTC; a remote's holders on other machines are judged by this machine's clock.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from types import TracebackType
+from typing import Any, NamedTuple, Protocol
+
+from wfs import git, jsonio, store
+from wfs.claims import claim_alive, owner_id
+from wfs.errors import FAILED, WfsError
+from wfs.layout import Layout, check_session_id, check_task_id
+
+DEFAULT_LEASE_SECONDS = 120.0
+CONFIG_FILE = "config.json"
+REF_PREFIX = "refs/wfs/claims/"
+LOCAL_FOLDER = ("wfs", "claims")  # under the common git directory
+FALLBACK_FOLDER = ("claims",)  # under .workflow/.locks/ outside a git work tree
+TRIES = 5  # compare-and-swap rounds lost to other writers before giving up
+# The commit a remote claim points at: no tree, no time, so its id is its lease's.
+EMPTY_TREE = b""
+COMMIT_HEAD = (
+    "tree {tree}\nauthor wfs <wfs@localhost> 0 +0000\ncommitter wfs <wfs@localhost> 0 +0000\n\n"
+)
+
+
+class Lease(NamedTuple):
+    session: str
+    task: str
+    owner: str  # host:pid
+    where: str  # worktree path, or host:path
+    since: str  # ISO times, UTC
+    expires: str
+    epoch: int
+
+
+class LostLease(WfsError):
+    """The holder's lease is no longer its own: one line naming who holds it now."""
+
+    exit_code = FAILED
+
+
+class Settings(NamedTuple):
+    remote: str | None
+    lease_seconds: float
+
+
+class ClaimStore(Protocol):
+    lease_seconds: float
+
+    def acquire(self, sid: str, tid: str, where: str) -> Lease | None: ...
+    def renew(self, lease: Lease) -> Lease: ...
+    def release(self, lease: Lease) -> None: ...
+    def check(self, lease: Lease) -> None: ...
+    def holders(self, sid: str) -> list[Lease]: ...
+
+
+# ------------------------------------------------------------------ settings
+
+
+def settings(layout: Layout, remote: str | None = None) -> Settings:
+    """The claims settings: `remote` (--remote) first, then `.workflow/config.json`
+    `{"claims": {"remote": NAME, "lease_seconds": N}}`."""
+    path = layout.workflow / CONFIG_FILE
+    where = layout.relative(path)
+    section: Any = {}
+    if path.exists():
+        data: Any = store.read_json(path, where)
+        section = data.get("claims", {}) if isinstance(data, dict) else {}
+        if not isinstance(section, dict):
+            raise WfsError(f"{where}#/claims: expected an object (remote, lease_seconds)")
+    configured = section.get("remote")
+    if configured is not None and (not isinstance(configured, str) or not configured.strip()):
+        raise WfsError(f"{where}#/claims/remote: expected the name of a git remote")
+    seconds = section.get("lease_seconds", DEFAULT_LEASE_SECONDS)
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds <= 0:
+        raise WfsError(f"{where}#/claims/lease_seconds: expected a number of seconds > 0")
+    return Settings(remote or configured, float(seconds))
+
+
+def claim_store(
+    layout: Layout, remote: str | None = None, lease_seconds: float | None = None
+) -> ClaimStore:
+    """The store of this checkout's claims: the remote's (`remote`, else the configured
+    one), else the clone's common git directory, else `.workflow/.locks/claims/`."""
+    chosen = settings(layout, remote)
+    seconds = lease_seconds if lease_seconds is not None else chosen.lease_seconds
+    if chosen.remote:
+        if not git.is_work_tree(layout.root):
+            raise WfsError(
+                f"claims remote {chosen.remote!r}: {layout.root} is not in a git work tree"
+            )
+        return RemoteStore(layout.root, chosen.remote, seconds)
+    common = git.common_dir(layout.root)
+    folder = common.joinpath(*LOCAL_FOLDER) if common else layout.locks.joinpath(*FALLBACK_FOLDER)
+    return LocalStore(folder, seconds)
+
+
+def status_holders(layout: Layout, sid: str) -> list[Lease]:
+    """Who holds the session's tasks, for `wfs status`: from the configured remote (git
+    runs), else from the local store's files when its folder exists (no git runs)."""
+    chosen = settings(layout)
+    if chosen.remote:
+        return RemoteStore(layout.root, chosen.remote, chosen.lease_seconds).holders(sid)
+    common = git.common_dir_on_disk(layout.root)
+    folders = [layout.locks.joinpath(*FALLBACK_FOLDER)]
+    if common is not None:
+        folders.insert(0, common.joinpath(*LOCAL_FOLDER))
+    for folder in folders:
+        if (folder / check_session_id(sid)).is_dir():
+            return LocalStore(folder, chosen.lease_seconds).holders(sid)
+    return []
+
+
+# ------------------------------------------------------------------ leases
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+def stamp(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def expired(lease: Lease, at: datetime | None = None) -> bool:
+    """Whether the lease has run out (a time that cannot be read has)."""
+    try:
+        until = datetime.fromisoformat(lease.expires)
+    except ValueError:
+        return True
+    if until.tzinfo is None:
+        until = until.replace(tzinfo=UTC)
+    return until <= (at or now())
+
+
+def free(lease: Lease) -> bool:
+    """Whether a claim may be taken over: its lease ran out, or its holder was a
+    process of this machine that is gone."""
+    return expired(lease) or not claim_alive(lease.owner)
+
+
+def new_lease(sid: str, tid: str, where: str, seconds: float, epoch: int) -> Lease:
+    start = now()
+    return Lease(
+        sid, tid, owner_id(), where, stamp(start), stamp(start + timedelta(seconds=seconds)), epoch
+    )
+
+
+def renewed(lease: Lease, seconds: float) -> Lease:
+    return lease._replace(expires=stamp(now() + timedelta(seconds=seconds)))
+
+
+def same_holder(first: Lease, second: Lease) -> bool:
+    """One holding, whatever its renewals: the same owner, epoch and start."""
+    return (first.owner, first.epoch, first.since) == (second.owner, second.epoch, second.since)
+
+
+def as_json(lease: Lease) -> bytes:
+    return jsonio.dumps(lease._asdict())
+
+
+def from_json(raw: bytes, where: str) -> Lease:
+    """A lease as a claim file or ref holds it; WfsError naming `where` otherwise."""
+    data = jsonio.parse(raw, where)
+    if not isinstance(data, dict):
+        raise WfsError(f"{where}: expected a claim (a JSON object)")
+    values: list[Any] = []
+    for name in Lease._fields:
+        value = data.get(name)
+        kind = int if name == "epoch" else str
+        if not isinstance(value, kind) or isinstance(value, bool):
+            raise WfsError(f"{where}#/{name}: expected a {kind.__name__}")
+        values.append(value)
+    return Lease(*values)
+
+
+def lost(lease: Lease, holder: Lease | None) -> LostLease:
+    task = f"{lease.session}/{lease.task}"
+    if holder is None:
+        return LostLease(f"{task}: lost the claim (epoch {lease.epoch}); nobody holds it now")
+    return LostLease(
+        f"{task}: lost the claim (epoch {lease.epoch}); {holder.owner} at {holder.where} "
+        f"holds it now (epoch {holder.epoch}, since {holder.since})"
+    )
+
+
+def shown(lease: Lease) -> dict[str, Any]:
+    """A claim as `wfs status --json` shows it: `running` while its holder may run,
+    `stale` once it may be taken over (its lease ran out, or its process here is gone)."""
+    return {
+        "id": lease.task,
+        "state": "stale" if free(lease) else "running",
+        "owner": lease.owner,
+        "where": lease.where,
+        "since": lease.since,
+        "expires": lease.expires,
+        "epoch": lease.epoch,
+    }
+
+
+def busy(holder: Lease) -> str:
+    """What a live holder of a task is doing, in one line."""
+    return (
+        f"{holder.task} is being executed by {holder.owner} at {holder.where} "
+        f"(since {holder.since}, lease until {holder.expires})"
+    )
+
+
+# ------------------------------------------------------------------ the local store
+
+
+class LocalStore:
+    """Claims as files in one folder, written under one file lock there."""
+
+    def __init__(self, folder: Path, lease_seconds: float = DEFAULT_LEASE_SECONDS) -> None:
+        self.folder = folder
+        self.lease_seconds = lease_seconds
+        store.confine(folder.parent)  # git's folder: outside the work tree in a worktree
+
+    def path(self, sid: str, tid: str) -> Path:
+        return self.folder / check_session_id(sid) / f"{check_task_id(tid)}.json"
+
+    def locked(self) -> Any:
+        lock = self.folder.with_name(self.folder.name + ".lock")  # beside: the folder goes
+        return store.locked(lock, f"the claims in {self.folder}")
+
+    def read(self, sid: str, tid: str) -> Lease | None:
+        path = self.path(sid, tid)
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        return from_json(raw, str(path))
+
+    def acquire(self, sid: str, tid: str, where: str) -> Lease | None:
+        with self.locked():
+            current = self.read(sid, tid)
+            if current is not None and not free(current):
+                return None
+            epoch = current.epoch + 1 if current is not None else 1
+            lease = new_lease(sid, tid, where, self.lease_seconds, epoch)
+            store.write_bytes(self.path(sid, tid), as_json(lease), durable=False)
+            return lease
+
+    def renew(self, lease: Lease) -> Lease:
+        with self.locked():
+            self.held(lease)
+            fresh = renewed(lease, self.lease_seconds)
+            store.write_bytes(self.path(lease.session, lease.task), as_json(fresh), durable=False)
+            return fresh
+
+    def release(self, lease: Lease) -> None:
+        with self.locked():
+            self.held(lease)
+            path = self.path(lease.session, lease.task)
+            store.remove(path)
+            for folder in (path.parent, self.folder):  # nothing is left behind
+                try:
+                    folder.rmdir()
+                except OSError:
+                    break
+
+    def check(self, lease: Lease) -> None:
+        with self.locked():
+            self.held(lease)
+
+    def held(self, lease: Lease) -> None:
+        current = self.read(lease.session, lease.task)
+        if current is None or not same_holder(current, lease):
+            raise lost(lease, current)
+
+    def holders(self, sid: str) -> list[Lease]:
+        folder = self.folder / check_session_id(sid)
+        try:
+            names = sorted(os.listdir(folder))
+        except FileNotFoundError:
+            return []
+        found = []
+        for name in names:
+            if name.endswith(".json") and not name.startswith("."):
+                lease = self.read(sid, name[: -len(".json")])
+                if lease is not None:
+                    found.append(lease)
+        return found
+
+
+# ------------------------------------------------------------------ the remote store
+
+
+class RemoteStore:
+    """Claims as refs of a git remote, each written by a compare-and-swap push."""
+
+    def __init__(self, root: Path, remote: str, lease_seconds: float = DEFAULT_LEASE_SECONDS):
+        self.root = root
+        self.remote = remote
+        self.lease_seconds = lease_seconds
+        self.oids: dict[Lease, str] = {}  # the commits this process wrote or read
+        self.tree: str | None = None
+
+    def ref(self, sid: str, tid: str) -> str:
+        return f"{REF_PREFIX}{check_session_id(sid)}/{check_task_id(tid)}"
+
+    def oid(self, lease: Lease) -> str:
+        """The commit holding `lease`: the same lease, the same commit, wherever it is
+        made (no time, no author of its own in it)."""
+        known = self.oids.get(lease)
+        if known is None:
+            if self.tree is None:
+                self.tree = git.hash_object(self.root, "tree", EMPTY_TREE)
+            text = COMMIT_HEAD.format(tree=self.tree).encode() + as_json(lease)
+            known = self.oids[lease] = git.hash_object(self.root, "commit", text)
+        return known
+
+    def read(self, sid: str, tid: str) -> tuple[str | None, Lease | None]:
+        """The claim's commit on the remote now, and the lease it holds."""
+        ref = self.ref(sid, tid)
+        for _ in range(TRIES):
+            oid = git.ls_remote(self.root, self.remote, ref).get(ref)
+            if oid is None:
+                return None, None
+            found = self.leases({ref: oid})
+            if found is not None:
+                return oid, found.get(ref)
+        raise WfsError(f"git fetch {self.remote}: {ref} keeps changing; try again")
+
+    def leases(self, refs: dict[str, str]) -> dict[str, Lease] | None:
+        """The leases the commits `refs` point at (fetched when missing here); None
+        when one of them is no longer on the remote (it changed meanwhile)."""
+        known = {oid: lease for lease, oid in self.oids.items()}
+        missing = [oid for oid in refs.values() if oid not in known]
+        if missing:
+            absent = git.missing_objects(self.root, missing)
+            if absent and not git.fetch_objects(self.root, self.remote, absent):
+                return None
+            blobs = git.read_blobs(self.root, missing)
+            for oid in missing:
+                _, _, message = blobs[oid].partition(b"\n\n")
+                lease = from_json(message, f"{self.remote} {oid}")
+                known[oid] = lease
+                self.oids[lease] = oid
+        return {ref: known[oid] for ref, oid in refs.items()}
+
+    def swap(self, ref: str, new: Lease | None, expected: str | None) -> bool:
+        return git.push_cas(self.root, self.remote, self.oid(new) if new else None, ref, expected)
+
+    def acquire(self, sid: str, tid: str, where: str) -> Lease | None:
+        ref = self.ref(sid, tid)
+        expected: str | None = None
+        epoch = 1
+        for _ in range(TRIES):
+            lease = new_lease(sid, tid, where, self.lease_seconds, epoch)
+            if self.swap(ref, lease, expected):
+                return lease
+            expected, current = self.read(sid, tid)
+            if current is not None and not free(current):
+                return None
+            epoch = current.epoch + 1 if current is not None else 1
+        return None  # others kept winning: it is theirs
+
+    def renew(self, lease: Lease) -> Lease:
+        fresh = renewed(lease, self.lease_seconds)
+        self.write(lease, fresh)
+        return fresh
+
+    def release(self, lease: Lease) -> None:
+        self.write(lease, None)
+
+    def write(self, lease: Lease, new: Lease | None) -> None:
+        ref = self.ref(lease.session, lease.task)
+        expected = self.oid(lease)
+        for _ in range(TRIES):
+            if self.swap(ref, new, expected):
+                return
+            oid, current = self.read(lease.session, lease.task)
+            if oid is None or current is None or not same_holder(current, lease):
+                raise lost(lease, current)
+            expected = oid  # a renewal of ours whose answer did not reach us
+        raise WfsError(f"git push {self.remote}: {ref} keeps changing; try again")
+
+    def check(self, lease: Lease) -> None:
+        oid, current = self.read(lease.session, lease.task)
+        if oid is None or current is None or not same_holder(current, lease):
+            raise lost(lease, current)
+
+    def holders(self, sid: str) -> list[Lease]:
+        prefix = f"{REF_PREFIX}{check_session_id(sid)}/"
+        for _ in range(TRIES):
+            refs = git.ls_remote(self.root, self.remote, prefix + "*")
+            refs = {ref: oid for ref, oid in refs.items() if ref.startswith(prefix)}
+            found = self.leases(refs)
+            if found is not None:
+                return [found[ref] for ref in sorted(found)]
+        raise WfsError(f"git fetch {self.remote}: the claims of {sid} keep changing; try again")
+
+
+# ------------------------------------------------------------------ holding a lease
+
+
+class Holding:
+    """A lease held while a task runs, renewed from a thread every third of its
+    length. The holder's own writes go through it (check, release), so a renewal never
+    races them; once a renewal finds the lease lost, every later call raises that."""
+
+    def __init__(self, claims: ClaimStore, lease: Lease, every: float | None = None) -> None:
+        self.claims = claims
+        self.current = lease
+        self.every = every if every is not None else claims.lease_seconds / 3
+        self.lost: LostLease | None = None
+        self.mutex = threading.Lock()
+        self.stopping = threading.Event()
+        self.thread: threading.Thread | None = None
+
+    @property
+    def lease(self) -> Lease:
+        with self.mutex:
+            return self.current
+
+    def start(self) -> Holding:
+        self.thread = threading.Thread(target=self.renewing, name="wfs-lease", daemon=True)
+        self.thread.start()
+        return self
+
+    def renewing(self) -> None:
+        while not self.stopping.wait(self.every):
+            with self.mutex:
+                if self.stopping.is_set():
+                    return
+                try:
+                    self.current = self.claims.renew(self.current)
+                except LostLease as err:
+                    self.lost = err
+                    return
+                except WfsError:
+                    continue  # a remote out of reach: the next round tries again
+
+    def stop(self) -> None:
+        self.stopping.set()
+        if self.thread is not None and self.thread is not threading.current_thread():
+            self.thread.join()
+        self.thread = None
+
+    def check(self) -> None:
+        """Raise LostLease unless the lease is still this holder's."""
+        with self.mutex:
+            if self.lost is not None:
+                raise self.lost
+            self.claims.check(self.current)
+
+    def release(self) -> None:
+        """Stop renewing and give the claim back (compare-and-swap)."""
+        self.stop()
+        with self.mutex:
+            if self.lost is not None:
+                raise self.lost
+            self.claims.release(self.current)
+
+    def __enter__(self) -> Holding:
+        return self.start()
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+
+def holding(claims: ClaimStore, lease: Lease, every: float | None = None) -> Holding:
+    """`with holding(store, lease):` renews the lease until the block ends."""
+    return Holding(claims, lease, every)
