@@ -530,3 +530,62 @@ def push_cas(root: Path, remote: str, new: str | None, ref: str, expected: str |
         return False
     reason = result.err.splitlines()[0] if result.err else f"exit code {result.code}"
     raise WfsError(f"git push {remote}: {reason.removeprefix('fatal: ').removeprefix('error: ')}")
+
+
+# ------------------------------------------- the session's branch on the claims remote
+
+
+def commit_paths(root: Path, paths: list[str], message: str) -> bool:
+    """Commit what changed or is new under `paths` (and only there); False when
+    nothing changed (no commit)."""
+    check(root, "add", "--all", "--", *paths)
+    if run(root, "diff", "--cached", "--quiet", "--", *paths).code == 0:
+        return False
+    check(root, "commit", "--quiet", "--no-verify", "-m", message, "--", *paths)
+    return True
+
+
+def fetch_branch(root: Path, remote: str, branch: str) -> str | None:
+    """Fetch `branch` of `remote` into its remote-tracking ref; that ref's name, or None
+    when the remote has no such branch yet. WfsError when the remote cannot be read."""
+    tracking = f"refs/remotes/{remote}/{branch}"
+    result = run(
+        root, "fetch", "--quiet", "--no-tags", "--no-auto-gc", remote,
+        f"+refs/heads/{branch}:{tracking}",
+    )  # fmt: skip
+    if result.code == 0:
+        return tracking
+    if not ls_remote(root, remote, f"refs/heads/{branch}"):
+        return None
+    raise WfsError(f"cannot fetch {branch} from {remote}: {result.err or result.code}")
+
+
+def merge_ref(root: Path, ref: str, message: str) -> Merged:
+    """Merge `ref` into the branch checked out at `root`: a fast-forward when it can
+    be, else a merge commit (with the repository's merge drivers); a conflicted merge
+    is aborted, leaving `root` as it was."""
+    result = run(root, "merge", "--no-edit", "-m", message, ref)
+    if result.code == 0:
+        return Merged([], None)
+    conflicts = _names(check(root, "diff", "--name-only", "-z", "--diff-filter=U"))
+    if conflicts:
+        run(root, "merge", "--abort")
+        return Merged(conflicts, None)
+    said = (result.err or result.out.decode()).splitlines()
+    lines = [line.strip() for line in said if line.strip() and not line.startswith("hint:")]
+    return Merged([], " ".join(lines) or f"exit code {result.code}")
+
+
+def push_branch(root: Path, remote: str, branch: str) -> bool:
+    """Push `branch` to the same branch of `remote`, never forced: True when the remote
+    took it (or had it already), False when it refused it as not a fast-forward
+    (another clone pushed first). WfsError when the push could not be made at all."""
+    ref = f"refs/heads/{branch}"
+    result = run(root, "push", "--porcelain", "--no-verify", remote, f"{ref}:{ref}")
+    for line in result.out.decode("utf-8", "replace").splitlines():
+        flag, _, rest = line.partition("\t")
+        if rest.partition("\t")[0].endswith(":" + ref):
+            return flag in (" ", "+", "*", "=")
+    if result.code == 0:
+        return True
+    raise WfsError(f"cannot push {branch} to {remote}: {result.err or result.code}")

@@ -42,7 +42,7 @@ from wfs.formats import canonical_task, status_of
 from wfs.index import answers
 from wfs.layout import Layout, check_task_id
 from wfs.rules import TaskSource, refusal
-from wfs.tasks import Task, obj, skeleton, unknown_task
+from wfs.tasks import Task, obj, read_task, skeleton, unknown_task
 
 RUNS_DIR = ".runs"
 TAIL_BYTES = 64 * 1024  # of stdout and of stderr, kept in the run record for each failure
@@ -99,6 +99,23 @@ class StepFailed(Stop):
     def __init__(self, step: Step, reason: str, tries: list[dict[str, Any]]) -> None:
         super().__init__(step, reason)
         self.tries = tries
+
+
+class DoneElsewhere(WfsError):
+    """The task requested was completed in another clone: nothing to run here."""
+
+    def __init__(self, task_id: str, message: str) -> None:
+        super().__init__(message)
+        self.task_id = task_id
+
+
+class HeldElsewhere(WfsError):
+    """With a claims remote: the task requested is leased by a live holder elsewhere
+    (another clone runs it); nothing to run here, and nothing wrong."""
+
+    def __init__(self, task_id: str, message: str) -> None:
+        super().__init__(message)
+        self.task_id = task_id
 
 
 class NotRunnable(WfsError):
@@ -221,9 +238,20 @@ class Runner:
         remote = isinstance(self.claims, leases.RemoteStore)
         return f"{platform.host_name()}:{root}" if remote else root
 
+    @functools.cached_property
+    def travels(self) -> str | None:
+        """The claims remote that the session's branch travels through (fetched before
+        each task, pushed after each completed one), or None: no remote, nothing pushed."""
+        if leases.settings(self.layout, self.remote).remote is None:
+            return None  # no claims remote: nothing more is looked up
+        claims = self.claims
+        return claims.remote if isinstance(claims, leases.RemoteStore) else None
+
     def lease(self, tid: str) -> leases.Lease | None:
         """Lease `tid` for this process; None when a live holder (another worktree,
-        another clone) has it."""
+        another clone) has it. A lease this runner holds already for `tid` is kept."""
+        if self.holding is not None and self.holding.lease.task == tid:
+            return self.holding.lease
         assert self.holding is None, "one task at a time per runner"
         lease = self.claims.acquire(self.sid, tid, self.where)
         if lease is not None:
@@ -258,13 +286,50 @@ class Runner:
         (but none of `passed`, refused already, and none that another worktree or clone
         holds the lease of)."""
         try:
-            claimed = self._claim(requested, passed)
+            if self.travels is not None:
+                claimed = self._travel_claim(requested, passed)
+            else:
+                claimed = self._claim(requested, passed)
         except BaseException:
             self.unlease()
             raise
         if claimed is not None and self.holding is not None:
             self.holding.start()
         return claimed
+
+    def _travel_claim(self, requested: str | None, passed: frozenset[str]) -> Task | None:
+        """`claim` with a claims remote: lease the task first, then bring in the session's
+        branch from the remote; a task completed there meanwhile is given back and
+        passed over (DoneElsewhere when it was the one requested)."""
+        remote = self.travels
+        assert remote is not None
+        skipped = set(passed)
+        while True:
+            tid = requested if requested is not None else self._pick(frozenset(skipped))
+            if tid is None:
+                return None
+            tid = check_task_id(tid)
+            if self.lease(tid) is None:
+                raise HeldElsewhere(tid, self.busy(tid).message)
+            worktrees.travel_in(self.layout, self.sid, remote)
+            status = status_of(read_task(self.layout, self.sid, tid))
+            if status != "completed":
+                return self._claim(tid, frozenset(skipped))
+            self.unlease()
+            if requested is not None:
+                raise DoneElsewhere(tid, f"{tid} was completed in another clone ({remote})")
+            skipped.add(tid)
+
+    def _pick(self, passed: frozenset[str]) -> str | None:
+        """Lease the next ready task (none of `passed`) without changing it; its id."""
+        with editing(self.layout, self.sid, check=False) as draft:
+            for tid in draft.ready():
+                if tid in passed:
+                    continue
+                self.preflight(draft.get(tid), checked=True)
+                if self.lease(tid) is not None:
+                    return tid
+        return None
 
     def _claim(self, requested: str | None, passed: frozenset[str]) -> Task | None:
         with editing(self.layout, self.sid, check=False) as draft:
@@ -439,9 +504,30 @@ class Runner:
                 if step is not None:
                     execution["step"] = step
             draft.put({**task, "status": status, "execution": execution})
+        if status == "completed" and self.travels is not None:
+            self.push_work(tid, task.get("title"))
         if self.holding is not None:
             holding, self.holding = self.holding, None
             holding.release()
+
+    def push_work(self, tid: str, title: Any) -> None:
+        """Push the session's branch, with the completed task's work and files, to the
+        claims remote, before its lease is given back. When that fails, the lease is
+        kept until it runs out (so no other clone runs the task meanwhile)."""
+        remote = self.travels
+        assert remote is not None
+        in_place = self.worktree is None  # run in the main worktree: its changes go too
+        base = None if in_place else self.worktree.base if self.worktree else None
+        message = worktrees.commit_message(self.sid, tid, title if isinstance(title, str) else "")
+        try:
+            worktrees.travel_out(self.layout, self.sid, remote, message, in_place, base)
+        except WfsError as err:
+            if self.holding is not None:
+                self.holding.stop()
+                self.holding = None
+            raise WfsError(
+                f"{tid} completed here, but its work is not on {remote}: {err.message}"
+            ) from None
 
     # ------------------------------------------------------------ run records
 

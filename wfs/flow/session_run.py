@@ -109,12 +109,25 @@ def execute(
         elif task_id:
             if in_worktree and base is None:
                 base = worktrees.session_branch(runner.layout)
-            claimed = runner.claim(task_id)
-            assert claimed is not None
-            if in_worktree and base is not None:
-                set_up_worktree(runner, claimed["id"], base)
-            ended(engine.run_task(runner, claimed))
-            tidy_up(runner, results[-1])
+            try:
+                claimed = runner.claim(task_id)
+            except engine.DoneElsewhere as done:
+                ended(done_elsewhere(runner, done))
+            except engine.HeldElsewhere as held:
+                ended(
+                    {
+                        "task": held.task_id,
+                        "status": "not run",
+                        "reason": held.message,
+                        "held": True,
+                    }
+                )
+            else:
+                assert claimed is not None
+                if in_worktree and base is not None:
+                    set_up_worktree(runner, claimed["id"], base)
+                ended(engine.run_task(runner, claimed))
+                tidy_up(runner, results[-1])
         passed: set[str] = set()  # refused before they started: `--all` goes on past them
         while (
             (run_all or not results)
@@ -140,7 +153,8 @@ def execute(
 
 def conclude(runner: Any, results: list[dict[str, Any]], signum: int | None) -> Execution:
     """The result of a run from the results of its tasks, and its exit code."""
-    statuses = [r["status"] for r in results]
+    # A task another clone holds (with a claims remote) is that clone's to run: no failure.
+    statuses = [r["status"] for r in results if not r.get("held")]
     interrupted = [r for r in results if r["status"] == "interrupted"]
     if interrupted:
         code, overall = interrupted[0]["exit_code"], "interrupted"
@@ -166,6 +180,18 @@ def conclude(runner: Any, results: list[dict[str, Any]], signum: int | None) -> 
                 data.update(status="invalid", invalid=invalid)
                 code = 1
     return Execution(data, code, signum, bool(interrupted))
+
+
+def done_elsewhere(runner: Any, done: Any) -> dict[str, Any]:
+    """The result of a task that another clone completed (its work came in through the
+    claims remote): completed, with nothing run here."""
+    return {
+        "task": done.task_id,
+        "status": "completed",
+        "summary": runner.layout.relative(runner.summary_path(done.task_id)),
+        "steps": [],
+        "note": done.message,
+    }
 
 
 def set_up_worktree(runner: Any, tid: str, base: str) -> None:

@@ -25,6 +25,7 @@ from wfs.layout import Layout
 
 DEFAULT_FOLDER = ".worktrees"  # under .workflow/
 MERGE_WAIT_SECONDS = 600.0  # how long a merge waits for the one before it
+PUSH_TRIES = 40  # pushes of the session's branch refused (another clone first) before giving up
 
 
 class Place(NamedTuple):
@@ -144,16 +145,95 @@ def land(layout: Layout, place: Place, sid: str, tid: str, title: str) -> Landin
             f"the main worktree is on {current or 'a detached HEAD'}, not on {place.base}, "
             "the session's branch",
         )
-    lock = platform.FileLock(str(layout.workflow / ".locks" / "merge.lock"), MERGE_WAIT_SECONDS)
-    store.make_folder(layout.workflow / ".locks")
     try:
-        with lock:
+        with merge_lock(layout):
             merged = git.merge_branch(
                 layout.root, place.branch, f"Merge {tid} of wfs session {sid} ({place.branch})"
             )
     except TimeoutError:
         return Landing([], "another merge into the session's branch did not end in time")
     return Landing(merged.conflicts, merged.error)
+
+
+def merge_lock(layout: Layout) -> Any:
+    """The lock that lets one merge at a time into the session's branch in the main
+    worktree (and one exchange of it with the claims remote)."""
+    store.make_folder(layout.workflow / ".locks")
+    return platform.FileLock(str(layout.workflow / ".locks" / "merge.lock"), MERGE_WAIT_SECONDS)
+
+
+# ------------------------------------------- the work travels with the claims (--remote)
+
+
+def checked_out(layout: Layout, branch: str | None) -> str:
+    """The branch of the main worktree, which must be `branch` when one is named."""
+    current = git.current_branch(layout.root)
+    if current is None:
+        raise WfsError(
+            "the claims remote needs a branch checked out: the session's work is "
+            "pushed to that branch of the remote"
+        )
+    if branch is not None and current != branch:
+        raise WfsError(f"the main worktree is on {current}, not on {branch}, the session's branch")
+    return current
+
+
+def commit_state(layout: Layout, sid: str, everything: bool, message: str) -> None:
+    """Commit the session's files (its plan, views and summaries) on the branch of the
+    main worktree; with `everything`, all that changed there (a task run in place)."""
+    with store.locked(layout.session_lock(sid), sid):  # no task file half-written
+        if everything:
+            git.commit_all(layout.root, message)
+        else:
+            git.commit_paths(layout.root, [layout.relative(layout.session_dir(sid))], message)
+
+
+def take_in(layout: Layout, sid: str, remote: str, branch: str) -> None:
+    """Fetch `branch` from the claims remote and merge it into the local one (task
+    files through wfs's merge driver), after committing the session's files as they
+    are (what runs writes them: a merge does not take in over changes not committed);
+    WfsError when it conflicts."""
+    fetched = git.fetch_branch(layout.root, remote, branch)
+    if fetched is None:
+        return
+    with store.locked(layout.session_lock(sid), sid):  # nothing written while it merges
+        folder = layout.relative(layout.session_dir(sid))
+        git.commit_paths(layout.root, [folder], f"wfs session {sid}: state")
+        merged = git.merge_ref(layout.root, fetched, f"Merge {remote}/{branch} (wfs session {sid})")
+    if merged.conflicts:
+        raise WfsError(
+            f"merging {remote}/{branch} into {branch} conflicts in "
+            f"{', '.join(merged.conflicts)}; merge it by hand (`git pull {remote} {branch}`), "
+            "then run again"
+        )
+    if merged.error is not None:
+        raise WfsError(f"cannot merge {remote}/{branch} into {branch}: {merged.error}")
+
+
+def travel_in(layout: Layout, sid: str, remote: str, branch: str | None = None) -> None:
+    """Before a task starts: the session's branch as the claims remote has it, merged
+    into the local one, so that the task starts with the work done in other clones."""
+    with merge_lock(layout):
+        take_in(layout, sid, remote, checked_out(layout, branch))
+
+
+def travel_out(
+    layout: Layout, sid: str, remote: str, message: str, everything: bool, branch: str | None
+) -> None:
+    """After a task completed: its work and the session's files committed on the
+    session's branch, pushed to the claims remote; a push refused because another
+    clone pushed first fetches, merges and pushes again (PUSH_TRIES times at most)."""
+    with merge_lock(layout):
+        current = checked_out(layout, branch)
+        commit_state(layout, sid, everything, message)
+        for _ in range(PUSH_TRIES):
+            if git.push_branch(layout.root, remote, current):
+                return
+            take_in(layout, sid, remote, current)
+    raise WfsError(
+        f"{remote} refused {current} {PUSH_TRIES} times (other clones pushed first each "
+        f"time); push it by hand (`git pull {remote} {current} && git push {remote} {current}`)"
+    )
 
 
 def clear(layout: Layout, place: Place) -> None:

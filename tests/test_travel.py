@@ -1,0 +1,163 @@
+"""With a claims remote, the work travels with the claims: a task starts from the session's
+branch as the remote has it, and a completed task's work is pushed there before its
+lease is given back.
+
+Real git, a bare remote, clones running at once as real processes; count-based only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import needs_bash, read_json
+from git_helpers import commit_all, git, git_env
+
+pytestmark = [needs_bash, pytest.mark.skipif(os.name == "nt", reason="bash steps")]
+
+__all__ = ["git_env"]  # the fixture, used by name
+
+TASKS = 12
+CHAIN = 4  # IMPL-k waits for IMPL-(k-4): its step needs that task's work in its tree
+
+
+def task(n: int, ran: Path) -> dict[str, Any]:
+    tid = f"IMPL-{n}"
+    before = f"IMPL-{n - CHAIN}"
+    needs = f"test -f done/{before}.txt && " if n > CHAIN else ""
+    command = f"bash({needs}mkdir -p done && echo {tid} >> done/{tid}.txt && echo {tid} >> {ran})"
+    return {
+        "id": tid,
+        "title": f"task {tid}",
+        "depends_on": [before] if n > CHAIN else [],
+        "flow_control": {
+            "pre_analysis": [],
+            "implementation_approach": [
+                {
+                    "step": 1,
+                    "title": "work",
+                    "description": "do it",
+                    "modification_points": [],
+                    "logic_flow": [],
+                    "depends_on": [],
+                    "output": "out1",
+                    "command": command,
+                }
+            ],
+        },
+    }
+
+
+def wfs_in(root: Path, *args: str, input: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "wfs", *args],
+        cwd=root,
+        input=input,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def published(tmp_path: Path, ran: Path) -> tuple[Path, str]:
+    """A bare remote holding a repository with wfs set up and the plan on `main`."""
+    bare = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(bare))
+    first = tmp_path / "first"
+    first.mkdir()
+    git(first, "init", "-q", "-b", "main")
+    (first / "README.md").write_text("project\n")
+    assert wfs_in(first, "init").returncode == 0
+    plan = [task(n, ran) for n in range(1, TASKS + 1)]
+    made = wfs_in(first, "plan", "Travel", "--from", "-", input=json.dumps(plan))
+    assert made.returncode == 0, made.stderr
+    commit_all(first, "plan")
+    git(first, "remote", "add", "origin", str(bare))
+    git(first, "push", "-q", "origin", "main")
+    return bare, made.stdout.strip()
+
+
+def cloned(tmp_path: Path, bare: Path, name: str) -> Path:
+    root = tmp_path / name
+    git(tmp_path, "clone", "-q", str(bare), str(root))
+    assert wfs_in(root, "init").returncode == 0  # the merge drivers, in this clone's config
+    return root
+
+
+def status_of(root: Path, sid: str, tid: str) -> str:
+    return str(read_json(root / ".workflow" / sid / ".task" / f"{tid}.json")["status"])
+
+
+def test_three_clones_run_each_task_once_and_the_remote_ends_with_all_the_work(
+    tmp_path: Path, git_env: Path
+) -> None:
+    ran = tmp_path / "ran.log"  # every step appends its task here, whichever clone runs it
+    bare, sid = published(tmp_path, ran)
+    clones = [cloned(tmp_path, bare, f"clone{k}") for k in range(3)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "wfs", "--session", sid, "execute", "--all", "--jobs", "2"]
+            + ["--remote", "origin"],
+            cwd=root,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for root in clones
+    ]
+    outputs = [proc.communicate(timeout=900) for proc in procs]
+    for proc, (out, err) in zip(procs, outputs, strict=True):
+        assert proc.returncode == 0, out + err
+    expected = [f"IMPL-{n}" for n in range(1, TASKS + 1)]
+    assert sorted(ran.read_text().split()) == sorted(expected)  # each step ran exactly once
+    final = tmp_path / "final"
+    git(tmp_path, "clone", "-q", str(bare), str(final))
+    for tid in expected:
+        assert (final / "done" / f"{tid}.txt").read_text() == f"{tid}\n"  # its work, once
+        assert status_of(final, sid, tid) == "completed"
+        assert (final / ".workflow" / sid / ".summaries" / f"{tid}-summary.md").is_file()
+    # Each clone ends with the remote's branch in it: nothing of its own left unpushed.
+    for root in clones:
+        git(root, "fetch", "-q", "origin")
+        ahead = git(root, "rev-list", "--count", "origin/main..main").stdout.strip()
+        assert ahead == "0"
+        assert git(root, "status", "--porcelain", "--", ".", ":!.workflow").stdout == ""
+
+
+def test_a_task_completed_in_another_clone_is_not_run_again(tmp_path: Path, git_env: Path) -> None:
+    ran = tmp_path / "ran.log"
+    bare, sid = published(tmp_path, ran)
+    one, two = cloned(tmp_path, bare, "one"), cloned(tmp_path, bare, "two")
+    first = wfs_in(one, "--session", sid, "execute", "IMPL-1", "--remote", "origin")
+    assert first.returncode == 0, first.stderr
+    # `two` has not pulled: it still sees IMPL-1 pending, and asks for it by id.
+    assert status_of(two, sid, "IMPL-1") == "pending"
+    again = wfs_in(two, "--session", sid, "execute", "IMPL-1", "--remote", "origin")
+    assert again.returncode == 0, again.stderr
+    assert again.stdout == f"IMPL-1: completed → .workflow/{sid}/.summaries/IMPL-1-summary.md\n"
+    assert ran.read_text() == "IMPL-1\n"
+    assert status_of(two, sid, "IMPL-1") == "completed"
+    assert (two / "done" / "IMPL-1.txt").read_text() == "IMPL-1\n"  # the work came in
+    # Run in place (--jobs 1), the task's work and files were committed and pushed.
+    final = tmp_path / "final"
+    git(tmp_path, "clone", "-q", str(bare), str(final))
+    assert status_of(final, sid, "IMPL-1") == "completed"
+    log = git(final, "log", "--format=%s", "main").stdout.splitlines()
+    assert log[0] == "IMPL-1: task IMPL-1"
+
+
+def test_without_a_remote_nothing_is_committed_or_pushed(tmp_path: Path, git_env: Path) -> None:
+    ran = tmp_path / "ran.log"
+    bare, sid = published(tmp_path, ran)
+    one = cloned(tmp_path, bare, "one")
+    head = git(one, "rev-parse", "HEAD").stdout
+    run = wfs_in(one, "--session", sid, "execute", "IMPL-1")
+    assert run.returncode == 0, run.stderr
+    assert git(one, "rev-parse", "HEAD").stdout == head  # no commit
+    assert git(one, "ls-remote", "origin", "refs/heads/main").stdout.split()[0] == head.strip()
+    assert git(one, "status", "--porcelain", "done").stdout == "?? done/\n"
