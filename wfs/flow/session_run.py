@@ -114,6 +114,8 @@ def execute(
             except engine.DoneElsewhere as done:
                 ended(done_elsewhere(runner, done))
             except engine.HeldElsewhere as held:
+                if not in_worktree:  # asked for by a person: they are told, as a refusal
+                    raise
                 ended(
                     {
                         "task": held.task_id,
