@@ -518,7 +518,12 @@ class Runner:
         assert remote is not None
         in_place = self.worktree is None  # run in the main worktree: its changes go too
         base = None if in_place else self.worktree.base if self.worktree else None
-        message = worktrees.commit_message(self.sid, tid, title if isinstance(title, str) else "")
+        if in_place:
+            message = worktrees.commit_message(
+                self.sid, tid, title if isinstance(title, str) else ""
+            )
+        else:  # its work was committed on its branch, and merged: these are its files
+            message = f"wfs session {self.sid}: {tid} completed"
         try:
             worktrees.travel_out(self.layout, self.sid, remote, message, in_place, base)
         except WfsError as err:
