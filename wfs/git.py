@@ -576,6 +576,64 @@ def merge_ref(root: Path, ref: str, message: str) -> Merged:
     return Merged([], " ".join(lines) or f"exit code {result.code}")
 
 
+def uncommitted(root: Path, folder: str) -> list[str]:
+    """Paths under `folder` (relative to root) changed, removed or new in the working
+    tree against HEAD (untracked ones included, ignored ones not)."""
+    changed = _names(check(root, "diff", "--name-only", "-z", "--relative", "HEAD", "--", folder))
+    new = _names(check(root, "ls-files", "-z", "--others", "--exclude-standard", "--", folder))
+    return changed + new
+
+
+def restore_paths(root: Path, paths: list[str]) -> None:
+    """Put `paths` (relative to root) back as HEAD has them, in the index and the
+    working tree; a path HEAD does not have is removed."""
+    if not paths:
+        return
+    tracked = set(_names(check(root, "ls-tree", "-z", "--name-only", "HEAD", "--", *paths)))
+    kept = [p for p in paths if p in tracked]
+    if kept:
+        check(root, "checkout", "HEAD", "--", *kept)
+    gone = [p for p in paths if p not in tracked]
+    if gone:
+        check(root, "rm", "-q", "--cached", "--ignore-unmatch", "--", *gone)
+        for path in gone:
+            try:
+                os.remove(root / path)
+            except FileNotFoundError:
+                pass
+
+
+def push_fenced(
+    root: Path, remote: str, commit: str, branch: str, claim: str, expected: str
+) -> str:
+    """One atomic push: `commit` to `branch` of `remote` (a fast-forward only), and the
+    deletion of the claim ref `claim`, only if the remote still has it at `expected`
+    (`--force-with-lease`, checked again by the remote under its ref lock). Both land,
+    or neither. "pushed"; "behind" when the branch moved on there (fetch, merge, try
+    again); "lost" when the claim is no longer `expected`. WfsError when the push could
+    not be made at all."""
+    head = f"refs/heads/{branch}"
+    result = run(
+        root, "push", "--porcelain", "--atomic", "--no-verify",
+        f"--force-with-lease={claim}:{expected}", remote, f"{commit}:{head}", f":{claim}",
+    )  # fmt: skip
+    said: dict[str, tuple[str, str]] = {}
+    for line in result.out.decode("utf-8", "replace").splitlines():
+        flag, _, rest = line.partition("\t")
+        spec, _, summary = rest.partition("\t")
+        for ref in (head, claim):
+            if spec.endswith(":" + ref):
+                said[ref] = (flag, summary)
+    if result.code == 0 and said.get(head, ("!",))[0] != "!":
+        return "pushed"
+    if claim in said and "atomic push failed" not in said[claim][1]:
+        return "lost"  # the claim was refused for its own sake (stale info)
+    if head in said and "atomic push failed" not in said[head][1]:
+        return "behind"
+    reason = result.err.splitlines()[0] if result.err else f"exit code {result.code}"
+    raise WfsError(f"git push {remote}: {reason.removeprefix('fatal: ').removeprefix('error: ')}")
+
+
 def push_branch(root: Path, remote: str, branch: str) -> bool:
     """Push `branch` to the same branch of `remote`, never forced: True when the remote
     took it (or had it already), False when it refused it as not a fast-forward

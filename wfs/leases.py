@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import TracebackType
@@ -474,6 +475,33 @@ class Holding:
             if self.lost is not None:
                 raise self.lost
             self.claims.check(self.current)
+
+    def hand_over(self, publish: Callable[[str, str], str]) -> bool:
+        """Give the claim back in the very push that publishes the task's work (a
+        remote claim only). `publish(ref, expected)` makes one atomic push that deletes
+        the claim's ref only if the remote still has it at `expected` (this holder's
+        lease): "pushed" (both landed: True, and the lease is no longer renewed),
+        "behind" (neither: the branch moved on there; False, push again after merging)
+        or "lost" (neither: LostLease, naming who holds the claim now). No renewal runs
+        meanwhile."""
+        claims = self.claims
+        if not isinstance(claims, RemoteStore):
+            raise TypeError("hand_over: only a remote claim is given back by a push")
+        with self.mutex:
+            if self.lost is not None:
+                raise self.lost
+            lease = self.current
+            answer = publish(claims.ref(lease.session, lease.task), claims.oid(lease))
+            if answer == "lost":
+                self.lost = lost(lease, claims.read(lease.session, lease.task)[1])
+                self.stopping.set()
+                raise self.lost
+            if answer == "pushed":
+                self.stopping.set()
+        if answer == "pushed":
+            self.stop()
+            return True
+        return False
 
     def release(self) -> None:
         """Stop renewing and give the claim back (compare-and-swap)."""

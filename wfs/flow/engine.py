@@ -414,6 +414,8 @@ class Runner:
         """Take back a stopped task for `--resume`: paused, blocked, or claimed by a
         process that is gone. Returns the task and notes on what was taken over."""
         try:
+            if self.travels is not None:
+                self._travel_in(check_task_id(requested))
             claimed = self._reclaim(requested)
         except BaseException:
             self.unlease()
@@ -421,6 +423,18 @@ class Runner:
         if self.holding is not None:
             self.holding.start()
         return claimed
+
+    def _travel_in(self, tid: str) -> None:
+        """Before a stopped task resumes with a claims remote: lease it, then bring in
+        the session's branch from the remote; DoneElsewhere when another clone
+        completed it meanwhile (it took the task over once this run's lease ran out)."""
+        remote = self.travels
+        assert remote is not None
+        if self.lease(tid) is None:
+            raise HeldElsewhere(tid, self.busy(tid).message)
+        worktrees.travel_in(self.layout, self.sid, remote)
+        if status_of(read_task(self.layout, self.sid, tid)) == "completed":
+            raise DoneElsewhere(tid, f"{tid} was completed in another clone ({remote})")
 
     def _reclaim(self, requested: str) -> tuple[Task, list[str]]:
         notes: list[str] = []
@@ -493,17 +507,7 @@ class Runner:
         self.check_claim()
         with editing(self.layout, self.sid, check=False) as draft:
             task = draft.get(tid)
-            execution = dict(obj(task, "execution"))
-            for key in ("claimed_by", "blocked_reason", "paused_reason", "step", "paused_step"):
-                execution.pop(key, None)
-            if status == "completed":
-                execution["finished_at"] = now()
-            else:
-                execution["stopped_at"] = now()
-                execution["blocked_reason" if status == "blocked" else "paused_reason"] = reason
-                if step is not None:
-                    execution["step"] = step
-            draft.put({**task, "status": status, "execution": execution})
+            draft.put(finished_task(task, status, reason, step))
         if status == "completed" and self.travels is not None:
             self.push_work(tid, task.get("title"))
         if self.holding is not None:
@@ -511,21 +515,16 @@ class Runner:
             holding.release()
 
     def push_work(self, tid: str, title: Any) -> None:
-        """Push the session's branch, with the completed task's work and files, to the
-        claims remote, before its lease is given back. When that fails, the lease is
-        kept until it runs out (so no other clone runs the task meanwhile)."""
+        """Commit all that changed in the main worktree (a task run in place: its work
+        and the session's files) and push the session's branch to the claims remote,
+        before the task's lease is given back. When that fails, the lease is kept until
+        it runs out (so no other clone runs the task meanwhile). A task run in its own
+        worktree is published by `publish` instead."""
         remote = self.travels
         assert remote is not None
-        in_place = self.worktree is None  # run in the main worktree: its changes go too
-        base = None if in_place else self.worktree.base if self.worktree else None
-        if in_place:
-            message = worktrees.commit_message(
-                self.sid, tid, title if isinstance(title, str) else ""
-            )
-        else:  # its work was committed on its branch, and merged: these are its files
-            message = f"wfs session {self.sid}: {tid} completed"
+        message = worktrees.commit_message(self.sid, tid, title if isinstance(title, str) else "")
         try:
-            worktrees.travel_out(self.layout, self.sid, remote, message, in_place, base)
+            worktrees.travel_out(self.layout, self.sid, remote, message)
         except WfsError as err:
             if self.holding is not None:
                 self.holding.stop()
@@ -1213,6 +1212,24 @@ def _names(group: list[Step]) -> str:
     return f"{group[0].name} (+{len(group) - 1} more in one hand-off)"
 
 
+def finished_task(
+    task: Task, status: str, reason: str | None = None, step: str | None = None
+) -> Task:
+    """The task as a run leaves it: completed, blocked (with its reason) or paused
+    (`active`, with its reason and step), its claim removed."""
+    execution = dict(obj(task, "execution"))
+    for key in ("claimed_by", "blocked_reason", "paused_reason", "step", "paused_step"):
+        execution.pop(key, None)
+    if status == "completed":
+        execution["finished_at"] = now()
+    else:
+        execution["stopped_at"] = now()
+        execution["blocked_reason" if status == "blocked" else "paused_reason"] = reason
+        if step is not None:
+            execution["step"] = step
+    return {**task, "status": status, "execution": execution}
+
+
 def new_record(tid: str) -> dict[str, Any]:
     return {"task": tid, "started_at": now(), "steps": {}, "paused": None}
 
@@ -1387,16 +1404,21 @@ def run_task(runner: Runner, task: Task, resume: dict[str, Any] | None = None) -
     else:
         changed = files_changed(record["files_before"], file_states(runner.workdir))
     runner.check_claim()  # a worker that lost its lease writes nothing more
-    if runner.worktree is not None:
-        stopped = land(runner, task, record, changed)
+    if runner.worktree is not None and runner.travels is not None:
+        stopped = publish(runner, task, record, changed, result)  # written there, then here
         if stopped is not None:
             return stopped
-    summary = runner.write_summary(task, result, changed)
-    runner.finish(tid, "completed")
+    else:
+        if runner.worktree is not None:
+            stopped = land(runner, task, record, changed)
+            if stopped is not None:
+                return stopped
+        runner.write_summary(task, result, changed)
+        runner.finish(tid, "completed")
     return {
         "task": tid,
         "status": "completed",
-        "summary": runner.layout.relative(summary),
+        "summary": runner.layout.relative(runner.summary_path(tid)),
         "steps": [
             {k: s[k] for k in ("key", "name", "status", "elapsed") if k in s}
             for s in result["steps"]
@@ -1426,8 +1448,64 @@ def land(
         del record["landing"]
         runner.save_record(record)
         return None
+    return not_landed(runner, task, landing, place.base)
+
+
+def publish(
+    runner: Runner,
+    task: Task,
+    record: dict[str, Any],
+    changed: list[str],
+    result: dict[str, Any],
+) -> dict[str, Any] | None:
+    """With a claims remote: commit the task's work on its branch, and the task marked
+    completed with its summary, in its worktree; then land both on the remote's session
+    branch in one push that gives the claim back (wfs.flow.worktrees.publish). None when
+    it landed (the main worktree has it then), else the outcome of the blocked task."""
+    place, remote = runner.worktree, runner.travels
+    assert place is not None and remote is not None and runner.holding is not None
+    tid = task["id"]
+    record["landing"] = {"changed": changed}
+    runner.save_record(record)
+    title = task.get("title")
+    git.commit_all(
+        place.path,
+        worktrees.commit_message(runner.sid, tid, title if isinstance(title, str) else ""),
+    )
+    summary = runner.write_summary(task, result, changed)
+    there = worktrees.project_in(runner.layout, place)
+    with editing(there, runner.sid, check=False) as draft:
+        draft.put(finished_task(read_task(runner.layout, runner.sid, tid), "completed"))
+    folder = there.session_dir(runner.sid)
+    store.write_bytes(folder / ".summaries" / summary.name, summary.read_bytes(), durable=False)
+    git.commit_paths(
+        there.root, [there.relative(folder)], f"wfs session {runner.sid}: {tid} completed"
+    )
+    try:
+        landing = worktrees.publish(
+            runner.layout, place, runner.sid, remote, runner.holding.hand_over
+        )
+    except leases.LostLease:
+        runner.check_claim()  # says so, in one line; nothing more is written
+        raise
+    except WfsError as err:
+        landing = worktrees.Landing([], err.message)
+    if landing.merged:
+        runner.holding = None  # given back by the push
+        del record["landing"]
+        runner.save_record(record)
+        return None
+    return not_landed(runner, task, landing, f"{remote}/{place.base}")
+
+
+def not_landed(runner: Runner, task: Task, landing: worktrees.Landing, into: str) -> dict[str, Any]:
+    """Block a completed task whose work did not land in the session's branch `into`:
+    its outcome, with the command that lands it once the cause is fixed."""
+    place = runner.worktree
+    assert place is not None
+    tid = task["id"]
     resume_argv = runner.resume_argv(tid)
-    reason = worktrees.blocked_reason(place, tid, landing, platform.shell_join(resume_argv))
+    reason = worktrees.blocked_reason(place, into, landing, platform.shell_join(resume_argv))
     runner.finish(tid, "blocked", reason)
     outcome: dict[str, Any] = {
         "task": tid,

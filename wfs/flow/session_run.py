@@ -97,15 +97,23 @@ def execute(
     with signals.handled(), platform.steady_environment():
         if resume_id:
             place = ran_in(runner, resume_id)
-            task, notes = runner.reclaim(resume_id)
-            for text in notes:
-                note(text)
-            if place is not None:
-                enter(runner, place)
-            elif base is not None:  # `--jobs N` takes over a task killed before its worktree
-                set_up_worktree(runner, task["id"], base)
-            ended(engine.run_task(runner, task, {"skip": skip, "output": answer}))
-            tidy_up(runner, results[-1])
+            try:
+                task, notes = runner.reclaim(resume_id)
+            except engine.DoneElsewhere as done:
+                if place is not None:  # what the stopped run left there is not wanted
+                    worktrees.clear(runner.layout, place)
+                ended(done_elsewhere(runner, done))
+            except engine.HeldElsewhere as held:
+                ended(held_elsewhere(held, in_worktree or base is not None))
+            else:
+                for text in notes:
+                    note(text)
+                if place is not None:
+                    enter(runner, place)
+                elif base is not None:  # `--jobs N` takes over a task killed before its worktree
+                    set_up_worktree(runner, task["id"], base)
+                ended(engine.run_task(runner, task, {"skip": skip, "output": answer}))
+                tidy_up(runner, results[-1])
         elif task_id:
             if in_worktree and base is None:
                 base = worktrees.session_branch(runner.layout)
@@ -114,16 +122,7 @@ def execute(
             except engine.DoneElsewhere as done:
                 ended(done_elsewhere(runner, done))
             except engine.HeldElsewhere as held:
-                if not in_worktree:  # asked for by a person: they are told, as a refusal
-                    raise
-                ended(
-                    {
-                        "task": held.task_id,
-                        "status": "not run",
-                        "reason": held.message,
-                        "held": True,
-                    }
-                )
+                ended(held_elsewhere(held, in_worktree))
             else:
                 assert claimed is not None
                 if in_worktree and base is not None:
@@ -194,6 +193,14 @@ def done_elsewhere(runner: Any, done: Any) -> dict[str, Any]:
         "steps": [],
         "note": done.message,
     }
+
+
+def held_elsewhere(held: Any, scheduled: bool) -> dict[str, Any]:
+    """The result of a task another clone holds: left to it when `--jobs N` asked for
+    it (`held`: no failure); a person who asked for it is told, as a refusal."""
+    if not scheduled:
+        raise held
+    return {"task": held.task_id, "status": "not run", "reason": held.message, "held": True}
 
 
 def set_up_worktree(runner: Any, tid: str, base: str) -> None:

@@ -16,6 +16,7 @@ running the task again (`--force`) starts from a fresh branch.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -178,36 +179,43 @@ def checked_out(layout: Layout, branch: str | None) -> str:
     return current
 
 
-def commit_state(layout: Layout, sid: str, everything: bool, message: str) -> None:
-    """Commit the session's files (its plan, views and summaries) on the branch of the
-    main worktree; with `everything`, all that changed there (a task run in place)."""
+def commit_state(layout: Layout, sid: str, message: str) -> None:
+    """Commit all that changed in the main worktree (a task run in place: its work and
+    the session's files, its plan, views and summaries) on its branch."""
     with store.locked(layout.session_lock(sid), sid):  # no task file half-written
-        if everything:
-            git.commit_all(layout.root, message)
-        else:
-            git.commit_paths(layout.root, [layout.relative(layout.session_dir(sid))], message)
+        git.commit_all(layout.root, message)
 
 
 def take_in(layout: Layout, sid: str, remote: str, branch: str) -> None:
-    """Fetch `branch` from the claims remote and merge it into the local one (task
-    files through wfs's merge driver), after committing the session's files as they
-    are (what runs writes them: a merge does not take in over changes not committed);
-    WfsError when it conflicts."""
+    """Fetch `branch` from the claims remote and merge it into the local one (see
+    merge_in); WfsError when it conflicts."""
     fetched = git.fetch_branch(layout.root, remote, branch)
-    if fetched is None:
-        return
+    if fetched is not None:
+        merge_in(layout, sid, fetched, f"{remote}/{branch}")
+
+
+def merge_in(layout: Layout, sid: str, ref: str, name: str) -> None:
+    """Merge `ref`, the session's branch as the claims remote has it, into the branch
+    of the main worktree: a fast-forward when it can be (task files through wfs's merge
+    driver otherwise). What this clone wrote in the session's folder and did not commit
+    (the bookkeeping of its runs: a task marked active, the views, a summary) gives way
+    wherever `ref` changed the same file: the remote holds what the holders of the
+    claims published, and a task marked active here by a run that lost its claim is
+    stale. WfsError when the merge conflicts."""
     with store.locked(layout.session_lock(sid), sid):  # nothing written while it merges
         folder = layout.relative(layout.session_dir(sid))
-        git.commit_paths(layout.root, [folder], f"wfs session {sid}: state")
-        merged = git.merge_ref(layout.root, fetched, f"Merge {remote}/{branch} (wfs session {sid})")
+        since = git.merge_base(layout.root, "HEAD", ref)
+        incoming = set(git.changed_between(layout.root, since, ref, folder))
+        stale = [path for path in git.uncommitted(layout.root, folder) if path in incoming]
+        git.restore_paths(layout.root, stale)
+        merged = git.merge_ref(layout.root, ref, f"Merge {name} (wfs session {sid})")
     if merged.conflicts:
         raise WfsError(
-            f"merging {remote}/{branch} into {branch} conflicts in "
-            f"{', '.join(merged.conflicts)}; merge it by hand (`git pull {remote} {branch}`), "
-            "then run again"
+            f"merging {name} into the session's branch conflicts in "
+            f"{', '.join(merged.conflicts)}; merge it by hand (`git merge {name}`), then run again"
         )
     if merged.error is not None:
-        raise WfsError(f"cannot merge {remote}/{branch} into {branch}: {merged.error}")
+        raise WfsError(f"cannot merge {name} into the session's branch: {merged.error}")
 
 
 def travel_in(layout: Layout, sid: str, remote: str, branch: str | None = None) -> None:
@@ -217,15 +225,13 @@ def travel_in(layout: Layout, sid: str, remote: str, branch: str | None = None) 
         take_in(layout, sid, remote, checked_out(layout, branch))
 
 
-def travel_out(
-    layout: Layout, sid: str, remote: str, message: str, everything: bool, branch: str | None
-) -> None:
-    """After a task completed: its work and the session's files committed on the
-    session's branch, pushed to the claims remote; a push refused because another
+def travel_out(layout: Layout, sid: str, remote: str, message: str) -> None:
+    """After a task run in place completed: its work and the session's files committed
+    on the session's branch, pushed to the claims remote; a push refused because another
     clone pushed first fetches, merges and pushes again (PUSH_TRIES times at most)."""
     with merge_lock(layout):
-        current = checked_out(layout, branch)
-        commit_state(layout, sid, everything, message)
+        current = checked_out(layout, None)
+        commit_state(layout, sid, message)
         for _ in range(PUSH_TRIES):
             if git.push_branch(layout.root, remote, current):
                 return
@@ -236,6 +242,50 @@ def travel_out(
     )
 
 
+def project_in(layout: Layout, place: Place) -> Layout:
+    """The project as the task's worktree holds it (the same folder of the repository)."""
+    return Layout(place.path / git.show_prefix(layout.root))
+
+
+def publish(
+    layout: Layout,
+    place: Place,
+    sid: str,
+    remote: str,
+    hand_over: Callable[[Callable[[str, str], str]], bool],
+) -> Landing:
+    """With a claims remote: land a completed task's branch (its work, and the task
+    marked completed, committed in its worktree) on the session's branch of the remote,
+    by one atomic push that also deletes the task's claim, only while it is still this
+    holder's (`hand_over`, wfs.leases.Holding; LostLease otherwise, and nothing lands).
+    When the remote's branch moved on, it is fetched and merged into the task's branch
+    in the worktree first (task files through wfs's merge driver), and the push made
+    again. Once it landed, the main worktree's branch takes it in (merge_in). So a run
+    killed at any moment has published all of the task or none of it, and a task's work
+    reaches the session's branch here only after it reached the remote."""
+    name = f"{remote}/{place.base}"
+    with merge_lock(layout):
+        for _ in range(PUSH_TRIES):
+            fetched = git.fetch_branch(place.path, remote, place.base)
+            if fetched is not None:
+                merged = git.merge_ref(place.path, fetched, f"Merge {name} into {place.branch}")
+                if merged.conflicts or merged.error is not None:
+                    return Landing(merged.conflicts, merged.error)
+            head = git.rev_parse(place.path, "HEAD")
+            assert head is not None
+
+            def push(claim: str, expected: str, head: str = head) -> str:
+                return git.push_fenced(place.path, remote, head, place.base, claim, expected)
+
+            if hand_over(push):
+                merge_in(layout, sid, head, name)
+                return Landing([], None)
+    return Landing(
+        [],
+        f"{remote} refused {place.base} {PUSH_TRIES} times (other clones pushed first each time)",
+    )
+
+
 def clear(layout: Layout, place: Place) -> None:
     """Remove a merged task's worktree and delete its branch (`git branch -d`: a branch
     with work not merged stays)."""
@@ -243,16 +293,17 @@ def clear(layout: Layout, place: Place) -> None:
     git.delete_branch(layout.root, place.branch)
 
 
-def blocked_reason(place: Place, tid: str, landing: Landing, resume: str) -> str:
-    """Why a completed task's work is not merged, and how to go on."""
+def blocked_reason(place: Place, into: str, landing: Landing, resume: str) -> str:
+    """Why a completed task's work is not merged into `into` (the session's branch,
+    here or on the claims remote), and how to go on."""
     if landing.conflicts:
         shown = ", ".join(landing.conflicts)
         return (
-            f"merge conflict: {place.branch} conflicts with {place.base} in {shown}; "
-            f"resolve it on {place.branch} in {place.path} (`git merge {place.base}`, fix, "
+            f"merge conflict: {place.branch} conflicts with {into} in {shown}; "
+            f"resolve it on {place.branch} in {place.path} (`git merge {into}`, fix, "
             f"commit), then `{resume}` merges it again"
         )
     return (
-        f"cannot merge {place.branch} into {place.base}: {landing.error}; "
+        f"cannot merge {place.branch} into {into}: {landing.error}; "
         f"fix that, then `{resume}` merges it again"
     )
