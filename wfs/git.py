@@ -605,31 +605,29 @@ def restore_paths(root: Path, paths: list[str]) -> None:
 
 def push_fenced(
     root: Path, remote: str, commit: str, branch: str, claim: str, expected: str
-) -> str:
+) -> bool:
     """One atomic push: `commit` to `branch` of `remote` (a fast-forward only), and the
     deletion of the claim ref `claim`, only if the remote still has it at `expected`
-    (`--force-with-lease`, checked again by the remote under its ref lock). Both land,
-    or neither. "pushed"; "behind" when the branch moved on there (fetch, merge, try
-    again); "lost" when the claim is no longer `expected`. WfsError when the push could
-    not be made at all."""
+    (`--force-with-lease`, checked again by the remote under its ref lock). Both land
+    (True), or neither (False: the branch moved on there, the claim changed, or the
+    remote could not lock a ref meanwhile). WfsError when the push could not be made
+    at all."""
     head = f"refs/heads/{branch}"
     result = run(
         root, "push", "--porcelain", "--atomic", "--no-verify",
         f"--force-with-lease={claim}:{expected}", remote, f"{commit}:{head}", f":{claim}",
     )  # fmt: skip
-    said: dict[str, tuple[str, str]] = {}
+    answered = False
     for line in result.out.decode("utf-8", "replace").splitlines():
         flag, _, rest = line.partition("\t")
-        spec, _, summary = rest.partition("\t")
-        for ref in (head, claim):
-            if spec.endswith(":" + ref):
-                said[ref] = (flag, summary)
-    if result.code == 0 and said.get(head, ("!",))[0] != "!":
-        return "pushed"
-    if claim in said and "atomic push failed" not in said[claim][1]:
-        return "lost"  # the claim was refused for its own sake (stale info)
-    if head in said and "atomic push failed" not in said[head][1]:
-        return "behind"
+        if rest.partition("\t")[0].endswith(":" + head):
+            answered = True
+            if flag == "!":
+                return False
+    if answered and result.code == 0:
+        return True
+    if answered:
+        return False
     reason = result.err.splitlines()[0] if result.err else f"exit code {result.code}"
     raise WfsError(f"git push {remote}: {reason.removeprefix('fatal: ').removeprefix('error: ')}")
 

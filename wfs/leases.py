@@ -141,6 +141,21 @@ def status_holders(layout: Layout, sid: str) -> list[Lease]:
     return []
 
 
+CLONE_LOCK = ("wfs", "clone.lock")  # under the common git directory
+
+
+def clone_lock(root: Path) -> Any:
+    """The lock under which the fetches into the clone holding `root`, and the making
+    and removing of its worktrees, run one at a time: its worktrees share one object
+    store and its refs, and git's fetches race each other and a worktree coming or
+    going ("bad object worktrees/…/HEAD", "did not send all necessary objects")."""
+    common = git.common_dir(root)
+    folder = common if common is not None else root / ".git"
+    lock = folder.joinpath(*CLONE_LOCK)
+    store.confine(folder)  # git's folder: outside the work tree in a worktree
+    return store.locked(lock, f"the clone's fetches and worktrees ({folder})")
+
+
 # ------------------------------------------------------------------ leases
 
 
@@ -360,8 +375,10 @@ class RemoteStore:
         missing = [oid for oid in refs.values() if oid not in known]
         if missing:
             absent = git.missing_objects(self.root, missing)
-            if absent and not git.fetch_objects(self.root, self.remote, absent):
-                return None
+            if absent:
+                with clone_lock(self.root):
+                    if not git.fetch_objects(self.root, self.remote, absent):
+                        return None
             blobs = git.read_blobs(self.root, missing)
             for oid in missing:
                 _, _, message = blobs[oid].partition(b"\n\n")
@@ -476,14 +493,14 @@ class Holding:
                 raise self.lost
             self.claims.check(self.current)
 
-    def hand_over(self, publish: Callable[[str, str], str]) -> bool:
+    def hand_over(self, publish: Callable[[str, str], bool]) -> bool:
         """Give the claim back in the very push that publishes the task's work (a
         remote claim only). `publish(ref, expected)` makes one atomic push that deletes
         the claim's ref only if the remote still has it at `expected` (this holder's
-        lease): "pushed" (both landed: True, and the lease is no longer renewed),
-        "behind" (neither: the branch moved on there; False, push again after merging)
-        or "lost" (neither: LostLease, naming who holds the claim now). No renewal runs
-        meanwhile."""
+        lease), and says whether it landed. True: both landed, and the lease is no
+        longer renewed. When neither did, the claim is read again: LostLease (naming
+        who holds it now) when it is no longer this holder's, else False (the branch
+        moved on there: push again after merging it). No renewal runs meanwhile."""
         claims = self.claims
         if not isinstance(claims, RemoteStore):
             raise TypeError("hand_over: only a remote claim is given back by a push")
@@ -491,17 +508,18 @@ class Holding:
             if self.lost is not None:
                 raise self.lost
             lease = self.current
-            answer = publish(claims.ref(lease.session, lease.task), claims.oid(lease))
-            if answer == "lost":
-                self.lost = lost(lease, claims.read(lease.session, lease.task)[1])
+            expected = claims.oid(lease)
+            if publish(claims.ref(lease.session, lease.task), expected):
                 self.stopping.set()
-                raise self.lost
-            if answer == "pushed":
-                self.stopping.set()
-        if answer == "pushed":
-            self.stop()
-            return True
-        return False
+            else:
+                oid, holder = claims.read(lease.session, lease.task)
+                if oid != expected:
+                    self.lost = lost(lease, holder)
+                    self.stopping.set()
+                    raise self.lost
+                return False
+        self.stop()
+        return True
 
     def release(self) -> None:
         """Stop renewing and give the claim back (compare-and-swap)."""

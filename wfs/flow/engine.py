@@ -1404,8 +1404,9 @@ def run_task(runner: Runner, task: Task, resume: dict[str, Any] | None = None) -
     else:
         changed = files_changed(record["files_before"], file_states(runner.workdir))
     runner.check_claim()  # a worker that lost its lease writes nothing more
+    note = None
     if runner.worktree is not None and runner.travels is not None:
-        stopped = publish(runner, task, record, changed, result)  # written there, then here
+        stopped, note = publish(runner, task, record, changed, result)  # there, then here
         if stopped is not None:
             return stopped
     else:
@@ -1415,7 +1416,7 @@ def run_task(runner: Runner, task: Task, resume: dict[str, Any] | None = None) -
                 return stopped
         runner.write_summary(task, result, changed)
         runner.finish(tid, "completed")
-    return {
+    outcome = {
         "task": tid,
         "status": "completed",
         "summary": runner.layout.relative(runner.summary_path(tid)),
@@ -1424,6 +1425,9 @@ def run_task(runner: Runner, task: Task, resume: dict[str, Any] | None = None) -
             for s in result["steps"]
         ],
     }
+    if note is not None:
+        outcome["note"] = note
+    return outcome
 
 
 def land(
@@ -1457,11 +1461,12 @@ def publish(
     record: dict[str, Any],
     changed: list[str],
     result: dict[str, Any],
-) -> dict[str, Any] | None:
+) -> tuple[dict[str, Any] | None, str | None]:
     """With a claims remote: commit the task's work on its branch, and the task marked
     completed with its summary, in its worktree; then land both on the remote's session
-    branch in one push that gives the claim back (wfs.flow.worktrees.publish). None when
-    it landed (the main worktree has it then), else the outcome of the blocked task."""
+    branch in one push that gives the claim back (wfs.flow.worktrees.publish). When it
+    landed: None (the main worktree has it then) and a note when it could not be merged
+    here yet; else the outcome of the blocked task."""
     place, remote = runner.worktree, runner.travels
     assert place is not None and remote is not None and runner.holding is not None
     tid = task["id"]
@@ -1494,8 +1499,8 @@ def publish(
         runner.holding = None  # given back by the push
         del record["landing"]
         runner.save_record(record)
-        return None
-    return not_landed(runner, task, landing, f"{remote}/{place.base}")
+        return None, landing.note
+    return not_landed(runner, task, landing, f"{remote}/{place.base}"), None
 
 
 def not_landed(runner: Runner, task: Task, landing: worktrees.Landing, into: str) -> dict[str, Any]:

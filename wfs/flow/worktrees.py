@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from wfs import git, platform, store
+from wfs import git, leases, platform, store
 from wfs.errors import WfsError
 from wfs.layout import Layout
 
@@ -93,17 +93,18 @@ def prepare(layout: Layout, sid: str, tid: str, base: str) -> Place:
     if not folder.is_dir():
         store.make_folder(folder)
     store.ignore_folder(folder)  # ignored by git wherever it is
-    if path.exists():
-        git.remove_worktree(layout.root, path)
-    store.make_folder(path.parent)
     place = Place(path, task_branch(sid, tid), base)
-    try:
-        git.add_worktree(layout.root, path, place.branch, base)
-    except WfsError:
-        if not git.is_worktree_of(layout.root, path):
-            raise
-        git.remove_worktree(layout.root, path)  # git still lists one that is gone
-        git.add_worktree(layout.root, path, place.branch, base)
+    with leases.clone_lock(layout.root):
+        if path.exists():
+            git.remove_worktree(layout.root, path)
+        store.make_folder(path.parent)
+        try:
+            git.add_worktree(layout.root, path, place.branch, base)
+        except WfsError:
+            if not git.is_worktree_of(layout.root, path):
+                raise
+            git.remove_worktree(layout.root, path)  # git still lists one that is gone
+            git.add_worktree(layout.root, path, place.branch, base)
     return place
 
 
@@ -112,10 +113,11 @@ def restore(layout: Layout, place: Place) -> None:
     if place.path.is_dir() and git.is_worktree_of(layout.root, place.path):
         return
     start = place.branch if git.rev_parse(layout.root, place.branch) else place.base
-    if place.path.exists():
-        git.remove_worktree(layout.root, place.path)
-    store.make_folder(place.path.parent)
-    git.add_worktree(layout.root, place.path, place.branch, start)
+    with leases.clone_lock(layout.root):
+        if place.path.exists():
+            git.remove_worktree(layout.root, place.path)
+        store.make_folder(place.path.parent)
+        git.add_worktree(layout.root, place.path, place.branch, start)
 
 
 class Landing(NamedTuple):
@@ -124,6 +126,7 @@ class Landing(NamedTuple):
 
     conflicts: list[str]
     error: str | None
+    note: str | None = None  # landed, and what is left to do
 
     @property
     def merged(self) -> bool:
@@ -189,7 +192,8 @@ def commit_state(layout: Layout, sid: str, message: str) -> None:
 def take_in(layout: Layout, sid: str, remote: str, branch: str) -> None:
     """Fetch `branch` from the claims remote and merge it into the local one (see
     merge_in); WfsError when it conflicts."""
-    fetched = git.fetch_branch(layout.root, remote, branch)
+    with leases.clone_lock(layout.root):
+        fetched = git.fetch_branch(layout.root, remote, branch)
     if fetched is not None:
         merge_in(layout, sid, fetched, f"{remote}/{branch}")
 
@@ -252,7 +256,7 @@ def publish(
     place: Place,
     sid: str,
     remote: str,
-    hand_over: Callable[[Callable[[str, str], str]], bool],
+    hand_over: Callable[[Callable[[str, str], bool]], bool],
 ) -> Landing:
     """With a claims remote: land a completed task's branch (its work, and the task
     marked completed, committed in its worktree) on the session's branch of the remote,
@@ -260,13 +264,14 @@ def publish(
     holder's (`hand_over`, wfs.leases.Holding; LostLease otherwise, and nothing lands).
     When the remote's branch moved on, it is fetched and merged into the task's branch
     in the worktree first (task files through wfs's merge driver), and the push made
-    again. Once it landed, the main worktree's branch takes it in (merge_in). So a run
-    killed at any moment has published all of the task or none of it, and a task's work
-    reaches the session's branch here only after it reached the remote."""
+    again. So a run killed at any moment has published all of the task or none of it.
+    Once it landed, the main worktree's branch takes it in (merge_in); when that fails,
+    the task is landed all the same, and `note` says what is left to do here."""
     name = f"{remote}/{place.base}"
     with merge_lock(layout):
         for _ in range(PUSH_TRIES):
-            fetched = git.fetch_branch(place.path, remote, place.base)
+            with leases.clone_lock(place.path):
+                fetched = git.fetch_branch(place.path, remote, place.base)
             if fetched is not None:
                 merged = git.merge_ref(place.path, fetched, f"Merge {name} into {place.branch}")
                 if merged.conflicts or merged.error is not None:
@@ -274,22 +279,25 @@ def publish(
             head = git.rev_parse(place.path, "HEAD")
             assert head is not None
 
-            def push(claim: str, expected: str, head: str = head) -> str:
+            def push(claim: str, expected: str, head: str = head) -> bool:
                 return git.push_fenced(place.path, remote, head, place.base, claim, expected)
 
             if hand_over(push):
-                merge_in(layout, sid, head, name)
+                try:
+                    merge_in(layout, sid, head, name)
+                except WfsError as err:
+                    return Landing(
+                        [], None, f"landed on {name}, not yet merged here: {err.message}"
+                    )
                 return Landing([], None)
-    return Landing(
-        [],
-        f"{remote} refused {place.base} {PUSH_TRIES} times (other clones pushed first each time)",
-    )
+    return Landing([], f"{remote} refused it {PUSH_TRIES} times (other clones pushed first)")
 
 
 def clear(layout: Layout, place: Place) -> None:
     """Remove a merged task's worktree and delete its branch (`git branch -d`: a branch
     with work not merged stays)."""
-    git.remove_worktree(layout.root, place.path)
+    with leases.clone_lock(layout.root):
+        git.remove_worktree(layout.root, place.path)
     git.delete_branch(layout.root, place.branch)
 
 
