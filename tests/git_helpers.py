@@ -5,9 +5,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import socket
 import subprocess
 import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -48,3 +52,41 @@ def git_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     shim.chmod(0o755)
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
     return bin_dir
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@contextlib.contextmanager
+def git_daemon(base: Path, probe: Path, name: str) -> Iterator[str]:
+    """A real `git daemon` on 127.0.0.1 serving the repositories under `base` (push
+    allowed); yields the URL of `base / name`, once `probe` (a repository) can read it."""
+    exec_path = git(probe, "--exec-path").stdout.strip()
+    found = [Path(exec_path, n) for n in ("git-daemon", "git-daemon.exe")]
+    program = next((str(path) for path in found if path.exists()), None)
+    if program is None:
+        pytest.skip("git-daemon is not installed with this git")
+    port = free_port()
+    # The program itself, not `git daemon`: killing git's wrapper would leave it running.
+    proc = subprocess.Popen(
+        [program, "--export-all", "--enable=receive-pack", "--reuseaddr",
+         f"--base-path={base}", "--listen=127.0.0.1", f"--port={port}", str(base)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    url = f"git://127.0.0.1:{port}/{name}"
+    try:
+        for _ in range(300):
+            if git(probe, "ls-remote", url, check=False).returncode == 0:
+                break
+            if proc.poll() is not None:
+                pytest.fail(f"git daemon exited with {proc.returncode}")
+            time.sleep(0.1)
+        else:
+            pytest.fail("git daemon did not answer on 127.0.0.1")
+        yield url
+    finally:
+        proc.kill()
+        proc.wait()

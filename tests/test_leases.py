@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 from conftest import posix_only, read_json, wfs, wfs_process
-from git_helpers import commit_all, git, git_env
+from git_helpers import commit_all, git, git_daemon, git_env
 
 from wfs import leases
 from wfs.errors import WfsError
@@ -47,42 +47,12 @@ def clone(tmp_path: Path, git_env: Path) -> Path:
     return work
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.fixture
 def daemon(tmp_path: Path, clone: Path) -> Iterator[str]:
     """A real `git daemon` on 127.0.0.1 serving tmp_path (with push); its URL of the
     clone's remote."""
-    exec_path = git(clone, "--exec-path").stdout.strip()
-    found = [Path(exec_path, n) for n in ("git-daemon", "git-daemon.exe")]
-    program = next((str(path) for path in found if path.exists()), None)
-    if program is None:
-        pytest.skip("git-daemon is not installed with this git")
-    port = free_port()
-    # The program itself, not `git daemon`: killing git's wrapper would leave it running.
-    proc = subprocess.Popen(
-        [program, "--export-all", "--enable=receive-pack", "--reuseaddr",
-         f"--base-path={tmp_path}", "--listen=127.0.0.1", f"--port={port}", str(tmp_path)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
-    url = f"git://127.0.0.1:{port}/remote.git"
-    try:
-        for _ in range(300):
-            if git(clone, "ls-remote", url, check=False).returncode == 0:
-                break
-            if proc.poll() is not None:
-                pytest.fail(f"git daemon exited with {proc.returncode}")
-            time.sleep(0.1)
-        else:
-            pytest.fail("git daemon did not answer on 127.0.0.1")
+    with git_daemon(tmp_path, clone, "remote.git") as url:
         yield url
-    finally:
-        proc.kill()
-        proc.wait()
 
 
 def store_for(root: Path, remote: str | None, seconds: float = 60) -> leases.ClaimStore:

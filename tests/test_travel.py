@@ -1,36 +1,44 @@
 """With a claims remote, the work travels with the claims: a task starts from the session's
-branch as the remote has it, and a completed task's work is pushed there before its
-lease is given back.
+branch as the remote has it, and a completed task lands there whole (its work, its
+completion, its claim given back) by one atomic push, or not at all.
 
-Real git, a bare remote, clones running at once as real processes; count-based only.
+Real git, a bare remote (and a real `git daemon`), clones running at once as real
+processes, and workers killed with SIGKILL; count-based only, nothing is timed.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import needs_bash, read_json
-from git_helpers import commit_all, git, git_env
+from git_helpers import commit_all, git, git_daemon, git_env
 
-pytestmark = [needs_bash, pytest.mark.skipif(os.name == "nt", reason="bash steps")]
+pytestmark = [needs_bash, pytest.mark.skipif(os.name == "nt", reason="bash steps, SIGKILL")]
 
 __all__ = ["git_env"]  # the fixture, used by name
 
-TASKS = 12
+TASKS = 30
 CHAIN = 4  # IMPL-k waits for IMPL-(k-4): its step needs that task's work in its tree
 
 
-def task(n: int, ran: Path) -> dict[str, Any]:
+def task(n: int, ran: Path, pause: float = 0) -> dict[str, Any]:
+    """IMPL-n: one step that logs its start to `ran`, waits `pause` seconds, checks that
+    the work of the task it waits on is in its tree, and writes its own work."""
     tid = f"IMPL-{n}"
     before = f"IMPL-{n - CHAIN}"
     needs = f"test -f done/{before}.txt && " if n > CHAIN else ""
-    command = f"bash({needs}mkdir -p done && echo {tid} >> done/{tid}.txt && echo {tid} >> {ran})"
+    wait = f"sleep {pause} && " if pause else ""
+    command = (
+        f"bash(echo {tid} >> {ran} && {wait}{needs}mkdir -p done && echo {tid} > done/{tid}.txt)"
+    )
     return {
         "id": tid,
         "title": f"task {tid}",
@@ -64,8 +72,11 @@ def wfs_in(root: Path, *args: str, input: str | None = None) -> subprocess.Compl
     )
 
 
-def published(tmp_path: Path, ran: Path) -> tuple[Path, str]:
-    """A bare remote holding a repository with wfs set up and the plan on `main`."""
+def published(
+    tmp_path: Path, ran: Path, pause: float = 0, claims: dict[str, Any] | None = None
+) -> tuple[Path, str]:
+    """A bare remote holding a repository with wfs set up and the plan on `main` (and
+    `claims` as the claims settings of .workflow/config.json)."""
     bare = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", "-b", "main", str(bare))
     first = tmp_path / "first"
@@ -73,7 +84,9 @@ def published(tmp_path: Path, ran: Path) -> tuple[Path, str]:
     git(first, "init", "-q", "-b", "main")
     (first / "README.md").write_text("project\n")
     assert wfs_in(first, "init").returncode == 0
-    plan = [task(n, ran) for n in range(1, TASKS + 1)]
+    if claims is not None:
+        (first / ".workflow" / "config.json").write_text(json.dumps({"claims": claims}))
+    plan = [task(n, ran, pause) for n in range(1, TASKS + 1)]
     made = wfs_in(first, "plan", "Travel", "--from", "-", input=json.dumps(plan))
     assert made.returncode == 0, made.stderr
     commit_all(first, "plan")
@@ -82,9 +95,9 @@ def published(tmp_path: Path, ran: Path) -> tuple[Path, str]:
     return bare, made.stdout.strip()
 
 
-def cloned(tmp_path: Path, bare: Path, name: str) -> Path:
+def cloned(tmp_path: Path, url: str, name: str) -> Path:
     root = tmp_path / name
-    git(tmp_path, "clone", "-q", str(bare), str(root))
+    git(tmp_path, "clone", "-q", url, str(root))
     assert wfs_in(root, "init").returncode == 0  # the merge drivers, in this clone's config
     return root
 
@@ -93,49 +106,76 @@ def status_of(root: Path, sid: str, tid: str) -> str:
     return str(read_json(root / ".workflow" / sid / ".task" / f"{tid}.json")["status"])
 
 
-def test_three_clones_run_each_task_once_and_the_remote_ends_with_all_the_work(
-    tmp_path: Path, git_env: Path
-) -> None:
-    ran = tmp_path / "ran.log"  # every step appends its task here, whichever clone runs it
-    bare, sid = published(tmp_path, ran)
-    clones = [cloned(tmp_path, bare, f"clone{k}") for k in range(3)]
-    procs = [
-        subprocess.Popen(
-            [sys.executable, "-m", "wfs", "--session", sid, "execute", "--all", "--jobs", "2"]
-            + ["--remote", "origin"],
-            cwd=root,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for root in clones
-    ]
-    outputs = [proc.communicate(timeout=900) for proc in procs]
-    for proc, (out, err) in zip(procs, outputs, strict=True):
-        assert proc.returncode == 0, out + err
-    expected = [f"IMPL-{n}" for n in range(1, TASKS + 1)]
-    assert sorted(ran.read_text().split()) == sorted(expected)  # each step ran exactly once
+def expected_ids() -> list[str]:
+    return [f"IMPL-{n}" for n in range(1, TASKS + 1)]
+
+
+def check_landed_once(tmp_path: Path, bare: Path, sid: str) -> None:
+    """The remote's session branch holds every task completed, its work once (one work
+    commit, one completion), and no claim is left."""
     final = tmp_path / "final"
     git(tmp_path, "clone", "-q", str(bare), str(final))
-    for tid in expected:
+    for tid in expected_ids():
         assert (final / "done" / f"{tid}.txt").read_text() == f"{tid}\n"  # its work, once
         assert status_of(final, sid, tid) == "completed"
         assert (final / ".workflow" / sid / ".summaries" / f"{tid}-summary.md").is_file()
-    # No clone keeps work of its own that the remote lacks (only wfs's bookkeeping of
-    # a task it passed over may be committed and not pushed).
-    for root in clones:
-        git(root, "fetch", "-q", "origin")
-        assert git(root, "diff", "origin/main...main", "--", ".", ":!.workflow").stdout == ""
-        assert git(root, "status", "--porcelain", "--", ".", ":!.workflow").stdout == ""
     subjects = git(final, "log", "--format=%s", "--no-merges", "main").stdout.splitlines()
     work = sorted(s for s in subjects if s.startswith("IMPL-"))
-    assert work == sorted(f"{tid}: task {tid}" for tid in expected)  # committed once each
+    assert work == sorted(f"{tid}: task {tid}" for tid in expected_ids())  # committed once each
+    completions = sorted(s for s in subjects if s.startswith(f"wfs session {sid}: "))
+    assert completions == sorted(f"wfs session {sid}: {tid} completed" for tid in expected_ids())
+    assert git(final, "ls-remote", "origin", "refs/wfs/claims/*").stdout == ""  # all given back
+    checked = wfs_in(final, "--session", sid, "validate")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    rendered = wfs_in(final, "--session", sid, "render", "--check")  # views agree with tasks
+    assert rendered.returncode == 0, rendered.stdout + rendered.stderr
+
+
+@contextlib.contextmanager
+def serving(where: str, tmp_path: Path, bare: Path) -> Iterator[str]:
+    """The URL the clones use for the remote: the bare folder, or a git daemon's."""
+    if where == "bare folder":
+        yield str(bare)
+        return
+    with git_daemon(tmp_path, bare, bare.name) as url:
+        yield url
+
+
+@pytest.mark.parametrize("where", ["bare folder", "git daemon"])
+def test_three_clones_run_each_task_once_and_the_remote_ends_with_all_the_work(
+    tmp_path: Path, git_env: Path, where: str
+) -> None:
+    ran = tmp_path / "ran.log"  # every step appends its task here, whichever clone runs it
+    bare, sid = published(tmp_path, ran)
+    with serving(where, tmp_path, bare) as url:
+        clones = [cloned(tmp_path, url, f"clone{k}") for k in range(3)]
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-m", "wfs", "--session", sid, "execute", "--all", "--jobs", "2"]
+                + ["--remote", "origin"],
+                cwd=root,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for root in clones
+        ]
+        outputs = [proc.communicate(timeout=900) for proc in procs]
+        for proc, (out, err) in zip(procs, outputs, strict=True):
+            assert proc.returncode == 0, out + err
+        assert sorted(ran.read_text().split()) == sorted(expected_ids())  # each ran once
+        check_landed_once(tmp_path, bare, sid)
+        # No clone keeps work of its own that the remote lacks.
+        for root in clones:
+            git(root, "fetch", "-q", "origin")
+            assert git(root, "diff", "origin/main...main", "--", ".", ":!.workflow").stdout == ""
+            assert git(root, "status", "--porcelain", "--", ".", ":!.workflow").stdout == ""
 
 
 def test_a_task_completed_in_another_clone_is_not_run_again(tmp_path: Path, git_env: Path) -> None:
     ran = tmp_path / "ran.log"
     bare, sid = published(tmp_path, ran)
-    one, two = cloned(tmp_path, bare, "one"), cloned(tmp_path, bare, "two")
+    one, two = cloned(tmp_path, str(bare), "one"), cloned(tmp_path, str(bare), "two")
     first = wfs_in(one, "--session", sid, "execute", "IMPL-1", "--remote", "origin")
     assert first.returncode == 0, first.stderr
     # `two` has not pulled: it still sees IMPL-1 pending, and asks for it by id.
@@ -157,7 +197,7 @@ def test_a_task_completed_in_another_clone_is_not_run_again(tmp_path: Path, git_
 def test_without_a_remote_nothing_is_committed_or_pushed(tmp_path: Path, git_env: Path) -> None:
     ran = tmp_path / "ran.log"
     bare, sid = published(tmp_path, ran)
-    one = cloned(tmp_path, bare, "one")
+    one = cloned(tmp_path, str(bare), "one")
     head = git(one, "rev-parse", "HEAD").stdout
     run = wfs_in(one, "--session", sid, "execute", "IMPL-1")
     assert run.returncode == 0, run.stderr
