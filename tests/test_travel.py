@@ -11,8 +11,12 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import random
+import shutil
+import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -124,7 +128,6 @@ def check_landed_once(tmp_path: Path, bare: Path, sid: str) -> None:
     assert work == sorted(f"{tid}: task {tid}" for tid in expected_ids())  # committed once each
     completions = sorted(s for s in subjects if s.startswith(f"wfs session {sid}: "))
     assert completions == sorted(f"wfs session {sid}: {tid} completed" for tid in expected_ids())
-    assert git(final, "ls-remote", "origin", "refs/wfs/claims/*").stdout == ""  # all given back
     checked = wfs_in(final, "--session", sid, "validate")
     assert checked.returncode == 0, checked.stdout + checked.stderr
     rendered = wfs_in(final, "--session", sid, "render", "--check")  # views agree with tasks
@@ -165,6 +168,7 @@ def test_three_clones_run_each_task_once_and_the_remote_ends_with_all_the_work(
             assert proc.returncode == 0, out + err
         assert sorted(ran.read_text().split()) == sorted(expected_ids())  # each ran once
         check_landed_once(tmp_path, bare, sid)
+        assert git(tmp_path, "ls-remote", str(bare), "refs/wfs/claims/*").stdout == ""
         # No clone keeps work of its own that the remote lacks.
         for root in clones:
             git(root, "fetch", "-q", "origin")
@@ -204,3 +208,143 @@ def test_without_a_remote_nothing_is_committed_or_pushed(tmp_path: Path, git_env
     assert git(one, "rev-parse", "HEAD").stdout == head  # no commit
     assert git(one, "ls-remote", "origin", "refs/heads/main").stdout.split()[0] == head.strip()
     assert git(one, "status", "--porcelain", "done").stdout == "?? done/\n"
+
+
+# ------------------------------------------------------------------ killed workers
+
+KILLS = 50
+LEASE_SECONDS = 4  # short, so that a killed worker's claims run out soon
+
+
+def other_machines() -> bool:
+    """Whether this system lets a process take a host name of its own (a user
+    namespace): each clone then runs as another machine, whose claims nobody can see
+    die and whose leases must run out before another clone takes them over."""
+    if shutil.which("unshare") is None:
+        return False
+    probe = subprocess.run(["unshare", "-Uru", "hostname", "probe"], capture_output=True)
+    return probe.returncode == 0
+
+
+def machine(k: int, separate: bool) -> list[str]:
+    """The argv prefix that runs a command as machine k."""
+    if not separate:
+        return []
+    return ["unshare", "-Uru", "sh", "-c", 'hostname "$0" && exec "$@"', f"machine-{k}"]
+
+
+def processes() -> dict[int, tuple[int, str]]:
+    """Every process of the system: pid to (parent pid, command name)."""
+    out = subprocess.run(["ps", "-A", "-o", "pid=,ppid=,comm="], capture_output=True, text=True)
+    found = {}
+    for line in out.stdout.splitlines():
+        parts = line.split(None, 2)
+        if len(parts) == 3 and parts[0].isdigit() and parts[1].isdigit():
+            found[int(parts[0])] = (int(parts[1]), os.path.basename(parts[2]))
+    return found
+
+
+def descendants(pid: int, table: dict[int, tuple[int, str]]) -> set[int]:
+    """`pid` and the processes it started, and theirs, but no git command and nothing
+    that one started (its merge drivers and hooks)."""
+    found, frontier = {pid}, [pid]
+    while frontier:
+        parent = frontier.pop()
+        for child, (ppid, name) in table.items():
+            if ppid == parent and child not in found and not name.startswith("git"):
+                found.add(child)
+                frontier.append(child)
+    return found
+
+
+def kill_worker(pid: int) -> None:
+    """SIGKILL the wfs process `pid` and all it started (its task processes, their
+    steps), frozen first so that none starts another meanwhile. A git command already
+    running is let finish, with what it runs, as when only wfs dies: a killed git can
+    leave its own lock files and half-done merges, which git asks a person to clear."""
+    frozen: set[int] = set()
+    while True:
+        fresh = descendants(pid, processes()) - frozen
+        if not fresh:
+            break
+        for victim in fresh:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(victim, signal.SIGSTOP)
+        frozen |= fresh
+    for victim in frozen:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(victim, signal.SIGKILL)
+
+
+def remote_done(bare: Path, sid: str) -> bool:
+    """Whether the remote's session branch has every task completed."""
+    paths = "".join(f"main:.workflow/{sid}/.task/{tid}.json\n" for tid in expected_ids())
+    out = subprocess.run(
+        ["git", "--git-dir", str(bare), "cat-file", "--batch"],
+        input=paths.encode(), capture_output=True, check=True,
+    ).stdout  # fmt: skip
+    return out.count(b'"status": "completed"') + out.count(b'"status":"completed"') == TASKS
+
+
+def test_killed_workers_are_taken_over_and_every_task_lands_once(
+    tmp_path: Path, git_env: Path
+) -> None:
+    """Three clones (three machines where the system allows) run the plan with
+    `--jobs 2`; 50 times, a random worker is killed at a random moment after a step or
+    a run started (the whole run of a clone, or one task's process), and each clone's
+    run is started again whenever it ends, until the remote has every task completed."""
+    separate = other_machines()
+    ran = tmp_path / "ran.log"
+    settings = {"remote": "origin", "lease_seconds": LEASE_SECONDS}
+    bare, sid = published(tmp_path, ran, pause=0.3, claims=settings)
+    clones = [cloned(tmp_path, str(bare), f"clone{k}") for k in range(3)]
+    rng = random.Random(30)
+    argv = [sys.executable, "-m", "wfs", "--session", sid, "execute", "--all", "--jobs", "2"]
+    runs: list[subprocess.Popen[bytes] | None] = [None, None, None]
+    ended: list[int] = []
+    kills = started = 0
+    seen = 0  # steps and runs started when the last kill was made
+    rounds = 0
+    while True:
+        rounds += 1
+        assert rounds < 20000, f"no end after {kills} kills: {ended}"
+        done = remote_done(bare, sid)
+        for k, root in enumerate(clones):
+            run = runs[k]
+            if run is not None and run.poll() is not None:
+                ended.append(run.returncode)
+                runs[k] = run = None
+            if run is None and not done:
+                runs[k] = subprocess.Popen(
+                    machine(k, separate) + argv, cwd=root,
+                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                )  # fmt: skip
+                started += 1
+        if done and all(run is None for run in runs):
+            break
+        steps = len(ran.read_text().split()) if ran.exists() else 0
+        live = [run for run in runs if run is not None]
+        if kills < KILLS and steps + started > seen and live:
+            time.sleep(rng.uniform(0, 0.8))  # a random moment of the step or the run
+            victim = rng.choice(live)
+            tasks = [
+                p for p, (ppid, name) in processes().items()
+                if ppid == victim.pid and name.startswith("python")
+            ]  # fmt: skip
+            kill_worker(rng.choice(tasks) if tasks and rng.random() < 0.3 else victim.pid)
+            kills += 1
+            seen = steps + started
+        time.sleep(0.05)
+    assert kills == KILLS
+    assert ended.count(-signal.SIGKILL) >= 1  # whole runs were killed, not only tasks
+    check_landed_once(tmp_path, bare, sid)
+    # Each clone runs the command again: nothing is left to do, and nothing runs again.
+    before = ran.read_text()
+    for k, root in enumerate(clones):
+        again = subprocess.run(
+            machine(k, separate) + argv, cwd=root, capture_output=True, text=True, timeout=300
+        )
+        assert again.returncode == 0, again.stdout + again.stderr
+    assert ran.read_text() == before
+    # What the killed runs left claimed was given back by the runs after them.
+    assert git(tmp_path, "ls-remote", str(bare), "refs/wfs/claims/*").stdout == ""

@@ -424,6 +424,16 @@ def merge_branch(root: Path, branch: str, message: str) -> Merged:
     return Merged([], " ".join(lines) or f"exit code {result.code}")
 
 
+def discard_changes(root: Path) -> None:
+    """Put the worktree at `root` back as its HEAD has it: a merge in progress is
+    aborted, changes to tracked files are dropped, and files git does not track (and
+    does not ignore) are removed."""
+    if rev_parse(root, "MERGE_HEAD") is not None:
+        run(root, "merge", "--abort")
+    check(root, "reset", "--quiet", "--hard", "HEAD")
+    check(root, "clean", "--quiet", "--force", "-d")
+
+
 def delete_branch(root: Path, branch: str) -> None:
     """Delete `branch` if it is merged into HEAD (a branch with unmerged work stays)."""
     run(root, "branch", "--quiet", "-d", branch)

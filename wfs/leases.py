@@ -440,6 +440,21 @@ class RemoteStore:
         raise WfsError(f"git fetch {self.remote}: the claims of {sid} keep changing; try again")
 
 
+def clear_stale(claims: ClaimStore, sid: str, finished: set[str]) -> list[str]:
+    """Give back the claims on the session's `finished` tasks whose holder is gone (its
+    lease ran out, or its process here ended): what a killed run left. Each by
+    compare-and-swap, so a claim renewed or taken meanwhile stays; the tasks freed."""
+    freed = []
+    for lease in claims.holders(sid):
+        if lease.task in finished and free(lease):
+            try:
+                claims.release(lease)
+            except LostLease:
+                continue
+            freed.append(lease.task)
+    return freed
+
+
 # ------------------------------------------------------------------ holding a lease
 
 

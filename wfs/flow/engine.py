@@ -204,6 +204,7 @@ class Runner:
         # With --jobs N: the task's own git worktree, where its steps run (else the
         # project root), and whose branch is merged back when the task completes.
         self.worktree: worktrees.Place | None = None
+        self.recovering = False  # resuming a run that stopped by itself (see _reclaim)
 
     @property
     def workdir(self) -> Path:
@@ -456,6 +457,9 @@ class Runner:
                 )
             if status not in ("active", "blocked"):
                 raise WfsError(f"{tid} is {status}; only a paused or blocked task resumes")
+            # A run that stopped (killed, interrupted) rather than blocked for a person
+            # may have left a git command half done in the task's worktree.
+            self.recovering = status == "active"
             if isinstance(owner, str) and owner:
                 if claim_alive(owner):
                     since = execution.get("resumed_at") or execution.get("started_at")
@@ -1470,19 +1474,23 @@ def publish(
     place, remote = runner.worktree, runner.travels
     assert place is not None and remote is not None and runner.holding is not None
     tid = task["id"]
-    record["landing"] = {"changed": changed}
-    runner.save_record(record)
-    title = task.get("title")
-    git.commit_all(
-        place.path,
-        worktrees.commit_message(runner.sid, tid, title if isinstance(title, str) else ""),
-    )
+    if "landing" in record:
+        if runner.recovering:  # a run stopped while landing: what it left half done goes
+            worktrees.recover(place)
+    else:
+        title = task.get("title")
+        message = worktrees.commit_message(runner.sid, tid, title if isinstance(title, str) else "")
+        git.commit_all(place.path, message)
+        record["landing"] = {"changed": changed}  # from now on, all it did is committed
+        runner.save_record(record)
     summary = runner.write_summary(task, result, changed)
     there = worktrees.project_in(runner.layout, place)
     with editing(there, runner.sid, check=False) as draft:
-        draft.put(finished_task(read_task(runner.layout, runner.sid, tid), "completed"))
+        if status_of(draft.get(tid)) != "completed":  # a run stopped while publishing did
+            draft.put(finished_task(read_task(runner.layout, runner.sid, tid), "completed"))
     folder = there.session_dir(runner.sid)
-    store.write_bytes(folder / ".summaries" / summary.name, summary.read_bytes(), durable=False)
+    if not (folder / ".summaries" / summary.name).exists():
+        store.write_bytes(folder / ".summaries" / summary.name, summary.read_bytes(), durable=False)
     git.commit_paths(
         there.root, [there.relative(folder)], f"wfs session {runner.sid}: {tid} completed"
     )

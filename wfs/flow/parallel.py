@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from wfs import jsonio, platform
+from wfs import jsonio, leases, platform
 from wfs.claims import claim_alive
 from wfs.errors import WfsError
 from wfs.flow import signals
@@ -304,4 +304,18 @@ def run_all(
             child.dismiss()
             if child.tid is None:
                 child.group.wait()
+    if signum is None:
+        clear_stale_claims(runner)
     return conclude(runner, results, signum)
+
+
+def clear_stale_claims(runner: Any) -> None:
+    """Give back what killed runs left claimed on tasks completed since (here, or in
+    another clone: a claims remote keeps their claims until then); a store out of
+    reach is left for the next run."""
+    index = TaskIndex(load_skeletons(runner.layout, runner.sid))
+    done = {tid for tid in index.leaves() if index.effective_status(tid) == "completed"}
+    try:
+        leases.clear_stale(runner.claims, runner.sid, done)
+    except WfsError:
+        pass

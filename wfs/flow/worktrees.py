@@ -293,6 +293,13 @@ def publish(
     return Landing([], f"{remote} refused it {PUSH_TRIES} times (other clones pushed first)")
 
 
+def recover(place: Place) -> None:
+    """Before a stopped task's landing resumes in its worktree: everything the task did
+    there was committed before its landing began, so whatever else the worktree holds
+    (a merge or checkout a killed run left half done) is put back as its branch has it."""
+    git.discard_changes(place.path)
+
+
 def clear(layout: Layout, place: Place) -> None:
     """Remove a merged task's worktree and delete its branch (`git branch -d`: a branch
     with work not merged stays)."""
