@@ -23,6 +23,7 @@ import pytest
 from conftest import posix_only, read_json, wfs, wfs_process
 from git_helpers import commit_all, git, git_daemon, git_env
 
+from wfs import git as git_mod
 from wfs import leases
 from wfs.errors import WfsError
 from wfs.layout import Layout
@@ -413,6 +414,7 @@ def test_a_task_another_worktree_holds_is_refused_and_passed_over(
 TAKE_OVER = """
 import sys
 from pathlib import Path
+from wfs import git as git_mod
 from wfs import leases
 from wfs.layout import Layout
 remote = None if sys.argv[2] == "-" else sys.argv[2]
@@ -485,3 +487,81 @@ def test_status_runs_git_only_for_a_claims_remote(
     assert [c["where"] for c in remote.json()["claims"]] == ["host:/there"]
     calls = marker.read_text().splitlines()
     assert calls[0] == f"-C {clone} ls-remote --refs origin refs/wfs/claims/{sid}/*"
+
+
+def test_a_publish_lands_with_the_claim_given_back_or_not_at_all(
+    clone: Path, tmp_path: Path
+) -> None:
+    """Holding.hand_over with git.push_fenced: the branch and the claim's deletion land
+    in one atomic push, only while the claim is the holder's."""
+    claims = store_for(clone, "origin")
+    assert isinstance(claims, leases.RemoteStore)
+    ref = claims.ref(SID, "IMPL-1")
+
+    def remote_main() -> str:
+        return git(clone, "ls-remote", "origin", "refs/heads/main").stdout.split()[0]
+
+    def push_head(claim: str, expected: str) -> bool:
+        head = git(clone, "rev-parse", "HEAD").stdout.strip()
+        return git_mod.push_fenced(clone, "origin", head, "main", claim, expected)
+
+    # Another clone moved the branch on: neither lands, and the claim is still held.
+    other = tmp_path / "other"
+    git(tmp_path, "clone", "-q", str(tmp_path / "remote.git"), str(other))
+    (other / "theirs.txt").write_text("theirs\n")
+    theirs = commit_all(other, "theirs")
+    git(other, "push", "-q", "origin", "HEAD:main")
+    lease = claims.acquire(SID, "IMPL-1", str(clone))
+    assert lease is not None
+    (clone / "ours.txt").write_text("ours\n")
+    ours = commit_all(clone, "ours")
+    holding = leases.Holding(claims, lease, every=3600)
+    assert holding.hand_over(push_head) is False
+    assert remote_main() == theirs and claims.holders(SID) == [lease]
+    # Merged with it, the push lands, and takes the claim with it.
+    git(clone, "pull", "-q", "--no-rebase", "origin", "main")
+    assert holding.hand_over(push_head) is True
+    assert remote_main() == git(clone, "rev-parse", "HEAD").stdout.strip() != ours
+    assert git(clone, "ls-remote", "origin", ref).stdout == "" and claims.holders(SID) == []
+    # A claim taken over meanwhile: nothing lands, and the holder is told who has it.
+    lease = claims.acquire(SID, "IMPL-1", str(clone))
+    assert lease is not None
+    forged = lease._replace(owner="elsewhere:1", where="/other", epoch=2)
+    assert claims.swap(ref, forged, claims.oid(lease))
+    (clone / "late.txt").write_text("late\n")
+    commit_all(clone, "late")
+    before = remote_main()
+    with pytest.raises(leases.LostLease) as lost:
+        leases.Holding(claims, lease, every=3600).hand_over(push_head)
+    assert lost.value.message == (
+        f"{SID}/IMPL-1: lost the claim (epoch 1); elsewhere:1 at /other holds it now "
+        f"(epoch 2, since {lease.since})"
+    )
+    assert remote_main() == before and claims.holders(SID) == [forged]
+
+
+def test_a_worker_in_a_worktree_that_lost_its_lease_lands_nothing(
+    clone: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--jobs 2` with a claims remote: a task whose claim was taken over while its step
+    ran publishes nothing; its work stays committed on its branch."""
+    script = tmp_path / "take_over.py"
+    script.write_text(TAKE_OVER)
+    steal = f"bash(echo work > work.txt && {sys.executable} {script} {clone} origin WFS-race)"
+    sid = plan_in(clone, [bash_task("IMPL-1", steal)], monkeypatch)
+    commit_all(clone, "plan")
+    git(clone, "push", "-q", "origin", "HEAD:main")
+    assert wfs("init").code == 0  # the merge drivers
+    before = git(clone, "ls-remote", "origin", "refs/heads/main").stdout
+    run = wfs_process("execute", "--all", "--jobs", "2", "--remote", "origin", cwd=clone)
+    assert run.code == 2, run.out + run.err
+    assert run.out.splitlines()[0].startswith(
+        f"IMPL-1: not run: {sid}/IMPL-1: lost the claim (epoch 1); elsewhere:1 at /other "
+        "holds it now (epoch 2, since "
+    )
+    assert git(clone, "ls-remote", "origin", "refs/heads/main").stdout == before
+    branch = f"wfs/{sid}/IMPL-1"
+    assert git(clone, "show", f"{branch}:work.txt").stdout == "work\n"  # kept on its branch
+    assert not (clone / "work.txt").exists()
+    holders = store_for(clone, "origin").holders(sid)
+    assert [(h.owner, h.epoch) for h in holders] == [("elsewhere:1", 2)]  # still theirs

@@ -521,21 +521,26 @@ class Runner:
     def push_work(self, tid: str, title: Any) -> None:
         """Commit all that changed in the main worktree (a task run in place: its work
         and the session's files) and push the session's branch to the claims remote,
-        before the task's lease is given back. When that fails, the lease is kept until
-        it runs out (so no other clone runs the task meanwhile). A task run in its own
-        worktree is published by `publish` instead."""
-        remote = self.travels
-        assert remote is not None
+        giving the task's claim back in the same push. When the push cannot be made,
+        the lease is kept until it runs out (so no other clone runs the task meanwhile).
+        A task run in its own worktree is published by `publish` instead."""
+        remote, holding = self.travels, self.holding
+        assert remote is not None and holding is not None
         message = worktrees.commit_message(self.sid, tid, title if isinstance(title, str) else "")
         try:
-            worktrees.travel_out(self.layout, self.sid, remote, message)
+            worktrees.travel_out(self.layout, self.sid, remote, message, holding.hand_over)
+        except leases.LostLease as err:
+            self.holding = None
+            raise leases.LostLease(
+                f"{err.message}; this run's work stays committed here, not pushed"
+            ) from None
         except WfsError as err:
-            if self.holding is not None:
-                self.holding.stop()
-                self.holding = None
+            holding.stop()
+            self.holding = None
             raise WfsError(
                 f"{tid} completed here, but its work is not on {remote}: {err.message}"
             ) from None
+        self.holding = None  # given back by the push
 
     # ------------------------------------------------------------ run records
 
@@ -1405,8 +1410,17 @@ def run_task(runner: Runner, task: Task, resume: dict[str, Any] | None = None) -
     landing = record.get("landing")
     if isinstance(landing, dict):  # the steps were done before; merging is what was left
         changed = [str(p) for p in landing.get("changed", [])]
+        if runner.worktree is not None and runner.recovering:
+            worktrees.recover(runner.worktree)  # what a stopped run left half done goes
     else:
         changed = files_changed(record["files_before"], file_states(runner.workdir))
+        if runner.worktree is not None:  # the work, on the task's own branch
+            title = task.get("title")
+            worktrees.commit_work(
+                runner.worktree, runner.sid, tid, title if isinstance(title, str) else ""
+            )
+            record["landing"] = {"changed": changed}  # from now on, all it did is committed
+            runner.save_record(record)
     runner.check_claim()  # a worker that lost its lease writes nothing more
     note = None
     if runner.worktree is not None and runner.travels is not None:
@@ -1437,19 +1451,14 @@ def run_task(runner: Runner, task: Task, resume: dict[str, Any] | None = None) -
 def land(
     runner: Runner, task: Task, record: dict[str, Any], changed: list[str]
 ) -> dict[str, Any] | None:
-    """Commit the task's work on its branch and merge it into the session's branch;
-    None when merged, else the outcome of the blocked task (its work stays on its
-    branch, and `--resume` merges again)."""
+    """Merge the task's branch (its work committed) into the session's branch; None
+    when merged, else the outcome of the blocked task (its work stays on its branch,
+    and `--resume` merges again)."""
     place = runner.worktree
     assert place is not None
     tid = task["id"]
-    record["landing"] = {"changed": changed}
-    runner.save_record(record)
-    title = task.get("title")
     try:
-        landing = worktrees.land(
-            runner.layout, place, runner.sid, tid, title if isinstance(title, str) else ""
-        )
+        landing = worktrees.land(runner.layout, place, runner.sid, tid)
     except WfsError as err:
         landing = worktrees.Landing([], err.message)
     if landing.merged:
@@ -1466,23 +1475,14 @@ def publish(
     changed: list[str],
     result: dict[str, Any],
 ) -> tuple[dict[str, Any] | None, str | None]:
-    """With a claims remote: commit the task's work on its branch, and the task marked
-    completed with its summary, in its worktree; then land both on the remote's session
+    """With a claims remote: commit the task marked completed with its summary on its
+    branch (after its work), in its worktree; then land both on the remote's session
     branch in one push that gives the claim back (wfs.flow.worktrees.publish). When it
     landed: None (the main worktree has it then) and a note when it could not be merged
     here yet; else the outcome of the blocked task."""
     place, remote = runner.worktree, runner.travels
     assert place is not None and remote is not None and runner.holding is not None
     tid = task["id"]
-    if "landing" in record:
-        if runner.recovering:  # a run stopped while landing: what it left half done goes
-            worktrees.recover(place)
-    else:
-        title = task.get("title")
-        message = worktrees.commit_message(runner.sid, tid, title if isinstance(title, str) else "")
-        git.commit_all(place.path, message)
-        record["landing"] = {"changed": changed}  # from now on, all it did is committed
-        runner.save_record(record)
     summary = runner.write_summary(task, result, changed)
     there = worktrees.project_in(runner.layout, place)
     with editing(there, runner.sid, check=False) as draft:

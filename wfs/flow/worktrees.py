@@ -137,11 +137,15 @@ def commit_message(sid: str, tid: str, title: str) -> str:
     return f"{tid}: {title}\n\nwfs session {sid}, task {tid}" if title else f"wfs {sid} {tid}"
 
 
-def land(layout: Layout, place: Place, sid: str, tid: str, title: str) -> Landing:
-    """Commit what the task changed in its worktree on its branch, then merge the
-    branch into the session's branch in the main worktree (one merge at a time in this
-    repository). Merged: `clear` removes the worktree and deletes the branch."""
+def commit_work(place: Place, sid: str, tid: str, title: str) -> None:
+    """Commit what the task changed in its worktree on its branch."""
     git.commit_all(place.path, commit_message(sid, tid, title))
+
+
+def land(layout: Layout, place: Place, sid: str, tid: str) -> Landing:
+    """Merge the task's branch (its work committed) into the session's branch in the
+    main worktree (one merge at a time in this repository). Merged: `clear` removes
+    the worktree and deletes the branch."""
     current = git.current_branch(layout.root)
     if current != place.base:
         return Landing(
@@ -229,15 +233,30 @@ def travel_in(layout: Layout, sid: str, remote: str, branch: str | None = None) 
         take_in(layout, sid, remote, checked_out(layout, branch))
 
 
-def travel_out(layout: Layout, sid: str, remote: str, message: str) -> None:
+def travel_out(
+    layout: Layout,
+    sid: str,
+    remote: str,
+    message: str,
+    hand_over: Callable[[Callable[[str, str], bool]], bool],
+) -> None:
     """After a task run in place completed: its work and the session's files committed
-    on the session's branch, pushed to the claims remote; a push refused because another
-    clone pushed first fetches, merges and pushes again (PUSH_TRIES times at most)."""
+    on the session's branch, and pushed to the claims remote in one atomic push that
+    also gives the task's claim back, only while it is still this holder's (`hand_over`,
+    wfs.leases.Holding; LostLease otherwise: the commit stays here, not pushed). A push
+    refused because another clone pushed first fetches, merges and pushes again
+    (PUSH_TRIES times at most)."""
     with merge_lock(layout):
         current = checked_out(layout, None)
         commit_state(layout, sid, message)
         for _ in range(PUSH_TRIES):
-            if git.push_branch(layout.root, remote, current):
+            head = git.rev_parse(layout.root, "HEAD")
+            assert head is not None
+
+            def push(claim: str, expected: str, head: str = head) -> bool:
+                return git.push_fenced(layout.root, remote, head, current, claim, expected)
+
+            if hand_over(push):
                 return
             take_in(layout, sid, remote, current)
     raise WfsError(
