@@ -119,6 +119,22 @@ def test_a_diamond_runs_its_two_middle_tasks_at_once_and_merges_each_once(
                                 "IMPL-4: completed"))  # fmt: skip
 
 
+def test_status_shows_a_running_task_once_with_the_worktree_its_lease_names(
+    project: Path, git_env: Path
+) -> None:
+    look = f"bash(wfs --root {project} status > status.txt)"  # wfs on PATH: this checkout
+    sid = planned(project, [task("IMPL-1", look)])
+    run = run_wfs(project, "execute", "--all", "--jobs", "2")
+    assert run.code == 0, run.err
+    lines = (project / "status.txt").read_text().splitlines()  # merged with its work
+    (running,) = [line for line in lines if line.startswith("Running:")]
+    place = project.resolve() / ".workflow" / ".worktrees" / sid / "IMPL-1"
+    assert running.startswith("Running:  IMPL-1: claimed by ")
+    assert f" at {place} since " in running and running.endswith(")")
+    assert " (lease until " in running
+    assert not [line for line in lines if line.startswith("Claimed:")]  # said once
+
+
 def test_json_gives_each_event_with_its_task_and_the_result_last(
     project: Path, git_env: Path
 ) -> None:

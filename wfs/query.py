@@ -6,7 +6,7 @@ thing the same way. Plain data in, plain data or lines out; nothing here imports
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from wfs.claims import claim_alive
@@ -27,14 +27,19 @@ def status_lines(summary: dict[str, Any], bold: Callable[[str], str]) -> list[st
         f"({progress['percent']}%)",
         f"Ready:    {_some(summary['ready'])}",
         *([] if summary["blocked"] else ["Blocked:  -"]),
-        *stopped_lines(summary.get("stopped", [])),
-        *claims_lines(summary.get("claims", [])),
+        *stopped_lines(summary.get("stopped", []), summary.get("claims", [])),
+        *claims_lines(summary.get("claims", []), summary.get("stopped", [])),
         *stuck_lines(summary),
     ]
 
 
-def claims_lines(claims: list[dict[str, Any]], shown: int = 10) -> list[str]:
-    """Each claim (wfs.leases) on a line: who holds the task, where, since when."""
+def claims_lines(
+    claims: list[dict[str, Any]], stopped: Sequence[dict[str, Any]] = (), shown: int = 10
+) -> list[str]:
+    """Each claim (wfs.leases) on a line: who holds the task, where, since when; but
+    not the claim of a task shown as running here already (stopped_lines says it)."""
+    running = {(e["id"], e.get("owner")) for e in stopped if e["state"] == "running"}
+    claims = [c for c in claims if (c["id"], c["owner"]) not in running]
     lines = []
     for entry in claims[:shown]:
         tid, owner, where, since, until = (
@@ -123,8 +128,12 @@ STATE_LABELS = {
 }
 
 
-def stopped_lines(stopped: list[dict[str, Any]], shown: int = 10) -> list[str]:
-    """Each stopped task on a line, with its resume command; `--json` has them all."""
+def stopped_lines(
+    stopped: list[dict[str, Any]], claims: Sequence[dict[str, Any]] = (), shown: int = 10
+) -> list[str]:
+    """Each stopped task on a line, with its resume command; `--json` has them all. A
+    running task's lease (its claim by the same process) says where and until when."""
+    leased = {(c["id"], c["owner"]): c for c in claims}
     lines = []
     for entry in stopped[:shown]:
         state = entry["state"]
@@ -133,6 +142,13 @@ def stopped_lines(stopped: list[dict[str, Any]], shown: int = 10) -> list[str]:
         where = f" at {one_line(entry['step'])}" if entry.get("step") else ""
         if state in ("running", "claimed"):
             text = f"{tid}{where}: claimed by {owner} since {since}"
+            lease = leased.get((entry.get("id"), entry.get("owner")))
+            if lease is not None:
+                place, until = one_line(lease["where"]), one_line(lease["expires"])
+                text = (
+                    f"{tid}{where}: claimed by {owner} at {place} since {since} "
+                    f"(lease until {until})"
+                )
         elif state == "stale":
             text = f"{tid}{where}: claimed by {owner}, which is no longer running"
         else:

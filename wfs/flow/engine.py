@@ -205,6 +205,7 @@ class Runner:
         # project root), and whose branch is merged back when the task completes.
         self.worktree: worktrees.Place | None = None
         self.recovering = False  # resuming a run that stopped by itself (see _reclaim)
+        self.in_worktrees = False  # each task in a worktree of its own (--jobs N)
 
     @property
     def workdir(self) -> Path:
@@ -232,10 +233,12 @@ class Runner:
         the clone's common git directory, else `.workflow/.locks/claims/`."""
         return leases.claim_store(self.layout, self.remote)
 
-    @functools.cached_property
-    def where(self) -> str:
-        """Where this runner works, as its leases name it."""
-        root = str(self.workdir)
+    def where(self, tid: str) -> str:
+        """Where this runner works on `tid`, as its lease names it: the task's own
+        worktree (with --jobs N), else the project root; prefixed by this machine's
+        name for a claims remote."""
+        place = worktrees.path_of(self.layout, self.sid, tid) if self.in_worktrees else None
+        root = str(place if place is not None else self.workdir)
         remote = isinstance(self.claims, leases.RemoteStore)
         return f"{platform.host_name()}:{root}" if remote else root
 
@@ -254,7 +257,7 @@ class Runner:
         if self.holding is not None and self.holding.lease.task == tid:
             return self.holding.lease
         assert self.holding is None, "one task at a time per runner"
-        lease = self.claims.acquire(self.sid, tid, self.where)
+        lease = self.claims.acquire(self.sid, tid, self.where(tid))
         if lease is not None:
             self.holding = leases.Holding(self.claims, lease)
         return lease

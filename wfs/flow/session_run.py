@@ -88,6 +88,7 @@ def execute(
     """
     if not force:
         refuse_finished(runner.layout, runner.sid)
+    runner.in_worktrees = in_worktree or base is not None
     results: list[dict[str, Any]] = []
 
     def ended(result: dict[str, Any]) -> None:

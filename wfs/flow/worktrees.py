@@ -85,11 +85,16 @@ def session_branch(layout: Layout) -> str:
     return branch
 
 
+def path_of(layout: Layout, sid: str, tid: str) -> Path:
+    """Where the task's worktree is made."""
+    return worktrees_folder(layout) / sid / tid
+
+
 def prepare(layout: Layout, sid: str, tid: str, base: str) -> Place:
     """Make the task's worktree afresh on its branch, from the session's branch `base`.
     A worktree or branch left by an earlier run that never started is replaced."""
     folder = worktrees_folder(layout)
-    path = folder / sid / tid
+    path = path_of(layout, sid, tid)
     if not folder.is_dir():
         store.make_folder(folder)
     store.ignore_folder(folder)  # ignored by git wherever it is
