@@ -77,10 +77,15 @@ def wfs_in(root: Path, *args: str, input: str | None = None) -> subprocess.Compl
 
 
 def published(
-    tmp_path: Path, ran: Path, pause: float = 0, claims: dict[str, Any] | None = None
+    tmp_path: Path,
+    ran: Path,
+    pause: float = 0,
+    claims: dict[str, Any] | None = None,
+    tasks: list[dict[str, Any]] | None = None,
 ) -> tuple[Path, str]:
-    """A bare remote holding a repository with wfs set up and the plan on `main` (and
-    `claims` as the claims settings of .workflow/config.json)."""
+    """A bare remote holding a repository with wfs set up and the plan (`tasks`, else
+    TASKS of `task`) on `main`, and `claims` as the claims settings of
+    .workflow/config.json."""
     bare = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", "-b", "main", str(bare))
     first = tmp_path / "first"
@@ -90,7 +95,7 @@ def published(
     assert wfs_in(first, "init").returncode == 0
     if claims is not None:
         (first / ".workflow" / "config.json").write_text(json.dumps({"claims": claims}))
-    plan = [task(n, ran, pause) for n in range(1, TASKS + 1)]
+    plan = tasks or [task(n, ran, pause) for n in range(1, TASKS + 1)]
     made = wfs_in(first, "plan", "Travel", "--from", "-", input=json.dumps(plan))
     assert made.returncode == 0, made.stderr
     commit_all(first, "plan")
@@ -348,3 +353,44 @@ def test_killed_workers_are_taken_over_and_every_task_lands_once(
     assert ran.read_text() == before
     # What the killed runs left claimed was given back by the runs after them.
     assert git(tmp_path, "ls-remote", str(bare), "refs/wfs/claims/*").stdout == ""
+
+
+@pytest.mark.parametrize("how", [[], ["--all", "--jobs", "2"]], ids=["in place", "jobs 2"])
+def test_a_task_blocked_in_one_clone_is_left_to_a_person_by_the_others(
+    tmp_path: Path, git_env: Path, how: list[str]
+) -> None:
+    ran, flag = tmp_path / "ran.log", tmp_path / "ok.flag"
+    needs_flag = task(1, ran)
+    needs_flag["flow_control"]["implementation_approach"][0]["command"] = (
+        f"bash(echo IMPL-1 >> {ran} && test -f {flag} && echo IMPL-1 > one.txt)"
+    )
+    bare, sid = published(tmp_path, ran, tasks=[needs_flag])
+    one, two = cloned(tmp_path, str(bare), "one"), cloned(tmp_path, str(bare), "two")
+    first = wfs_in(one, "--session", sid, "execute", *(how or ["IMPL-1"]), "--remote", "origin")
+    assert first.returncode == 1, first.stdout + first.stderr
+    assert status_of(one, sid, "IMPL-1") == "blocked"
+    # The remote has it blocked (none of its work), and its claim was given back.
+    final = tmp_path / "final"
+    git(tmp_path, "clone", "-q", str(bare), str(final))
+    assert status_of(final, sid, "IMPL-1") == "blocked"
+    assert git(final, "log", "-1", "--format=%s").stdout == f"wfs session {sid}: IMPL-1 blocked\n"
+    assert wfs_in(final, "--session", sid, "render", "--check").returncode == 0
+    assert git(tmp_path, "ls-remote", str(bare), "refs/wfs/claims/*").stdout == ""
+    # Another clone, which has not pulled, leaves it to a person.
+    others = wfs_in(two, "--session", sid, "execute", "--all", "--jobs", "2", "--remote", "origin")
+    assert ran.read_text() == "IMPL-1\n"  # not run again
+    reason = read_json(final / ".workflow" / sid / ".task" / "IMPL-1.json")["execution"][
+        "blocked_reason"
+    ]
+    assert (
+        others.stdout.splitlines()[0] == f"IMPL-1: not run: IMPL-1 is blocked on origin: {reason}"
+    )
+    assert others.returncode == 0, others.stdout + others.stderr
+    assert status_of(two, sid, "IMPL-1") == "blocked"
+    # Once the cause is fixed, the command it printed completes it.
+    flag.touch()
+    again = wfs_in(one, "--session", sid, "execute", "--resume", "IMPL-1", "--remote", "origin")
+    assert again.returncode == 0, again.stdout + again.stderr
+    git(final, "pull", "-q")
+    assert status_of(final, sid, "IMPL-1") == "completed"
+    assert (final / "one.txt").read_text() == "IMPL-1\n"

@@ -366,6 +366,11 @@ def add_worktree(root: Path, path: Path, branch: str, start: str) -> None:
     check(root, "worktree", "add", "--quiet", "-B", branch, str(path), start)
 
 
+def add_detached_worktree(root: Path, path: Path, start: str) -> None:
+    """A new worktree at `path` with `start` checked out, on no branch."""
+    check(root, "worktree", "add", "--quiet", "--detach", str(path), start)
+
+
 def remove_worktree(root: Path, path: Path) -> None:
     """Remove the worktree at `path` (whatever it holds) and git's record of it."""
     if run(root, "worktree", "remove", "--force", str(path)).code != 0:

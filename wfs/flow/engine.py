@@ -41,6 +41,7 @@ from wfs.flow.work import Check, Step, Uninterpretable, has_agent_work, task_ste
 from wfs.formats import canonical_task, status_of
 from wfs.index import answers
 from wfs.layout import Layout, check_task_id
+from wfs.query import one_line
 from wfs.rules import TaskSource, refusal
 from wfs.tasks import Task, obj, read_task, skeleton, unknown_task
 
@@ -304,7 +305,8 @@ class Runner:
     def _travel_claim(self, requested: str | None, passed: frozenset[str]) -> Task | None:
         """`claim` with a claims remote: lease the task first, then bring in the session's
         branch from the remote; a task completed there meanwhile is given back and
-        passed over (DoneElsewhere when it was the one requested)."""
+        passed over (DoneElsewhere when it was the one requested), and so is one blocked
+        there when `--all` or `--jobs N` came to it (HeldElsewhere when requested)."""
         remote = self.travels
         assert remote is not None
         skipped = set(passed)
@@ -316,13 +318,18 @@ class Runner:
             if self.lease(tid) is None:
                 raise HeldElsewhere(tid, self.busy(tid).message)
             worktrees.travel_in(self.layout, self.sid, remote)
-            status = status_of(read_task(self.layout, self.sid, tid))
-            if status != "completed":
-                return self._claim(tid, frozenset(skipped))
+            task = read_task(self.layout, self.sid, tid)
+            status = status_of(task)
+            scheduled = requested is None or self.in_worktrees  # by --all or --jobs N
+            if status == "pending" or not (scheduled or status == "completed"):
+                return self._claim(tid, frozenset(skipped))  # which refuses what is not ready
             self.unlease()
             if requested is not None:
-                raise DoneElsewhere(tid, f"{tid} was completed in another clone ({remote})")
-            skipped.add(tid)
+                if status == "completed":
+                    raise DoneElsewhere(tid, f"{tid} was completed in another clone ({remote})")
+                why = one_line(obj(task, "execution").get("blocked_reason") or status)
+                raise HeldElsewhere(tid, f"{tid} is {status} on {remote}: {why}")
+            skipped.add(tid)  # blocked in another clone: left to a person there
 
     def _pick(self, passed: frozenset[str]) -> str | None:
         """Lease the next ready task (none of `passed`) without changing it; its id."""
@@ -512,6 +519,9 @@ class Runner:
         Only while this runner still holds the task's lease (else LostLease, and
         nothing is written); the lease is given back after the task's file is written."""
         self.check_claim()
+        if status == "blocked" and self.travels is not None:
+            if self.publish_blocked(tid, reason, step):
+                return
         with editing(self.layout, self.sid, check=False) as draft:
             task = draft.get(tid)
             draft.put(finished_task(task, status, reason, step))
@@ -520,6 +530,37 @@ class Runner:
         if self.holding is not None:
             holding, self.holding = self.holding, None
             holding.release()
+
+    def publish_blocked(self, tid: str, reason: str | None, step: str | None) -> bool:
+        """With a claims remote: land the task marked blocked on the remote's session
+        branch (none of its work), giving its claim back in the same push, so that
+        other clones leave it to a person (wfs.flow.worktrees.publish_state). False
+        when the remote cannot take it: the task is then blocked here only."""
+        remote, holding = self.travels, self.holding
+        assert remote is not None
+        if holding is None:
+            return False
+        task = finished_task(read_task(self.layout, self.sid, tid), "blocked", reason, step)
+
+        def write(there: Layout) -> None:
+            commit_state(there, self.sid, task, f"wfs session {self.sid}: {tid} blocked")
+
+        try:
+            landing = worktrees.publish_state(
+                self.layout, self.sid, tid, remote, write, holding.hand_over
+            )
+        except leases.LostLease:
+            self.check_claim()  # says so, in one line; nothing more is written
+            raise
+        except WfsError:
+            return False
+        if not landing.merged:
+            return False
+        self.holding = None  # given back by the push
+        if status_of(read_task(self.layout, self.sid, tid)) != "blocked":
+            with editing(self.layout, self.sid, check=False) as draft:  # not merged here yet
+                draft.put(task)
+        return True
 
     def push_work(self, tid: str, title: Any) -> None:
         """Commit all that changed in the main worktree (a task run in place: its work
@@ -1478,28 +1519,23 @@ def publish(
     changed: list[str],
     result: dict[str, Any],
 ) -> tuple[dict[str, Any] | None, str | None]:
-    """With a claims remote: commit the task marked completed with its summary on its
-    branch (after its work), in its worktree; then land both on the remote's session
-    branch in one push that gives the claim back (wfs.flow.worktrees.publish). When it
-    landed: None (the main worktree has it then) and a note when it could not be merged
-    here yet; else the outcome of the blocked task."""
+    """With a claims remote: land the task's branch (its work committed) on the remote's
+    session branch, with the task marked completed and its summary, in one push that
+    gives the claim back (wfs.flow.worktrees.publish). When it landed: None (the main
+    worktree has it then) and a note when it could not be merged here yet; else the
+    outcome of the blocked task."""
     place, remote = runner.worktree, runner.travels
     assert place is not None and remote is not None and runner.holding is not None
     tid = task["id"]
     summary = runner.write_summary(task, result, changed)
-    there = worktrees.project_in(runner.layout, place)
-    with editing(there, runner.sid, check=False) as draft:
-        if status_of(draft.get(tid)) != "completed":  # a run stopped while publishing did
-            draft.put(finished_task(read_task(runner.layout, runner.sid, tid), "completed"))
-    folder = there.session_dir(runner.sid)
-    if not (folder / ".summaries" / summary.name).exists():
-        store.write_bytes(folder / ".summaries" / summary.name, summary.read_bytes(), durable=False)
-    git.commit_paths(
-        there.root, [there.relative(folder)], f"wfs session {runner.sid}: {tid} completed"
-    )
+    done = finished_task(read_task(runner.layout, runner.sid, tid), "completed")
+
+    def write(there: Layout) -> None:
+        commit_state(there, runner.sid, done, f"wfs session {runner.sid}: {tid} completed", summary)
+
     try:
         landing = worktrees.publish(
-            runner.layout, place, runner.sid, remote, runner.holding.hand_over
+            runner.layout, place, runner.sid, remote, write, runner.holding.hand_over
         )
     except leases.LostLease:
         runner.check_claim()  # says so, in one line; nothing more is written
@@ -1512,6 +1548,22 @@ def publish(
         runner.save_record(record)
         return None, landing.note
     return not_landed(runner, task, landing, f"{remote}/{place.base}"), None
+
+
+def commit_state(
+    there: Layout, sid: str, task: Task, message: str, summary: Path | None = None
+) -> None:
+    """Write the task as a run leaves it (and its summary) in the project as a worktree
+    holds it, and commit the session's folder there. A task completed there already (a
+    run stopped while publishing wrote it) is left as it is."""
+    tid = task["id"]
+    with editing(there, sid, check=False) as draft:
+        if status_of(draft.get(tid)) != "completed":
+            draft.put(task)
+    folder = there.session_dir(sid)
+    if summary is not None and not (folder / ".summaries" / summary.name).exists():
+        store.write_bytes(folder / ".summaries" / summary.name, summary.read_bytes(), durable=False)
+    git.commit_paths(there.root, [there.relative(folder)], message)
 
 
 def not_landed(runner: Runner, task: Task, landing: worktrees.Landing, into: str) -> dict[str, Any]:

@@ -275,22 +275,26 @@ def project_in(layout: Layout, place: Place) -> Layout:
     return Layout(place.path / git.show_prefix(layout.root))
 
 
+# How a task's new state is written in a worktree (the project as that worktree holds
+# it) and committed there, before it is pushed.
+Write = Callable[[Layout], None]
+# wfs.leases.Holding.hand_over: one push that gives the task's claim back with it.
+HandOver = Callable[[Callable[[str, str], bool]], bool]
+
+
 def publish(
-    layout: Layout,
-    place: Place,
-    sid: str,
-    remote: str,
-    hand_over: Callable[[Callable[[str, str], bool]], bool],
+    layout: Layout, place: Place, sid: str, remote: str, write: Write, hand_over: HandOver
 ) -> Landing:
-    """With a claims remote: land a completed task's branch (its work, and the task
-    marked completed, committed in its worktree) on the session's branch of the remote,
-    by one atomic push that also deletes the task's claim, only while it is still this
-    holder's (`hand_over`, wfs.leases.Holding; LostLease otherwise, and nothing lands).
-    When the remote's branch moved on, it is fetched and merged into the task's branch
-    in the worktree first (task files through wfs's merge driver), and the push made
-    again. So a run killed at any moment has published all of the task or none of it.
-    Once it landed, the main worktree's branch takes it in (merge_in); when that fails,
-    the task is landed all the same, and `note` says what is left to do here."""
+    """With a claims remote: land a completed task's branch (its work, committed in its
+    worktree) on the session's branch of the remote, with the task marked completed
+    (`write`), by one atomic push that also deletes the task's claim, only while it is
+    still this holder's (`hand_over`, wfs.leases.Holding; LostLease otherwise, and
+    nothing lands). The remote's branch is fetched and merged into the task's branch
+    first (task files through wfs's merge driver), so the completion is written over
+    what the remote holds; when the remote moved on meanwhile, that is done again. So a
+    run killed at any moment has published all of the task or none of it. Once it
+    landed, the main worktree's branch takes it in (merge_in); when that fails, the task
+    is landed all the same, and `note` says what is left to do here."""
     name = f"{remote}/{place.base}"
     with merge_lock(layout):
         for _ in range(PUSH_TRIES):
@@ -300,21 +304,62 @@ def publish(
                 merged = git.merge_ref(place.path, fetched, f"Merge {name} into {place.branch}")
                 if merged.conflicts or merged.error is not None:
                     return Landing(merged.conflicts, merged.error)
-            head = git.rev_parse(place.path, "HEAD")
-            assert head is not None
-
-            def push(claim: str, expected: str, head: str = head) -> bool:
-                return git.push_fenced(place.path, remote, head, place.base, claim, expected)
-
-            if hand_over(push):
-                try:
-                    merge_in(layout, sid, head, name)
-                except WfsError as err:
-                    return Landing(
-                        [], None, f"landed on {name}, not yet merged here: {err.message}"
-                    )
-                return Landing([], None)
+            write(project_in(layout, place))
+            landed = pushed(layout, place.path, sid, remote, place.base, hand_over)
+            if landed is not None:
+                return landed
     return Landing([], f"{remote} refused it {PUSH_TRIES} times (other clones pushed first)")
+
+
+def publish_state(
+    layout: Layout, sid: str, tid: str, remote: str, write: Write, hand_over: HandOver
+) -> Landing:
+    """With a claims remote: land a task's new state alone (blocked), none of its work,
+    on the session's branch of the remote, by one atomic push that also deletes the
+    task's claim (as `publish`). It is written (`write`) in a scratch worktree made
+    from the remote's branch, removed after."""
+    branch = checked_out(layout, None)
+    scratch = worktrees_folder(layout) / sid / f".state-{tid}"
+    with merge_lock(layout):
+        try:
+            for _ in range(PUSH_TRIES):
+                with leases.clone_lock(layout.root):
+                    fetched = git.fetch_branch(layout.root, remote, branch)
+                    if scratch.exists():
+                        git.remove_worktree(layout.root, scratch)
+                    store.make_folder(scratch.parent)
+                    store.ignore_folder(worktrees_folder(layout))
+                    git.add_detached_worktree(layout.root, scratch, fetched or "HEAD")
+                write(Layout(scratch / git.show_prefix(layout.root)))
+                landed = pushed(layout, scratch, sid, remote, branch, hand_over)
+                if landed is not None:
+                    return landed
+        finally:
+            with leases.clone_lock(layout.root):
+                git.remove_worktree(layout.root, scratch)
+    return Landing([], f"{remote} refused it {PUSH_TRIES} times (other clones pushed first)")
+
+
+def pushed(
+    layout: Layout, where: Path, sid: str, remote: str, branch: str, hand_over: HandOver
+) -> Landing | None:
+    """Push the HEAD of the worktree `where` to `branch` of the remote, giving the task's
+    claim back with it (`hand_over`); then take it in here. None when the remote's
+    branch moved on meanwhile (merge it, and push again)."""
+    head = git.rev_parse(where, "HEAD")
+    assert head is not None
+
+    def push(claim: str, expected: str) -> bool:
+        return git.push_fenced(where, remote, head, branch, claim, expected)
+
+    if not hand_over(push):
+        return None
+    name = f"{remote}/{branch}"
+    try:
+        merge_in(layout, sid, head, name)
+    except WfsError as err:
+        return Landing([], None, f"landed on {name}, not yet merged here: {err.message}")
+    return Landing([], None)
 
 
 def recover(place: Place) -> None:
