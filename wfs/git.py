@@ -403,11 +403,26 @@ class Merged(NamedTuple):
     error: str | None
 
 
-def merge_branch(root: Path, branch: str, message: str) -> Merged:
+# Set in the environment of a merge that changes nothing in any `.workflow/` folder:
+# wfs's own hooks (wfs.merge) would find no plan to refresh, so they end at once
+# instead of starting wfs (a hook that is not wfs's runs as always).
+PLANS_UNTOUCHED = "WFS_MERGE_LEAVES_PLANS"
+PLAN_FOLDERS = ":(top,glob)**/.workflow/**"  # every `.workflow/` of the repository
+
+
+def changes_plans(root: Path, base: str, branch: str) -> bool:
+    """Whether `branch` changed anything in a `.workflow/` folder since it left `base`
+    (their merge base); True when git cannot tell."""
+    return run(root, "diff", "--quiet", f"{base}...{branch}", "--", PLAN_FOLDERS).code != 0
+
+
+def merge_branch(root: Path, branch: str, message: str, plans: bool = True) -> Merged:
     """Merge `branch` into the branch checked out at `root` (a merge commit, with the
     repository's merge drivers); a conflicted merge is aborted, leaving `root` as it
-    was."""
-    result = run(root, "merge", "--no-ff", "--no-edit", "-m", message, branch)
+    was. `plans=False`: the merge changes no plan (`changes_plans`), so wfs's hooks
+    have nothing to do."""
+    env = None if plans else {PLANS_UNTOUCHED: "1"}
+    result = run(root, "merge", "--no-ff", "--no-edit", "-m", message, branch, env=env)
     if result.code == 0:
         return Merged([], None)
     conflicts = _names(check(root, "diff", "--name-only", "-z", "--diff-filter=U"))
