@@ -15,6 +15,7 @@ from git_helpers import commit_all, git, git_env
 
 from wfs import git as wfs_git
 from wfs import render
+from wfs.errors import WfsError
 from wfs.layout import Layout
 from wfs.merge import ATTRIBUTE_LINES, drivers, hook_script, merge_values
 from wfs.sessions import load_session
@@ -344,6 +345,28 @@ def test_a_merge_that_changes_no_plan_runs_no_hook_of_wfs_but_runs_the_users(
     assert merged == wfs_git.Merged([], None)
     assert note.exists()  # noted by wfs's pre-merge-commit hook (left: post-merge is the user's)
     assert (project / ".git/seen").read_text() == "[1]\n[]\n"
+
+
+def test_commit_all_commits_what_changed_says_when_nothing_did_and_names_a_refusal(
+    project: Path, git_env: Path
+) -> None:
+    git(project, "init", "-q", "-b", "main")
+    (project / "a.txt").write_text("a\n")
+
+    assert wfs_git.commit_all(project, "first") is True
+    assert git(project, "log", "--format=%s").stdout == "first\n"
+    assert wfs_git.commit_all(project, "nothing") is False
+    assert git(project, "log", "--format=%s").stdout == "first\n"
+
+    hook = project / ".git/hooks/prepare-commit-msg"
+    hook.write_text("#!/bin/sh\necho 'fatal: not today' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    assert wfs_git.commit_all(project, "nothing again") is False  # refused only with work
+    (project / "b.txt").write_text("b\n")
+    with pytest.raises(WfsError) as refused:
+        wfs_git.commit_all(project, "second")
+    assert refused.value.message == "git commit: not today"
+    assert git(project, "log", "--format=%s").stdout == "first\n"
 
 
 def test_git_merge_works_from_a_shell_without_wfs_on_path(project: Path, git_env: Path) -> None:

@@ -61,9 +61,14 @@ def check(
     """Stdout of a git command that must succeed; its first error line otherwise."""
     result = run(root, *args, input=input, env=env)
     if result.code != 0:
-        reason = result.err.splitlines()[0] if result.err else f"exit code {result.code}"
-        raise WfsError(f"git {args[0]}: {reason.removeprefix('fatal: ')}")
+        raise failure(args[0], result)
     return result.out
+
+
+def failure(command: str, result: Result) -> WfsError:
+    """The error of a git command that failed: its first error line."""
+    reason = result.err.splitlines()[0] if result.err else f"exit code {result.code}"
+    return WfsError(f"git {command}: {reason.removeprefix('fatal: ')}")
 
 
 def is_work_tree(root: Path) -> bool:
@@ -389,10 +394,13 @@ def commit_all(root: Path, message: str) -> bool:
     """Commit everything changed or new in the worktree at `root` (what .gitignore
     leaves out stays out); False when nothing changed (no commit)."""
     check(root, "add", "--all")
+    committed = run(root, "commit", "--quiet", "--no-verify", "-m", message)
+    if committed.code == 0:
+        return True
+    # Refused: with nothing to commit (asked only then, one git process fewer).
     if run(root, "diff", "--cached", "--quiet").code == 0:
         return False
-    check(root, "commit", "--quiet", "--no-verify", "-m", message)
-    return True
+    raise failure("commit", committed)
 
 
 class Merged(NamedTuple):
