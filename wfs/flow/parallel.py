@@ -34,7 +34,7 @@ from wfs.tasks import TaskIndex, obj, read_task
 
 TICK_SECONDS = 0.2  # how often the display hears that time went by
 INTERRUPTED = "interrupted ("  # how a paused_reason of an interrupted run starts
-SPARES = 2  # wfs processes started ahead, waiting for a task to become ready
+SPARES = 4  # wfs processes started ahead, waiting for a task to become ready
 # Tasks being started at once (claimed, given a worktree: work for the processor, not
 # waiting): starting more than the machine has cores makes none of them start sooner,
 # and the first of them, the one on the longest path, later.
