@@ -67,6 +67,34 @@ def critical_path(graph: dict[str, list[str]], cost: dict[str, float]) -> float:
     return max(finish.values())
 
 
+def critical_chain(graph: dict[str, list[str]], cost: dict[str, float]) -> list[str]:
+    """The tasks of the critical path, first to last."""
+    finish: dict[str, float] = {}
+    for tid in graph:
+        finish[tid] = cost[tid] + max((finish[d] for d in graph[tid]), default=0.0)
+    chain = [max(finish, key=lambda t: finish[t])]
+    while graph[chain[-1]]:
+        chain.append(max(graph[chain[-1]], key=lambda t: finish[t]))
+    return chain[::-1]
+
+
+def handover(
+    events: list[tuple[float, dict[str, Any]]], graph: dict[str, list[str]], chain: list[str]
+) -> float:
+    """The mean time, along `chain`, from the step of a task's last dependency ending
+    to its own step starting (the merge, the completion, the claim, the worktree), as
+    the `--json` events came."""
+    started: dict[str, float] = {}
+    ended: dict[str, float] = {}
+    for at, event in events:
+        if event.get("event") == "step_started":
+            started.setdefault(event["task"], at)
+        elif event.get("event") == "step_finished":
+            ended[event["task"]] = at
+    gaps = [started[t] - max(ended[d] for d in graph[t]) for t in chain if graph[t]]
+    return sum(gaps) / len(gaps) if gaps else 0.0
+
+
 def levels(graph: dict[str, list[str]]) -> dict[str, int]:
     depth: dict[str, int] = {}
     for tid in graph:
@@ -148,8 +176,25 @@ def children_cpu() -> float:
     return used.ru_utime + used.ru_stime
 
 
-def timed_run(root: Path, jobs: int, env: dict[str, str]) -> float:
-    return measured_run(root, jobs, env)[0]
+def timed_run(
+    root: Path, jobs: int, env: dict[str, str]
+) -> tuple[float, list[tuple[float, dict[str, Any]]]]:
+    """The run's wall clock, and its `--json` events with when each came."""
+    argv = [sys.executable, "-m", "wfs", "execute", "--all", "--jobs", str(jobs), "--json"]
+    events: list[tuple[float, dict[str, Any]]] = []
+    began = time.monotonic()
+    proc = subprocess.Popen(
+        argv, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    for line in proc.stdout:
+        events.append((time.monotonic() - began, json.loads(line)))
+    errors = proc.stderr.read()
+    code = proc.wait()
+    took = time.monotonic() - began
+    if code != 0:
+        raise SystemExit(f"--jobs {jobs} failed ({code}):\n{errors}")
+    return took, events
 
 
 def measured_run(root: Path, jobs: int, env: dict[str, str]) -> tuple[float, float, int]:
@@ -199,16 +244,21 @@ def main() -> None:
     graph, cost = random_plan(args.tasks, args.seed, args.scale)
     tasks = [task_json(tid, graph[tid], cost[tid]) for tid in graph]
     total, path = sum(cost.values()), critical_path(graph, cost)
+    critical = critical_chain(graph, cost)
     rows = []
     with tempfile.TemporaryDirectory(prefix="wfs-parallel-") as scratch:
         env = environment(Path(scratch))
         for jobs in args.jobs:
             root = project(Path(scratch) / f"jobs{jobs}", tasks, env)
-            makespan = timed_run(root, jobs, env)
+            makespan, events = timed_run(root, jobs, env)
             bound = max(path, total / jobs)
             waves = wave_makespan(graph, cost, jobs)
-            rows.append((jobs, makespan, bound, waves))
-            print(f"--jobs {jobs}: {makespan:.1f} s (bound {bound:.1f} s, waves {waves:.1f} s)")
+            gap = handover(events, graph, critical)
+            rows.append((jobs, makespan, bound, waves, gap))
+            print(
+                f"--jobs {jobs}: {makespan:.1f} s (bound {bound:.1f} s, waves {waves:.1f} s; "
+                f"{gap * 1000:.0f} ms from step to step on the critical path)"
+            )
             shutil.rmtree(root, ignore_errors=True)
         k = args.overhead_tasks
         chain = [
@@ -234,13 +284,14 @@ def main() -> None:
         f"{min(cost.values()):.1f}-{max(cost.values()):.1f} s; total work {total:.1f} s, "
         f"critical path {path:.1f} s, {len(set(levels(graph).values()))} levels.",
         "",
-        "| jobs | makespan | lower bound max(path, total/N) | vs bound | wave schedule | vs waves |",
-        "|---|---|---|---|---|---|",
+        "| jobs | makespan | lower bound max(path, total/N) | vs bound | wave schedule "
+        "| vs waves | step to step on the critical path |",
+        "|---|---|---|---|---|---|---|",
     ]
-    for jobs, makespan, bound, waves in rows:
+    for jobs, makespan, bound, waves, gap in rows:
         lines.append(
             f"| {jobs} | {makespan:.1f} s | {bound:.1f} s | {makespan / bound:.2f} x | "
-            f"{waves:.1f} s | {makespan / waves:.2f} x |"
+            f"{waves:.1f} s | {makespan / waves:.2f} x | {gap * 1000:.0f} ms |"
         )
     lines += [
         "",
@@ -251,6 +302,12 @@ def main() -> None:
         f"CPU time {cpu_place:.0f} ms a task in place, {cpu_tree:.0f} ms in worktrees "
         f"(wfs, git and the steps together); git processes {git_place:.1f} a task in place, "
         f"{git_tree:.1f} in worktrees.",
+        "",
+        f"Step to step on the critical path: the mean time, over the {len(critical) - 1} tasks "
+        f"of the critical path after its first, from the end of the step of a task's last "
+        f"dependency to the start of its own step, as `--json` shows them (the dependency's "
+        f"commit, merge and completion, then the task's claim and worktree; with fewer jobs, "
+        f"also the wait for a free one).",
         "",
         "Goal (issue 30): with 8 jobs, makespan <= 1.1 x the lower bound and <= 0.8 x the "
         "wave schedule.",

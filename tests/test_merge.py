@@ -13,7 +13,9 @@ import pytest
 from conftest import VIEW_MARK, read_json, wfs
 from git_helpers import commit_all, git, git_env
 
+from wfs import git as wfs_git
 from wfs import render
+from wfs.errors import WfsError
 from wfs.layout import Layout
 from wfs.merge import ATTRIBUTE_LINES, drivers, hook_script, merge_values
 from wfs.sessions import load_session
@@ -278,6 +280,93 @@ def test_a_failing_hook_never_stops_git(tmp_path: Path) -> None:
         f"wfs: neither {gone} nor a wfs on PATH; run `wfs init` again\n"
         "wfs: the post-merge hook failed; check the plan views with 'wfs render --check'\n"
     )
+
+
+def test_a_hook_of_wfs_ends_at_once_in_a_merge_that_changes_no_plan(tmp_path: Path) -> None:
+    """wfs merging a task's branch that changes no plan says so: its hooks then start
+    nothing (here, the wfs they would start fails, and nothing says so)."""
+    fake_bin = tmp_path / "fake"
+    fake_bin.mkdir()
+    (fake_bin / "wfs").write_text("#!/bin/sh\necho started >&2\nexit 3\n")
+    (fake_bin / "wfs").chmod(0o755)
+    env = {"PATH": f"{fake_bin}{os.pathsep}/usr/bin{os.pathsep}/bin"}
+    for name in ("pre-merge-commit", "post-merge"):
+        hook = tmp_path / name
+        hook.write_text(hook_script(name, ".", str(tmp_path / "gone/bin/python")))
+        hook.chmod(0o755)
+        run = subprocess.run(
+            [str(hook), "0"],
+            capture_output=True,
+            text=True,
+            env={**env, wfs_git.PLANS_UNTOUCHED: "1"},
+        )
+        assert (run.returncode, run.stdout, run.stderr) == (0, "", "")
+        run = subprocess.run([str(hook), "0"], capture_output=True, text=True, env=env)
+        assert (run.returncode, run.stderr) == (
+            0,
+            f"started\nwfs: the {name} hook failed; check the plan views with "
+            "'wfs render --check'\n",
+        )
+
+
+def test_a_merge_that_changes_no_plan_runs_no_hook_of_wfs_but_runs_the_users(
+    project: Path, git_env: Path
+) -> None:
+    planned_repo(project)
+    git(project, "checkout", "-q", "-b", "code", "main")
+    (project / "src").mkdir()
+    (project / "src" / "app.py").write_text("print('hi')\n")
+    commit_all(project, "code")
+    git(project, "checkout", "-q", "-b", "plan", "main")
+    run = wfs("task", "status", "IMPL-1", "completed")
+    assert run.code == 0, run.err
+    commit_all(project, "plan")
+    git(project, "checkout", "-q", "main")
+    assert wfs_git.changes_plans(project, "main", "code") is False
+    assert wfs_git.changes_plans(project, "main", "plan") is True
+    assert wfs_git.changes_plans(project, "main", "no-such-branch") is True  # cannot tell
+    # The user's own post-merge hook in place of wfs's; wfs's pre-merge-commit stays.
+    (project / ".git/hooks/post-merge").write_text(
+        '#!/bin/sh\necho "[$WFS_MERGE_LEAVES_PLANS]" >> "$(git rev-parse --git-dir)/seen"\n'
+    )
+    note = project / ".git" / "wfs-merge-pending"
+
+    merged = wfs_git.merge_branch(project, "code", "Merge code", plans=False)
+
+    assert merged == wfs_git.Merged([], None)
+    assert not note.exists()  # wfs's pre-merge-commit hook did nothing
+    assert (project / ".git/seen").read_text() == "[1]\n"  # the user's hook ran
+    subject, parents = git(project, "log", "-1", "--format=%s%x00%P").stdout.strip().split("\0")
+    assert (subject, len(parents.split())) == ("Merge code", 2)
+    assert (project / "src/app.py").read_text() == "print('hi')\n"
+
+    merged = wfs_git.merge_branch(project, "plan", "Merge plan")
+
+    assert merged == wfs_git.Merged([], None)
+    assert note.exists()  # noted by wfs's pre-merge-commit hook (left: post-merge is the user's)
+    assert (project / ".git/seen").read_text() == "[1]\n[]\n"
+
+
+def test_commit_all_commits_what_changed_says_when_nothing_did_and_names_a_refusal(
+    project: Path, git_env: Path
+) -> None:
+    git(project, "init", "-q", "-b", "main")
+    (project / "a.txt").write_text("a\n")
+
+    assert wfs_git.commit_all(project, "first") is True
+    assert git(project, "log", "--format=%s").stdout == "first\n"
+    assert wfs_git.commit_all(project, "nothing") is False
+    assert git(project, "log", "--format=%s").stdout == "first\n"
+
+    hook = project / ".git/hooks/prepare-commit-msg"
+    hook.write_text("#!/bin/sh\necho 'fatal: not today' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    assert wfs_git.commit_all(project, "nothing again") is False  # refused only with work
+    (project / "b.txt").write_text("b\n")
+    with pytest.raises(WfsError) as refused:
+        wfs_git.commit_all(project, "second")
+    assert refused.value.message == "git commit: not today"
+    assert git(project, "log", "--format=%s").stdout == "first\n"
 
 
 def test_git_merge_works_from_a_shell_without_wfs_on_path(project: Path, git_env: Path) -> None:

@@ -61,9 +61,14 @@ def check(
     """Stdout of a git command that must succeed; its first error line otherwise."""
     result = run(root, *args, input=input, env=env)
     if result.code != 0:
-        reason = result.err.splitlines()[0] if result.err else f"exit code {result.code}"
-        raise WfsError(f"git {args[0]}: {reason.removeprefix('fatal: ')}")
+        raise failure(args[0], result)
     return result.out
+
+
+def failure(command: str, result: Result) -> WfsError:
+    """The error of a git command that failed: its first error line."""
+    reason = result.err.splitlines()[0] if result.err else f"exit code {result.code}"
+    return WfsError(f"git {command}: {reason.removeprefix('fatal: ')}")
 
 
 def is_work_tree(root: Path) -> bool:
@@ -394,10 +399,13 @@ def commit_all(root: Path, message: str) -> bool:
     """Commit everything changed or new in the worktree at `root` (what .gitignore
     leaves out stays out); False when nothing changed (no commit)."""
     check(root, "add", "--all")
+    committed = run(root, "commit", "--quiet", "--no-verify", "-m", message)
+    if committed.code == 0:
+        return True
+    # Refused: with nothing to commit (asked only then, one git process fewer).
     if run(root, "diff", "--cached", "--quiet").code == 0:
         return False
-    check(root, "commit", "--quiet", "--no-verify", "-m", message)
-    return True
+    raise failure("commit", committed)
 
 
 class Merged(NamedTuple):
@@ -408,11 +416,26 @@ class Merged(NamedTuple):
     error: str | None
 
 
-def merge_branch(root: Path, branch: str, message: str) -> Merged:
+# Set in the environment of a merge that changes nothing in any `.workflow/` folder:
+# wfs's own hooks (wfs.merge) would find no plan to refresh, so they end at once
+# instead of starting wfs (a hook that is not wfs's runs as always).
+PLANS_UNTOUCHED = "WFS_MERGE_LEAVES_PLANS"
+PLAN_FOLDERS = ":(top,glob)**/.workflow/**"  # every `.workflow/` of the repository
+
+
+def changes_plans(root: Path, base: str, branch: str) -> bool:
+    """Whether `branch` changed anything in a `.workflow/` folder since it left `base`
+    (their merge base); True when git cannot tell."""
+    return run(root, "diff", "--quiet", f"{base}...{branch}", "--", PLAN_FOLDERS).code != 0
+
+
+def merge_branch(root: Path, branch: str, message: str, plans: bool = True) -> Merged:
     """Merge `branch` into the branch checked out at `root` (a merge commit, with the
     repository's merge drivers); a conflicted merge is aborted, leaving `root` as it
-    was."""
-    result = run(root, "merge", "--no-ff", "--no-edit", "-m", message, branch)
+    was. `plans=False`: the merge changes no plan (`changes_plans`), so wfs's hooks
+    have nothing to do."""
+    env = None if plans else {PLANS_UNTOUCHED: "1"}
+    result = run(root, "merge", "--no-ff", "--no-edit", "-m", message, branch, env=env)
     if result.code == 0:
         return Merged([], None)
     conflicts = _names(check(root, "diff", "--name-only", "-z", "--diff-filter=U"))

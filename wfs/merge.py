@@ -84,9 +84,12 @@ def hook_command(name: str, root_in_repo: str, python: str) -> str:
 
 def hook_script(name: str, root_in_repo: str, python: str) -> str:
     # A hook of ours never stops git: at worst the views are left to `wfs render`.
+    # wfs merging a task's branch that changes no plan says so (git.PLANS_UNTOUCHED):
+    # then there is nothing to refresh, and the hook ends without starting wfs.
     return f"""#!/bin/sh
 {HOOK_MARK}: written by `wfs init`, which may rewrite it; delete it to opt out.
 # Keeps the generated plan views in merge commits fresh (see `wfs init --help`).
+[ -z "${{{git.PLANS_UNTOUCHED}:-}}" ] || exit 0  # a merge of wfs's that changes no plan
 {wfs_function(python)}
 wfs_run --root {shlex.quote(root_in_repo)} hook {name} "$@" ||
   echo "wfs: the {name} hook failed; check the plan views with 'wfs render --check'" >&2

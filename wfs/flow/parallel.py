@@ -34,7 +34,11 @@ from wfs.tasks import TaskIndex, obj, read_task
 
 TICK_SECONDS = 0.2  # how often the display hears that time went by
 INTERRUPTED = "interrupted ("  # how a paused_reason of an interrupted run starts
-SPARES = 2  # wfs processes started ahead, waiting for a task to become ready
+SPARES = 4  # wfs processes started ahead, waiting for a task to become ready
+# Tasks being started at once (claimed, given a worktree: work for the processor, not
+# waiting): starting more than the machine has cores makes none of them start sooner,
+# and the first of them, the one on the longest path, later.
+STARTING = max(2, os.cpu_count() or 1)
 
 # How this process starts a wfs process that runs one task: its argv. The process
 # loads wfs, then reads its task from stdin (one JSON line: task, resume, base), so
@@ -58,6 +62,7 @@ class Child:
         self.errors: list[str] = []
         self.signalled = False
         self.freed = False  # its task ended (it may still be tidying up)
+        self.settled = False  # its task's first step started (or its task ended)
         self.closed = 0  # how many of its two output pipes have closed
         out, err = self.group.process.stdout, self.group.process.stderr
         threading.Thread(target=self.read_events, args=(out, came), daemon=True).start()
@@ -202,6 +207,13 @@ def run_all(
     def busy() -> int:
         return sum(1 for c in children if c.tid is not None and not c.freed)
 
+    def starting() -> int:
+        """How many tasks are being started (claimed, given their worktree)."""
+        return sum(1 for c in children if c.tid is not None and not c.settled)
+
+    def room() -> bool:
+        return busy() < jobs and starting() < STARTING
+
     def start(tid: str, resume: bool) -> None:
         tried.add(tid)
         spare = next((c for c in children if c.tid is None and not c.freed), None)
@@ -211,10 +223,14 @@ def run_all(
         spare.give(tid, resume, base)
 
     def spares(wanted: int) -> None:
-        """Keep `wanted` spare processes started (no more), dismissing the rest."""
+        """Keep `wanted` spare processes started (no more), dismissing the rest. While
+        a task is starting and a spare waits, the others start after it (not on the
+        cores that the task's start needs)."""
         idle = [c for c in children if c.tid is None and not c.freed]
         for child in idle[wanted:]:
             child.dismiss()
+        if idle and starting():
+            return
         for _ in range(wanted - len(idle)):
             children.append(Child(child_command(), layout.root, came))
 
@@ -244,6 +260,7 @@ def run_all(
             if event["tasks"]:
                 child.result = event["tasks"][-1]
         elif kind == "step_started":
+            child.settled = True
             progress("start", event)
         elif kind == "output":
             progress("output", event)
@@ -254,7 +271,7 @@ def run_all(
         elif kind == "task_finished" and child.tid is not None and event.get("task") == child.tid:
             # Its task is over (merged, when completed): what waits on it may start
             # while its process tidies up (its worktree removed, its branch deleted).
-            child.freed = True
+            child.freed = child.settled = True
             if event.get("status") == "completed":
                 plan.completed(child.tid)
 
@@ -265,10 +282,10 @@ def run_all(
                 signum = signals.pending()
                 if signum is None:
                     for tid in again:
-                        if busy() < jobs and tid not in tried:
+                        if room() and tid not in tried:
                             start(tid, True)
                     for tid in plan.ready():
-                        if busy() >= jobs:
+                        if not room():
                             break
                         plan.started(tid)
                         start(tid, False)

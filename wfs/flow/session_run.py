@@ -219,10 +219,13 @@ def set_up_worktree(runner: Any, tid: str, base: str) -> None:
 
 
 def warm_up() -> None:
-    """Load ahead what running a task loads when it first needs it (jinja2, the
-    templates of the views and of the summary): a process that `--jobs N` starts before
-    its task is ready does it while it waits."""
+    """Load ahead what running a task loads when it first needs it (filelock for the
+    claim, jinja2, the templates of the views and of the summary): a process that
+    `--jobs N` starts before its task is ready does it while it waits."""
+    platform.lock_class()
     templating.macros(render.PARTS)
+    for view in render.VIEWS:
+        templating.template(f"{view}.j2")
     templating.template("summary.md.j2")
 
 

@@ -158,10 +158,16 @@ def land(layout: Layout, place: Place, sid: str, tid: str) -> Landing:
             f"the main worktree is on {current or 'a detached HEAD'}, not on {place.base}, "
             "the session's branch",
         )
+    # Work that leaves every plan as it is (the usual case: a task's code) needs none
+    # of the hooks that refresh the views, which would each start wfs under the lock.
+    plans = git.changes_plans(layout.root, place.base, place.branch)
     try:
         with merge_lock(layout):
             merged = git.merge_branch(
-                layout.root, place.branch, f"Merge {tid} of wfs session {sid} ({place.branch})"
+                layout.root,
+                place.branch,
+                f"Merge {tid} of wfs session {sid} ({place.branch})",
+                plans,
             )
     except TimeoutError:
         return Landing([], "another merge into the session's branch did not end in time")
