@@ -149,7 +149,7 @@ def clone_lock(root: Path) -> Any:
     and removing of its worktrees, run one at a time: its worktrees share one object
     store and its refs, and git's fetches race each other and a worktree coming or
     going ("bad object worktrees/…/HEAD", "did not send all necessary objects")."""
-    common = git.common_dir(root)
+    common = git.common_dir_on_disk(root)  # read off git's files: no git process
     folder = common if common is not None else root / ".git"
     lock = folder.joinpath(*CLONE_LOCK)
     store.confine(folder)  # git's folder: outside the work tree in a worktree
