@@ -12,6 +12,10 @@ the task blocked: the conflict is resolved on the task's branch, in its worktree
 out, so that what waits on it can start), the worktree is removed and the branch
 deleted (its commits are in the session's branch; the merge commit names it), so that
 running the task again (`--force`) starts from a fresh branch.
+
+With a claims remote, the remote's branch decides instead: a completed task's branch
+lands there whole, with the task marked completed, by one atomic push that gives its
+claim back (`publish`), and the main worktree's branch follows the remote (`merge_in`).
 """
 
 from __future__ import annotations
@@ -244,12 +248,19 @@ def travel_in(layout: Layout, sid: str, remote: str, branch: str | None = None) 
         take_in(layout, sid, remote, checked_out(layout, branch))
 
 
+# How a task's new state is written in a worktree (the project as that worktree holds
+# it) and committed there, before it is pushed.
+Write = Callable[[Layout], None]
+# wfs.leases.Holding.hand_over: one push that gives the task's claim back with it.
+HandOver = Callable[[Callable[[str, str], bool]], bool]
+
+
 def travel_out(
     layout: Layout,
     sid: str,
     remote: str,
     message: str,
-    hand_over: Callable[[Callable[[str, str], bool]], bool],
+    hand_over: HandOver,
 ) -> None:
     """After a task run in place completed: its work and the session's files committed
     on the session's branch, and pushed to the claims remote in one atomic push that
@@ -279,13 +290,6 @@ def travel_out(
 def project_in(layout: Layout, place: Place) -> Layout:
     """The project as the task's worktree holds it (the same folder of the repository)."""
     return Layout(place.path / git.show_prefix(layout.root))
-
-
-# How a task's new state is written in a worktree (the project as that worktree holds
-# it) and committed there, before it is pushed.
-Write = Callable[[Layout], None]
-# wfs.leases.Holding.hand_over: one push that gives the task's claim back with it.
-HandOver = Callable[[Callable[[str, str], bool]], bool]
 
 
 def publish(
