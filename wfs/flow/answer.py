@@ -1,10 +1,18 @@
-"""The agent's answer contract (SPEC §3.13): what an answer may say, and how it is read."""
+"""The agent's answer contract (SPEC §3.13): what an answer may say, and how it is read.
+
+Editors hand a subagent's report back in envelopes of their own, and an orchestrating
+model often passes the envelope on as the answer. wfs reads the report inside the
+envelopes it knows (`unwrap`), and finds the contract's markers at the start of any
+line of it: a report that says `## TASK BLOCKED` under a wrapper's first lines is
+blocked, never done.
+"""
 
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
+from wfs import jsonio
 from wfs.errors import WfsError
 
 CONTRACT = (
@@ -17,13 +25,30 @@ CONTRACT = (
     "An empty answer is refused."
 )
 
-_MARKER = re.compile(r"#{2,}\s*(TASK BLOCKED|CHECKPOINT REACHED|TASK COMPLETE)\b[\s:.-]*", re.I)
+_MARKER = re.compile(
+    r"^[ \t>]*#{2,}\s*(TASK BLOCKED|CHECKPOINT REACHED|TASK COMPLETE)\b[ \t:.-]*",
+    re.I | re.M,
+)
+KINDS = {"task blocked": "blocked", "checkpoint reached": "checkpoint"}  # else complete
 MAX_REASON = 1000
+
+# opencode's task tool: <task id="…"><task_result>REPORT</task_result></task>
+_OPENCODE = re.compile(r"<task_result>(.*?)(?:</task_result>|\Z)", re.S)
+# Gemini CLI's subagent tool: "Subagent 'NAME' finished.\nTermination Reason: …\nResult:\nREPORT"
+_GEMINI = re.compile(
+    r"\ASubagent '[^'\n]*' finished\.[^\n]*\n(?:(?!Result:).*\n)*?Result:[ \t]*\n?"
+)
+# What an editor says when it started the agent and did not wait for its report.
+_BACKGROUND = re.compile(
+    r"\A(?:background agent launched|agent (?:was )?launched in the background|"
+    r"(?:the )?agent is (?:now )?running in the background)",
+    re.I,
+)
 
 
 class Answer(NamedTuple):
     kind: str  # complete | blocked | checkpoint
-    text: str  # the whole answer
+    text: str  # the whole answer (the report, out of its envelope)
     reason: str  # for `blocked`: why, in a few lines
 
 
@@ -31,23 +56,66 @@ class EmptyAnswer(WfsError):
     """An agent answered nothing: the step stays paused (exit 2)."""
 
 
+def unwrap(text: str) -> str | None:
+    """The report inside the envelope an editor handed it back in, or the text itself;
+    None when the envelope holds no report (the agent is still running, or timed out)."""
+    stripped = text.strip()
+    found = _OPENCODE.search(stripped)
+    if found is not None:
+        return found.group(1).strip()
+    found = _GEMINI.match(stripped)
+    if found is not None:
+        return stripped[found.end() :].strip()
+    if stripped.startswith("{") and stripped.endswith("}"):
+        return codex_report(stripped, text)
+    return text
+
+
+def codex_report(stripped: str, text: str) -> str | None:
+    """Codex's wait_agent result, `{"status": {AGENT: {"completed": REPORT}}, "timed_out":
+    false}`: the reports of the agents that completed (or failed); None when it holds
+    none. Any other JSON object is an answer of its own."""
+    try:
+        data: Any = jsonio.loads(stripped)
+    except ValueError:
+        return text
+    status = data.get("status") if isinstance(data, dict) else None
+    if not isinstance(status, dict) or "timed_out" not in data:
+        return text
+    reports = []
+    for state in status.values():
+        if isinstance(state, dict):
+            for key in ("completed", "errored", "failed"):
+                if isinstance(state.get(key), str):
+                    reports.append(state[key])
+    return "\n\n".join(reports) if reports else None
+
+
 def read_answer(text: str, source: str) -> Answer:
-    """Classify an answer; an empty one raises EmptyAnswer naming its `source`."""
-    if not text.strip():
+    """Classify an answer; one that is empty, or that holds no report (an agent started
+    in the background, an envelope without a result), raises EmptyAnswer naming its
+    `source`."""
+    report = unwrap(text) if text.strip() else ""
+    if report is None or _BACKGROUND.match(report.strip()):
+        raise EmptyAnswer(
+            f"the answer from {source} holds no report: the agent was started and not "
+            "waited for (run it in the foreground and pass back its final report)"
+        )
+    if not report.strip():
         raise EmptyAnswer(
             f"the answer from {source} is empty; a step is only done with an answer "
             "(give one, or skip the step with --skip)"
         )
-    first, _, rest = text.strip().partition("\n")
-    match = _MARKER.match(first)
-    if match is None:
-        return Answer("complete", text, "")
-    kind = {"task blocked": "blocked", "checkpoint reached": "checkpoint"}.get(
-        match.group(1).lower(), "complete"
-    )
-    reason = "\n".join(p for p in (first[match.end() :].strip(), rest.strip()) if p)
+    markers = list(_MARKER.finditer(report))
+    if not markers:
+        return Answer("complete", report, "")
+    kinds = [KINDS.get(m.group(1).lower(), "complete") for m in markers]
+    # A report that says it is blocked anywhere is blocked; then a checkpoint pauses.
+    kind = next((k for k in ("blocked", "checkpoint") if k in kinds), "complete")
+    match = markers[kinds.index(kind)] if kind != "complete" else markers[0]
+    reason = report[match.end() :].strip()
     if kind == "blocked":
         reason = reason or "the agent reported TASK BLOCKED without a reason"
         if len(reason) > MAX_REASON:
             reason = reason[:MAX_REASON] + " …"
-    return Answer(kind, text, reason)
+    return Answer(kind, report, reason)
