@@ -264,6 +264,11 @@ class Draft:
             if path.name != f"{tid}.json":
                 self._files[tid] = path.name
             raw, self._raw[tid] = read_document(self.layout, path)
+            if not isinstance(raw.get("id", raw.get("task_id")), str):
+                raise WfsError(
+                    f'{self.layout.relative(path)}#/id: required: missing required field "id"; '
+                    f'add `"id": "{tid}"` to the file first'
+                )
             self.full[tid], aliased = with_id(raw, tid)
             self.original[tid] = self.full[tid]
             if aliased:

@@ -54,7 +54,7 @@ from wfs.tasks import (
 # marshal's format belongs to the interpreter that wrote it; the number changes with what
 # the cache holds (10: gates marked in unreadable skeletons, and the topic from any field
 # that holds it, TOPIC_FIELDS; 11: `stuck` and `stalled` in the summary).
-FORMAT = ("wfs-index", 11, sys.hexversion)
+FORMAT = ("wfs-index", 13, sys.hexversion)
 
 Stamp = tuple[int, int, int]
 
@@ -266,6 +266,8 @@ class Snapshot:
                     task = skeleton(
                         read_object(layout, entry.path), file_stem=entry.name[:-5], root=layout.root
                     )
+                    if not isinstance(task.get("id"), str):  # else it would drop out unseen
+                        task = nameless_skeleton(entry.name[:-5], task)
                 except WfsError as err:
                     # One broken file must not hide the others: it is a task that never
                     # runs (and holds up its dependents) until someone repairs it.
@@ -277,6 +279,20 @@ class Snapshot:
         if cached is None or cached[1] != self.names or cached[2] != trusted:
             payload = marshal.dumps((FORMAT, self.names, trusted, self.skeletons))
             write_cache(path, seal(payload))
+
+
+def nameless_skeleton(stem: str, task: Task) -> Task:
+    """A task whose file has no id (or not a string): it is the task its file's name
+    gives, and invalid (`validate` names the file), so that it is counted, never run,
+    and holds up its dependents, rather than dropping out of the plan unseen."""
+    rest = {key: value for key, value in task.items() if key not in ("id", "error", "errors")}
+    return {
+        "id": file_task_id(stem),
+        **rest,
+        "status": task.get("status", "pending"),
+        "errors": max(1, int(task.get("errors") or 0)),
+        "error": '#/id: required: missing required field "id"',
+    }
 
 
 def unreadable_skeleton(stem: str, reason: str) -> Task:

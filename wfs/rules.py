@@ -290,7 +290,8 @@ def _check_placeholders(read: Canonical, report: Report) -> None:
             where = read.origins.get(("flow_control", key, i), ("flow_control", key, i))
             if isinstance(step.get("command"), str):
                 commands.append(((*where, "command"), step["command"]))
-            for j, command in enumerate(step.get("commands") or []):
+            listed = step.get("commands")
+            for j, command in enumerate(listed if isinstance(listed, list) else []):
                 if isinstance(command, str):
                     commands.append(((*where, "commands", j), command))
     for where, command in commands:

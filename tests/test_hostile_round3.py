@@ -1,0 +1,87 @@
+"""Hostile files of the third round (issue: what hostile files, killed runners and odd
+argv still break): each is named, never a traceback, and never drops out of the plan."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import wfs, wfs_process
+
+SID = "WFS-round"
+TASKS = Path(".workflow") / SID / ".task"
+
+
+def step(command: str) -> dict[str, Any]:
+    return {"step": 1, "title": "work", "description": "do it", "command": command,
+            "modification_points": [], "logic_flow": [], "depends_on": [], "output": "o"}  # fmt: skip
+
+
+def planned(tmp_path: Path) -> None:
+    assert wfs("init", "--no-git").code == 0
+    tasks = [
+        {"id": "IMPL-1", "title": "one",
+         "flow_control": {"implementation_approach": [step("bash(true)")]}},
+        {"id": "IMPL-2", "title": "two",
+         "flow_control": {"implementation_approach": [step(f"bash(touch {tmp_path}/ran2)")]}},
+    ]  # fmt: skip
+    assert wfs("plan", "Round", "--from", "-", input=json.dumps(tasks)).code == 0
+
+
+def edit(tid: str, change: Any) -> bytes:
+    path = TASKS / f"{tid}.json"
+    data = json.loads(path.read_text())
+    change(data)
+    path.write_text(json.dumps(data, indent=2))
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize("value", [2, True, "bash(true)"])
+def test_a_step_whose_commands_is_not_a_list_is_named_by_every_command(
+    project: Path, tmp_path: Path, value: Any
+) -> None:
+    planned(tmp_path)
+    edit("IMPL-1", lambda d: d["flow_control"]["implementation_approach"][0].update(commands=value))
+    kind = {int: "integer", bool: "boolean", str: "string"}[type(value)]
+    checked = wfs_process("validate", cwd=project)
+    assert checked.code == 1
+    assert (
+        f"{TASKS.as_posix()}/IMPL-1.json#/flow_control/implementation_approach/0/commands: "
+        f'implementation-approach: "commands" must be an array of command strings, got {kind}'
+    ) in checked.out
+    for argv in (["status"], ["next"], ["task", "list"], ["task", "show", "IMPL-1"],
+                 ["render", "--check"], ["execute", "--dry-run"]):  # fmt: skip
+        run = wfs_process(*argv, cwd=project)
+        assert "Traceback" not in run.err, (argv, run.err)
+        assert run.code in (0, 1), (argv, run.code, run.err)
+    status = wfs_process("status", cwd=project)
+    assert "Invalid:  IMPL-1: 1 validation error; `wfs validate` names them" in status.out
+
+
+def test_a_task_file_without_an_id_is_counted_and_never_dropped(
+    project: Path, tmp_path: Path
+) -> None:
+    planned(tmp_path)
+    before = edit("IMPL-2", lambda d: d.pop("id"))
+    first = wfs_process("execute", "--all", cwd=project)  # IMPL-1 runs; IMPL-2 cannot
+    assert first.out == "IMPL-1: completed → .workflow/WFS-round/.summaries/IMPL-1-summary.md\n"
+    run = wfs_process("execute", "--all", cwd=project)
+    assert run.code == 1, run.out + run.err
+    assert run.out.endswith(
+        "IMPL-2 (.workflow/WFS-round/.task/IMPL-2.json):\n"
+        '    .workflow/WFS-round/.task/IMPL-2.json: required: missing required field "id"\n'
+    )
+    assert not (tmp_path / "ran2").exists()
+    status = wfs_process("status", cwd=project)
+    assert "Progress: 1/2 tasks completed (50%)" in status.out
+    assert "Invalid:  IMPL-2: 1 validation error; `wfs validate` names them" in status.out
+    # An edit of it is refused, naming the file and what to add; nothing is written.
+    refused = wfs_process("task", "status", "IMPL-2", "completed", cwd=project)
+    assert refused.code == 2
+    assert refused.err == (
+        "wfs: error: .workflow/WFS-round/.task/IMPL-2.json#/id: required: missing required "
+        'field "id"; add `"id": "IMPL-2"` to the file first\n'
+    )
+    assert (TASKS / "IMPL-2.json").read_bytes() == before
