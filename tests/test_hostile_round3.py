@@ -85,3 +85,52 @@ def test_a_task_file_without_an_id_is_counted_and_never_dropped(
         'field "id"; add `"id": "IMPL-2"` to the file first\n'
     )
     assert (TASKS / "IMPL-2.json").read_bytes() == before
+
+
+@pytest.mark.parametrize("seconds", [2592000, 1e10, 1e308])
+def test_a_timeout_execute_cannot_honour_is_refused_by_validate_and_execute(
+    project: Path, tmp_path: Path, seconds: float
+) -> None:
+    planned(tmp_path)
+    before = edit(
+        "IMPL-1", lambda d: d["flow_control"]["implementation_approach"][0].update(timeout=seconds)
+    )
+    shown = json.dumps(seconds)
+    checked = wfs_process("validate", cwd=project)
+    assert checked.code == 1
+    kind = "integer" if isinstance(seconds, int) else "number"
+    assert (
+        f"{TASKS.as_posix()}/IMPL-1.json#/flow_control/implementation_approach/0/timeout: "
+        "implementation-approach: timeout must be a positive number of seconds up to a week "
+        f"(604800), got {kind} {shown}"
+    ) in checked.out
+    run = wfs_process("execute", "IMPL-1", cwd=project)
+    assert run.code == 2 and "Traceback" not in run.err
+    assert (TASKS / "IMPL-1.json").read_bytes() == before  # refused before the claim
+
+
+@pytest.mark.parametrize("attempts", ["many", None, -3, True])
+def test_a_hand_edited_attempts_count_is_read_as_none(
+    project: Path, tmp_path: Path, attempts: Any
+) -> None:
+    planned(tmp_path)
+    edit("IMPL-1", lambda d: d.update(execution={"attempts": attempts}))
+    run = wfs_process("execute", "IMPL-1", cwd=project)
+    assert run.code == 0, run.err
+    saved = json.loads((TASKS / "IMPL-1.json").read_text())
+    assert (saved["status"], saved["execution"]["attempts"]) == ("completed", 1)
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-1", "1e9"])
+def test_a_lock_timeout_that_is_no_wait_is_refused(
+    project: Path, tmp_path: Path, value: str
+) -> None:
+    planned(tmp_path)
+    before = (TASKS / "IMPL-1.json").read_bytes()
+    run = wfs_process("task", "status", "IMPL-1", "blocked", cwd=project,
+                      env={"WFS_LOCK_TIMEOUT": value})  # fmt: skip
+    assert run.code == 2
+    assert run.err == (
+        f"wfs: error: WFS_LOCK_TIMEOUT={value!r}: expected a number of seconds from 0 to 604800\n"
+    )
+    assert (TASKS / "IMPL-1.json").read_bytes() == before

@@ -663,12 +663,12 @@ def test_pre_analysis_output_on_error_success_criteria_and_timeout() -> None:
         f"{I1}#/flow_control/pre_analysis/1/success_criteria: pre-analysis: success_criteria "
         '"exit_code:zero": exit_code needs an integer, e.g. exit_code:0',
         f"{I1}#/flow_control/pre_analysis/1/timeout: pre-analysis: timeout must be a positive "
-        "number of seconds, got integer 0",
+        "number of seconds up to a week (604800), got integer 0",
         f"{I1}#/flow_control/pre_analysis/2/success_criteria: pre-analysis: success_criteria "
         '"regex:([a-z]": the regular expression does not compile: missing ), unterminated '
         "subpattern at position 0",
         f"{I1}#/flow_control/pre_analysis/2/timeout: pre-analysis: timeout must be a positive "
-        'number of seconds, got string "30"',
+        'number of seconds up to a week (604800), got string "30"',
         f'{I1}#/flow_control/pre_analysis/3/command: pre-analysis: "command" must be a '
         'non-empty string, got string ""',
         f"{I1}#/flow_control/pre_analysis/3/success_criteria: pre-analysis: success_criteria "

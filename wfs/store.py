@@ -401,6 +401,9 @@ def _fsync_dir(directory: Path) -> None:
     platform.sync_folder(directory)  # makes the rename itself durable
 
 
+MAX_LOCK_TIMEOUT = 86400.0 * 7  # a week: longer is a mistake
+
+
 def lock_timeout() -> float:
     raw = os.environ.get("WFS_LOCK_TIMEOUT")
     if raw is None:
@@ -409,8 +412,10 @@ def lock_timeout() -> float:
         value = float(raw)
     except ValueError:
         raise WfsError(f"WFS_LOCK_TIMEOUT={raw!r}: expected a number of seconds") from None
-    if value < 0:
-        raise WfsError(f"WFS_LOCK_TIMEOUT={raw!r}: expected a number of seconds >= 0")
+    if not 0 <= value < MAX_LOCK_TIMEOUT:  # nan and inf too: neither is a wait
+        raise WfsError(
+            f"WFS_LOCK_TIMEOUT={raw!r}: expected a number of seconds from 0 to {MAX_LOCK_TIMEOUT:g}"
+        )
     return value
 
 

@@ -381,6 +381,8 @@ def validate_https___wfs_dev_schemas_task_schema_json___defs_timeout(data, custo
     if not isinstance(data, (int, float, Decimal)) or isinstance(data, bool):
         raise JsonSchemaValueException("" + (name_prefix or "data") + " must be number")
     if isinstance(data, (int, float, Decimal)) and not isinstance(data, bool):
+        if data > 604800:
+            raise JsonSchemaValueException("" + (name_prefix or "data") + " must be smaller than or equal to 604800")
         if data <= 0:
             raise JsonSchemaValueException("" + (name_prefix or "data") + " must be bigger than 0")
     return data

@@ -379,7 +379,7 @@ class Runner:
             execution.update(
                 claimed_by=self.owner,
                 started_at=now(),
-                attempts=int(execution.get("attempts", 0)) + 1,
+                attempts=attempts_of(execution) + 1,
             )
             claimed = {**task, "status": "active", "execution": execution}
             draft.put(claimed)
@@ -1263,6 +1263,13 @@ def _names(group: list[Step]) -> str:
     if len(group) == 1:
         return group[0].name
     return f"{group[0].name} (+{len(group) - 1} more in one hand-off)"
+
+
+def attempts_of(execution: dict[str, Any]) -> int:
+    """How many times the task was claimed, as its file says; a value that is not a
+    count (the `execution` object is wfs's own, but files are edited by hand) is 0."""
+    value = execution.get("attempts")
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
 def finished_task(
