@@ -9,6 +9,9 @@ from typing import Any
 
 import pytest
 from conftest import wfs, wfs_process
+from git_helpers import commit_all, git, git_env
+
+__all__ = ["git_env"]  # the fixture, used by name
 
 SID = "WFS-round"
 TASKS = Path(".workflow") / SID / ".task"
@@ -134,3 +137,29 @@ def test_a_lock_timeout_that_is_no_wait_is_refused(
         f"wfs: error: WFS_LOCK_TIMEOUT={value!r}: expected a number of seconds from 0 to 604800\n"
     )
     assert (TASKS / "IMPL-1.json").read_bytes() == before
+
+
+def test_a_clean_merge_keeps_an_integer_wider_than_64_bits_as_written(
+    tmp_path: Path, git_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    monkeypatch.chdir(root)
+    git(root, "init", "-q", "-b", "main")
+    assert wfs("init").code == 0
+    tasks = [{"id": "IMPL-1", "title": "a", "context": {"requirements": ["r1", "r2", "r3", "r4"]}}]
+    assert wfs("plan", "Wide", "--from", "-", input=json.dumps(tasks)).code == 0
+    path = root / ".workflow" / "WFS-wide" / ".task" / "IMPL-1.json"
+    wide = "123456789012345678901234567890"
+    path.write_text(path.read_text().replace('"title": "a",', f'"title": "a",\n  "big": {wide},'))
+    commit_all(root, "base")
+    git(root, "checkout", "-q", "-b", "other")
+    path.write_text(path.read_text().replace('"r4"', '"r4b"'))
+    commit_all(root, "theirs")
+    git(root, "checkout", "-q", "main")
+    path.write_text(path.read_text().replace('"title": "a"', '"title": "a2"'))
+    commit_all(root, "ours")
+    merged = git(root, "merge", "--no-edit", "other", check=False)
+    assert merged.returncode == 0, merged.stdout + merged.stderr
+    text = path.read_text()
+    assert f'"big": {wide},' in text and '"title": "a2"' in text and '"r4b"' in text
