@@ -4,11 +4,12 @@ argv still break): each is named, never a traceback, and never drops out of the 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import wfs, wfs_process
+from conftest import needs_fifo, wfs, wfs_process
 from git_helpers import commit_all, git, git_env
 
 __all__ = ["git_env"]  # the fixture, used by name
@@ -163,3 +164,39 @@ def test_a_clean_merge_keeps_an_integer_wider_than_64_bits_as_written(
     assert merged.returncode == 0, merged.stdout + merged.stderr
     text = path.read_text()
     assert f'"big": {wide},' in text and '"title": "a2"' in text and '"r4b"' in text
+
+
+@needs_fifo
+@pytest.mark.parametrize("where", ["task", "config"])
+def test_a_fifo_where_a_file_should_be_is_named_and_nothing_waits(
+    project: Path, tmp_path: Path, where: str
+) -> None:
+    planned(tmp_path)
+    fifo = TASKS / "IMPL-3.json" if where == "task" else Path(".workflow") / "config.json"
+    os.mkfifo(fifo)
+    said = "not a regular file (a FIFO, a device or a socket); refused"
+    dry = wfs_process("execute", "--dry-run", cwd=project, timeout=60)  # a hang fails here
+    if where == "task":  # the other tasks still run
+        assert dry.code == 0 and dry.out.startswith("IMPL-1: one (dry run")
+    else:  # the configuration cannot be read: nothing runs
+        assert (dry.code, dry.err) == (2, f"wfs: error: {fifo.as_posix()}: {said}\n")
+    naming = {"task": ["status", "next", "validate"], "config": ["status"]}
+    for command in ("status", "next", "validate"):
+        run = wfs_process(command, cwd=project, timeout=60)  # a hang fails here
+        assert "Traceback" not in run.err, (command, run.err)
+        if command in naming[where]:
+            assert f"{fifo.as_posix()}: " in run.out + run.err, (command, run.out, run.err)
+            assert said in run.out + run.err, (command, run.out, run.err)
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
+def test_a_cache_that_is_a_symlink_to_a_device_is_not_read(project: Path, tmp_path: Path) -> None:
+    planned(tmp_path)
+    first = wfs_process("status", cwd=project)
+    caches = sorted(Path(".workflow/.cache").glob("WFS-round.*"))
+    assert caches, "status keeps its caches"
+    for cache in caches:
+        cache.unlink()
+        cache.symlink_to("/dev/zero")
+    again = wfs_process("status", cwd=project, timeout=60)
+    assert (again.code, again.out) == (first.code, first.out)  # rebuilt, and the same

@@ -749,5 +749,4 @@ def migrate(layout: Layout, sid: str, folder: Any = None) -> list[str]:
 
 
 def _read_bytes(path: Any) -> bytes:
-    with open(path, "rb") as handle:
-        return handle.read()
+    return store.read_file(path)

@@ -90,8 +90,8 @@ def _unsealed(raw: bytes | memoryview) -> memoryview | None:
 
 def load_cache(path: str) -> tuple[Any, ...] | None:
     try:
-        with open(path, "rb") as handle:
-            payload = _unsealed(handle.read())
+        raw = store.read_cache_file(path)
+        payload = _unsealed(raw) if raw is not None else None
         data = marshal.loads(payload) if payload is not None else None
     except (OSError, EOFError, ValueError, TypeError):
         return None
@@ -121,8 +121,9 @@ def current(
     """(answers, head, the writers' part) of the `.idx` when every stamp still matches,
     with `parts` of it loaded (HEAD, MAPS, ROWS, WRITERS: each includes those before)."""
     try:
-        with open(cache_path(workflow, sid, "idx"), "rb") as handle:
-            raw = handle.read()
+        raw = store.read_cache_file(cache_path(workflow, sid, "idx"))
+        if raw is None:
+            return None
         sections = _sections(raw)
         head_bytes = _unsealed(sections[0])
         if head_bytes is None:
@@ -144,9 +145,9 @@ def current(
                     return None
                 continue
             path = session_file if i == -1 else os.path.join(task_dir, os.fsdecode(names[i]))
-            with open(path, "rb") as handle:
-                if zlib.crc32(handle.read()) != crc:
-                    return None
+            content = store.read_cache_file(path)
+            if content is None or zlib.crc32(content) != crc:
+                return None
         for part in range(MAPS, min(parts, ROWS) + 1):
             payload = _unsealed(sections[part - 1])
             if payload is None:

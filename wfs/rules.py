@@ -21,8 +21,9 @@ from collections.abc import Callable, Hashable
 from pathlib import Path, PurePosixPath
 from typing import Any, NamedTuple, TypeVar
 
-from wfs import jsonio, schemas
+from wfs import jsonio, schemas, store
 from wfs.command_forms import builtin, named_path
+from wfs.errors import WfsError
 from wfs.formats import (
     TASK_VARIABLES,
     Canonical,
@@ -733,13 +734,9 @@ def load_file(path: Path, where: str) -> tuple[Any, Problem | None, list[Found]]
     """The parsed file, or the problem that stopped it from being read; then the
     warnings about how it is written (keys given twice)."""
     try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        return None, Problem(where, "file", "file not found"), []
-    except IsADirectoryError:
-        return None, Problem(where, "file", "is a directory, expected a JSON file"), []
-    except OSError as err:
-        return None, Problem(where, "file", f"cannot read: {err.strerror}"), []
+        raw = store.read_file(path, where)
+    except WfsError as err:
+        return None, Problem(where, "file", err.message.removeprefix(f"{where}: ")), []
     try:
         data = jsonio.parse(raw, where)
     except jsonio.InvalidJSON as err:

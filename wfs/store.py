@@ -42,18 +42,60 @@ def read_document(path: Path, where: str | None = None) -> tuple[Any, bytes]:
     """The parsed contents of `path` and its bytes (to write it back as it is laid
     out, wfs.jsonedit.rewrite); `where` is the name shown in errors."""
     where = where or str(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise WfsError(f"{where}: file not found") from None
-    except IsADirectoryError:
-        raise WfsError(f"{where}: is a directory, expected a JSON file") from None
-    except OSError as err:
-        raise WfsError(f"{where}: cannot read: {err.strerror}") from None
+    raw = read_file(path, where)
     return jsonio.parse(raw, where), raw
 
 
 INPUT_LIMIT = 64 * 1024 * 1024  # a plan document or an answer larger than this is refused
+
+
+def read_file(path: Path | str, where: str | None = None, limit: int = INPUT_LIMIT) -> bytes:
+    """The bytes of the regular file `path`, at most `limit` of them; `where` is the
+    name shown in errors. The one way wfs reads a file of the project: a FIFO (which
+    would wait for a writer for ever), a device (`/dev/zero` would fill the memory), a
+    socket, or a symlink that leads out of the places wfs works in, is refused, naming
+    the file."""
+    where = where or str(path)
+    handle = open_regular(path, limit)
+    if isinstance(handle, str):
+        raise WfsError(f"{where}: {handle}")
+    data = handle
+    if _PLACES:
+        real = os.path.realpath(path)
+        if not any(real == place or real.startswith(place + os.sep) for place in _PLACES):
+            raise WfsError(f"{where}: a symlink that leads out of the project ({real}); refused")
+    return data
+
+
+def read_cache_file(path: Path | str, limit: int = INPUT_LIMIT) -> bytes | None:
+    """The bytes of one of wfs's own files (a cache), or None when it is not there or
+    not a regular file of at most `limit` bytes: a cache that cannot be trusted is not
+    used, and rebuilt."""
+    found = open_regular(path, limit)
+    return None if isinstance(found, str) else found
+
+
+def open_regular(path: Path | str, limit: int) -> bytes | str:
+    """The bytes of `path` when it is a regular file of at most `limit` bytes, else why
+    not (a short phrase)."""
+    try:
+        fd = platform.open_to_read(os.fspath(path))
+    except FileNotFoundError:
+        return "file not found"
+    except IsADirectoryError:
+        return "is a directory, expected a file"
+    except OSError as err:
+        return f"cannot read: {err.strerror}"
+    with open(fd, "rb") as handle:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            return "is a directory, expected a file"
+        if not stat.S_ISREG(mode):
+            return "not a regular file (a FIFO, a device or a socket); refused"
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        return f"larger than {limit // (1024 * 1024)} MiB; refused"
+    return data
 
 
 def read_input(source: str) -> tuple[bytes, str]:
