@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -200,3 +201,25 @@ def test_a_cache_that_is_a_symlink_to_a_device_is_not_read(project: Path, tmp_pa
         cache.symlink_to("/dev/zero")
     again = wfs_process("status", cwd=project, timeout=60)
     assert (again.code, again.out) == (first.code, first.out)  # rebuilt, and the same
+
+
+def test_an_edit_in_place_whose_mtime_is_put_back_is_seen(project: Path, tmp_path: Path) -> None:
+    """`cp -p`, `rsync --inplace -t`, `touch -r`: same size, same mtime, same inode; only
+    the ctime tells. Then execute must not overwrite a person's `blocked`."""
+    planned(tmp_path)
+    path = TASKS / "IMPL-1.json"
+    old = os.stat(path)
+    time.sleep(0.05)  # the caches below are written at least this much after the file
+    assert "Ready:    IMPL-1, IMPL-2" in wfs_process("status", cwd=project).out  # cached now
+    with open(path, "r+b") as handle:  # in place: the same inode
+        text = handle.read()
+        handle.seek(0)
+        handle.write(text.replace(b'"status": "pending"', b'"status": "blocked"'))
+    os.utime(path, ns=(old.st_atime_ns, old.st_mtime_ns))
+    now = os.stat(path)
+    assert (now.st_mtime_ns, now.st_size, now.st_ino) == (old.st_mtime_ns, old.st_size, old.st_ino)
+    status = wfs_process("status", cwd=project)
+    assert "Ready:    IMPL-2" in status.out and "Blocked:  IMPL-1" in status.out
+    run = wfs_process("execute", "--all", cwd=project)
+    assert run.out == "IMPL-2: completed → .workflow/WFS-round/.summaries/IMPL-2-summary.md\n"
+    assert json.loads(path.read_text())["status"] == "blocked"

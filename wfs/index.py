@@ -54,9 +54,9 @@ from wfs.tasks import (
 # marshal's format belongs to the interpreter that wrote it; the number changes with what
 # the cache holds (10: gates marked in unreadable skeletons, and the topic from any field
 # that holds it, TOPIC_FIELDS; 11: `stuck` and `stalled` in the summary).
-FORMAT = ("wfs-index", 13, sys.hexversion)
+FORMAT = ("wfs-index", 14, sys.hexversion)
 
-Stamp = tuple[int, int, int]
+Stamp = tuple[int, int, int, int]
 
 # How much older than the stat an mtime must be to be trusted: file systems with
 # nanosecond timestamps still tick with a coarse kernel clock (a few ms); others
@@ -73,7 +73,10 @@ HEAD_KEYS = ("summary", "next")
 
 
 def stamp_of(st: os.stat_result) -> Stamp:
-    return (st.st_mtime_ns, st.st_size, st.st_ino)
+    """What tells that a file changed: its mtime, size and inode, and its ctime, which a
+    tool that puts the mtime back after an edit in place (`cp -p`, `rsync -t`,
+    `touch -r`) cannot set (git keeps it in its index for the same reason)."""
+    return (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
 
 
 def seal(payload: bytes) -> bytes:
@@ -175,7 +178,7 @@ def stamps_match(task_dir: str, dir_stamp: Stamp, names: list[Any], stamps: list
             return False
         stat = os.stat
         return [
-            (st.st_mtime_ns, st.st_size, st.st_ino)  # stamp_of, inlined: 10,000 calls
+            (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)  # stamp_of, inlined
             for st in [stat(name, dir_fd=fd) for name in names]
         ] == stamps
     finally:
@@ -223,7 +226,7 @@ class Stamper:
         # Whole-millisecond mtimes everywhere: a coarse file system.
         coarse = all(m % 1_000_000 == 0 for m in self.mtimes)
         margin = COARSE_MARGIN_NS if coarse else FINE_MARGIN_NS
-        return stamp if stamp[0] < self.started - margin else None
+        return stamp if max(stamp[0], stamp[3]) < self.started - margin else None
 
 
 def write_cache(path: str, payload: bytes) -> None:
