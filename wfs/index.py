@@ -226,7 +226,7 @@ class Stamper:
         # Whole-millisecond mtimes everywhere: a coarse file system.
         coarse = all(m % 1_000_000 == 0 for m in self.mtimes)
         margin = COARSE_MARGIN_NS if coarse else FINE_MARGIN_NS
-        return stamp if max(stamp[0], stamp[3]) < self.started - margin else None
+        return stamp if stamp[0] < self.started - margin else None
 
 
 def write_cache(path: str, payload: bytes) -> None:
