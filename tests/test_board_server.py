@@ -423,3 +423,13 @@ def test_global_options_work_after_the_subcommand(project: Path) -> None:
     plan(project)
     result = wfs("board", "--export", "b.html", "--json", "--session", SID)
     assert (result.code, json.loads(result.out)) == (0, {"written": "b.html"})
+
+
+def test_the_options_of_a_server_go_with_a_server_only(project: Path) -> None:
+    plan(project)
+    exported = wfs("board", "--export", "b.html", "--allow-actions", "--port", "8000")
+    assert exported.code == 2
+    assert "--export starts no server: it takes no --port, --allow-actions" in exported.err
+    both = wfs("board", "--tui", "--export", "b.html")
+    assert both.code == 2 and "--tui and --export: one or the other" in both.err
+    assert not (project / "b.html").exists()

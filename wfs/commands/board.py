@@ -59,6 +59,13 @@ def board(
       wfs board --export plan.html
       wfs board --tui
     """
+    given = {"--port": port, "--open": open_browser, "--allow-actions": allow_actions}
+    serving = [name for name, value in given.items() if value]
+    if (tui or export_file is not None) and serving:
+        alone = "--tui" if tui else "--export"
+        raise click.UsageError(f"{alone} starts no server: it takes no {', '.join(serving)}")
+    if tui and export_file is not None:
+        raise click.UsageError("--tui and --export: one or the other")
     # deferred: only `wfs board` loads the board, jinja2 and the engine's readers
     from wfs.board import server
 
