@@ -21,14 +21,13 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from functools import cache
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from wfs import actions, jsonio, platform
+from wfs import actions, jsonio, platform, templating
 from wfs.board import data
 from wfs.errors import WfsError
 from wfs.layout import Layout
@@ -50,21 +49,6 @@ ACTIONS = ("resume", "skip", "status", "switch")
 # ------------------------------------------------------------------ the page
 
 
-@cache
-def page_environment() -> Any:
-    import jinja2  # deferred: only the page is rendered with it
-
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(HERE / "templates"),
-        autoescape=True,
-        undefined=jinja2.StrictUndefined,
-    )
-    # |tojson through wfs's one JSON engine; jinja2 escapes <, >, & and ' after it.
-    env.policies["json.dumps_function"] = lambda value, **_: jsonio.compact(value).decode()
-    env.policies["json.dumps_kwargs"] = {}
-    return env
-
-
 def assets() -> dict[str, str]:
     """The static files' text, inlined into the page (no request leaves it)."""
     found = {}
@@ -78,11 +62,8 @@ def render_page(board: dict[str, Any], token: str | None, allow_actions: bool) -
     """The page: `board` (the board data) embedded, the token (None in an exported
     file: no server, no live updates, no actions), the actions shown or not, the static
     files inlined."""
-    return str(
-        page_environment()
-        .get_template(TEMPLATE)
-        .render(data=board, token=token, actions=allow_actions, assets=assets())
-    )
+    page = templating.html_environment(str(HERE / "templates")).get_template(TEMPLATE)
+    return str(page.render(data=board, token=token, actions=allow_actions, assets=assets()))
 
 
 def export_page(layout: Layout, requested: str | None, root_option: str | None = None) -> str:
