@@ -602,7 +602,7 @@ POSIX_ONLY_NAMES = {
         "SIGPIPE", "SIGXFSZ", "alarm", "setitimer", "pthread_sigmask",
     },
 }  # fmt: skip
-POSIX_ONLY_MODULES = {"fcntl", "termios", "pwd", "grp", "resource", "posix"}
+POSIX_ONLY_MODULES = {"fcntl", "termios", "tty", "pwd", "grp", "resource", "posix"}
 
 
 def test_nothing_posix_only_is_used_outside_the_platform_module() -> None:

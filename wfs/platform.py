@@ -4,7 +4,9 @@
 - the lock of a session (filelock: flock(2) on POSIX, LockFileEx on Windows);
 - this machine's name and whether a process still runs;
 - starting a command in a process group of its own (a job object on Windows), and
-  stopping the whole group; running a function in a child process that can be killed;
+  stopping the whole group; starting one detached in the background; running a
+  function in a child process that can be killed;
+- a terminal's keys read one at a time (termios on POSIX, msvcrt on Windows);
 - finding the processes of steps that outlived their runner (/proc, ps);
 - which signals stop wfs;
 - how a printed command is quoted for the user's shell (POSIX shells, PowerShell, cmd);
@@ -227,6 +229,56 @@ def terminal_columns(stream: Any) -> int:
         return shutil.get_terminal_size((80, 24)).columns
 
 
+# Redraw a whole screen in place (a terminal board): cursor home, clear to the end.
+# Windows' console reads it once VT mode is on (Windows 10 and later turn it on for
+# Python's own console writes); elsewhere it is plain ANSI.
+CLEAR_SCREEN = "\x1b[H\x1b[J"
+
+
+class Keys:
+    """The keys a person presses while a screen redraws itself, one at a time and
+    without Enter: the terminal in cbreak mode (POSIX, termios) or the console's
+    keyboard (Windows, msvcrt); given back as it was on leaving."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+        self.saved: Any = None
+
+    def __enter__(self) -> Keys:
+        if not WINDOWS:
+            import termios  # deferred: only a terminal board reads keys
+            import tty  # deferred: only a terminal board reads keys
+
+            fd = self.stream.fileno()
+            self.saved = termios.tcgetattr(fd)
+            tty.setcbreak(fd)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.saved is not None:
+            import termios  # deferred: only a terminal board reads keys
+
+            termios.tcsetattr(self.stream.fileno(), termios.TCSADRAIN, self.saved)
+
+    def read(self, seconds: float) -> str | None:
+        """A key pressed within `seconds`, else None."""
+        if WINDOWS:
+            import msvcrt  # deferred: Windows' console only
+
+            deadline = time.monotonic() + seconds
+            while time.monotonic() < deadline:
+                if msvcrt.kbhit():  # type: ignore[attr-defined,unused-ignore]
+                    return str(msvcrt.getwch())  # type: ignore[attr-defined,unused-ignore]
+                time.sleep(0.02)
+            return None
+        import select  # deferred: only a terminal board waits for keys
+
+        ready, _, _ = select.select([self.stream], [], [], seconds)
+        if not ready:
+            return None
+        return os.read(self.stream.fileno(), 1).decode("utf-8", "replace")
+
+
 # ------------------------------------------------------------------ signals
 
 
@@ -269,6 +321,31 @@ _killpg: Callable[[int, int], None] | None = (
     getattr(os, "killpg", None) if hasattr(os, "setsid") else None
 )
 POSIX_GROUPS = _killpg is not None
+
+
+def start_detached(argv: list[str], cwd: str | os.PathLike[str]) -> int:
+    """Start `argv` in the background, apart from this process (POSIX: a session of
+    its own; Windows: a detached process group), reading and writing nothing here
+    (it keeps its own records); its pid. A thread reaps it when it ends, so that no
+    zombie is left while this process runs on."""
+    import subprocess  # deferred: only a command that runs a process pays for it
+    import threading  # deferred: with the process it waits for
+
+    options: dict[str, Any] = {}
+    if POSIX_GROUPS:
+        options["start_new_session"] = True
+    elif sys.platform == "win32":
+        options["creationflags"] = subprocess.CREATE_NEW_PROCESS_GROUP | subprocess.DETACHED_PROCESS
+    process = subprocess.Popen(
+        argv,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        **options,
+    )
+    threading.Thread(target=process.wait, daemon=True).start()
+    return process.pid
 
 
 class Group:

@@ -3,6 +3,8 @@
 Every text wfs renders from a template goes through it: the views (TODO_LIST.md,
 IMPL_PLAN.md), task summaries and agent briefs from `wfs/templates/`, and the editor
 files from `agents/` (`wfs agents install`, and the agent definitions in briefs).
+HTML pages (the board's, wfs/board/templates/) have one of their own, built here too:
+HTML is escaped where Markdown is not (`html_environment`).
 
 jinja2 is imported on first use only: reads render nothing, and its import costs more
 than a read is allowed. A write renders a few pieces of a view, so compiling the
@@ -22,6 +24,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from wfs import jsonio
 from wfs.resources import resource_dir
 
 if TYPE_CHECKING:
@@ -64,6 +67,23 @@ def environment() -> jinja2.Environment:
 
     agents = jinja2.FileSystemLoader(str(resource_dir("agents")))
     return _new(jinja2.ChoiceLoader([templates_loader(), agents]))
+
+
+@cache
+def html_environment(folder: str) -> jinja2.Environment:
+    """The Environment of the HTML pages in `folder`: every value escaped (autoescape),
+    and `|tojson` written by wfs's one JSON engine (jinja2 then escapes `<`, `>`, `&`
+    and `'`, so a text from a file never closes the script it is embedded in)."""
+    import jinja2  # deferred on purpose (see the module's docstring)
+
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(folder),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    env.policies["json.dumps_function"] = lambda value, **_: jsonio.compact(value).decode()
+    env.policies["json.dumps_kwargs"] = {}
+    return env
 
 
 def templates_loader(compiled: Path = COMPILED) -> jinja2.BaseLoader:

@@ -8,6 +8,7 @@ library (wfs/actions.py and the modules it names) and print the result. The root
 # Command name -> "module:attribute" in this package.
 COMMANDS = {
     "agents": "agents:agents",
+    "board": "board:board",
     "capture": "execute:capture",
     "diff": "git:diff",
     "doctor": "check:doctor",
