@@ -842,7 +842,7 @@ CASES = [
         ("task", "show", LONG_TID),
         2,
         f"wfs: error: invalid task id '{LONG_TID[:40]}...' (300 characters): it is too long "
-        "to name a file (at most 250 bytes)\n",
+        "to name a file (at most 228 bytes)\n",
     ),
     Case(
         "300-character task id for a new task",
@@ -850,7 +850,7 @@ CASES = [
         ("task", "add", "--id", LONG_TID, "--title", "x"),
         2,
         f"wfs: error: invalid task id '{LONG_TID[:40]}...' (300 characters): it is too long "
-        "to name a file (at most 250 bytes)\n",
+        "to name a file (at most 228 bytes)\n",
     ),
     Case(
         "5000-digit task id",
@@ -858,7 +858,7 @@ CASES = [
         ("task", "status", "IMPL-" + "9" * 4995, "completed"),
         2,
         "wfs: error: invalid task id 'IMPL-99999999999999999999999999999999999...' "
-        "(5000 characters): it is too long to name a file (at most 250 bytes)\n",
+        "(5000 characters): it is too long to name a file (at most 228 bytes)\n",
     ),
     Case(
         "300-character session id",

@@ -223,3 +223,29 @@ def test_an_edit_in_place_whose_mtime_is_put_back_is_seen(project: Path, tmp_pat
     run = wfs_process("execute", "--all", cwd=project)
     assert run.out == "IMPL-2: completed → .workflow/WFS-round/.summaries/IMPL-2-summary.md\n"
     assert json.loads(path.read_text())["status"] == "blocked"
+
+
+@pytest.mark.parametrize("length", [228, 229, 236])
+def test_the_longest_task_id_added_is_one_whose_every_file_can_be_written(
+    project: Path, tmp_path: Path, length: int
+) -> None:
+    assert wfs("init", "--no-git").code == 0
+    task = {"id": "IMPL-1", "title": "a",
+            "flow_control": {"implementation_approach": [step("bash(true)")]}}  # fmt: skip
+    assert wfs("plan", "Long", "--from", "-", input=json.dumps([task])).code == 0
+    tid = "IMPL-" + "1" * (length - 5)
+    added = wfs_process("task", "add", "--id", tid, "--title", "long", cwd=project)
+    if length > 228:
+        assert added.code == 2
+        assert added.err.endswith(
+            f"({length} characters): it is too long to name a file (at most 228 bytes)\n"
+        )
+        return
+    assert added.code == 0, added.err
+    # Its run writes every file it has: the record, the output log, the summary.
+    agent = tmp_path / "agent"
+    agent.write_text("#!/bin/sh\ncat > /dev/null\necho made it\n")
+    agent.chmod(0o755)
+    run = wfs_process("execute", tid, cwd=project, env={"WFS_AGENT": str(agent)})
+    assert run.code == 0, run.out + run.err
+    assert run.out == f"{tid}: completed → .workflow/WFS-long/.summaries/{tid}-summary.md\n"

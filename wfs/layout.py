@@ -41,9 +41,11 @@ SUMMARY_DIR = ".summaries"
 LOCK_DIR = ".locks"
 MAX_SESSION_ID = 50
 MAX_NAME = 255  # bytes in a file name, on every file system wfs runs on
-# The longest ids whose files still have legal names: `IMPL-N.json`, and a session's
-# `.active-WFS-x` marker and `WFS-x.journal`.
-MAX_TASK_ID = MAX_NAME - len(".json")
+# The longest ids whose files still have legal names: a task's longest name is the
+# temporary file an atomic write of its output log goes through
+# (`.IMPL-N.output.jsonl.XXXXXXXX.tmp`, beside its summary's `.IMPL-N-summary.md.…`);
+# a session's, its `.active-WFS-x` marker and `WFS-x.journal`.
+MAX_TASK_ID = MAX_NAME - len("..output.jsonl.XXXXXXXX.tmp")
 MAX_FOLDER_ID = MAX_NAME - len(".journal")
 
 # What `wfs init` writes to `.workflow/.gitignore`: everything wfs keeps for itself
