@@ -77,3 +77,78 @@ def driver() -> Iterator[Any]:
 def console_errors(driver: Any) -> list[str]:
     """The page's console messages of level SEVERE since the last call."""
     return [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+
+
+# ------------------------------------------------------------------ the page, stood in
+#
+# Until `wfs board` serves it, the tests render the page as the server will: the
+# template with the contract's four variables (data, token, actions, assets). With no
+# token that is exactly what `wfs board --export` writes.
+
+BOARD = Path(__file__).resolve().parent.parent / "wfs" / "board"
+
+
+def assets() -> dict[str, str]:
+    static = BOARD / "static"
+    return {
+        name: (static / file).read_text(encoding="utf-8")
+        for name, file in (("css", "board.css"), ("js", "board.js"), ("dagre", "dagre.min.js"))
+    }
+
+
+def render_page(data: dict[str, Any], token: str | None = None, actions: bool = False) -> str:
+    """The page's HTML for `data` (the board, as /api/board answers)."""
+    import jinja2
+
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(BOARD / "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    template = env.get_template("board.html.j2")
+    return template.render(data=data, token=token, actions=actions, assets=assets())
+
+
+def board_data(
+    tasks: list[dict[str, Any]], session: str = "WFS-demo", topic: str = "a demo"
+) -> dict[str, Any]:
+    """Board data in the contract's shape for `tasks` (each at least id, title, column;
+    the rest defaults), with the counts, edges and sessions they imply."""
+    full = []
+    for task in tasks:
+        full.append(
+            {
+                "status": task["column"],
+                "parent": None,
+                "container": False,
+                "depends_on": [],
+                "waiting_on": [],
+                "reason": None,
+                "continue": None,
+                "critical": False,
+                "claim": None,
+            }
+            | task
+        )
+    counts = {c: sum(t["column"] == c for t in full) for c in COLUMNS}
+    completed = counts["completed"]
+    return {
+        "session": {"id": session, "topic": topic, "status": "active", "phase": "IMPLEMENT"},
+        "sessions": [
+            {
+                "id": session,
+                "topic": topic,
+                "status": "active",
+                "completed": completed,
+                "total": len(full),
+            },
+        ],
+        "stamp": "1",
+        "counts": counts,
+        "tasks": full,
+        "edges": [[dep, t["id"]] for t in full for dep in t["depends_on"]],
+        "critical_path": [t["id"] for t in full if t["critical"]],
+    }
+
+
+COLUMNS = ("pending", "ready", "active", "blocked", "completed")
