@@ -383,8 +383,11 @@ def test_export_writes_one_file_that_needs_no_network(project: Path) -> None:
     assert json.loads(embedded.group(1))["counts"] == {
         "pending": 2, "ready": 2, "active": 0, "blocked": 1, "completed": 1,
     }  # fmt: skip
-    token = re.search(r'<script type="application/json" id="wfs-token">(.*?)</script>', page)
-    assert token is not None and token.group(1) == "null"
+    config = re.search(r'<script type="application/json" id="wfs-config">(.*?)</script>', page)
+    assert config is not None
+    assert json.loads(config.group(1)) == {"token": None, "actions": False}
+    details = json.loads(embedded.group(1))["details"]  # a file cannot ask for them
+    assert sorted(details) == sorted(t["id"] for t in json.loads(embedded.group(1))["tasks"])
 
 
 def test_plain_output_names_the_url_and_how_to_stop(project: Path) -> None:

@@ -20,6 +20,15 @@ from runnable_docs import run_doc
 
 from wfs import __version__, templating
 
+# The board's page: its template, its own CSS and JS, and the vendored dagre with its licence.
+BOARD_PAGE = (
+    "templates/board.html.j2",
+    "static/board.css",
+    "static/board.js",
+    "static/dagre.min.js",
+    "static/dagre.LICENSE",
+)
+
 
 class Dist(NamedTuple):
     wheel: Path
@@ -65,6 +74,7 @@ def test_sdist_holds_the_package_schemas_agents_and_templates(dist: Dist) -> Non
         assert f"wfs/templates/{template}" in names
     assert "wfs/templates/compiled/MANIFEST" in names
     assert {"examples/offline-demo/run.sh", "docs/configuration.md"} <= names
+    assert {f"wfs/board/{name}" for name in BOARD_PAGE} <= names
 
 
 def test_wheel_contains_the_shipped_folders(wheel: Path) -> None:
@@ -80,6 +90,8 @@ def test_wheel_contains_the_shipped_folders(wheel: Path) -> None:
     assert "wfs/templates/compiled/MANIFEST" in compiled
     assert len(compiled) == len(templating.sources()) + 1, compiled
     assert {"wfs/checks/MANIFEST", "wfs/checks/task_errors.py"} <= names
+    # The board's page and the layout library it draws with (no CDN: it works offline).
+    assert {f"wfs/board/{name}" for name in BOARD_PAGE} <= names
     info = f"wfs_sessions-{__version__}.dist-info"
     metadata = zipfile.ZipFile(wheel).read(f"{info}/METADATA").decode()
     assert metadata.splitlines()[1:3] == ["Name: wfs-sessions", f"Version: {__version__}"]

@@ -67,8 +67,14 @@ def render_page(board: dict[str, Any], token: str | None, allow_actions: bool) -
 
 
 def export_page(layout: Layout, requested: str | None, root_option: str | None = None) -> str:
-    """One self-contained file of the board of now (`wfs board --export`)."""
-    return render_page(data.board_data(layout, requested, root_option), None, False)
+    """One self-contained file of the board of now (`wfs board --export`), with every
+    task's detail in it (`details`: the page of a file cannot ask for them)."""
+    board = data.board_data(layout, requested, root_option)
+    sid = board["session"]["id"]
+    board["details"] = {
+        task["id"]: data.task_detail(layout, sid, task["id"]) for task in board["tasks"]
+    }
+    return render_page(board, None, False)
 
 
 # ------------------------------------------------------------------ the server
