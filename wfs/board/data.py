@@ -71,6 +71,9 @@ def board_data(
         if not container:
             counts[column] += 1
         entry = stopped.get(tid, {})
+        claim = claim_of(entry, holders.get(tid), here)
+        if claim is not None and claim["step"] is None and column == "active":
+            claim["step"] = running_step(layout, sid, tid)
         parent = parent_id(task)
         deps = list(depends_on(task))
         edges += [[dep, tid] for dep in deps if dep in index.by_id]
@@ -87,7 +90,7 @@ def board_data(
                 "reason": reason_of(entry, stuck.get(tid)),
                 "continue": continue_command(prefix, tid, entry, tid in ready),
                 "critical": tid in on_path,
-                "claim": claim_of(entry, holders.get(tid), here),
+                "claim": claim,
             }
         )
     return {
@@ -155,6 +158,16 @@ def claim_of(
         "step": entry.get("step"),
         "remote": owner.rpartition(":")[0] != here,
     }
+
+
+def running_step(layout: Layout, sid: str, tid: str) -> str | None:
+    """The name of the step a running task is at, from its run record and output log
+    (as `wfs log` reads them); None when none runs (it is starting, or tidying up)."""
+    try:
+        steps, _ = run_steps(layout, sid, tid)
+    except WfsError:
+        return None
+    return next((step["name"] for step in steps if step["status"] == "running"), None)
 
 
 def critical_path(index: TaskIndex) -> list[str]:
