@@ -6,10 +6,9 @@ browser's layout done; its startTime counts from the start of the navigation, so
 includes parsing the page, dagre's layout and our drawing. The baseline B is the same
 page for an empty session, loaded in the same run, the sizes taking turns.
 
-The pages are the exported form (the template rendered with the board data and no
-token: what `wfs board --export` writes), opened as files, so no server is timed. The
-board data is made here from the benchmark's synthetic session
-(make_sessions.session_tasks) the way the contract describes it.
+The pages are what `wfs board --export` writes of the benchmark's synthetic sessions
+(make_sessions.make_session: real task files, planned by `wfs plan`), opened as files,
+so no server is timed.
 
     python benchmarks/board.py [--runs N] [--sizes 0,100,1000]
     python benchmarks/board.py --screenshot docs/board.png   # the example plan's board
@@ -21,6 +20,7 @@ import argparse
 import os
 import platform
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -34,97 +34,33 @@ sys.path.insert(0, str(REPO / "tests"))
 
 import browser  # noqa: E402
 import orjson  # noqa: E402
-from make_sessions import session_tasks  # noqa: E402
+from make_sessions import make_session  # noqa: E402
 
 SESSION = "WFS-bench"
 
 
-def parent_of(task_id: str) -> str | None:
-    return task_id.rsplit(".", 1)[0] if "." in task_id else None
-
-
-def board_from_tasks(
-    tasks: list[dict[str, Any]], session: str, topic: str, claims: dict[str, Any] | None = None
-) -> dict[str, Any]:
-    """Board data in the contract's shape for task JSON (what wfs/board/data.py gives)."""
-    claims = claims or {}
-    by_id = {t["id"]: t for t in tasks}
-    children: dict[str, list[str]] = {}
-    for t in tasks:
-        parent = parent_of(t["id"])
-        if parent in by_id:
-            children.setdefault(parent, []).append(t["id"])
-    depends = {t["id"]: list(t.get("context", {}).get("depends_on") or []) for t in tasks}
-
-    def done(tid: str) -> bool:
-        if tid in children:
-            return all(done(c) for c in children[tid])
-        return by_id[tid].get("status") == "completed"
-
-    def column(tid: str) -> str:
-        if tid in children:
-            kids = [column(c) for c in children[tid]]
-            for c in ("completed", "blocked", "active"):
-                if all(k == c for k in kids) or (c != "completed" and c in kids):
-                    return c
-            return "ready" if "ready" in kids else "pending"
-        status = by_id[tid].get("status") or "pending"
-        if status in ("completed", "blocked", "active"):
-            return status
-        return "ready" if all(done(d) for d in depends[tid] if d in by_id) else "pending"
-
-    # The critical path: the longest chain of unfinished tasks along depends_on.
-    memo: dict[str, list[str]] = {}
-
-    def chain(tid: str) -> list[str]:
-        if tid not in memo:
-            before = max(
-                (chain(d) for d in depends[tid] if d in by_id and not done(d)), key=len, default=[]
-            )
-            memo[tid] = [*before, tid]
-        return memo[tid]
-
-    open_tasks = [t["id"] for t in tasks if not done(t["id"])]
-    critical = max((chain(t) for t in open_tasks), key=len, default=[])
-    board = []
-    for t in tasks:
-        tid = t["id"]
-        col = column(tid)
-        waiting = [d for d in depends[tid] if d in by_id and not done(d)]
-        board.append(
-            {
-                "id": tid,
-                "title": t["title"],
-                "column": col,
-                "status": t.get("status") or ("container" if tid in children else "pending"),
-                "parent": parent_of(tid) if parent_of(tid) in by_id else None,
-                "container": tid in children,
-                "depends_on": depends[tid],
-                "waiting_on": waiting,
-                "reason": None,
-                "continue": f"wfs --session {session} execute {tid}" if col == "ready" else None,
-                "critical": tid in critical,
-                "claim": claims.get(tid),
-            }
+def exported(root: Path, sid: str | None, page: Path) -> None:
+    """`wfs board --export` of the session `sid` of the project at `root` (or of an
+    empty project's page, when `sid` is None) into `page`."""
+    argv = [sys.executable, "-m", "wfs"]  # run in the project, as a person does
+    if sid is None:
+        (root / ".workflow").mkdir(parents=True, exist_ok=True)
+        subprocess.run(
+            [*argv, "plan", "Empty", "--empty"], cwd=root, check=True, capture_output=True
         )
-    counts = {c: sum(b["column"] == c for b in board) for c in browser.COLUMNS}
-    return {
-        "session": {"id": session, "topic": topic, "status": "active", "phase": "IMPLEMENT"},
-        "sessions": [
-            {
-                "id": session,
-                "topic": topic,
-                "status": "active",
-                "completed": counts["completed"],
-                "total": len(board),
-            }
-        ],
-        "stamp": "1",
-        "counts": counts,
-        "tasks": board,
-        "edges": [[d, b["id"]] for b in board for d in b["depends_on"] if d in by_id],
-        "critical_path": critical,
-    }
+    else:
+        argv += ["--session", sid]
+    subprocess.run(
+        [*argv, "board", "--export", str(page)], cwd=root, check=True, capture_output=True
+    )
+
+
+def page_counts(page: Path) -> tuple[int, int]:
+    """The tasks and edges of an exported page."""
+    text = page.read_text(encoding="utf-8")
+    start = text.index('id="wfs-data">') + len('id="wfs-data">')
+    data = orjson.loads(text[start : text.index("</script>", start)])
+    return len(data["tasks"]), len(data["edges"])
 
 
 def first_render(driver: Any, page: Path) -> float:
@@ -144,10 +80,10 @@ def bench(sizes: list[int], runs: int) -> str:
     folder = Path(tempfile.mkdtemp(prefix="wfs-board-bench-"))
     pages = {}
     for size in sizes:
-        data = board_from_tasks(session_tasks(size) if size else [], SESSION, "benchmark")
         page = folder / f"board-{size}.html"
-        page.write_text(browser.render_page(data), encoding="utf-8")
-        pages[size] = (page, len(data["tasks"]), len(data["edges"]), page.stat().st_size)
+        root = folder / f"s{size}"
+        exported(root, make_session(root, size) if size else None, page)
+        pages[size] = (page, *page_counts(page), page.stat().st_size)
     driver = browser.start()
     times: dict[int, list[float]] = {size: [] for size in sizes}
     try:
@@ -186,61 +122,19 @@ def bench(sizes: list[int], runs: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def example_board() -> dict[str, Any]:
-    """The board of examples/jwt-auth as it looks while IMPL-1.2 runs: the plan's tasks
-    as `wfs plan --from` writes them, IMPL-1.1 completed."""
-    plan = orjson.loads((REPO / "examples" / "jwt-auth" / "plan.json").read_bytes())
-    tasks = plan["tasks"]
-    for t in tasks:
-        t["status"] = {"IMPL-1.1": "completed", "IMPL-1.2": "active"}.get(t["id"], "pending")
-    since = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - 754))
-    claim = {
-        "owner": "build-host:4242",
-        "where": "this worktree",
-        "since": since,
-        "expires": since,
-        "state": "running",
-        "step": "implementation_approach/2",
-        "remote": False,
-    }
-    data = board_from_tasks(tasks, "WFS-jwt-auth", "JWT Auth", {"IMPL-1.2": claim})
-    task = next(t for t in tasks if t["id"] == "IMPL-1.2")
-    steps = [
-        {
-            "key": f"pre_analysis/{i}",
-            "name": s.get("step", f"pre_analysis/{i}"),
-            "kind": "step",
-            "status": "done",
-            "elapsed": 0.4,
-        }
-        for i, s in enumerate(task["flow_control"].get("pre_analysis", []), 1)
-    ] + [
-        {
-            "key": f"implementation_approach/{i}",
-            "name": s.get("title", str(i)),
-            "kind": "step",
-            "status": "done" if i == 1 else None,
-            "elapsed": 41.0 if i == 1 else None,
-        }
-        for i, s in enumerate(task["flow_control"].get("implementation_approach", []), 1)
-    ]
-    detail = next(b for b in data["tasks"] if b["id"] == "IMPL-1.2") | {
-        "steps": steps,
-        "acceptance": task["context"].get("acceptance", []),
-        "summary_html": None,
-        "output": (
-            "$ npm test -- auth.test.ts\n"
-            "  PASS  tests/auth/token.test.ts\n"
-            "  RUNS  tests/auth/middleware.test.ts\n"
-        ),
-    }
-    data["details"] = {"IMPL-1.2": detail}
-    return data
-
-
 def screenshot(target: Path) -> None:
-    page = Path(tempfile.mkdtemp(prefix="wfs-board-shot-")) / "board.html"
-    page.write_text(browser.render_page(example_board()), encoding="utf-8")
+    """The board of examples/jwt-auth, planned by `wfs plan` and exported by `wfs board
+    --export`, IMPL-1.1 completed and IMPL-1.2 blocked (set by `wfs task status`), with
+    IMPL-1.2's detail open."""
+    root = Path(tempfile.mkdtemp(prefix="wfs-board-shot-")) / "jwt-auth"
+    argv = [sys.executable, "-m", "wfs", "--root", str(root)]
+    (root / ".workflow").mkdir(parents=True)
+    plan = str(REPO / "examples" / "jwt-auth" / "plan.json")
+    subprocess.run([*argv, "plan", "JWT Auth", "--from", plan], check=True, capture_output=True)
+    for tid, status in (("IMPL-1.1", "completed"), ("IMPL-1.2", "blocked")):
+        subprocess.run([*argv, "task", "status", tid, status], check=True, capture_output=True)
+    page = root / "board.html"
+    exported(root, "WFS-jwt-auth", page)
     driver = browser.start(1600, 900)
     try:
         driver.get(page.as_uri())
