@@ -1,12 +1,13 @@
-"""The board's page in a real headless Chromium (tests/browser.py): what it shows of a
-session, that text from a file stays text, that an exported file needs no network, and
-that the live page follows the server's events and posts its actions as the contract
-says.
+"""The board's page in a real headless Chromium (tests/browser.py), on board data made
+for each case (claims of other machines, every column, hostile text): what it shows of
+a session, that text from a file stays text, that an exported file needs no network,
+and that the live page follows its server's events and posts its actions as the
+contract says.
 
-Until `wfs board` is on main, the page comes from a stand-in (browser.render_page: the
-template rendered with the contract's variables, as the server will): opened as a file
-(token None, exactly what `--export` writes), or served with a few fake endpoints by
-`http.server` (StandIn below) for the live tests.
+The page is rendered as the server renders it (browser.render_page: the template with
+the contract's variables): opened as a file (token None, as `--export` writes it), or
+served with the endpoints stood in by `http.server` (StandIn below). The real server,
+`wfs board`, is driven in Chromium by tests/test_board_live.py.
 """
 
 from __future__ import annotations
