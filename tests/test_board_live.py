@@ -321,3 +321,42 @@ def test_with_allow_actions_resume_works_and_a_request_without_the_token_is_refu
     button[0].click()
     until(lambda: cards(chromium)["IMPL-1"][0] == "completed", "IMPL-1 completed on the page")
     assert file_statuses(project)["IMPL-1"] == "completed"
+
+
+def test_diff_html_shows_a_plan_change_as_boards_before_and_after(
+    chromium: Any, project: Path, git_env: Path
+) -> None:
+    tasks = [{"id": "IMPL-1", "title": "one"},
+             {"id": "IMPL-2", "title": "two <b>bold</b>", "depends_on": ["IMPL-1"]}]  # fmt: skip
+    planned(project, tasks, git_repo=True)
+    assert wfs_run(project, "task", "status", "IMPL-1", "completed").returncode == 0
+    added = wfs_run(project, "task", "add", "--title", "three", "--depends-on", "IMPL-2")
+    assert added.returncode == 0, added.stderr
+    made = wfs_run(project, "diff", "--html", "change.html")
+    assert (made.returncode, made.stderr) == (0, "Wrote change.html\n")
+    chromium.set_network_conditions(offline=True, latency=0, throughput=0)
+    try:
+        chromium.get((project / "change.html").as_uri())
+        assert chromium.find_element("id", "diff-title").text == (
+            "Plan changes: HEAD → the working tree"
+        )
+        shown = {}
+        for side in ("before", "after"):
+            frame = chromium.find_element("css selector", f".side[data-side='{side}'] iframe")
+            chromium.switch_to.frame(frame)
+            until(lambda: rendered(chromium), f"the {side} board")
+            shown[side] = cards(chromium)
+            titles = chromium.execute_script(
+                "return [...document.querySelectorAll('#board .card .title')]"
+                ".map(e => e.textContent)"
+            )
+            assert "two <b>bold</b>" in titles  # as text
+            chromium.switch_to.default_content()
+    finally:
+        chromium.delete_network_conditions()
+    assert shown["before"] == {"IMPL-1": ["ready", "pending"], "IMPL-2": ["pending", "pending"]}
+    assert shown["after"] == {
+        "IMPL-1": ["completed", "completed"],
+        "IMPL-2": ["ready", "pending"],
+        "IMPL-3": ["pending", "pending"],
+    }

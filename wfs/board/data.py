@@ -14,18 +14,34 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-from wfs import actions, git, leases, platform
+from wfs import actions, git, jsonio, leases, platform
 from wfs.errors import WfsError
 from wfs.flow import runlog, schedule, session_run
 from wfs.flow.engine import RUNS_DIR
-from wfs.index import MAPS, answers, load_skeletons
+from wfs.index import (
+    MAPS,
+    answers,
+    compute_answers,
+    load_skeletons,
+    nameless_skeleton,
+    unreadable_skeleton,
+)
 from wfs.layout import SUMMARY_DIR, Layout, check_task_id, task_sort_key
-from wfs.query import command_prefix, stuck_text
+from wfs.query import command_prefix, stopped_view, stuck_text
 from wfs.sessions import current_session
-from wfs.tasks import TaskIndex, depends_on, obj, parent_id, read_task, unknown_task
+from wfs.tasks import (
+    TaskIndex,
+    depends_on,
+    obj,
+    parent_id,
+    read_task,
+    skeleton,
+    unknown_task,
+)
 
 COLUMNS = ("pending", "ready", "active", "blocked", "completed")
 OUTPUT_LINES = 200  # of the running step's output, the last ones
@@ -49,8 +65,56 @@ def board_data(
     sid = current_session(layout, requested)
     stamp = session_stamp(layout, sid)  # before reading: a change while reading shows next
     summary = actions.status(layout, sid, root_option)
-    prefix = command_prefix(sid, root_option)
     index = TaskIndex(load_skeletons(layout, sid))
+    board = board_of(
+        sid,
+        summary,
+        index,
+        command_prefix(sid, root_option),
+        lambda tid: running_step(layout, sid, tid),
+    )
+    board.update(sessions=session_rows(layout), stamp=stamp)
+    return board
+
+
+def revision_board(sid: str, session: bytes | None, tasks: dict[str, bytes]) -> dict[str, Any]:
+    """The board of a session as a git revision holds it (`wfs diff --html`): its task
+    files' contents by name; what only a running checkout has (claims, run records)
+    is not there."""
+    skeletons = []
+    for name in sorted(tasks):
+        try:
+            data = jsonio.parse(tasks[name], f"{name}.json")
+            if not isinstance(data, dict):
+                raise WfsError(f"{name}.json: expected a JSON object")
+            found = skeleton(data, file_stem=name)
+            if not isinstance(found.get("id"), str):
+                found = nameless_skeleton(name, found)
+        except WfsError as err:
+            found = unreadable_skeleton(name, err.message)
+        skeletons.append(found)
+    try:
+        meta = jsonio.parse(session, "workflow-session.json") if session is not None else {}
+    except WfsError:
+        meta = {}
+    summary = compute_answers(sid, meta if isinstance(meta, dict) else {}, skeletons)["summary"]
+    prefix = command_prefix(sid)
+    summary["stopped"] = stopped_view(summary.get("stopped", []), prefix)
+    board = board_of(sid, summary, TaskIndex(skeletons), prefix)
+    board.update(sessions=[], stamp="")
+    return board
+
+
+def board_of(
+    sid: str,
+    summary: dict[str, Any],
+    index: TaskIndex,
+    prefix: list[str],
+    step_of: Callable[[str], str | None] | None = None,
+) -> dict[str, Any]:
+    """The board (without its stamp and its session picker) from the session's summary
+    (as `wfs status --json` has it) and its tasks; `step_of` names the step a running
+    task is at."""
     ready = set(index.ready())
     stopped = {entry["id"]: entry for entry in summary.get("stopped", [])}
     stuck: dict[str, list[str]] = {}
@@ -72,8 +136,8 @@ def board_data(
             counts[column] += 1
         entry = stopped.get(tid, {})
         claim = claim_of(entry, holders.get(tid), here)
-        if claim is not None and claim["step"] is None and column == "active":
-            claim["step"] = running_step(layout, sid, tid)
+        if claim is not None and claim["step"] is None and column == "active" and step_of:
+            claim["step"] = step_of(tid)
         parent = parent_id(task)
         deps = list(depends_on(task))
         edges += [[dep, tid] for dep in deps if dep in index.by_id]
@@ -100,8 +164,6 @@ def board_data(
             "status": summary.get("status"),
             "phase": summary.get("phase"),
         },
-        "sessions": session_rows(layout),
-        "stamp": stamp,
         "counts": counts,
         "tasks": rows,
         "edges": edges,

@@ -37,6 +37,7 @@ from wfs.sessions import current_session
 
 HERE = Path(__file__).resolve().parent
 TEMPLATE = "board.html.j2"
+DIFF_TEMPLATE = "board-diff.html.j2"
 # The static files the page inlines (assets[name]); the graph layout library is the
 # page's (dagre, vendored in static/), and an empty text when it is not there.
 ASSETS = {"css": "board.css", "js": "board.js", "dagre": "dagre.min.js"}
@@ -75,6 +76,24 @@ def export_page(layout: Layout, requested: str | None, root_option: str | None =
         task["id"]: data.task_detail(layout, sid, task["id"]) for task in board["tasks"]
     }
     return render_page(board, None, False)
+
+
+def diff_page(
+    before: str, after: str, pairs: list[tuple[str, dict[str, Any] | None, dict[str, Any] | None]]
+) -> str:
+    """One self-contained file of a plan change (`wfs diff --html`): for each session
+    (id, its board before, after; None where it does not exist), the two exported
+    boards side by side."""
+    page = templating.html_environment(str(HERE / "templates")).get_template(DIFF_TEMPLATE)
+    shown = [
+        {
+            "session": sid,
+            "before": render_page(old, None, False) if old is not None else None,
+            "after": render_page(new, None, False) if new is not None else None,
+        }
+        for sid, old, new in pairs
+    ]
+    return str(page.render(before=before, after=after, pairs=shown))
 
 
 # ------------------------------------------------------------------ the server

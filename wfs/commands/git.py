@@ -14,8 +14,16 @@ from wfs.cli import Env, pass_env
 @click.command("diff")
 @click.argument("revision", metavar="[REV|A..B|A...B]", required=False)
 @click.option("--exit-code", is_flag=True, help="Exit 1 when the plans differ.")
+@click.option(
+    "--html",
+    "html_file",
+    metavar="FILE",
+    type=click.Path(dir_okay=False),
+    help="Also write FILE.html: each changed session's board before and after, side by "
+    "side, in one file that needs no network (a pull request's attachment).",
+)
 @pass_env
-def diff(env: Env, revision: str | None, exit_code: bool) -> None:
+def diff(env: Env, revision: str | None, exit_code: bool, html_file: str | None) -> None:
     """Show plan changes task by task: git revision REV (default HEAD) vs the working tree.
 
     Per session: tasks added, removed and changed (status, title, dependencies,
@@ -27,13 +35,34 @@ def diff(env: Env, revision: str | None, exit_code: bool) -> None:
     Example:
       wfs diff
       wfs diff main...my-branch --json
+      wfs diff main...my-branch --html plan-change.html
     """
     from wfs.review import diff_plans, sides  # deferred: only `wfs diff` loads it
 
-    report = diff_plans(*sides(env.layout, revision))
+    old, new = sides(env.layout, revision)
+    report = diff_plans(old, new)
+    if html_file is not None:
+        _write_html(env, report, old, new, Path(html_file))
     env.emit(report, lambda: _print_diff(env, report))
     if exit_code and report["changed"]:
         click.get_current_context().exit(1)
+
+
+def _write_html(env: Env, report: dict[str, Any], old: Any, new: Any, target: Path) -> None:
+    """The boards of each changed session, before and after (wfs.board)."""
+    from wfs import store  # deferred: only `--html` writes
+    from wfs.board import data, server  # deferred: only `--html` draws boards
+
+    def board(side: Any, sid: str) -> dict[str, Any] | None:
+        files = side.sessions.get(sid)
+        return data.revision_board(sid, files.session, files.tasks) if files else None
+
+    changed = [entry["session"] for entry in report["sessions"]]
+    pairs = [(sid, board(old, sid), board(new, sid)) for sid in changed]
+    page = server.diff_page(_side_name(report["from"]), _side_name(report["to"]), pairs)
+    store.confine(target.resolve().parent)  # the file the user names, wherever it is
+    store.write_bytes(target.resolve(), page.encode("utf-8"), durable=False)
+    env.echo(f"Wrote {target}", err=True)
 
 
 def _side_name(side: dict[str, Any]) -> str:
