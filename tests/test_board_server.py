@@ -8,10 +8,12 @@ urllib as the page does.
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -436,3 +438,34 @@ def test_the_options_of_a_server_go_with_a_server_only(project: Path) -> None:
     both = wfs("board", "--tui", "--export", "b.html")
     assert both.code == 2 and "--tui and --export: one or the other" in both.err
     assert not (project / "b.html").exists()
+
+
+@posix_only
+def test_open_gives_the_url_to_the_browser(project: Path, tmp_path: Path) -> None:
+    """--open through the standard library's webbrowser, which runs $BROWSER: a fake
+    one here, which notes the URL it was given."""
+    plan(project)
+    seen = tmp_path / "seen"
+    browser = tmp_path / "fake-browser"
+    browser.write_text(f'#!/bin/sh\necho "$1" > {seen}\n')
+    browser.chmod(0o755)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "wfs", "board", "--port", "0", "--open"],
+        cwd=project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "BROWSER": str(browser), "DISPLAY": ""},
+    )
+    assert proc.stdout is not None
+    first = proc.stdout.readline()
+    try:
+        for _ in range(300):  # the browser is started after the URL is printed
+            if seen.exists() and seen.read_text():
+                break
+            time.sleep(0.1)
+        url = first.removeprefix("Board: ").strip()
+        assert seen.read_text() == url + "\n"
+    finally:
+        proc.terminate()
+        proc.communicate()
