@@ -249,3 +249,14 @@ def test_the_longest_task_id_added_is_one_whose_every_file_can_be_written(
     run = wfs_process("execute", tid, cwd=project, env={"WFS_AGENT": str(agent)})
     assert run.code == 0, run.out + run.err
     assert run.out == f"{tid}: completed → .workflow/WFS-long/.summaries/{tid}-summary.md\n"
+
+
+def test_an_unclosed_code_fence_in_the_overview_stays_in_the_overview(project: Path) -> None:
+    assert wfs("init", "--no-git").code == 0
+    plan = {"overview": "The plan.\n\n```python\nprint('never closed')",
+            "requirements": ["one"], "tasks": [{"id": "IMPL-1", "title": "a"}]}  # fmt: skip
+    assert wfs("plan", "Fence", "--from", "-", input=json.dumps(plan)).code == 0
+    view = (project / ".workflow" / "WFS-fence" / "IMPL_PLAN.md").read_text()
+    body = view[view.index("## Overview") : view.index("## Requirements")]
+    assert body.rstrip().endswith("```python\nprint('never closed')\n```")
+    assert wfs("render", "--check").code == 0

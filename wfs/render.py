@@ -33,7 +33,7 @@ from wfs.tasks import (
     session_facts,
     session_topic,
 )
-from wfs.text import printable
+from wfs.text import fences_closed, printable
 
 VIEWS = ("TODO_LIST.md", "IMPL_PLAN.md")
 
@@ -216,7 +216,7 @@ def render_views(
         leaves=len(leaves),
         kept=kept.get("IMPL_PLAN.md", []),
         marked=marked,
-        overview=printable(str(plan.get("overview") or "").strip()),
+        overview=fences_closed(printable(str(plan.get("overview") or "").strip())),
         requirements=_strings(plan.get("requirements")),
         entries=entries,
         known=index.by_id,

@@ -8,6 +8,8 @@ that reorder what a reader sees.
 
 from __future__ import annotations
 
+import re
+
 # Every control character but newline and tab, and the bidirectional controls, as the
 # escape that shows it (applied with str.translate, one pass in C).
 _CONTROLS = [*range(0x00, 0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0)]
@@ -53,3 +55,24 @@ def json_kind(value: object) -> str:
     if isinstance(value, list):
         return "array"
     return "object" if isinstance(value, dict) else type(value).__name__
+
+
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
+
+
+def fences_closed(text: str) -> str:
+    """Markdown `text` whose last code fence is closed (CommonMark: a line of three or
+    more backticks or tildes, closed by a line of the same character, at least as
+    many): text from a file put into a view must not turn the rest of it into code."""
+    opened: str | None = None
+    for line in text.splitlines():
+        found = _FENCE.fullmatch(line)
+        if found is None:
+            continue
+        fence, rest = found.groups()
+        if opened is None:
+            if not (fence[0] == "`" and "`" in rest):  # an info string has no backtick
+                opened = fence
+        elif fence[0] == opened[0] and len(fence) >= len(opened) and not rest.strip():
+            opened = None
+    return text if opened is None else f"{text}\n{opened}"
