@@ -260,3 +260,23 @@ def test_an_unclosed_code_fence_in_the_overview_stays_in_the_overview(project: P
     body = view[view.index("## Overview") : view.index("## Requirements")]
     assert body.rstrip().endswith("```python\nprint('never closed')\n```")
     assert wfs("render", "--check").code == 0
+
+
+def test_a_task_whose_id_is_not_its_file_name_is_named_by_its_file(
+    project: Path, tmp_path: Path
+) -> None:
+    planned(tmp_path)
+    before = edit("IMPL-2", lambda d: d.update(id="IMPL-6"))
+    said = (
+        '.workflow/WFS-round/.task/IMPL-2.json#/id: id-filename: id "IMPL-6" does not match '
+        "the file name IMPL-2.json"
+    )
+    status = wfs_process("status", cwd=project)
+    assert "Invalid:  IMPL-2: 1 validation error; `wfs validate` names them" in status.out
+    shown = wfs_process("task", "show", "IMPL-6", cwd=project)
+    assert shown.err == "wfs: error: unknown task 'IMPL-6'; did you mean IMPL-2, IMPL-1?\n"
+    for argv in (["task", "status", "IMPL-2", "blocked"], ["execute", "IMPL-2"]):
+        refused = wfs_process(*argv, cwd=project)
+        assert (refused.code, refused.err) == (2, f"wfs: error: {said}; make them the same first\n")
+    assert (TASKS / "IMPL-2.json").read_bytes() == before
+    assert not (tmp_path / "ran2").exists()

@@ -21,7 +21,14 @@ from wfs import delta, jsonedit, jsonio, lifecycle, render, schemas, sessions, s
 from wfs.errors import ProblemsError, WfsError
 from wfs.formats import canonical, parent_task
 from wfs.index import Snapshot, Stamper, compute_answers, unreadable_skeleton
-from wfs.layout import SESSION_FILE, Layout, parent_of, parse_task_id, task_sort_key
+from wfs.layout import (
+    SESSION_FILE,
+    Layout,
+    file_task_id,
+    parent_of,
+    parse_task_id,
+    task_sort_key,
+)
 from wfs.maestro import RECORD, Imported
 from wfs.rules import TaskSource, localized
 from wfs.schemas import LEAF_STATUSES
@@ -264,10 +271,16 @@ class Draft:
             if path.name != f"{tid}.json":
                 self._files[tid] = path.name
             raw, self._raw[tid] = read_document(self.layout, path)
-            if not isinstance(raw.get("id", raw.get("task_id")), str):
+            written = raw.get("id", raw.get("task_id"))
+            if not isinstance(written, str):
                 raise WfsError(
                     f'{self.layout.relative(path)}#/id: required: missing required field "id"; '
                     f'add `"id": "{tid}"` to the file first'
+                )
+            if written != file_task_id(path.name[: -len(".json")]):
+                raise WfsError(
+                    f'{self.layout.relative(path)}#/id: id-filename: id "{written}" does not '
+                    f"match the file name {path.name}; make them the same first"
                 )
             self.full[tid], aliased = with_id(raw, tid)
             self.original[tid] = self.full[tid]

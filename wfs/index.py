@@ -54,7 +54,7 @@ from wfs.tasks import (
 # marshal's format belongs to the interpreter that wrote it; the number changes with what
 # the cache holds (10: gates marked in unreadable skeletons, and the topic from any field
 # that holds it, TOPIC_FIELDS; 11: `stuck` and `stalled` in the summary).
-FORMAT = ("wfs-index", 14, sys.hexversion)
+FORMAT = ("wfs-index", 15, sys.hexversion)
 
 Stamp = tuple[int, int, int, int]
 
@@ -270,8 +270,7 @@ class Snapshot:
                     task = skeleton(
                         read_object(layout, entry.path), file_stem=entry.name[:-5], root=layout.root
                     )
-                    if not isinstance(task.get("id"), str):  # else it would drop out unseen
-                        task = nameless_skeleton(entry.name[:-5], task)
+                    task = named_by_file(entry.name[:-5], task)
                 except WfsError as err:
                     # One broken file must not hide the others: it is a task that never
                     # runs (and holds up its dependents) until someone repairs it.
@@ -285,17 +284,27 @@ class Snapshot:
             write_cache(path, seal(payload))
 
 
-def nameless_skeleton(stem: str, task: Task) -> Task:
-    """A task whose file has no id (or not a string): it is the task its file's name
-    gives, and invalid (`validate` names the file), so that it is counted, never run,
-    and holds up its dependents, rather than dropping out of the plan unseen."""
+def named_by_file(stem: str, task: Task) -> Task:
+    """The task as the index keeps it: under the id its file's name gives. A file
+    without an id (or not a string), or whose id is not its name's, is that task,
+    invalid (`validate` names the file): counted, never run, holding up its
+    dependents, and found by the name a person sees, rather than dropping out of the
+    plan or answering to an id no file has."""
+    tid = task.get("id")
+    named = file_task_id(stem)
+    if isinstance(tid, str) and tid == named:
+        return task
+    if isinstance(tid, str):
+        error = f'#/id: id-filename: id "{tid}" does not match the file name {stem}.json'
+    else:
+        error = '#/id: required: missing required field "id"'
     rest = {key: value for key, value in task.items() if key not in ("id", "error", "errors")}
     return {
-        "id": file_task_id(stem),
+        "id": named,
         **rest,
         "status": task.get("status", "pending"),
         "errors": max(1, int(task.get("errors") or 0)),
-        "error": '#/id: required: missing required field "id"',
+        "error": error,
     }
 
 

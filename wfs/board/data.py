@@ -27,7 +27,7 @@ from wfs.index import (
     answers,
     compute_answers,
     load_skeletons,
-    nameless_skeleton,
+    named_by_file,
     unreadable_skeleton,
 )
 from wfs.layout import SUMMARY_DIR, Layout, check_task_id, task_sort_key
@@ -87,9 +87,7 @@ def revision_board(sid: str, session: bytes | None, tasks: dict[str, bytes]) -> 
             data = jsonio.parse(tasks[name], f"{name}.json")
             if not isinstance(data, dict):
                 raise WfsError(f"{name}.json: expected a JSON object")
-            found = skeleton(data, file_stem=name)
-            if not isinstance(found.get("id"), str):
-                found = nameless_skeleton(name, found)
+            found = named_by_file(name, skeleton(data, file_stem=name))
         except WfsError as err:
             found = unreadable_skeleton(name, err.message)
         skeletons.append(found)
