@@ -730,8 +730,8 @@ def migrate(layout: Layout, sid: str, folder: Any = None) -> list[str]:
         changed: list[str] = []
         seeds: list[Task] = []
         for entry in task_entries(layout, sid, folder):
+            raw = _read_bytes(entry.path)  # a file wfs refuses to read stops the migration
             try:
-                raw = _read_bytes(entry.path)
                 data = jsonio.parse(raw, entry.name)
             except WfsError as err:
                 data = err.message

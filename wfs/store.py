@@ -63,7 +63,10 @@ def read_file(path: Path | str, where: str | None = None, limit: int = INPUT_LIM
     if _PLACES:
         real = os.path.realpath(path)
         if not any(real == place or real.startswith(place + os.sep) for place in _PLACES):
-            raise WfsError(f"{where}: a symlink that leads out of the project ({real}); refused")
+            raise WfsError(
+                f"{where}: refused: a symlink leads this path outside the project root "
+                f"(to {real}); nothing was read"
+            )
     return data
 
 
