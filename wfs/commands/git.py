@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from wfs import jsonio
+from wfs import jsonio, store
 from wfs.cli import Env, pass_env
 
 
@@ -50,7 +50,6 @@ def diff(env: Env, revision: str | None, exit_code: bool, html_file: str | None)
 
 def _write_html(env: Env, report: dict[str, Any], old: Any, new: Any, target: Path) -> None:
     """The boards of each changed session, before and after (wfs.board)."""
-    from wfs import store  # deferred: only `--html` writes
     from wfs.board import data, server  # deferred: only `--html` draws boards
 
     def board(side: Any, sid: str) -> dict[str, Any] | None:
