@@ -93,14 +93,19 @@ def wfs(
 
 
 def wfs_process(
-    *args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 60
+    *args: str,
+    cwd: Path,
+    env: dict[str, str] | None = None,
+    timeout: float = 60,
+    input: str | None = None,
 ) -> Run:
-    """Run the CLI as a real process."""
+    """Run the CLI as a real process (`input`: its stdin)."""
     full_env = {**os.environ, **(env or {})}
     proc = subprocess.run(
         [sys.executable, "-m", "wfs", *args],
         cwd=cwd,
         env=full_env,
+        input=input,
         capture_output=True,
         text=True,
         timeout=timeout,

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from browser import driver
+from conftest import wfs_process
 from git_helpers import commit_all, git, git_env
 
 pytestmark = pytest.mark.skipif(os.name == "nt", reason="bash steps, POSIX agents")
@@ -35,15 +36,7 @@ def chromium() -> Iterator[Any]:
 
 
 def wfs_run(root: Path, *args: str, env: dict[str, str] | None = None, input: str | None = None):
-    return subprocess.run(
-        [sys.executable, "-m", "wfs", *args],
-        cwd=root,
-        input=input,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, **(env or {})},
-    )
+    return wfs_process(*args, cwd=root, env=env, timeout=300, input=input)
 
 
 def step(command: str | None = None) -> dict[str, Any]:
@@ -59,9 +52,9 @@ def planned(root: Path, tasks: list[dict[str, Any]], git_repo: bool = False) -> 
     if git_repo:
         git(root, "init", "-q", "-b", "main")
         (root / "README.md").write_text("live\n")
-    assert wfs_run(root, "init", *([] if git_repo else ["--no-git"])).returncode == 0
+    assert wfs_run(root, "init", *([] if git_repo else ["--no-git"])).code == 0
     made = wfs_run(root, "plan", "Live", "--from", "-", input=json.dumps(tasks))
-    assert made.returncode == 0 and made.stdout == f"{SID}\n", made.stderr
+    assert made.code == 0 and made.out == f"{SID}\n", made.err
     if git_repo:
         commit_all(root, "plan")
 
@@ -85,9 +78,9 @@ def forty(root: Path) -> None:
             tasks.append(sub)
     planned(root, tasks)
     for tid in ("IMPL-1.1", "IMPL-1.2", "IMPL-1.3", "IMPL-1.4", "IMPL-2.1"):
-        assert wfs_run(root, "task", "status", tid, "completed").returncode == 0
-    assert wfs_run(root, "task", "status", "IMPL-2.2", "blocked").returncode == 0
-    assert wfs_run(root, "task", "status", "IMPL-4.1", "active").returncode == 0
+        assert wfs_run(root, "task", "status", tid, "completed").code == 0
+    assert wfs_run(root, "task", "status", "IMPL-2.2", "blocked").code == 0
+    assert wfs_run(root, "task", "status", "IMPL-4.1", "active").code == 0
 
 
 class Board:
@@ -163,13 +156,19 @@ def file_statuses(root: Path) -> dict[str, str]:
     return {p.stem: json.loads(p.read_text())["status"] for p in folder.glob("*.json")}
 
 
-def test_the_page_shows_every_task_of_a_forty_task_session_as_its_file_holds_it(
-    chromium: Any, project: Path, serve: Callable[..., Board]
-) -> None:
+def opened(chromium: Any, project: Path, serve: Callable[..., Board]) -> Board:
+    """The forty-task session served, its page open and drawn."""
     forty(project)
     board = serve(project)
     chromium.get(board.url)
     until(lambda: rendered(chromium), "the first render")
+    return board
+
+
+def test_the_page_shows_every_task_of_a_forty_task_session_as_its_file_holds_it(
+    chromium: Any, project: Path, serve: Callable[..., Board]
+) -> None:
+    opened(chromium, project, serve)
     shown = cards(chromium)
     statuses = file_statuses(project)
     assert len(statuses) == 40
@@ -191,13 +190,10 @@ def test_the_page_shows_every_task_of_a_forty_task_session_as_its_file_holds_it(
 def test_a_status_set_by_another_process_shows_without_a_reload(
     chromium: Any, project: Path, serve: Callable[..., Board]
 ) -> None:
-    forty(project)
-    board = serve(project)
-    chromium.get(board.url)
-    until(lambda: rendered(chromium), "the first render")
+    opened(chromium, project, serve)
     chromium.execute_script("window.notReloaded = true")
     assert cards(chromium)["IMPL-6.1"][0] == "ready"
-    assert wfs_run(project, "task", "status", "IMPL-6.1", "blocked").returncode == 0
+    assert wfs_run(project, "task", "status", "IMPL-6.1", "blocked").code == 0
     until(lambda: cards(chromium)["IMPL-6.1"][0] == "blocked", "IMPL-6.1 blocked on the page")
     assert chromium.execute_script("return window.notReloaded") is True
 
@@ -268,7 +264,7 @@ def test_the_exported_file_opens_with_the_network_off_and_the_same_counts(
     chromium: Any, project: Path, serve: Callable[..., Board]
 ) -> None:
     forty(project)
-    assert wfs_run(project, "board", "--export", "board.html").returncode == 0
+    assert wfs_run(project, "board", "--export", "board.html").code == 0
     board = serve(project)
     counts = board.api(f"/api/board?session={SID}")["counts"]
     chromium.set_network_conditions(offline=True, latency=0, throughput=0)
@@ -297,7 +293,7 @@ def test_with_allow_actions_resume_works_and_a_request_without_the_token_is_refu
     tasks = [{"id": "IMPL-1", "title": "Needs the flag",
               "flow_control": {"implementation_approach": [step(f"bash(test -f {flag})")]}}]  # fmt: skip
     planned(project, tasks)
-    assert wfs_run(project, "execute", "IMPL-1").returncode == 1  # blocked
+    assert wfs_run(project, "execute", "IMPL-1").code == 1  # blocked
     board = serve(project, "--allow-actions")
     request = urllib.request.Request(
         f"http://127.0.0.1:{board.port}/api/action",
@@ -329,11 +325,11 @@ def test_diff_html_shows_a_plan_change_as_boards_before_and_after(
     tasks = [{"id": "IMPL-1", "title": "one"},
              {"id": "IMPL-2", "title": "two <b>bold</b>", "depends_on": ["IMPL-1"]}]  # fmt: skip
     planned(project, tasks, git_repo=True)
-    assert wfs_run(project, "task", "status", "IMPL-1", "completed").returncode == 0
+    assert wfs_run(project, "task", "status", "IMPL-1", "completed").code == 0
     added = wfs_run(project, "task", "add", "--title", "three", "--depends-on", "IMPL-2")
-    assert added.returncode == 0, added.stderr
+    assert added.code == 0, added.err
     made = wfs_run(project, "diff", "--html", "change.html")
-    assert (made.returncode, made.stderr) == (0, "Wrote change.html\n")
+    assert (made.code, made.err) == (0, "Wrote change.html\n")
     chromium.set_network_conditions(offline=True, latency=0, throughput=0)
     try:
         chromium.get((project / "change.html").as_uri())
