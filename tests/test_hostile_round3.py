@@ -280,3 +280,27 @@ def test_a_task_whose_id_is_not_its_file_name_is_named_by_its_file(
         assert (refused.code, refused.err) == (2, f"wfs: error: {said}; make them the same first\n")
     assert (TASKS / "IMPL-2.json").read_bytes() == before
     assert not (tmp_path / "ran2").exists()
+
+
+def test_doctor_fix_removes_the_leftovers_of_interrupted_writes_everywhere_wfs_writes(
+    project: Path, tmp_path: Path
+) -> None:
+    planned(tmp_path)
+    session = Path(".workflow") / SID
+    leftovers = [
+        session / ".summaries" / ".IMPL-1-summary.md.0a1b2c3d.tmp",
+        session / ".chat" / ".notes.md.0a1b2c3d.tmp",
+        session / ".scratchpad" / ".draft.md.0a1b2c3d.tmp",
+        Path(".workflow") / ".doctor" / "20260101T000000" / ".IMPL-1.json.0a1b2c3d.tmp",
+    ]
+    for path in leftovers:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("half")
+    kept = session / ".chat" / "notes.md"
+    kept.write_text("a person's notes\n")
+    run = wfs_process("doctor", "--fix", cwd=project)
+    assert run.code == 0, run.out + run.err
+    for path in leftovers:
+        assert f"{path.as_posix()}: leftover temporary file from an interrupted write" in run.out
+        assert not path.exists()
+    assert kept.read_text() == "a person's notes\n"

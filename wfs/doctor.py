@@ -41,6 +41,8 @@ class Finding(NamedTuple):
 
 
 BACKUP_DIR = ".doctor"
+# A session's folders whose files wfs writes atomically (through `.NAME.XXXXXXXX.tmp`).
+LEFTOVER_FOLDERS = (".task", ".summaries", ".chat", ".scratchpad")
 
 
 class _Backup:
@@ -142,9 +144,13 @@ def _folders(layout: Layout) -> Iterator[Finding]:
 
 def _leftovers(layout: Layout, folder: Path) -> Iterator[Finding]:
     """Temporary files and staging folders left by a process killed mid-write."""
-    candidates = [p for p in folder.glob(".*.tmp")] + [p for p in folder.glob(".task/.*.tmp")]
+    candidates = list(folder.glob(".*.tmp"))
     if folder == layout.workflow:
-        candidates += [p for p in folder.glob(".WFS-*.new")]
+        candidates += folder.glob(".WFS-*.new")
+        candidates += folder.glob(f"{BACKUP_DIR}/**/.*.tmp")  # its own copies, cut short
+    else:  # the session's folders that wfs writes whole files into
+        for sub in LEFTOVER_FOLDERS:
+            candidates += folder.glob(f"{sub}/.*.tmp")
     for path in sorted(candidates):
         yield Finding(
             layout.relative(path),
