@@ -558,16 +558,30 @@ def push_cas(root: Path, remote: str, new: str | None, ref: str, expected: str |
     lease = f"--force-with-lease={ref}:{expected or ''}"
     spec = f"{new or ''}:{ref}"
     result = run(root, "push", "--porcelain", "--no-verify", lease, remote, spec)
+    flag = pushed_flag(result, ref)
+    if flag is not None:
+        # " " fast-forward, "+" forced, "-" deleted, "*" created: taken. "=" (already
+        # so) is refused too: a claim is only ever set to a value nobody else wrote.
+        return flag in (" ", "+", "-", "*")
+    if result.code == 0:
+        return False
+    raise push_failed(remote, result)
+
+
+def pushed_flag(result: Result, ref: str) -> str | None:
+    """The flag `git push --porcelain` gave the update of `ref` (" ", "+", "-", "*", "="
+    taken or already so; "!" refused), or None when it named no such update."""
     for line in result.out.decode("utf-8", "replace").splitlines():
         flag, _, rest = line.partition("\t")
         if rest.partition("\t")[0].endswith(":" + ref):
-            # " " fast-forward, "+" forced, "-" deleted, "*" created: taken. "=" (already
-            # so) is refused too: a claim is only ever set to a value nobody else wrote.
-            return flag in (" ", "+", "-", "*")
-    if result.code == 0:
-        return False
+            return flag
+    return None
+
+
+def push_failed(remote: str, result: Result) -> WfsError:
+    """The error of a push that could not be made at all: git's own first line."""
     reason = result.err.splitlines()[0] if result.err else f"exit code {result.code}"
-    raise WfsError(f"git push {remote}: {reason.removeprefix('fatal: ').removeprefix('error: ')}")
+    return WfsError(f"git push {remote}: {reason.removeprefix('fatal: ').removeprefix('error: ')}")
 
 
 # ------------------------------------------- the session's branch on the claims remote
@@ -655,19 +669,10 @@ def push_fenced(
         root, "push", "--porcelain", "--atomic", "--no-verify",
         f"--force-with-lease={claim}:{expected}", remote, f"{commit}:{head}", f":{claim}",
     )  # fmt: skip
-    answered = False
-    for line in result.out.decode("utf-8", "replace").splitlines():
-        flag, _, rest = line.partition("\t")
-        if rest.partition("\t")[0].endswith(":" + head):
-            answered = True
-            if flag == "!":
-                return False
-    if answered and result.code == 0:
-        return True
-    if answered:
-        return False
-    reason = result.err.splitlines()[0] if result.err else f"exit code {result.code}"
-    raise WfsError(f"git push {remote}: {reason.removeprefix('fatal: ').removeprefix('error: ')}")
+    flag = pushed_flag(result, head)
+    if flag is None:
+        raise push_failed(remote, result)
+    return flag != "!" and result.code == 0
 
 
 def push_branch(root: Path, remote: str, branch: str) -> bool:
@@ -676,10 +681,9 @@ def push_branch(root: Path, remote: str, branch: str) -> bool:
     (another clone pushed first). WfsError when the push could not be made at all."""
     ref = f"refs/heads/{branch}"
     result = run(root, "push", "--porcelain", "--no-verify", remote, f"{ref}:{ref}")
-    for line in result.out.decode("utf-8", "replace").splitlines():
-        flag, _, rest = line.partition("\t")
-        if rest.partition("\t")[0].endswith(":" + ref):
-            return flag in (" ", "+", "*", "=")
+    flag = pushed_flag(result, ref)
+    if flag is not None:
+        return flag in (" ", "+", "*", "=")
     if result.code == 0:
         return True
-    raise WfsError(f"cannot push {branch} to {remote}: {result.err or result.code}")
+    raise push_failed(remote, result)
