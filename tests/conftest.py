@@ -119,3 +119,17 @@ def read_json(path: Path) -> Any:
 
 def tree_listing(root: Path) -> list[str]:
     return sorted(p.relative_to(root).as_posix() for p in root.rglob("*"))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """A failed test that ran real editor programs names their versions (the newest on
+    npm, which may behave otherwise than the ones verified with wfs)."""
+    report = yield
+    if report.failed and "editors" in getattr(item, "fixturenames", ()):
+        import real_editors  # deferred: only for a failure of a real-editor test
+
+        if real_editors.INSTALLED:
+            note = real_editors.versions_note(real_editors.INSTALLED)
+            report.sections.append(("editor versions", note))
+    return report

@@ -1,11 +1,18 @@
 """The real editor programs of tests/test_real_editors.py: installed from npm, run headless.
 
-The versions verified with wfs are pinned in tests/editors/package.json, and nowhere
-else. They are installed with npm into a cache folder outside the repository
-(`$WFS_EDITORS_CACHE`, by default ~/.cache/wfs-test-editors), one folder per content of
-that package.json, and reused while it is unchanged. When they cannot be installed (no
-npm, the registry out of reach) `EditorsUnavailable` says why, and the tests fail with
-that reason: they never skip.
+The tests take the newest version of each program that the npm registry has (`npm view
+PACKAGE version`), so that a release that changes behaviour shows up here first.
+tests/editors/package.json lists the programs with the versions last verified with wfs:
+they are what the docs name, and what is installed when the registry cannot say which
+version is the newest. A failing test names the versions it ran (`versions_note`), and
+says which of them differ from the verified ones.
+
+They are installed with npm into a cache folder outside the repository
+(`$WFS_EDITORS_CACHE`, by default ~/.cache/wfs-test-editors), one folder per set of
+versions, and reused while the set is unchanged. Concurrent test processes install one
+at a time (a file lock beside the folder). When they cannot be installed (no npm, the
+registry out of reach) `EditorsUnavailable` says why, and the tests fail with that
+reason: they never skip.
 
 Each editor runs with a home folder of its own and a minimal environment: fake API keys,
 its model API pointed at a loopback stand-in (tests/model_standins.py), and this
@@ -23,6 +30,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from filelock import FileLock
+
 PACKAGE = Path(__file__).resolve().parent / "editors" / "package.json"
 PROGRAMS = {
     "@anthropic-ai/claude-code": "claude",
@@ -33,13 +42,36 @@ RUN_TIMEOUT = 120  # seconds for one headless editor run; they take a few second
 
 
 class EditorsUnavailable(Exception):
-    """The pinned editors could not be installed; the message says why."""
+    """The editors could not be installed; the message says why."""
 
 
-def pinned() -> dict[str, str]:
-    """npm package -> the exact version verified with wfs."""
+def verified() -> dict[str, str]:
+    """npm package -> the version last verified with wfs (tests/editors/package.json)."""
     versions: dict[str, str] = json.loads(PACKAGE.read_text())["dependencies"]
     return versions
+
+
+def newest() -> dict[str, str]:
+    """npm package -> the newest version on the registry; the verified one for a package
+    the registry does not answer for."""
+    npm = shutil.which("npm")
+    found = {}
+    for package, version in verified().items():
+        if npm is not None:
+            try:
+                proc = subprocess.run(
+                    [npm, "view", package, "version"],
+                    capture_output=True,
+                    text=True,
+                    timeout=120,
+                )
+                answer = proc.stdout.strip().splitlines()
+                if proc.returncode == 0 and answer:
+                    version = answer[-1].strip().strip("'")
+            except subprocess.TimeoutExpired:
+                pass
+        found[package] = version
+    return found
 
 
 def cache_root() -> Path:
@@ -47,10 +79,34 @@ def cache_root() -> Path:
     return Path(configured) if configured else Path.home() / ".cache" / "wfs-test-editors"
 
 
+def versions_note(versions: dict[str, str]) -> str:
+    """The versions a test ran, for its failure report."""
+    verified_versions = verified()
+    parts = []
+    for package, version in versions.items():
+        known = verified_versions.get(package)
+        note = "" if known == version else f" (verified with wfs: {known}; this one is newer)"
+        parts.append(f"{PROGRAMS.get(package, package)} {version}{note}")
+    return "ran with " + ", ".join(parts)
+
+
+# The versions installed by this test process (for failure reports; see conftest.py).
+INSTALLED: dict[str, str] = {}
+
+
 def install_editors() -> Path:
-    """The folder holding the `claude`, `gemini` and `codex` programs, installed if needed."""
-    data = PACKAGE.read_bytes()
+    """The folder holding the editor programs, installed if needed (INSTALLED: which)."""
+    versions = newest()
+    data = (json.dumps({"private": True, "dependencies": versions}, indent=2) + "\n").encode()
     folder = cache_root() / hashlib.sha256(data).hexdigest()[:16]
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(folder) + ".lock"):
+        bin_dir = _install(folder, data, versions)
+    INSTALLED.update(versions)
+    return bin_dir
+
+
+def _install(folder: Path, data: bytes, versions: dict[str, str]) -> Path:
     bin_dir = folder / "node_modules" / ".bin"
     done = folder / "installed.json"
     if done.is_file() and all((bin_dir / name).exists() for name in PROGRAMS.values()):
@@ -60,7 +116,7 @@ def install_editors() -> Path:
         raise EditorsUnavailable("npm is not on PATH; the real-editor tests need Node.js and npm")
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "package.json").write_bytes(data)
-    wanted = ", ".join(f"{name}@{version}" for name, version in pinned().items())
+    wanted = ", ".join(f"{name}@{version}" for name, version in versions.items())
     try:
         proc = subprocess.run(
             [npm, "install", "--no-audit", "--no-fund", "--loglevel=error"],
@@ -80,12 +136,15 @@ def install_editors() -> Path:
     for package, name in PROGRAMS.items():
         program = bin_dir / name
         version = subprocess.run(
-            [str(program), "--version"], capture_output=True, text=True, timeout=120
+            [str(program), "--version"],
+            capture_output=True,
+            text=True,
+            timeout=120,
         )
-        if pinned()[package] not in version.stdout:
+        if versions[package] not in version.stdout:
             raise EditorsUnavailable(
                 f"{program} --version says {version.stdout.strip()!r}{version.stderr.strip()!r}, "
-                f"expected {pinned()[package]}"
+                f"expected {versions[package]}"
             )
         found[package] = version.stdout.strip()
     done.write_text(json.dumps(found, indent=2) + "\n")

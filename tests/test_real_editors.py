@@ -1,8 +1,7 @@
 """The installed commands, skills and agents inside the real editor programs (SPEC §5).
 
-Claude Code, Gemini CLI and Codex CLI, at the versions pinned in
-tests/editors/package.json, run headless in a temporary project against a loopback
-stand-in for their model API (tests/model_standins.py). Only the model is fake: the
+Claude Code, Gemini CLI and Codex CLI, the newest versions on npm (tests/real_editors.py),
+run headless in a temporary project against a loopback stand-in for their model API (tests/model_standins.py). Only the model is fake: the
 editors' own command and skill loaders, argument substitution, permission systems and
 subagent runners are the real ones. The stand-in answers like a model following the
 installed text, and records every request, so the tests see what reached the model and
@@ -26,6 +25,8 @@ import pytest
 from conftest import REPO, read_json, wfs_process
 from model_standins import Call, Conversation, Move, Say, StandIn, running
 from real_editors import (
+    INSTALLED,
+    PROGRAMS,
     EditorsUnavailable,
     base_environment,
     install_editors,
@@ -815,9 +816,9 @@ def test_codex_loads_the_custom_agents_and_spawns_one(
     assert "Step done: greeting written." in seen(standin)
 
 
-def test_every_editor_version_is_the_pinned_one(editors: Path) -> None:
-    from real_editors import PROGRAMS, pinned
-
+def test_every_editor_is_the_newest_on_npm(editors: Path) -> None:
+    """The programs are the newest versions the registry has, each answering to it."""
     installed = json.loads((editors.parent.parent / "installed.json").read_text())
-    for package, program in PROGRAMS.items():
-        assert pinned()[package] in installed[package], program
+    assert set(installed) == set(PROGRAMS) == set(INSTALLED)
+    for package in PROGRAMS:
+        assert INSTALLED[package] in installed[package], package
