@@ -37,7 +37,8 @@ HOOKS: dict[str, dict[str, Any]] = {
                 "name": "wfs-prime",
                 "type": "command",
                 "command": "wfs prime --hook-json --editor gemini",
-                "description": "Where the active wfs session stands: added to the model's context",
+                "description": "Where the active wfs session stands: added to the model's context"
+                " with the prompt",
                 "timeout": 30000,  # milliseconds
             }
         ]
@@ -48,6 +49,12 @@ HOOKS: dict[str, dict[str, Any]] = {
         ]
     },
 }
+# The hook event each editor runs wfs's hook at: Gemini CLI headless would put a
+# SessionStart hook's text before a /wfs: command, which then is none.
+EVENTS = {"claude": "SessionStart", "gemini": "BeforeAgent", "codex": "SessionStart"}
+# What else wfs sets in the hook file: Gemini CLI's subagents may write only when edits
+# are approved without asking.
+OTHERS: dict[str, dict[str, Any]] = {"gemini": {"general": {"defaultApprovalMode": "auto_edit"}}}
 MCP_SERVER = {"type": "stdio", "command": "wfs", "args": ["mcp"]}
 # A user's settings file, indented with four spaces, with a hook of their own.
 USERS = {
@@ -83,7 +90,8 @@ def test_a_fresh_install_writes_the_hook_file_as_the_editor_documents_it(
 ) -> None:
     install(project, target)
     path = project / HOOK_FILES[target]
-    assert path.read_text() == pretty({"hooks": {"SessionStart": [HOOKS[target]]}})
+    expected = {"hooks": {EVENTS[target]: [HOOKS[target]]}, **OTHERS.get(target, {})}
+    assert path.read_text() == pretty(expected)
 
 
 def test_the_hook_prints_what_the_editor_reads(project: Path) -> None:
@@ -114,9 +122,10 @@ def test_the_hook_is_merged_into_the_users_settings_keeping_everything(
     assert {"path": HOOK_FILES[target], "action": "written"} in data["files"]
     merged = dict(USERS)
     merged["hooks"] = {
-        "PreToolUse": USERS["hooks"]["PreToolUse"],
-        "SessionStart": [*USERS["hooks"]["SessionStart"], HOOKS[target]],
+        **USERS["hooks"],
+        EVENTS[target]: [*USERS["hooks"].get(EVENTS[target], []), HOOKS[target]],
     }
+    merged.update(OTHERS.get(target, {}))
     expected = json.dumps(merged, indent=4, ensure_ascii=False).replace("1.5,", "1.50,") + "\n"
     assert path.read_text() == expected  # same keys, same order, same indentation, 1.50
     # A second install changes nothing, --check is clean.
@@ -153,7 +162,10 @@ def test_the_settings_file_goes_with_remove_only_when_wfs_created_it(project: Pa
     (project / ".gemini").mkdir()
     (project / ".gemini/settings.json").write_text("{}\n")
     install(project, "gemini")
-    assert read(project / ".gemini/settings.json") == {"hooks": {"SessionStart": [HOOKS["gemini"]]}}
+    assert read(project / ".gemini/settings.json") == {
+        "hooks": {"BeforeAgent": [HOOKS["gemini"]]},
+        **OTHERS["gemini"],
+    }
     assert wfs("agents", "install", "--target", "gemini", "--remove").code == 0
     assert (project / ".gemini/settings.json").read_text() == "{}\n"
     assert tree_listing(project) == [".gemini", ".gemini/settings.json"]

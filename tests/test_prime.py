@@ -256,9 +256,9 @@ def test_prime_with_several_active_sessions_asks_to_pick_one(project: Path) -> N
 
 
 @pytest.mark.parametrize("editor", [None, "claude", "gemini", "codex"])
-def test_hook_json_is_the_sessionstart_envelope_every_editor_reads(
-    project: Path, editor: str | None
-) -> None:
+def test_hook_json_is_the_envelope_every_editor_reads(project: Path, editor: str | None) -> None:
+    """The hook's output, for the event each editor runs it at (Gemini CLI: before the
+    agent, so that a headless /wfs: command stays a command)."""
     plan()
     argv = ["prime", "--hook-json", *(["--editor", editor] if editor else [])]
     result = wfs(*argv)
@@ -267,7 +267,7 @@ def test_hook_json_is_the_sessionstart_envelope_every_editor_reads(
     # Codex refuses any key its schema does not name: exactly these two levels.
     assert json.loads(result.out) == {
         "hookSpecificOutput": {
-            "hookEventName": "SessionStart",
+            "hookEventName": "BeforeAgent" if editor == "gemini" else "SessionStart",
             "additionalContext": wfs("prime").out,
         }
     }

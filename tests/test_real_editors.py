@@ -17,7 +17,7 @@ import json
 import re
 import shlex
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -94,6 +94,99 @@ def seen(standin: StandIn) -> str:
 
 def heredoc(argv: list[str], document: str, word: str) -> str:
     return f"{shlex.join(argv)} <<'{word}'\n{document}\n{word}"
+
+
+# A one-task plan whose agent step is followed by a check: the task completes only when
+# the subagent really wrote the file, and a blocked answer must stop it before the check.
+CHECKED_PLAN = [
+    {
+        "id": "IMPL-1",
+        "title": "Write the greeting",
+        "flow_control": {
+            "implementation_approach": [
+                {
+                    "step": 1,
+                    "title": "Write greeting.txt",
+                    "description": "Create greeting.txt holding the one line: hello",
+                    "modification_points": ["Create greeting.txt"],
+                    "logic_flow": ["write the line"],
+                    "output": "report",
+                },
+                {
+                    "step": 2,
+                    "title": "Check the greeting",
+                    "description": "greeting.txt holds hello",
+                    "command": "bash(grep -qx hello greeting.txt && echo checked >> check.log)",
+                    "depends_on": [1],
+                },
+            ]
+        },
+    }
+]
+DONE_REPORT = "## TASK COMPLETE\nCreated greeting.txt with the line hello."
+BLOCKED_REPORT = "## TASK BLOCKED: the greeting's wording is not decided\nNothing was written."
+
+
+PLACEHOLDERS = {"ARGS": "IMPL-1", "$ARGUMENTS": "IMPL-1", "{{args}}": "IMPL-1"}
+
+
+class CheckedLoop:
+    """Plays the main model of the installed execute text on CHECKED_PLAN, one editor's
+    tools given as functions: run `wfs execute`, hand the paused step to the subagent,
+    resume with what the subagent tool returned, wrapper and all (wfs reads the report
+    out of it), and stop on the resume's exit code."""
+
+    def __init__(
+        self,
+        shell: Callable[[str], Move],
+        delegate: Callable[[Pause], Move],
+        output: Callable[[str], tuple[int, str]],
+    ) -> None:
+        self.shell, self.delegate, self.output = shell, delegate, output
+        self.codes: list[int] = []
+        self.pause: Pause | None = None
+        self.answers: list[str] = []
+
+    def __call__(self, conversation: Conversation, body: str) -> Move:
+        loop = ExecuteInstructions(body, arguments="IMPL-1")
+        done = len(conversation.tool_results)
+        if done == 0:
+            # The editor put the arguments in, or the text names its stand-in for them.
+            start = [PLACEHOLDERS.get(word, word) for word in loop.start]
+            assert start == ["wfs", "execute", "IMPL-1"], loop.start
+            return self.shell(shlex.join(start))
+        result = conversation.tool_results[-1]
+        if done == 2:  # the subagent's answer
+            assert self.pause is not None
+            self.answers.append(result)
+            return self.shell(loop.resume_script(self.pause, result).rstrip("\n"))
+        code, output = self.output(result)
+        self.codes.append(code)
+        if done == 1 and code == 3:
+            self.pause = read_pause(output)
+            return self.delegate(self.pause)
+        return Say(f"wfs stopped with exit code {code}.")
+
+
+def assert_checked_plan_ended(project: Path, sid: str, loop: CheckedLoop, report: str) -> None:
+    """The task completed (the check ran once) or, for a blocked report, is blocked and
+    the check never ran; either way the report, not its wrapper, is what wfs recorded."""
+    assert loop.pause is not None and loop.pause.agent == "code-developer", loop.codes
+    assert loop.answers and report.splitlines()[-1] in loop.answers[0]
+    shown = wfs_process("--session", sid, "task", "show", "IMPL-1", "--json", cwd=project)
+    record = read_json(project / ".workflow" / sid / ".runs" / "IMPL-1.json")
+    if report == BLOCKED_REPORT:
+        assert loop.codes == [3, 1], loop.codes
+        assert shown.json()["status"] == "blocked"
+        assert not (project / "check.log").exists()
+        assert "the greeting's wording is not decided" in json.dumps(record)
+    else:
+        assert loop.codes == [3, 0], loop.codes
+        assert shown.json()["status"] == "completed"
+        assert (project / "greeting.txt").read_text() == "hello\n"
+        assert (project / "check.log").read_text() == "checked\n"
+        (first_step, *_) = record["steps"].values()
+        assert first_step["output"].rstrip("\n") == report
 
 
 # ---------------------------------------------------------------- Claude Code
@@ -406,11 +499,8 @@ def test_claude_code_connects_to_wfs_mcp_and_its_status_tool_answers(
 
 def gemini_home(home: Path, project: Path, prime_hook: bool = False) -> None:
     """What a Gemini CLI user has set up: an API key login, and the project's agents
-    acknowledged (headless runs skip project agents that were not).
-
-    Unless `prime_hook`, the user turned off wfs's SessionStart hook, as the docs say to
-    where Gemini CLI runs /wfs: commands headless: there it puts the hook's text before
-    the prompt, which then is no command (test_gemini_cli_headless_...)."""
+    acknowledged (headless runs skip project agents that were not). Unless `prime_hook`,
+    the user turned wfs's hook off by its name, so the requests hold no digest."""
     (home / ".gemini").mkdir(exist_ok=True)
     settings: dict[str, Any] = {"security": {"auth": {"selectedType": "gemini-api-key"}}}
     if not prime_hook:
@@ -511,7 +601,7 @@ def test_gemini_cli_offers_no_shell_without_the_policy(
     assert "read_file" in first.tool_names
 
 
-def test_gemini_cli_runs_the_session_start_hook_and_the_digest_reaches_the_model(
+def test_gemini_cli_runs_the_hook_and_the_digest_reaches_the_model(
     editors: Path, project: Path, home: Path
 ) -> None:
     assert wfs_process("agents", "install", "--target", "gemini", cwd=project).code == 0
@@ -522,7 +612,8 @@ def test_gemini_cli_runs_the_session_start_hook_and_the_digest_reaches_the_model
     with running("gemini", lambda conversation: Say("Noted.")) as standin:
         gemini(editors, standin, project, home, "What should I work on?")
     first = standin.conversations[0]
-    assert f"<hook_context>{digest}</hook_context>\n\nWhat should I work on?" in first.user_texts
+    asked = first.user_texts.index("What should I work on?")
+    assert first.user_texts[asked + 1] == f"<hook_context>{digest}</hook_context>"
     # GEMINI.md and its block reach the model with the session's context.
     block = (project / "GEMINI.md").read_text()
     assert sum(f"/GEMINI.md ---\n{block}" in t for t in first.user_texts) == 1
@@ -531,13 +622,12 @@ def test_gemini_cli_runs_the_session_start_hook_and_the_digest_reaches_the_model
     assert list(trusted) == [str(project)] and len(trusted[str(project)]) == 1
 
 
-def test_gemini_cli_headless_puts_the_hook_text_before_a_command_which_then_is_none(
+def test_gemini_cli_headless_runs_the_command_and_the_hook_adds_the_digest_after_it(
     editors: Path, project: Path, home: Path
 ) -> None:
-    """Gemini CLI 0.61 without a terminal (-p) puts a SessionStart hook's text before
-    the prompt: `/wfs:status` is then no command and reaches the model as it is. The docs
-    say to turn the hook off by its name where Gemini CLI runs commands headless, as
-    gemini_home does for the other tests."""
+    """Gemini CLI without a terminal (-p) puts a SessionStart hook's text before the
+    prompt, and `/wfs:status` would then be no command: wfs's hook runs before the agent
+    instead (BeforeAgent), and Gemini puts its text after the expanded command."""
     assert wfs_process("agents", "install", "--target", "gemini", cwd=project).code == 0
     gemini_home(home, project, prime_hook=True)
     planned_session(project)
@@ -546,15 +636,84 @@ def test_gemini_cli_headless_puts_the_hook_text_before_a_command_which_then_is_n
     with running("gemini", lambda conversation: Say("Noted.")) as standin:
         gemini(editors, standin, project, home, "/wfs:status IMPL-1")
     first = standin.conversations[0]
-    assert f"<hook_context>{digest}</hook_context>\n\n/wfs:status IMPL-1" in first.user_texts
-    assert not any("# wfs session status" in t for t in first.user_texts)
-    # Turned off in the user's settings, the hook does not run and the command works.
+    (body,) = [t for t in first.user_texts if t.startswith("# wfs session status")]
+    assert first.user_texts.index(body) < first.user_texts.index(
+        f"<hook_context>{digest}</hook_context>"
+    )
+
+
+def test_gemini_cli_install_takes_out_the_session_start_hook_of_an_earlier_wfs(
+    project: Path,
+) -> None:
+    """An earlier wfs put its hook under SessionStart, where it swallows headless
+    commands; installing again moves it, and keeps the user's own hooks."""
+    settings = project / ".gemini" / "settings.json"
+    settings.parent.mkdir()
+    theirs = {"type": "command", "command": "echo hi"}
+    old = json.loads((REPO / "agents/files/gemini-hook.json").read_text())
+    settings.write_text(
+        json.dumps({"hooks": {"SessionStart": [old, {"hooks": [theirs]}]}}, indent=2) + "\n"
+    )
+    assert wfs_process("agents", "install", "--target", "gemini", cwd=project).code == 0
+    written = json.loads(settings.read_text())
+    assert written["hooks"] == {"SessionStart": [{"hooks": [theirs]}], "BeforeAgent": [old]}
+    assert written["general"] == {"defaultApprovalMode": "auto_edit"}
+    checked = wfs_process("agents", "install", "--check", "--target", "gemini", cwd=project)
+    assert checked.code == 0, checked.out + checked.err
+    assert wfs_process("agents", "install", "--remove", "--target", "gemini", cwd=project).code == 0
+    assert json.loads(settings.read_text()) == {"hooks": {"SessionStart": [{"hooks": [theirs]}]}}
+
+
+def gemini_output(result: str) -> tuple[int, str]:
+    """(exit code, output) of Gemini CLI's run_shell_command result."""
+    match = re.search(r"^Exit Code: (\d+)$", result, re.M)
+    output = result.split("Output: ", 1)[1] if "Output: " in result else result
+    return (int(match.group(1)) if match else 0), output
+
+
+@pytest.mark.parametrize("report", [DONE_REPORT, BLOCKED_REPORT], ids=["done", "blocked"])
+def test_gemini_cli_execute_completes_a_checked_task_or_blocks_on_a_wrapped_report(
+    editors: Path, project: Path, home: Path, report: str
+) -> None:
+    """With what `wfs agents install --target gemini --allow-shell` writes (the approval
+    mode that lets its subagents write, in the project's settings), /wfs:execute runs
+    the agent step in the code-developer subagent, and wfs reads the report out of
+    Gemini CLI's "Subagent ... finished ... Result:" frame."""
+    installed = wfs_process(
+        "agents",
+        "install",
+        "--target",
+        "gemini",
+        "--allow-shell",
+        cwd=project,
+        env={"HOME": str(home)},
+    )
+    assert installed.code == 0, installed.err
     gemini_home(home, project)
-    with running("gemini", lambda conversation: Say("Noted.")) as standin:
-        gemini(editors, standin, project, home, "/wfs:status IMPL-1")
-    first = standin.conversations[0]
-    assert any(t.startswith("# wfs session status") for t in first.user_texts)
-    assert not any("<hook_context>" in t for t in first.user_texts)
+    sid = planned_session(project, CHECKED_PLAN, topic="Greeting")
+
+    def delegate(pause: Pause) -> Move:
+        return Call("invoke_agent", {"agent_name": pause.agent, "prompt": pause.brief})
+
+    loop = CheckedLoop(
+        lambda command: Call("run_shell_command", {"command": command, "description": "wfs"}),
+        delegate,
+        gemini_output,
+    )
+
+    def script(conversation: Conversation) -> Move:
+        if not is_gemini_main(conversation):
+            if report == BLOCKED_REPORT or conversation.tool_results:
+                return Call("complete_task", {"result": report})
+            path = str(project / "greeting.txt")
+            return Call("write_file", {"file_path": path, "content": "hello\n"})
+        (body,) = [t for t in conversation.user_texts if t.startswith("# Execute wfs tasks")]
+        return loop(conversation, body)
+
+    with running("gemini", script) as standin:
+        gemini(editors, standin, project, home, "/wfs:execute IMPL-1")
+    assert_checked_plan_ended(project, sid, loop, report)
+    assert "Termination Reason: GOAL" in loop.answers[0]
 
 
 def test_gemini_cli_extension_installs_and_provides_the_commands(

@@ -56,7 +56,12 @@ class Setting(NamedTuple):
     keys: tuple[str, ...]
     name: str  # "" for an array
     template: str  # file name in agents/files/: the entry, as JSON
-    option: str = ""  # "mcp": installed only with the MCP server (see McpMode)
+    # "mcp": installed only with the MCP server (see McpMode); RETIRED: an entry an
+    # earlier wfs installed, which an install takes out (the template is not read)
+    option: str = ""
+
+
+RETIRED = "retired"
 
 
 class Target(NamedTuple):
@@ -126,7 +131,17 @@ TARGETS: dict[str, Target] = {
         "/wfs:",
         "gemini",
         blocks=(Extra("GEMINI.md", "editor-md.md"),),
-        settings=(Setting(".gemini/settings.json", _SESSION_START, "", "gemini-hook.json"),),
+        settings=(
+            # Headless (-p), Gemini CLI puts a SessionStart hook's text before the prompt,
+            # and a /wfs: command is then no command: wfs's digest comes with the prompt
+            # instead (BeforeAgent puts it after), and an earlier SessionStart hook goes.
+            Setting(".gemini/settings.json", ("hooks", "BeforeAgent"), "", "gemini-hook.json"),
+            Setting(".gemini/settings.json", _SESSION_START, "", "gemini-hook.json", RETIRED),
+            # Its subagents run unattended: in the default mode they may not write.
+            Setting(
+                ".gemini/settings.json", ("general",), "defaultApprovalMode", "gemini-mode.json"
+            ),
+        ),
         shell_policy=(Extra(".gemini/policies/wfs.toml", "gemini-policy.toml"),),
     ),
     "codex": Target(
@@ -470,7 +485,11 @@ def rendered_files(
     for setting in target.settings:
         if setting.option == "mcp" and mcp == "off":
             continue
-        entry = _render_extra(Extra(setting.path, setting.template), target)
+        entry = (
+            b""
+            if setting.option == RETIRED
+            else _render_extra(Extra(setting.path, setting.template), target)
+        )
         rendered.append(Rendered(setting.path, entry, "setting", setting))
     if allow_shell:
         rendered += [
@@ -559,7 +578,9 @@ def plan_install(
     `lenient`: a settings file that cannot be read counts as not holding wfs's entry
     (instead of an error)."""
     planned = []
-    for item in rendered_files(target_name, allow_shell, mcp):
+    rendered = rendered_files(target_name, allow_shell, mcp)
+    settings_seen: set[str] = set()
+    for item in rendered:
         if item.kind == "home":
             path = _home() / item.relative.removeprefix("~/")
             store.confine(path.parent)  # the user's own file, asked for by an option
@@ -570,8 +591,16 @@ def plan_install(
             planned.append(_plan_block(path, item.relative, item.data))
             continue
         if item.kind == "setting" and item.setting is not None:
+            if item.relative in settings_seen:
+                continue
+            settings_seen.add(item.relative)
+            entries = [
+                (other.setting, other.data)
+                for other in rendered
+                if other.relative == item.relative and other.setting is not None
+            ]
             try:
-                plan = _plan_setting(path, item.relative, item.setting, item.data)
+                plan = _plan_settings(path, item.relative, entries)
             except WfsError:
                 if not lenient:
                     raise
@@ -590,28 +619,42 @@ def plan_install(
 # ---------------------------------------------------------------- entries in settings files
 
 
-def _plan_setting(path: Path, relative: str, setting: Setting, entry_json: bytes) -> Planned:
-    """The settings file with wfs's entry in it, and without it."""
-    entry = jsonedit.parse(entry_json, f"agents/files/{setting.template}").value
-    created = jsonedit.dump(_insert({}, setting, entry, None))
+def _plan_settings(path: Path, relative: str, items: list[tuple[Setting, bytes]]) -> Planned:
+    """The settings file with wfs's entries in it (and the retired ones out), and without
+    them. Entries of one file are planned together, so that each keeps the others."""
+    wanted = [
+        (setting, jsonio.parse_as_written(data, f"agents/files/{setting.template}"))
+        for setting, data in items
+        if setting.option != RETIRED
+    ]
+    created: Any = {}
+    for setting, entry in wanted:
+        created = _insert(created, setting, entry, None)
+    created_bytes = jsonedit.dump(created)
     current = _read(path, relative)
     if current is None:
-        return Planned(path, relative, created, "missing", "setting", None)
+        return Planned(path, relative, created_bytes, "missing", "setting", None)
     document = jsonedit.parse(current, relative)
-    container = _container(document.value, setting, relative)
-    found = _entries(container, setting)
-    if not found:
-        installed = jsonedit.dump(_insert(document.value, setting, entry, None), document)
-        return Planned(path, relative, installed, "missing", "setting", current)
-    mine = [container[where] for where in found]
-    state = "same" if mine == [entry] else "differs"
-    rest = _remove(document.value, setting)
-    if state == "same":
-        installed = current
-    else:  # wfs's entry replaces them, where the first of them was
-        installed = jsonedit.dump(_insert(rest, setting, entry, found[0]), document)
+    value, rest, states = document.value, document.value, set()
+    for setting, _ in items:
+        if setting.option == RETIRED and _entries(_container(value, setting, relative), setting):
+            value = rest = _remove(value, setting)
+            states.add("missing")  # wfs's own entry of an earlier install: it goes
+    for setting, entry in wanted:
+        container = _container(value, setting, relative)
+        found = _entries(container, setting)
+        rest = _remove(rest, setting)
+        if not found:
+            value = _insert(value, setting, entry, None)
+            states.add("missing")
+        elif [container[where] for where in found] != [entry]:
+            # wfs's entry replaces them, where the first of them was
+            value = _insert(_remove(value, setting), setting, entry, found[0])
+            states.add("differs")
+    state = "differs" if "differs" in states else "missing" if states else "same"
+    installed = current if state == "same" else jsonedit.dump(value, document)
     # The file goes only when it is exactly the one wfs creates.
-    removed = None if current == created else jsonedit.dump(rest, document)
+    removed = None if current == created_bytes else jsonedit.dump(rest, document)
     return Planned(path, relative, installed, state, "setting", removed)
 
 

@@ -16,6 +16,9 @@ from wfs.query import STATE_LABELS, one_line
 
 LIMIT = 1500
 EDITORS = ("claude", "gemini", "codex")
+# The hook event an editor runs `wfs prime --hook-json` from, where not SessionStart:
+# Gemini CLI gives it with the prompt (see agents_install.TARGETS["gemini"]).
+HOOK_EVENTS = {"gemini": "BeforeAgent"}
 
 RULES = [
     "Ground rules:",
@@ -144,8 +147,9 @@ def hook_json(text: str, editor: str) -> bytes:
     """
     if editor not in EDITORS:
         raise ValueError(editor)
+    event = HOOK_EVENTS.get(editor, "SessionStart")
     return (
-        '{"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": '
+        f'{{"hookSpecificOutput": {{"hookEventName": "{event}", "additionalContext": '
         f"{jsonio.string(text)}}}}}\n"
     ).encode()
 
