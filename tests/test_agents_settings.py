@@ -313,7 +313,7 @@ def test_the_instruction_file_block_never_touches_the_users_text(
     slash = "/wfs:"
     for command in ("plan", "execute", "status", "switch"):
         assert f"- `{slash}{command}`: " in text
-    assert "`wfs prime`, run by a SessionStart hook" in text
+    assert "(`wfs prime`, run by a hook)" in " ".join(text.split())
     # The user writes after the block: still installed, still clean, unchanged.
     path.write_text(text + "\n## Testing\n\nRun `make test`.\n")
     assert wfs("agents", "install", "--check", "--target", target).code == 0
@@ -333,7 +333,7 @@ def test_the_instruction_file_names_the_editors_own_agent_files(project: Path) -
     assert "its instructions are `.claude/agents/<name>.md`" in (project / "CLAUDE.md").read_text()
     gemini = (project / "GEMINI.md").read_text()
     assert "its instructions are `.gemini/agents/<name>.md`" in gemini
-    assert "Each Gemini CLI session starts with a digest" in gemini
+    assert "Gemini CLI gets a digest of the active session\nwith each prompt (" in gemini
 
 
 # ---------------------------------------------------------------- the MCP server in .mcp.json
