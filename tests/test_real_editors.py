@@ -134,37 +134,44 @@ class CheckedLoop:
     """Plays the main model of the installed execute text on CHECKED_PLAN, one editor's
     tools given as functions: run `wfs execute`, hand the paused step to the subagent,
     resume with what the subagent tool returned, wrapper and all (wfs reads the report
-    out of it), and stop on the resume's exit code."""
+    out of it), and stop on the resume's exit code.
+
+    `delegate(pause, results)` makes the next call of the hand-off, given the results of
+    its calls so far, or returns the answer (a str) once it has it."""
 
     def __init__(
         self,
         shell: Callable[[str], Move],
-        delegate: Callable[[Pause], Move],
+        delegate: Callable[[Pause, list[str]], Move | str],
         output: Callable[[str], tuple[int, str]],
     ) -> None:
         self.shell, self.delegate, self.output = shell, delegate, output
         self.codes: list[int] = []
         self.pause: Pause | None = None
+        self.handed_at = 0  # the tool results before the hand-off
         self.answers: list[str] = []
 
     def __call__(self, conversation: Conversation, body: str) -> Move:
         loop = ExecuteInstructions(body, arguments="IMPL-1")
-        done = len(conversation.tool_results)
-        if done == 0:
+        results = conversation.tool_results
+        if not results:
             # The editor put the arguments in, or the text names its stand-in for them.
             start = [PLACEHOLDERS.get(word, word) for word in loop.start]
             assert start == ["wfs", "execute", "IMPL-1"], loop.start
             return self.shell(shlex.join(start))
-        result = conversation.tool_results[-1]
-        if done == 2:  # the subagent's answer
-            assert self.pause is not None
-            self.answers.append(result)
-            return self.shell(loop.resume_script(self.pause, result).rstrip("\n"))
-        code, output = self.output(result)
+        if self.pause is not None and not self.answers:
+            move = self.delegate(self.pause, results[self.handed_at :])
+            if not isinstance(move, str):
+                return move
+            self.answers.append(move)
+            return self.shell(loop.resume_script(self.pause, move).rstrip("\n"))
+        code, output = self.output(results[-1])
         self.codes.append(code)
-        if done == 1 and code == 3:
-            self.pause = read_pause(output)
-            return self.delegate(self.pause)
+        if self.pause is None and code == 3:
+            self.pause, self.handed_at = read_pause(output), len(results)
+            move = self.delegate(self.pause, [])
+            assert not isinstance(move, str)
+            return move
         return Say(f"wfs stopped with exit code {code}.")
 
 
@@ -385,6 +392,46 @@ def test_claude_code_execute_takes_a_plan_to_completed_through_subagents(
     closed = wfs_process("--session", sid, "status", "--json", cwd=project)
     assert closed.json()["status"] == "completed"
     assert closed.json()["progress"]["completed"] == 3
+
+
+@pytest.mark.parametrize("report", [DONE_REPORT, BLOCKED_REPORT], ids=["done", "blocked"])
+def test_claude_code_execute_completes_a_checked_task_or_blocks_on_a_framed_report(
+    editors: Path, project: Path, home: Path, report: str
+) -> None:
+    """The Agent tool hands the subagent's report back in a frame; resumed with the frame
+    and all, wfs reads the report out of it."""
+    assert wfs_process("agents", "install", "--target", "claude", cwd=project).code == 0
+    sid = planned_session(project, CHECKED_PLAN, topic="Greeting")
+
+    def delegate(pause: Pause, results: list[str]) -> Move | str:
+        if results:
+            return results[0]
+        arguments = {
+            "description": f"Do {pause.task}",
+            "prompt": pause.brief,
+            "subagent_type": pause.agent,
+            "run_in_background": False,
+        }
+        return Call("Agent", arguments)
+
+    loop = CheckedLoop(
+        lambda command: Call("Bash", {"command": command, "description": "wfs"}),
+        delegate,
+        bash_result,
+    )
+
+    def script(conversation: Conversation) -> Move:
+        if "# @code-developer" in conversation.system:
+            if report == BLOCKED_REPORT or conversation.tool_results:
+                return Say(report)
+            return Call("Write", {"file_path": str(project / "greeting.txt"), "content": "hello\n"})
+        (body,) = [t for t in conversation.user_texts if t.startswith("# Execute wfs tasks")]
+        return loop(conversation, body)
+
+    with running("anthropic", script) as standin:
+        result = claude(editors, standin, project, home, "/wfs:execute IMPL-1")
+    assert result["permission_denials"] == [], result["permission_denials"]
+    assert_checked_plan_ended(project, sid, loop, report)
 
 
 def test_claude_code_plugin_validates_strictly_and_loads_as_wfs(
@@ -692,7 +739,9 @@ def test_gemini_cli_execute_completes_a_checked_task_or_blocks_on_a_wrapped_repo
     gemini_home(home, project)
     sid = planned_session(project, CHECKED_PLAN, topic="Greeting")
 
-    def delegate(pause: Pause) -> Move:
+    def delegate(pause: Pause, results: list[str]) -> Move | str:
+        if results:
+            return results[0]
         return Call("invoke_agent", {"agent_name": pause.agent, "prompt": pause.brief})
 
     loop = CheckedLoop(
@@ -973,6 +1022,50 @@ def test_codex_loads_the_custom_agents_and_spawns_one(
     _, instructions = parse(project / agent_path("codex", "code-developer"))
     assert instructions.strip()[:2000] in subagent.system
     assert "Step done: greeting written." in seen(standin)
+
+
+def codex_output(result: str) -> tuple[int, str]:
+    """(exit code, output) of Codex's exec_command result."""
+    match = re.search(r"Process exited with code (\d+)", result)
+    assert match, result[:500]
+    output = result.split("Output:\n", 1)[1] if "Output:\n" in result else result
+    return int(match.group(1)), output
+
+
+@pytest.mark.parametrize("report", [DONE_REPORT, BLOCKED_REPORT], ids=["done", "blocked"])
+def test_codex_execute_completes_a_checked_task_or_blocks_on_a_wrapped_report(
+    editors: Path, project: Path, home: Path, report: str
+) -> None:
+    """$wfs-execute spawns the code-developer agent, waits for it, and resumes with what
+    wait_agent returned: wfs reads the report out of Codex's JSON status."""
+    assert wfs_process("agents", "install", "--target", "codex", cwd=project).code == 0
+    sid = planned_session(project, CHECKED_PLAN, topic="Greeting")
+
+    def delegate(pause: Pause, results: list[str]) -> Move | str:
+        if not results:
+            return Call("tool_search", {"query": "spawn agent"})
+        if len(results) == 1:
+            message = {"agent_type": pause.agent, "message": pause.brief}
+            return Call("multi_agent_v1.spawn_agent", message)
+        if len(results) == 2:
+            agent = json.loads(results[1])["agent_id"]
+            return Call("multi_agent_v1.wait_agent", {"targets": [agent]})
+        return results[2]
+
+    loop = CheckedLoop(shell, delegate, codex_output)
+
+    def script(conversation: Conversation) -> Move:
+        if any(t.startswith("# IMPL-1: ") for t in conversation.user_texts):  # the agent
+            if report == BLOCKED_REPORT or conversation.tool_results:
+                return Say(report)
+            return shell("printf 'hello\\n' > greeting.txt")
+        (body,) = [t for t in conversation.user_texts if "# Execute wfs tasks" in t]
+        return loop(conversation, body)
+
+    with running("openai", script) as standin:
+        codex(editors, standin, project, home, "$wfs-execute IMPL-1")
+    assert_checked_plan_ended(project, sid, loop, report)
+    assert json.loads(loop.answers[0])["status"]
 
 
 def test_every_editor_is_the_newest_on_npm(editors: Path) -> None:

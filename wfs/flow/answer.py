@@ -38,6 +38,9 @@ _OPENCODE = re.compile(r"<task_result>(.*?)(?:</task_result>|\Z)", re.S)
 _GEMINI = re.compile(
     r"\ASubagent '[^'\n]*' finished\.[^\n]*\n(?:(?!Result:).*\n)*?Result:[ \t]*\n?"
 )
+# Claude Code's Agent tool: "… The report follows:\n" then the report, every line
+# indented by two spaces, then "agentId: …" and usage at column zero.
+_CLAUDE = re.compile(r"^\[Subagent hand-back\][^\n]*The report follows:[ \t]*\n", re.M)
 # What an editor says when it started the agent and did not wait for its report.
 _BACKGROUND = re.compile(
     r"\A(?:background agent launched|agent (?:was )?launched in the background|"
@@ -66,9 +69,23 @@ def unwrap(text: str) -> str | None:
     found = _GEMINI.match(stripped)
     if found is not None:
         return stripped[found.end() :].strip()
+    found = _CLAUDE.search(text)
+    if found is not None:
+        return claude_report(text[found.end() :])
     if stripped.startswith("{") and stripped.endswith("}"):
         return codex_report(stripped, text)
     return text
+
+
+def claude_report(framed: str) -> str:
+    """The report in Claude Code's frame: its indented lines, up to the first line at
+    column zero (the frame's own), without the indent."""
+    lines = []
+    for line in framed.split("\n"):
+        if line and not line.startswith("  "):
+            break
+        lines.append(line.removeprefix("  "))
+    return "\n".join(lines).strip()
 
 
 def codex_report(stripped: str, text: str) -> str | None:
