@@ -1091,3 +1091,22 @@ def test_install_removes_what_a_killed_install_left_behind(project: Path) -> Non
         "switch.md",
     ]
     assert wfs("agents", "install", "--check", "--target", "claude").code == 0
+
+
+def test_the_shared_agents_skills_work_in_every_program_that_loads_them(project: Path) -> None:
+    """`.agents/skills` is read by Codex and also by opencode, Copilot CLI, Qwen Code and
+    Gemini CLI: no instruction in it holds for Codex alone without saying so."""
+    install(project, "codex")
+    texts = {
+        name: prompt_text(project / command_path("codex", name))
+        for name in ("execute", "plan", "status", "switch")
+    }
+    for name, text in texts.items():
+        assert "$wfs-" not in text, name  # Codex's way to mention a skill
+        assert f"the text the user wrote after `wfs-{name}`" in text or name == "plan", name
+    execute = " ".join(texts["execute"].split())
+    codex_only = execute.index("- In Codex: spawn the custom agent of that name, `spawn_agent`")
+    other = execute.index("- In another program with a subagent of that name: hand it")
+    assert codex_only < execute.index("`wait_agent`") < other
+    assert "set it to `false`), and wait for its final message" in execute
+    assert "Otherwise read its definition, `.codex/agents/code-developer.toml`" in execute

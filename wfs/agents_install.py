@@ -155,7 +155,9 @@ TARGETS: dict[str, Target] = {
         Form(".codex/agents/{name}.toml", "codex-agent"),
         "ARGS",
         False,
-        "$wfs-",
+        # The skills are also loaded by opencode, Copilot CLI, Qwen Code and Gemini CLI:
+        # they are named as skills ($wfs-execute is Codex's own way to mention one).
+        "wfs-",
         "codex",
         extras=(Extra(".codex/rules/wfs.rules", "codex.rules"),),
         settings=(Setting(".codex/hooks.json", _SESSION_START, "", "codex-hook.json"),),
