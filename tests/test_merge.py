@@ -537,6 +537,34 @@ def test_init_never_overwrites_someone_elses_hook(project: Path, git_env: Path) 
     assert again.err == ""
 
 
+def test_init_stopped_part_way_says_so_and_its_next_command_finishes(
+    project: Path, git_env: Path
+) -> None:
+    """init's steps are atomic one by one, not as a whole: when one fails after others
+    changed files, the message never says "nothing was changed", and the command it
+    names finishes the set-up once the cause is gone."""
+    git(project, "init", "-q", "-b", "main")
+    (project / ".git/hooks/post-merge").mkdir()
+
+    run = wfs("init")
+
+    assert (run.code, run.out) == (2, "")
+    assert run.err == (
+        "wfs: error: .git/hooks/post-merge: Is a directory; wfs init stopped part way (what "
+        "it set up before this stays): fix this and run `wfs init` again to finish\n"
+    )
+    assert (project / ".gitattributes").is_file()  # done before the failing step
+    (project / ".git/hooks/post-merge").rmdir()
+    again = wfs("init", "--json")
+    assert again.code == 0, again.err
+    assert again.json()["git"]["hooks"]["post-merge"] == "installed"
+    assert wfs("init", "--json").json()["git"] == expected_git_setup(
+        gitattributes="unchanged",
+        drivers="unchanged",
+        hooks={"pre-merge-commit": "unchanged", "post-merge": "unchanged"},
+    )
+
+
 def test_init_follows_core_hooks_path(project: Path, git_env: Path) -> None:
     git(project, "init", "-q", "-b", "main")
     git(project, "config", "core.hooksPath", "githooks")

@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 from wfs import jsonio, leases, maestro, store
 from wfs import prime as digests
 from wfs.command_forms import classify
-from wfs.errors import WfsError
+from wfs.errors import WfsError, os_error_place
 from wfs.formats import canonical, dependencies, parent_task
 from wfs.index import MAPS, answers, load_skeletons
 from wfs.layout import Layout, check_task_id, check_topic, task_sort_key
@@ -301,12 +301,19 @@ def init(layout: Layout, git: bool) -> tuple[dict[str, Any], Any]:
     from wfs.lifecycle import init as create  # deferred: only a change of session loads it
 
     ignored = ignores_markers(layout)
-    created = create(layout)
     setup = None
-    if git:
-        from wfs.merge import setup_git  # deferred: only git integration loads it
+    try:
+        created = create(layout)
+        if git:
+            from wfs.merge import setup_git  # deferred: only git integration loads it
 
-        setup = setup_git(layout)
+            setup = setup_git(layout)
+    except OSError as err:
+        # Each of its steps is atomic, not the whole: say so, never "nothing was changed".
+        raise WfsError(
+            f"{os_error_place(err, layout.root)}; wfs init stopped part way (what it set "
+            "up before this stays): fix this and run `wfs init` again to finish"
+        ) from None
     data = {
         "root": str(layout.root),
         "workflow": layout.relative(layout.workflow),

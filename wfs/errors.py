@@ -44,12 +44,17 @@ class BusyError(WfsError):
 def os_error_message(err: OSError, root: Any = None) -> str:
     """`path: reason; nothing was changed` for an I/O error (writes are atomic), the path
     relative to the project `root` when it is inside it."""
+    return f"{os_error_place(err, root)}; nothing was changed"
+
+
+def os_error_place(err: OSError, root: Any = None) -> str:
+    """`path: reason` of an I/O error, the path relative to `root` when inside it."""
     reason = err.strerror or str(err)
     if not err.filename:
-        return f"{reason}; nothing was changed"
+        return reason
     path = os.fsdecode(err.filename)
     if root is not None and os.path.isabs(path):
         relative = os.path.relpath(path, root)
         if not relative.startswith(".."):
             path = relative
-    return f"{path}: {reason}; nothing was changed"
+    return f"{path}: {reason}"
