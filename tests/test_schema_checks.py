@@ -12,6 +12,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,7 @@ from conftest import CORPUS, wfs
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from wfs import schemas
+from wfs import index, schemas
 from wfs.formats import task_format
 from wfs.rules import SCHEMA_OF_FORMAT, TaskSource, task_error_count, validate_task
 
@@ -596,6 +597,8 @@ def test_jsonschema_is_never_imported_by_the_commands_agents_call_all_the_time(
     # ... and a plan that did not change since is answered from the per-file cache.
     os.utime(path, (1_000_000, 1_000_000))  # an old stamp: trusted by the cache
     os.utime(project / ".workflow/WFS-hot-paths/workflow-session.json", (1_000_000, 1_000_000))
+    # Every stamp (the folders' too) old enough to be trusted when validate caches them.
+    time.sleep(index.FINE_MARGIN_NS / 1e9 * 1.5)
     assert wfs("validate").code == 1
     proc = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "wfs", "validate"],
