@@ -33,7 +33,7 @@ TARGETS = (
     "copilot",
     "opencode",
     "qwen",
-    "windsurf",
+    "devin",
     "agents-md",
 )
 COMMANDS = ("execute", "plan", "status", "switch")
@@ -53,11 +53,16 @@ LAYOUT: dict[str, tuple[str, str, tuple[str, ...]]] = {
         ".codex/agents/{}.toml",
         (".codex/rules/wfs.rules",),
     ),
-    "cursor": (".cursor/commands/wfs-{}.md", ".cursor/agents/{}.md", ()),
+    "cursor": (".cursor/commands/wfs-{}.md", ".cursor/agents/{}.md", (".cursor/rules/wfs.mdc",)),
     "copilot": (".github/prompts/wfs-{}.prompt.md", ".github/agents/{}.agent.md", ()),
     "opencode": (".opencode/commands/wfs-{}.md", ".opencode/agents/{}.md", ()),
     "qwen": (".qwen/commands/wfs/{}.md", ".qwen/agents/{}.md", ()),
-    "windsurf": (".windsurf/workflows/wfs-{}.md", ".windsurf/skills/{}/SKILL.md", ()),
+    # Devin Local; Windsurf before it read the agents as skills, and those stay.
+    "devin": (
+        ".devin/skills/wfs-{}/SKILL.md",
+        ".devin/agents/{}/AGENT.md",
+        (".devin/rules/wfs.md", *(f".windsurf/skills/{name}/SKILL.md" for name in AGENTS)),
+    ),
     "agents-md": (".agents/wfs/commands/{}.md", ".agents/wfs/agents/{}.md", ()),
 }
 BLOCKS = {"agents-md": ("AGENTS.md",), "claude": ("CLAUDE.md",), "gemini": ("GEMINI.md",)}
@@ -68,6 +73,8 @@ SETTINGS = {
     "claude": (".claude/settings.json", ".mcp.json"),
     "gemini": (".gemini/settings.json",),
     "codex": (".codex/hooks.json",),
+    "cursor": (".cursor/hooks.json", ".cursor/cli.json"),
+    "devin": (".devin/config.json", ".devin/hooks.v1.json"),
 }
 # The editors that replace a placeholder by the command's arguments; the others get the
 # arguments in the user's message, and the text says so with the stand-in ARGS.
@@ -229,11 +236,11 @@ KEYS: dict[str, tuple[set[str], set[str]]] = {
     "claude": ({"description", "argument-hint", "allowed-tools"}, {"name", "description", "tools"}),
     "gemini": ({"description"}, {"name", "description", "kind", "max_turns", "timeout_mins"}),
     "codex": ({"name", "description"}, {"name", "description"}),
-    "cursor": (set(), {"name", "description"}),
+    "cursor": (set(), {"name", "description", "is_background"}),
     "copilot": ({"name", "description", "argument-hint", "agent"}, {"name", "description"}),
     "opencode": ({"description"}, {"description", "mode"}),
     "qwen": ({"description"}, {"name", "description"}),
-    "windsurf": ({"description"}, {"name", "description"}),
+    "devin": ({"name", "description", "argument-hint"}, {"name", "description"}),
     "agents-md": (set(), set()),
 }
 
@@ -300,15 +307,6 @@ def test_codex_gets_skills_custom_agents_and_a_rule_for_wfs(project: Path) -> No
     rules = (project / ".codex/rules/wfs.rules").read_text()
     assert re.search(r'pattern = \["wfs"\],\s+decision = "allow"', rules)
     assert not (project / ".codex/prompts").exists()
-
-
-def test_windsurf_workflows_fit_its_file_limit(project: Path) -> None:
-    install(project, "windsurf")
-    for name in COMMANDS:
-        assert len((project / command_path("windsurf", name)).read_text()) <= 12_000
-    for name in AGENTS:
-        data, _ = parse(project / agent_path("windsurf", name))
-        assert data["name"] == name  # a skill's name is its folder's
 
 
 def test_agents_md_block_points_at_every_command(project: Path) -> None:

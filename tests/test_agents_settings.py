@@ -19,7 +19,8 @@ import pytest
 from conftest import tree_listing, wfs
 from test_agents import BLOCKS, SETTINGS, expected_files, install
 
-HOOK_FILES = {target: files[0] for target, files in SETTINGS.items()}
+# Devin's and Cursor's files: tests/test_agents_devin_cursor.py.
+HOOK_FILES = {t: files[0] for t, files in SETTINGS.items() if t in ("claude", "gemini", "codex")}
 # Each editor's hook group, as the editor's documentation spells it.
 HOOKS: dict[str, dict[str, Any]] = {
     "claude": {

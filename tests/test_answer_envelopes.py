@@ -66,6 +66,8 @@ def test_blocked_wins_over_complete_and_a_checkpoint_pauses() -> None:
     "text",
     [
         "Background agent launched successfully (id agent-3). It runs in the background.",
+        "Background subagent started with agent_id=a1b2. You can wait for this agent to "
+        "finish using the read_subagent tool.",
         json.dumps({"status": {"agent-7": "running"}, "timed_out": True}),
         json.dumps({"status": {}, "timed_out": True}),
     ],

@@ -255,7 +255,7 @@ def test_prime_with_several_active_sessions_asks_to_pick_one(project: Path) -> N
     )
 
 
-@pytest.mark.parametrize("editor", [None, "claude", "gemini", "codex"])
+@pytest.mark.parametrize("editor", [None, "claude", "gemini", "codex", "devin"])
 def test_hook_json_is_the_envelope_every_editor_reads(project: Path, editor: str | None) -> None:
     """The hook's output, for the event each editor runs it at (Gemini CLI: before the
     agent, so that a headless /wfs: command stays a command)."""
@@ -271,6 +271,15 @@ def test_hook_json_is_the_envelope_every_editor_reads(project: Path, editor: str
             "additionalContext": wfs("prime").out,
         }
     }
+
+
+def test_cursors_hook_json_is_its_own_flat_envelope(project: Path) -> None:
+    """Cursor's sessionStart hook adds the text under `additional_context`."""
+    plan()
+    result = wfs("prime", "--hook-json", "--editor", "cursor")
+    assert (result.code, result.err) == (0, "")
+    assert result.out.endswith("}\n") and result.out.count("\n") == 1
+    assert json.loads(result.out) == {"additional_context": wfs("prime").out}
 
 
 def test_hook_json_reports_an_unreadable_plan_instead_of_failing_the_hook(

@@ -57,11 +57,14 @@ class Setting(NamedTuple):
     name: str  # "" for an array
     template: str  # file name in agents/files/: the entry, as JSON
     # "mcp": installed only with the MCP server (see McpMode); RETIRED: an entry an
-    # earlier wfs installed, which an install takes out (the template is not read)
+    # earlier wfs installed, which an install takes out (the template is not read);
+    # SHARED: an entry the file needs, which may be the user's too: added when missing,
+    # never taken out (the file goes only when it is exactly the one wfs creates)
     option: str = ""
 
 
 RETIRED = "retired"
+SHARED = "shared"
 
 
 class Target(NamedTuple):
@@ -81,6 +84,7 @@ class Target(NamedTuple):
     shell_policy: tuple[Extra, ...] = ()  # user-level files, only with allow_shell
     agent_prefix: str = ""  # how the editor names an agent of this install
     agents_shown: str = ""  # where the model finds an agent file, when not agents.path
+    agent_copies: tuple[Form, ...] = ()  # more places the agent definitions go
 
 
 _MARKDOWN_AGENT = (("name", "@name"), ("description", "@description"))
@@ -166,11 +170,22 @@ TARGETS: dict[str, Target] = {
         "cursor",
         "Cursor",
         Form(".cursor/commands/wfs-{name}.md", "plain"),
-        Form(".cursor/agents/{name}.md", "markdown", _MARKDOWN_AGENT),
+        # A subagent runs in the foreground unless its file says otherwise.
+        Form(
+            ".cursor/agents/{name}.md", "markdown", (*_MARKDOWN_AGENT, ("is_background", "false"))
+        ),
         "ARGS",
         False,
         "/wfs-",
-        "subagent",
+        "cursor",
+        extras=(Extra(".cursor/rules/wfs.mdc", "cursor-rule.mdc"),),
+        settings=(
+            # hooks.json needs its version; a user's own hooks file has it too.
+            Setting(".cursor/hooks.json", (), "version", "cursor-hooks-version.json", SHARED),
+            Setting(".cursor/hooks.json", ("hooks", "sessionStart"), "", "cursor-hook.json"),
+            # The Cursor CLI's project permissions: `wfs ...` shell commands run unasked.
+            Setting(".cursor/cli.json", ("permissions", "allow"), "", "cursor-permission.json"),
+        ),
     ),
     "copilot": Target(
         "copilot",
@@ -215,23 +230,39 @@ TARGETS: dict[str, Target] = {
         "/wfs:",
         "subagent",
     ),
-    "windsurf": Target(
-        "windsurf",
-        "Windsurf",
+    # Devin Local (Devin Desktop, which Windsurf became) and Devin CLI: one format.
+    "devin": Target(
+        "devin",
+        "Devin",
         Form(
-            ".windsurf/workflows/wfs-{name}.md",
+            ".devin/skills/wfs-{name}/SKILL.md",
             "markdown",
-            (("description", "@description"),),
+            (
+                ("name", "wfs-{name}"),
+                ("description", "@description"),
+                ("argument-hint", "@argument-hint"),
+            ),
         ),
-        Form(
-            ".windsurf/skills/{name}/SKILL.md",
-            "markdown",
-            (("name", "{name}"), ("description", "@description")),
-        ),
+        Form(".devin/agents/{name}/AGENT.md", "markdown", _MARKDOWN_AGENT),
         "ARGS",
         False,
         "/wfs-",
-        "none",
+        "devin",
+        extras=(Extra(".devin/rules/wfs.md", "devin-rule.md"),),
+        settings=(
+            Setting(".devin/config.json", ("permissions", "allow"), "", "devin-permission.json"),
+            # The project's hooks file is the hooks object itself (Claude Code's events).
+            Setting(".devin/hooks.v1.json", ("SessionStart",), "", "devin-hook.json"),
+        ),
+        # Windsurf before Devin Local read the agents as skills there (and Devin still
+        # reads .windsurf/skills): an earlier install's files stay wfs's own.
+        agent_copies=(
+            Form(
+                ".windsurf/skills/{name}/SKILL.md",
+                "markdown",
+                (("name", "{name}"), ("description", "@description")),
+            ),
+        ),
     ),
     "agents-md": Target(
         "agents-md",
@@ -245,6 +276,9 @@ TARGETS: dict[str, Target] = {
         blocks=(Extra("AGENTS.md", "agents-md.md"),),
     ),
 }
+
+# Other names a target answers to: Windsurf is now Devin Desktop.
+TARGET_ALIASES = {"windsurf": "devin"}
 
 # Bundles shipped in this repository rather than installed into a project: the Claude
 # Code plugin (with the marketplace file at the repository root) and the Gemini CLI
@@ -403,7 +437,11 @@ def yaml_scalar(value: str) -> str:
 
 
 def frontmatter(fields: list[tuple[str, str]]) -> str:
-    lines = [f"{key}: {value if value.isdigit() else yaml_scalar(value)}" for key, value in fields]
+    """The YAML header: numbers and the booleans true and false bare, text as text."""
+    lines = [
+        f"{key}: {value if value.isdigit() or value in ('true', 'false') else yaml_scalar(value)}"
+        for key, value in fields
+    ]
     return "---\n" + "\n".join(lines) + "\n---\n"
 
 
@@ -427,11 +465,13 @@ def _fields(form: Form, name: str, header: dict[str, str]) -> list[tuple[str, st
     return fields
 
 
-def render_file(source: Source, target: Target) -> tuple[str, bytes]:
-    """The relative path and the content of `source` installed for `target`."""
+def render_file(source: Source, target: Target, form: Form | None = None) -> tuple[str, bytes]:
+    """The relative path and the content of `source` installed for `target` (in `form`,
+    by default the target's form for commands or for agents)."""
     body = render_text(source.body, target, source.name).rstrip("\n") + "\n"
     header = {key: render_text(value, target, source.name) for key, value in source.header.items()}
-    form = target.commands if source.kind == "commands" else target.agents
+    if form is None:
+        form = target.commands if source.kind == "commands" else target.agents
     relative = form.path.format(name=source.name)
     if form.format == "gemini-command":
         text = (
@@ -462,7 +502,7 @@ def _render_extra(extra: Extra, target: Target) -> bytes:
 
 
 def _target(name: str) -> Target:
-    target = TARGETS.get(name)
+    target = TARGETS.get(TARGET_ALIASES.get(name, name))
     if target is None:
         raise WfsError(f"unknown target {name!r}: expected one of {', '.join(TARGETS)}")
     return target
@@ -477,6 +517,11 @@ def rendered_files(
         render_file(source, target)
         for kind in ("commands", "definitions")
         for source in sources(kind)
+    ]
+    files += [
+        render_file(source, target, form)
+        for form in target.agent_copies
+        for source in sources("definitions")
     ]
     files += [(extra.path, _render_extra(extra, target)) for extra in target.extras]
     rendered = [Rendered(path, data, "file") for path, data in sorted(files)]
@@ -639,19 +684,21 @@ def _plan_settings(path: Path, relative: str, items: list[tuple[Setting, bytes]]
     document = jsonedit.parse(current, relative)
     value, rest, states = document.value, document.value, set()
     for setting, _ in items:
-        if setting.option == RETIRED and _entries(_container(value, setting, relative), setting):
-            value = rest = _remove(value, setting)
+        retired = _container(value, setting, relative)
+        if setting.option == RETIRED and _entries(retired, setting, None):
+            value = rest = _remove(value, setting, None)
             states.add("missing")  # wfs's own entry of an earlier install: it goes
     for setting, entry in wanted:
         container = _container(value, setting, relative)
-        found = _entries(container, setting)
-        rest = _remove(rest, setting)
+        found = _entries(container, setting, entry)
+        if setting.option != SHARED:
+            rest = _remove(rest, setting, entry)
         if not found:
             value = _insert(value, setting, entry, None)
             states.add("missing")
         elif [container[where] for where in found] != [entry]:
             # wfs's entry replaces them, where the first of them was
-            value = _insert(_remove(value, setting), setting, entry, found[0])
+            value = _insert(_remove(value, setting, entry), setting, entry, found[0])
             states.add("differs")
     state = "differs" if "differs" in states else "missing" if states else "same"
     installed = current if state == "same" else jsonedit.dump(value, document)
@@ -679,13 +726,21 @@ def _container(root: dict[str, Any], setting: Setting, relative: str) -> Any:
     return value
 
 
-def _entries(container: Any, setting: Setting) -> list[Any]:
+def _entries(container: Any, setting: Setting, entry: Any) -> list[Any]:
     """Where wfs's entries are in `container`: indexes, or the key."""
     if container is None:
         return []
     if setting.name:
         return [setting.name] if setting.name in container else []
-    return [i for i, group in enumerate(container) if _runs_wfs_prime(group)]
+    return [i for i, item in enumerate(container) if _is_wfs(item, entry)]
+
+
+def _is_wfs(item: Any, entry: Any) -> bool:
+    """Whether an array's `item` is wfs's: the rule wfs adds (a string, as written), or
+    else a hook running `wfs prime`, alone (Cursor's) or in a group of hooks."""
+    if isinstance(entry, str):
+        return bool(item == entry)
+    return _is_wfs_prime(item) or _runs_wfs_prime(item)
 
 
 def _runs_wfs_prime(group: Any) -> bool:
@@ -719,22 +774,24 @@ def _insert(root: dict[str, Any], setting: Setting, entry: Any, at: int | None) 
     return into(root, 0)
 
 
-def _remove(root: dict[str, Any], setting: Setting) -> Any:
-    """`root` without wfs's entries; what that leaves empty on the way goes too."""
+def _remove(root: dict[str, Any], setting: Setting, entry: Any) -> Any:
+    """`root` without wfs's entries (`entry`: the one wfs adds, None for one an earlier
+    install added); what that leaves empty on the way goes too."""
 
     def out(value: Any, depth: int) -> Any:
         if depth == len(setting.keys):
             if setting.name:
                 return {k: v for k, v in value.items() if k != setting.name}
             kept = []
-            for group in value:
-                if not _runs_wfs_prime(group):
-                    kept.append(group)
+            for item in value:
+                if not _is_wfs(item, entry):
+                    kept.append(item)
                     continue
                 # A hook of the user's that shares wfs's group stays.
-                theirs = [hook for hook in group["hooks"] if not _is_wfs_prime(hook)]
+                hooks = item.get("hooks") if isinstance(item, dict) else None
+                theirs = [hook for hook in hooks or () if not _is_wfs_prime(hook)]
                 if theirs:
-                    kept.append({**group, "hooks": theirs})
+                    kept.append({**item, "hooks": theirs})
             return kept
         key = setting.keys[depth]
         if key not in value:

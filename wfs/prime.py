@@ -15,10 +15,13 @@ from wfs.platform import shell_join
 from wfs.query import STATE_LABELS, one_line
 
 LIMIT = 1500
-EDITORS = ("claude", "gemini", "codex")
+EDITORS = ("claude", "gemini", "codex", "devin", "cursor")
 # The hook event an editor runs `wfs prime --hook-json` from, where not SessionStart:
 # Gemini CLI gives it with the prompt (see agents_install.TARGETS["gemini"]).
 HOOK_EVENTS = {"gemini": "BeforeAgent"}
+# Editors whose session-start hook gives the context in a key of its own at the top of
+# its output, instead of Claude Code's hookSpecificOutput.
+FLAT_CONTEXT = {"cursor": "additional_context"}
 
 RULES = [
     "Ground rules:",
@@ -142,11 +145,14 @@ def _text(lines: list[str]) -> str:
 def hook_json(text: str, editor: str) -> bytes:
     """The SessionStart hook output that `editor` reads `text` from as added context.
 
-    Claude Code, Gemini CLI and Codex CLI document the same envelope today; Codex
-    refuses any key it does not know, so there is nothing else in it.
+    Claude Code, Gemini CLI, Codex CLI and Devin document the same envelope today; Codex
+    refuses any key it does not know, so there is nothing else in it. Cursor's
+    sessionStart hook answers `{"additional_context": …}`.
     """
     if editor not in EDITORS:
         raise ValueError(editor)
+    if editor in FLAT_CONTEXT:
+        return f'{{"{FLAT_CONTEXT[editor]}": {jsonio.string(text)}}}\n'.encode()
     event = HOOK_EVENTS.get(editor, "SessionStart")
     return (
         f'{{"hookSpecificOutput": {{"hookEventName": "{event}", "additionalContext": '

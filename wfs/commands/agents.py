@@ -6,11 +6,17 @@ from typing import Any
 
 import click
 
-from wfs.agents_install import TARGETS, mcp_install_hint, mcp_requirement
+from wfs.agents_install import TARGET_ALIASES, TARGETS, mcp_install_hint, mcp_requirement
 from wfs.cli import Env, pass_env, root_option
 from wfs.errors import WfsError
 
 AGENT_TARGETS = tuple(TARGETS)  # the editors, in the order --help lists them
+# What --target accepts: the editors, and the other names some answer to (windsurf).
+TARGET_CHOICE = click.Choice([*AGENT_TARGETS, *TARGET_ALIASES])
+
+
+def _canonical(target: str | None) -> str | None:
+    return TARGET_ALIASES.get(target, target) if target else target
 
 
 @click.group()
@@ -26,8 +32,9 @@ def agents() -> None:
 @agents.command("install")
 @click.option(
     "--target",
-    type=click.Choice(AGENT_TARGETS),
-    help="The editor. Needed, except with --check (which then checks only this one).",
+    type=TARGET_CHOICE,
+    help="The editor (windsurf: the same as devin). Needed, except with --check (which "
+    "then checks only this one).",
 )
 @click.option("--force", is_flag=True, help="Replace (or remove) files that differ from wfs's.")
 @click.option(
@@ -61,11 +68,12 @@ def agents_install(
 ) -> None:
     """Install the wfs commands and agent definitions for an editor.
 
-    Files go under the project root. Claude Code, Gemini CLI and Codex CLI also get a
-    SessionStart hook running `wfs prime` in their settings file, and AGENTS.md,
-    CLAUDE.md and GEMINI.md a marked block: the rest of those files is left alone. A
-    file (or entry) that exists and differs is only replaced with --force; without it
-    nothing is written and the command exits 2. Installing twice changes nothing.
+    Files go under the project root. An editor with hooks also gets one running `wfs
+    prime` as a session starts, in its settings file, some a permission for `wfs`
+    commands there too, and AGENTS.md, CLAUDE.md and GEMINI.md a marked block: the rest
+    of those files is left alone. A file (or entry) that exists and differs is only
+    replaced with --force; without it nothing is written and the command exits 2.
+    Installing twice changes nothing.
     --remove deletes only what wfs installed, and restores nothing else.
 
     \b
@@ -77,6 +85,7 @@ def agents_install(
     """
     from wfs import agents_install as installer  # deferred: only `wfs agents` loads it
 
+    target = _canonical(target)
     if check and remove:
         raise click.UsageError("give at most one of --check and --remove")
     if allow_shell and target != "gemini":
@@ -136,7 +145,7 @@ def _agents_check(
 
 
 @agents.command("list")
-@click.option("--target", type=click.Choice(AGENT_TARGETS), help="Only this editor (default: all).")
+@click.option("--target", type=TARGET_CHOICE, help="Only this editor (default: all).")
 @pass_env
 def agents_list(env: Env, target: str | None) -> None:
     """List the files each editor gets, and whether this project has them up to date.
@@ -149,6 +158,7 @@ def agents_list(env: Env, target: str | None) -> None:
     """
     from wfs.agents_install import listing  # deferred: only `wfs agents` loads it
 
+    target = _canonical(target)
     rows = listing(env.layout, [target] if target else AGENT_TARGETS)
     width = max(len(name) for name in AGENT_TARGETS)
     env.emit(

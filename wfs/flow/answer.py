@@ -41,9 +41,11 @@ _GEMINI = re.compile(
 # Claude Code's Agent tool: "… The report follows:\n" then the report, every line
 # indented by two spaces, then "agentId: …" and usage at column zero.
 _CLAUDE = re.compile(r"^\[Subagent hand-back\][^\n]*The report follows:[ \t]*\n", re.M)
-# What an editor says when it started the agent and did not wait for its report.
+# What an editor says when it started the agent and did not wait for its report
+# (Qwen Code: "Background agent launched…"; Devin: "Background subagent started…").
 _BACKGROUND = re.compile(
-    r"\A(?:background agent launched|agent (?:was )?launched in the background|"
+    r"\A(?:background (?:sub)?agent (?:launched|started)|"
+    r"agent (?:was )?launched in the background|"
     r"(?:the )?agent is (?:now )?running in the background)",
     re.I,
 )
