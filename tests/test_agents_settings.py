@@ -54,8 +54,13 @@ HOOKS: dict[str, dict[str, Any]] = {
 # SessionStart hook's text before a /wfs: command, which then is none.
 EVENTS = {"claude": "SessionStart", "gemini": "BeforeAgent", "codex": "SessionStart"}
 # What else wfs sets in the hook file: Gemini CLI's subagents may write only when edits
-# are approved without asking.
-OTHERS: dict[str, dict[str, Any]] = {"gemini": {"general": {"defaultApprovalMode": "auto_edit"}}}
+# are approved without asking; Claude Code runs the read-only tools of the `wfs mcp`
+# server, installed beside the hook (the test extra has the mcp extra), without asking.
+MCP_READ_ONLY = ["mcp__wfs__status", "mcp__wfs__next", "mcp__wfs__task_show", "mcp__wfs__validate"]
+OTHERS: dict[str, dict[str, Any]] = {
+    "gemini": {"general": {"defaultApprovalMode": "auto_edit"}},
+    "claude": {"permissions": {"allow": MCP_READ_ONLY}},
+}
 MCP_SERVER = {"type": "stdio", "command": "wfs", "args": ["mcp"]}
 # A user's settings file, indented with four spaces, with a hook of their own.
 USERS = {
@@ -145,7 +150,7 @@ def test_a_file_on_one_line_stays_on_one_line(project: Path) -> None:
     path = project / ".claude/settings.json"
     path.parent.mkdir()
     path.write_text('{"model":"opus","permissions":{"allow":["Bash(make:*)"]}}')
-    install(project, "claude")
+    install(project, "claude", "--no-mcp")
     hook = json.dumps(HOOKS["claude"])
     assert path.read_text() == (
         '{"model": "opus", "permissions": {"allow": ["Bash(make:*)"]}, '
@@ -198,7 +203,11 @@ def test_a_changed_hook_is_stale_and_replaced_in_place_only_with_force(project: 
     assert ".claude/settings.json" in refused.err and "nothing was changed" in refused.err
     assert not (project / "CLAUDE.md").exists()  # all or nothing
     assert wfs("agents", "install", "--target", "claude", "--force").code == 0
-    assert read(path) == {"hooks": {"SessionStart": [HOOKS["claude"], theirs]}, "model": "opus"}
+    assert read(path) == {
+        "hooks": {"SessionStart": [HOOKS["claude"], theirs]},
+        "model": "opus",
+        **OTHERS["claude"],
+    }
     refused = wfs("agents", "install", "--target", "claude", "--remove")
     assert refused.code == 0  # now it is wfs's own again
     assert read(path) == {"hooks": {"SessionStart": [theirs]}, "model": "opus"}
@@ -350,6 +359,25 @@ def test_the_mcp_extra_is_installed_here_so_the_server_is_added_by_default(
     assert (project / ".mcp.json").read_text() == pretty({"mcpServers": {"wfs": MCP_SERVER}})
 
 
+def test_the_read_only_tools_are_allowed_with_the_server_and_only_with_it(project: Path) -> None:
+    """Claude Code asks before each MCP tool's first use: wfs allows the four read-only
+    ones (status, next, task_show, validate) beside its server, never plan, execute,
+    resume or switch, and takes them out with it."""
+    settings = project / ".claude/settings.json"
+    settings.parent.mkdir()
+    settings.write_text(pretty({"permissions": {"allow": ["Bash(make:*)"]}}))
+    install(project, "claude")
+    assert read(settings)["permissions"] == {"allow": ["Bash(make:*)", *MCP_READ_ONLY]}
+    assert wfs("agents", "install", "--check", "--target", "claude").code == 0
+    assert wfs("agents", "install", "--target", "claude", "--remove").code == 0
+    assert read(settings) == {"permissions": {"allow": ["Bash(make:*)"]}}
+    assert not (project / ".mcp.json").exists()
+    # Without the server, nor its tools.
+    install(project, "claude", "--no-mcp")
+    assert read(settings)["permissions"] == {"allow": ["Bash(make:*)"]}
+    assert not (project / ".mcp.json").exists()
+
+
 def test_no_mcp_leaves_mcp_json_alone_and_mcp_is_only_for_claude(project: Path) -> None:
     data = install(project, "claude", "--no-mcp")
     assert ".mcp.json" not in [row["path"] for row in data["files"]]
@@ -386,7 +414,11 @@ def test_a_wfs_server_of_the_users_own_is_left_alone_unless_asked(project: Path)
     # Asked for explicitly, it is stale: replaced only with --force.
     install(project, "claude")
     check = wfs("agents", "install", "--check", "--target", "claude", "--mcp")
-    assert (check.code, check.out) == (1, "claude: stale: .mcp.json\n")
+    # Asked for, the server comes with its tools' permissions, which are missing.
+    assert (check.code, check.out) == (
+        1,
+        "claude: missing: .claude/settings.json\nclaude: stale: .mcp.json\n",
+    )
     assert wfs("agents", "install", "--target", "claude", "--mcp").code == 2
     assert wfs("agents", "install", "--target", "claude", "--mcp", "--force").code == 0
     assert read(path) == {"mcpServers": {"wfs": MCP_SERVER}}

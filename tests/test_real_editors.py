@@ -501,6 +501,13 @@ def test_claude_code_runs_the_session_start_hook_and_the_digest_reaches_the_mode
     assert sum(inner in text for text in listing) == 1
 
 
+def trust(home: Path, project: Path) -> None:
+    """What answering Claude Code's trust dialog for `project` writes: from then on it
+    applies the project's permission rules, also headless."""
+    state = {"projects": {str(project): {"hasTrustDialogAccepted": True}}}
+    (home / ".claude.json").write_text(json.dumps(state))
+
+
 def test_claude_code_connects_to_wfs_mcp_and_its_status_tool_answers(
     editors: Path, project: Path, home: Path
 ) -> None:
@@ -521,10 +528,15 @@ def test_claude_code_connects_to_wfs_mcp_and_its_status_tool_answers(
             return Call("mcp__wfs__status", {})
         return Say("Reported the status.")
 
+    # Claude Code asks before a tool's first use (headless: refuses), unless a rule allows
+    # it: wfs's install allows the read-only ones, in a project the user trusts.
     with running("anthropic", script) as standin:
-        # The user allows the tool (Claude Code asks before a tool's first use).
-        argv = ["--allowedTools", "mcp__wfs__status"]
-        events = claude_events(editors, standin, project, home, "What is the status?", *argv)
+        refused = claude_events(editors, standin, project, home, "What is the status?")
+    (untrusted,) = [e for e in refused if e.get("type") == "result"]
+    assert [d["tool_name"] for d in untrusted["permission_denials"]] == ["mcp__wfs__status"]
+    trust(home, project)
+    with running("anthropic", script) as standin:
+        events = claude_events(editors, standin, project, home, "What is the status?")
     (init,) = [e for e in events if e.get("subtype") == "init"]
     assert init["mcp_servers"] == [{"name": "wfs", "status": "connected", "source": "project"}]
     assert sorted(t for t in init["tools"] if t.startswith("mcp__")) == tools

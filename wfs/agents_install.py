@@ -49,14 +49,17 @@ class Setting(NamedTuple):
     """An entry of wfs's in a JSON file the user (or the editor) also writes.
 
     The entry goes under `keys` (objects, created when missing): into the array found
-    there (a SessionStart hook group; wfs's is the one running `wfs prime`) or, with
-    `name`, under that key of the object found there (an MCP server)."""
+    there (a SessionStart hook group, wfs's being the one running `wfs prime`; or a
+    string, such as a permission rule, wfs's being that very string) or, with `name`,
+    under that key of the object found there (an MCP server). The entries of one file
+    are planned together."""
 
     path: str  # relative to the project root
     keys: tuple[str, ...]
     name: str  # "" for an array
     template: str  # file name in agents/files/: the entry, as JSON
-    # "mcp": installed only with the MCP server (see McpMode); RETIRED: an entry an
+    # "mcp": the MCP server, installed as McpMode says; MCP_TOOLS: an entry installed
+    # only with the MCP server (a permission for its tools); RETIRED: an entry an
     # earlier wfs installed, which an install takes out (the template is not read);
     # SHARED: an entry the file needs, which may be the user's too: added when missing,
     # never taken out (the file goes only when it is exactly the one wfs creates)
@@ -65,6 +68,7 @@ class Setting(NamedTuple):
 
 RETIRED = "retired"
 SHARED = "shared"
+MCP_TOOLS = "mcp-tools"
 
 
 class Target(NamedTuple):
@@ -114,6 +118,16 @@ TARGETS: dict[str, Target] = {
         settings=(
             Setting(".claude/settings.json", _SESSION_START, "", "claude-hook.json"),
             Setting(".mcp.json", ("mcpServers",), "wfs", "claude-mcp.json", "mcp"),
+            # With the server, its read-only tools run without asking.
+            *(
+                Setting(".claude/settings.json", ("permissions", "allow"), "", template, MCP_TOOLS)
+                for template in (
+                    "claude-allow-status.json",
+                    "claude-allow-next.json",
+                    "claude-allow-task_show.json",
+                    "claude-allow-validate.json",
+                )
+            ),
         ),
     ),
     "gemini": Target(
@@ -530,7 +544,7 @@ def rendered_files(
         block = f"{BLOCK_BEGIN}\n{inner}\n{BLOCK_END}\n"
         rendered.append(Rendered(extra.path, block.encode("utf-8"), "block"))
     for setting in target.settings:
-        if setting.option == "mcp" and mcp == "off":
+        if setting.option in ("mcp", MCP_TOOLS) and mcp == "off":
             continue
         entry = (
             b""
@@ -626,6 +640,7 @@ def plan_install(
     (instead of an error)."""
     planned = []
     rendered = rendered_files(target_name, allow_shell, mcp)
+    with_server = _mcp_server_kept(layout, rendered, mcp, lenient)
     settings_seen: set[str] = set()
     for item in rendered:
         if item.kind == "home":
@@ -644,23 +659,40 @@ def plan_install(
             entries = [
                 (other.setting, other.data)
                 for other in rendered
-                if other.relative == item.relative and other.setting is not None
+                if other.relative == item.relative
+                and other.setting is not None
+                and (with_server or other.setting.option not in ("mcp", MCP_TOOLS))
             ]
+            if not entries:
+                continue
             try:
-                plan = _plan_settings(path, item.relative, entries)
+                planned.append(_plan_settings(path, item.relative, entries))
             except WfsError:
                 if not lenient:
                     raise
-                continue
-            wanted = {"keep": ("same",), "add": ("same", "missing")}.get(mcp)
-            if item.setting.option == "mcp" and wanted and plan.state not in wanted:
-                continue
-            planned.append(plan)
             continue
         current = _read(path, item.relative)
         state = "missing" if current is None else "same" if current == item.data else "differs"
         planned.append(Planned(path, item.relative, item.data, state, item.kind, None))
     return planned
+
+
+def _mcp_server_kept(layout: Layout, rendered: list[Rendered], mcp: McpMode, lenient: bool) -> bool:
+    """Whether the `wfs mcp` server entry (and the entries that go with it) is part of
+    the install, as `mcp` says (see McpMode)."""
+    servers = [i for i in rendered if i.setting is not None and i.setting.option == "mcp"]
+    if not servers or mcp == "on":
+        return bool(servers)
+    server = servers[0]
+    assert server.setting is not None
+    try:
+        entry = [(server.setting, server.data)]
+        state = _plan_settings(layout.root / server.relative, server.relative, entry).state
+    except WfsError:
+        if not lenient:
+            raise
+        return False
+    return state in {"keep": ("same",), "add": ("same", "missing")}.get(mcp, ())
 
 
 # ---------------------------------------------------------------- entries in settings files
