@@ -49,8 +49,10 @@ class Setting(NamedTuple):
     """An entry of wfs's in a JSON file the user (or the editor) also writes.
 
     The entry goes under `keys` (objects, created when missing): into the array found
-    there (a SessionStart hook group; wfs's is the one running `wfs prime`) or, with
-    `name`, under that key of the object found there (an MCP server)."""
+    there (a SessionStart hook group, wfs's being the one running `wfs prime`; or a
+    string, such as a permission rule, wfs's being that very string) or, with `name`,
+    under that key of the object found there (an MCP server). Several entries may go
+    into one file."""
 
     path: str  # relative to the project root
     keys: tuple[str, ...]
@@ -76,6 +78,10 @@ class Target(NamedTuple):
     shell_policy: tuple[Extra, ...] = ()  # user-level files, only with allow_shell
     agent_prefix: str = ""  # how the editor names an agent of this install
     agents_shown: str = ""  # where the model finds an agent file, when not agents.path
+    # How an answer or a plan reaches `wfs` (see agents/commands/execute.md): "stdin", a
+    # quoted here-document; "file", a file the agent writes in the project, for an
+    # editor whose permission system refuses here-documents.
+    answers: str = "stdin"
 
 
 _MARKDOWN_AGENT = (("name", "@name"), ("description", "@description"))
@@ -191,12 +197,26 @@ TARGETS: dict[str, Target] = {
     "qwen": Target(
         "qwen",
         "Qwen Code",
-        Form(".qwen/commands/wfs/{name}.md", "markdown", (("description", "@description"),)),
-        Form(".qwen/agents/{name}.md", "markdown", _MARKDOWN_AGENT),
+        Form(
+            ".qwen/commands/wfs/{name}.md",
+            "markdown",
+            (("description", "@description"), ("argument-hint", "@argument-hint")),
+        ),
+        # Qwen Code runs a subagent in the background unless told otherwise; wfs's run
+        # in the foreground, so that the answer comes back before the loop goes on.
+        Form(".qwen/agents/{name}.md", "markdown", (*_MARKDOWN_AGENT, ("background", "false"))),
         "{{args}}",
         True,
         "/wfs:",
-        "subagent",
+        "qwen",
+        blocks=(Extra("QWEN.md", "editor-md.md"),),
+        settings=(
+            Setting(".qwen/settings.json", _SESSION_START, "", "qwen-hook.json"),
+            # Headless, Qwen Code offers no shell tool unless a rule allows it, and only
+            # one spelled with the tool's own name (`Shell`, not `Bash`) does.
+            Setting(".qwen/settings.json", ("permissions", "allow"), "", "qwen-allow.json"),
+        ),
+        answers="file",
     ),
     "windsurf": Target(
         "windsurf",
@@ -358,6 +378,7 @@ def _context(target: Target) -> dict[str, Any]:
         "slash": target.slash,
         "delegate": target.delegate,
         "agent_prefix": target.agent_prefix,
+        "answers": target.answers,
         "command": command,
         "agent_file": agent_file,
         "command_file": command_file,
@@ -559,6 +580,9 @@ def plan_install(
     `lenient`: a settings file that cannot be read counts as not holding wfs's entry
     (instead of an error)."""
     planned = []
+    # A settings file holding several entries: (the file with the entries planned so
+    # far, the file once those were removed), so that each entry builds on the others.
+    chained: dict[Path, tuple[bytes | None, bytes | None]] = {}
     for item in rendered_files(target_name, allow_shell, mcp):
         if item.kind == "home":
             path = _home() / item.relative.removeprefix("~/")
@@ -570,8 +594,11 @@ def plan_install(
             planned.append(_plan_block(path, item.relative, item.data))
             continue
         if item.kind == "setting" and item.setting is not None:
+            if path not in chained:
+                current = _read(path, item.relative)
+                chained[path] = (current, current)
             try:
-                plan = _plan_setting(path, item.relative, item.setting, item.data)
+                plan = _plan_setting(path, item.relative, item.setting, item.data, *chained[path])
             except WfsError:
                 if not lenient:
                     raise
@@ -579,6 +606,7 @@ def plan_install(
             wanted = {"keep": ("same",), "add": ("same", "missing")}.get(mcp)
             if item.setting.option == "mcp" and wanted and plan.state not in wanted:
                 continue
+            chained[path] = (plan.data, plan.removed)
             planned.append(plan)
             continue
         current = _read(path, item.relative)
@@ -590,28 +618,41 @@ def plan_install(
 # ---------------------------------------------------------------- entries in settings files
 
 
-def _plan_setting(path: Path, relative: str, setting: Setting, entry_json: bytes) -> Planned:
-    """The settings file with wfs's entry in it, and without it."""
-    entry = jsonedit.parse(entry_json, f"agents/files/{setting.template}").value
+def _plan_setting(
+    path: Path,
+    relative: str,
+    setting: Setting,
+    entry_json: bytes,
+    current: bytes | None,
+    leftover: bytes | None,
+) -> Planned:
+    """The settings file with wfs's entry in it, and without it.
+
+    `current` is the file as it is, with wfs's other entries in this file planned so
+    far; `leftover` the file once those are removed (None: it goes)."""
+    # An object (numbers kept as written, as in the file it goes into) or a string.
+    entry = jsonio.parse_as_written(entry_json, f"agents/files/{setting.template}")
     created = jsonedit.dump(_insert({}, setting, entry, None))
-    current = _read(path, relative)
     if current is None:
         return Planned(path, relative, created, "missing", "setting", None)
     document = jsonedit.parse(current, relative)
     container = _container(document.value, setting, relative)
-    found = _entries(container, setting)
+    found = _entries(container, setting, entry)
     if not found:
         installed = jsonedit.dump(_insert(document.value, setting, entry, None), document)
-        return Planned(path, relative, installed, "missing", "setting", current)
+        return Planned(path, relative, installed, "missing", "setting", leftover)
     mine = [container[where] for where in found]
     state = "same" if mine == [entry] else "differs"
-    rest = _remove(document.value, setting)
     if state == "same":
         installed = current
     else:  # wfs's entry replaces them, where the first of them was
+        rest = _remove(document.value, setting, entry)
         installed = jsonedit.dump(_insert(rest, setting, entry, found[0]), document)
     # The file goes only when it is exactly the one wfs creates.
-    removed = None if current == created else jsonedit.dump(rest, document)
+    removed = None
+    if leftover is not None and leftover != created:
+        left = jsonedit.parse(leftover, relative)
+        removed = jsonedit.dump(_remove(left.value, setting, entry), left)
     return Planned(path, relative, installed, state, "setting", removed)
 
 
@@ -634,13 +675,21 @@ def _container(root: dict[str, Any], setting: Setting, relative: str) -> Any:
     return value
 
 
-def _entries(container: Any, setting: Setting) -> list[Any]:
+def _entries(container: Any, setting: Setting, entry: Any) -> list[Any]:
     """Where wfs's entries are in `container`: indexes, or the key."""
     if container is None:
         return []
     if setting.name:
         return [setting.name] if setting.name in container else []
-    return [i for i, group in enumerate(container) if _runs_wfs_prime(group)]
+    return [i for i, item in enumerate(container) if _is_mine(item, entry)]
+
+
+def _is_mine(item: Any, entry: Any) -> bool:
+    """Whether an item of an array is wfs's `entry`: the same string (a rule the user
+    changed is theirs), or a SessionStart hook group running `wfs prime`."""
+    if isinstance(entry, str):
+        return item == entry
+    return _runs_wfs_prime(item)
 
 
 def _runs_wfs_prime(group: Any) -> bool:
@@ -674,7 +723,7 @@ def _insert(root: dict[str, Any], setting: Setting, entry: Any, at: int | None) 
     return into(root, 0)
 
 
-def _remove(root: dict[str, Any], setting: Setting) -> Any:
+def _remove(root: dict[str, Any], setting: Setting, entry: Any) -> Any:
     """`root` without wfs's entries; what that leaves empty on the way goes too."""
 
     def out(value: Any, depth: int) -> Any:
@@ -683,8 +732,10 @@ def _remove(root: dict[str, Any], setting: Setting) -> Any:
                 return {k: v for k, v in value.items() if k != setting.name}
             kept = []
             for group in value:
-                if not _runs_wfs_prime(group):
+                if not _is_mine(group, entry):
                     kept.append(group)
+                    continue
+                if isinstance(entry, str):
                     continue
                 # A hook of the user's that shares wfs's group stays.
                 theirs = [hook for hook in group["hooks"] if not _is_wfs_prime(hook)]

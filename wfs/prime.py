@@ -15,7 +15,7 @@ from wfs.platform import shell_join
 from wfs.query import STATE_LABELS, one_line
 
 LIMIT = 1500
-EDITORS = ("claude", "gemini", "codex")
+EDITORS = ("claude", "gemini", "codex", "qwen")
 
 RULES = [
     "Ground rules:",
@@ -139,7 +139,7 @@ def _text(lines: list[str]) -> str:
 def hook_json(text: str, editor: str) -> bytes:
     """The SessionStart hook output that `editor` reads `text` from as added context.
 
-    Claude Code, Gemini CLI and Codex CLI document the same envelope today; Codex
+    Claude Code, Gemini CLI, Codex CLI and Qwen Code document the same envelope today; Codex
     refuses any key it does not know, so there is nothing else in it.
     """
     if editor not in EDITORS:
