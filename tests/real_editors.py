@@ -28,7 +28,11 @@ PROGRAMS = {
     "@anthropic-ai/claude-code": "claude",
     "@google/gemini-cli": "gemini",
     "@openai/codex": "codex",
+    "@qwen-code/qwen-code": "qwen",
 }
+# Programs that need a newer Node.js than the machine may have (Qwen Code: 22 or later):
+# they run with the one of the `node` package in package.json first on PATH (`node_path`).
+OWN_NODE = ("qwen",)
 RUN_TIMEOUT = 120  # seconds for one headless editor run; they take a few seconds
 
 
@@ -79,8 +83,11 @@ def install_editors() -> Path:
     found = {}
     for package, name in PROGRAMS.items():
         program = bin_dir / name
+        env = None
+        if name in OWN_NODE:
+            env = os.environ | {"PATH": node_path(bin_dir, os.environ.get("PATH", ""))}
         version = subprocess.run(
-            [str(program), "--version"], capture_output=True, text=True, timeout=120
+            [str(program), "--version"], capture_output=True, text=True, timeout=120, env=env
         )
         if pinned()[package] not in version.stdout:
             raise EditorsUnavailable(
@@ -90,6 +97,12 @@ def install_editors() -> Path:
         found[package] = version.stdout.strip()
     done.write_text(json.dumps(found, indent=2) + "\n")
     return bin_dir
+
+
+def node_path(bin_dir: Path, path: str) -> str:
+    """`path` with the Node.js of the `node` package installed beside the editors first:
+    its folder holds that one program (node_modules/node/bin/node)."""
+    return os.pathsep.join([str(bin_dir.parent / "node" / "bin"), path])
 
 
 def base_environment(home: Path) -> dict[str, str]:

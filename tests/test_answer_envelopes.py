@@ -1,6 +1,7 @@
 """The answer contract survives the envelopes editors wrap a subagent's report in:
-Gemini CLI's, opencode's, Codex's wait_agent result, and an agent started in the
-background (issue: a wrapped `## TASK BLOCKED` must block, never complete)."""
+Gemini CLI's, opencode's, Codex's wait_agent result, Qwen Code's notice of a background
+agent's end, and an agent started in the background (issue: a wrapped `## TASK BLOCKED`
+must block, never complete)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,13 @@ WRAPPED = {
     "opencode": f'<task id="ses_1a2b"><task_result>\n{REPORT}\n</task_result></task>',
     "codex": json.dumps({"status": {"agent-7": {"completed": REPORT}}, "timed_out": False}),
     "later line": f"Here is what the subagent said:\n\n{REPORT}",
+    # Qwen Code's notice of a background agent's end; the report is XML-escaped.
+    "qwen": (
+        "<task-notification>\n<task-id>code-developer-toolu_1</task-id>\n"
+        "<status>completed</status>\n<summary>Agent &quot;Do IMPL-1&quot; completed.</summary>\n"
+        f"<result>{REPORT}</result>\n<output-file>/home/u/.qwen/x.jsonl</output-file>\n"
+        "</task-notification>"
+    ),
 }
 
 
@@ -37,6 +45,25 @@ def test_a_wrapped_report_without_a_marker_completes_as_the_report() -> None:
     assert read_answer(wrapped, "the agent") == ("complete", "added the table", "")
     opencode = "<task id='1'><task_result>added the table</task_result></task>"
     assert read_answer(opencode, "the agent").text == "added the table"
+
+
+def test_qwen_codes_notification_gives_the_report_unescaped() -> None:
+    report = "Kept <b> & 'quotes' as \"written\".\n## CHECKPOINT REACHED\nhalf done"
+    escaped = (
+        report.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace('"', "&quot;")
+        .replace("'", "&apos;")
+    )
+    wrapped = (
+        "<task-notification>\n<status>completed</status>\n"
+        f"<result>{escaped}</result>\n</task-notification>"
+    )
+    assert read_answer(wrapped, "the agent") == ("checkpoint", report, "half done")
+    failed = "<task-notification>\n<status>failed</status>\n</task-notification>"
+    with pytest.raises(EmptyAnswer):
+        read_answer(failed, "the agent")
 
 
 def test_blocked_wins_over_complete_and_a_checkpoint_pauses() -> None:

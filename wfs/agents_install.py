@@ -688,7 +688,7 @@ def _is_mine(item: Any, entry: Any) -> bool:
     """Whether an item of an array is wfs's `entry`: the same string (a rule the user
     changed is theirs), or a SessionStart hook group running `wfs prime`."""
     if isinstance(entry, str):
-        return item == entry
+        return isinstance(item, str) and item == entry
     return _runs_wfs_prime(item)
 
 
