@@ -255,7 +255,7 @@ def test_prime_with_several_active_sessions_asks_to_pick_one(project: Path) -> N
     )
 
 
-@pytest.mark.parametrize("editor", [None, "claude", "gemini", "codex"])
+@pytest.mark.parametrize("editor", [None, "claude", "gemini", "codex", "qwen"])
 def test_hook_json_is_the_sessionstart_envelope_every_editor_reads(
     project: Path, editor: str | None
 ) -> None:

@@ -819,7 +819,7 @@ def mcp_mode(target_name: str | None, option: bool | None, installing: bool) -> 
 
 
 def _refuse_differing(planned: Iterable[Planned], done: str, verb: str) -> None:
-    differing = [p.relative for p in planned if p.state == "differs"]
+    differing = list(dict.fromkeys(p.relative for p in planned if p.state == "differs"))
     if differing:
         raise WfsError(
             f"{len(differing)} file(s) differ from the shipped version and would be "
@@ -858,13 +858,24 @@ def install(
         raise
     for item, temporary in staged:
         store.move(temporary, item.path)
-    return [
+    actions = [
         (
             item.relative,
             {"same": "unchanged", "missing": "written"}.get(item.state, "overwritten"),
         )
         for item in planned
     ]
+    return _one_per_file(actions, ("overwritten", "written", "unchanged"))
+
+
+def _one_per_file(rows: list[tuple[str, str]], first: tuple[str, ...]) -> list[tuple[str, str]]:
+    """One (path, state) row per file, in order: a settings file holding several of
+    wfs's entries shows the state that comes first in `first`."""
+    merged: dict[str, str] = {}
+    for path, state in rows:
+        if path not in merged or first.index(state) < first.index(merged[path]):
+            merged[path] = state
+    return list(merged.items())
 
 
 def installed_targets(layout: Layout) -> list[str]:
@@ -881,9 +892,12 @@ def listing(layout: Layout, target_names: Iterable[str]) -> list[dict[str, str]]
     differs (changed or outdated) or missing."""
     names = {"same": "installed", "differs": "differs", "missing": "missing"}
     return [
-        {"target": name, "path": item.relative, "state": names[item.state]}
+        {"target": name, "path": path, "state": state}
         for name in target_names
-        for item in plan_install(layout, name)
+        for path, state in _one_per_file(
+            [(item.relative, names[item.state]) for item in plan_install(layout, name)],
+            ("differs", "missing", "installed"),
+        )
     ]
 
 
@@ -903,9 +917,15 @@ def check(
     names = installed_targets(layout) if target_names is None else target_names
     states = {"same": "installed", "missing": "missing", "differs": "stale"}
     return [
-        Checked(name, item.relative, states[item.state])
+        Checked(name, path, state)
         for name in names
-        for item in plan_install(layout, name, allow_shell, mcp)
+        for path, state in _one_per_file(
+            [
+                (item.relative, states[item.state])
+                for item in plan_install(layout, name, allow_shell, mcp)
+            ],
+            ("stale", "missing", "installed"),
+        )
     ]
 
 
@@ -926,7 +946,7 @@ def remove(
     planned = plan_install(layout, target_name, allow_shell, mcp)
     if not force:
         _refuse_differing(planned, "removed", "remove")
-    actions = []
+    actions: list[tuple[str, str]] = []
     folders: set[Path] = set()
     for item in planned:
         if item.state == "missing":
@@ -941,7 +961,7 @@ def remove(
         actions.append((item.relative, "removed"))
     for folder in sorted(folders, key=lambda p: len(p.parts), reverse=True):
         _remove_empty_folders(folder, layout.root)
-    return actions
+    return _one_per_file(actions, ("removed", "absent"))
 
 
 def _remove_empty_folders(folder: Path, root: Path) -> None:
