@@ -1087,6 +1087,7 @@ def test_the_docs_name_the_editor_versions_pinned_for_the_tests() -> None:
             ("@anthropic-ai/claude-code", "Claude Code"),
             ("@google/gemini-cli", "Gemini CLI"),
             ("@openai/codex", "Codex CLI"),
+            ("@qwen-code/qwen-code", "Qwen Code"),
         ):
             assert f"{editor} {versions[package]}" in " ".join(text.split()), (doc, editor)
 
