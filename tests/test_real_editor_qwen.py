@@ -419,6 +419,49 @@ def test_a_subagent_runs_in_the_foreground_by_its_definition_even_unasked(
     assert_blocked_before_the_check(project, sid, BLOCKED)
 
 
+def test_qwen_code_plan_ingests_the_plan_through_the_file_the_text_names(
+    editors: Path, project: Path, home: Path
+) -> None:
+    install_qwen(project)
+    assert wfs_process("init", "--no-git", cwd=project).code == 0
+    plan_file = ".workflow/.runs/plan.json"
+    ingest = f'wfs plan "Greeting" --from {plan_file} --json'
+    results: list[tuple[int, str]] = []
+
+    def script(conversation: Conversation) -> Move:
+        if not is_main(conversation):
+            return Say("Nothing to add.")
+        (body,) = [t for t in conversation.user_texts if t.startswith("# Plan a wfs session")]
+        words = " ".join(body.split())
+        assert "> write a greeting\n" in body
+        assert f"write it to `{plan_file}`" in words and "<<" not in body
+        assert ingest.replace('"Greeting"', '"TOPIC"') in command_lines(body)
+        done = len(conversation.tool_results)
+        if done == 0:
+            content = json.dumps(GREETING_PLAN, indent=2)
+            return Call("write_file", {"file_path": str(project / plan_file), "content": content})
+        if done == 1:
+            return shell(ingest, "Ingest the plan")
+        if done == 2:
+            results.append(shell_result(conversation.tool_results[-1]))
+            return shell("wfs validate --json", "Validate")
+        results.append(shell_result(conversation.tool_results[-1]))
+        return Say("Planned WFS-greeting.")
+
+    with running("anthropic", script) as standin:
+        events = qwen_events(
+            editors, standin, project, home, "/wfs:plan write a greeting", *HEADLESS
+        )
+    assert result_event(events)["permission_denials"] == []
+    (code, planned), (valid, report) = results
+    assert (code, json.loads(planned)["session"]) == (0, "WFS-greeting"), planned
+    assert (valid, json.loads(report)["errors"]) == (0, 0), report
+    shown = wfs_process(
+        "--session", "WFS-greeting", "task", "show", "IMPL-1", "--json", cwd=project
+    )
+    assert shown.json()["task"]["title"] == "Write the greeting"
+
+
 def test_qwen_code_runs_the_session_start_hook_and_still_runs_the_command(
     editors: Path, project: Path, home: Path
 ) -> None:
