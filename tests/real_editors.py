@@ -37,7 +37,11 @@ PROGRAMS = {
     "@anthropic-ai/claude-code": "claude",
     "@google/gemini-cli": "gemini",
     "@openai/codex": "codex",
+    "@qwen-code/qwen-code": "qwen",
 }
+# Programs that need a newer Node.js than the machine may have (Qwen Code: 22 or later):
+# they run with the one of the `node` package in package.json first on PATH (`node_path`).
+OWN_NODE = ("qwen",)
 RUN_TIMEOUT = 120  # seconds for one headless editor run; they take a few seconds
 
 
@@ -53,11 +57,11 @@ def verified() -> dict[str, str]:
 
 def newest() -> dict[str, str]:
     """npm package -> the newest version on the registry; the verified one for a package
-    the registry does not answer for."""
+    the registry does not answer for, and for what is not an editor (Node.js itself)."""
     npm = shutil.which("npm")
     found = {}
     for package, version in verified().items():
-        if npm is not None:
+        if npm is not None and package in PROGRAMS:
             try:
                 proc = subprocess.run(
                     [npm, "view", package, "version"],
@@ -84,6 +88,8 @@ def versions_note(versions: dict[str, str]) -> str:
     verified_versions = verified()
     parts = []
     for package, version in versions.items():
+        if package not in PROGRAMS:
+            continue
         known = verified_versions.get(package)
         note = "" if known == version else f" (verified with wfs: {known}; this one is newer)"
         parts.append(f"{PROGRAMS.get(package, package)} {version}{note}")
@@ -135,11 +141,11 @@ def _install(folder: Path, data: bytes, versions: dict[str, str]) -> Path:
     found = {}
     for package, name in PROGRAMS.items():
         program = bin_dir / name
+        env = None
+        if name in OWN_NODE:
+            env = os.environ | {"PATH": node_path(bin_dir, os.environ.get("PATH", ""))}
         version = subprocess.run(
-            [str(program), "--version"],
-            capture_output=True,
-            text=True,
-            timeout=120,
+            [str(program), "--version"], capture_output=True, text=True, timeout=120, env=env
         )
         if versions[package] not in version.stdout:
             raise EditorsUnavailable(
@@ -149,6 +155,12 @@ def _install(folder: Path, data: bytes, versions: dict[str, str]) -> Path:
         found[package] = version.stdout.strip()
     done.write_text(json.dumps(found, indent=2) + "\n")
     return bin_dir
+
+
+def node_path(bin_dir: Path, path: str) -> str:
+    """`path` with the Node.js of the `node` package installed beside the editors first:
+    its folder holds that one program (node_modules/node/bin/node)."""
+    return os.pathsep.join([str(bin_dir.parent / "node" / "bin"), path])
 
 
 def base_environment(home: Path) -> dict[str, str]:

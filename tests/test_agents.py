@@ -65,7 +65,12 @@ LAYOUT: dict[str, tuple[str, str, tuple[str, ...]]] = {
     ),
     "agents-md": (".agents/wfs/commands/{}.md", ".agents/wfs/agents/{}.md", ()),
 }
-BLOCKS = {"agents-md": ("AGENTS.md",), "claude": ("CLAUDE.md",), "gemini": ("GEMINI.md",)}
+BLOCKS = {
+    "agents-md": ("AGENTS.md",),
+    "claude": ("CLAUDE.md",),
+    "gemini": ("GEMINI.md",),
+    "qwen": ("QWEN.md",),
+}
 # Entries in JSON files the user also writes: the SessionStart hook running `wfs prime`,
 # and for Claude Code the MCP server (.mcp.json: the mcp extra is part of the test extra,
 # so a default install writes it here).
@@ -75,6 +80,7 @@ SETTINGS = {
     "codex": (".codex/hooks.json",),
     "cursor": (".cursor/hooks.json", ".cursor/cli.json"),
     "devin": (".devin/config.json", ".devin/hooks.v1.json"),
+    "qwen": (".qwen/settings.json",),  # the hook, and the rule that allows `wfs`
 }
 # The editors that replace a placeholder by the command's arguments; the others get the
 # arguments in the user's message, and the text says so with the stand-in ARGS.
@@ -239,7 +245,7 @@ KEYS: dict[str, tuple[set[str], set[str]]] = {
     "cursor": (set(), {"name", "description", "is_background"}),
     "copilot": ({"name", "description", "argument-hint", "agent"}, {"name", "description"}),
     "opencode": ({"description"}, {"description", "mode"}),
-    "qwen": ({"description"}, {"name", "description"}),
+    "qwen": ({"description", "argument-hint"}, {"name", "description", "background"}),
     "devin": ({"name", "description", "argument-hint"}, {"name", "description"}),
     "agents-md": (set(), set()),
 }
@@ -345,9 +351,16 @@ def test_execute_waits_for_the_agent_and_resumes_from_stdin_with_no_file(
     install(project, target)
     body = prompt_text(project / command_path(target, "execute"))
     assert "mktemp" not in body and "output file" not in body
+    assert "## TASK BLOCKED" in body and "## CHECKPOINT REACHED" in body
+    if target == "qwen":
+        # Qwen Code runs no here-document: the answer goes in a file of the project's.
+        assert "<<" not in body and "--output-file -" not in body
+        assert "replace its final `F` with that file's\n     path" in body
+        assert "--output-file .workflow/WFS-user-auth/.runs/IMPL-2.answer.md --all\n" in body
+        assert "`run_in_background`\n   is `false`" in body and "**agent** tool" in body
+        return
     assert "replace its final `F` with\n   `-`: `--output-file -` reads the answer" in body
     assert "<<'WFS_ANSWER'" in body and "\n   WFS_ANSWER\n" in body
-    assert "## TASK BLOCKED" in body and "## CHECKPOINT REACHED" in body
     if target == "claude":
         assert "**Agent** tool" in body and "`run_in_background` is `false`" in body
         assert "wait for the subagent to finish before anything else" in body
@@ -466,10 +479,15 @@ def test_rendering_is_deterministic_and_differs_only_where_editors_differ() -> N
         assert rendered_files(target) == rendered_files(target)
     claude = {r.relative: r.data for r in rendered_files("claude")}
     qwen = {r.relative: r.data for r in rendered_files("qwen")}
-    # Same source, same slash spelling: the agent body differs in nothing.
+    # Same source, same slash spelling: the agent body differs only in how an answer
+    # given directly reaches wfs (Qwen Code runs no here-document: a file).
     a = split_frontmatter(claude[agent_path("claude", "code-developer")].decode())[1]
     b = split_frontmatter(qwen[agent_path("qwen", "code-developer")].decode())[1]
-    assert a == b
+    given, started = "- **Given the brief directly**", "- **Started by `wfs` with the brief"
+    assert a.split(given)[0] == b.split(given)[0]
+    assert a.split(started)[1] == b.split(started)[1]
+    direct = b.split(given)[1].split(started)[0]
+    assert "<<" not in direct and "IMPL-2.answer.md --json" in direct
 
 
 @pytest.mark.parametrize(
@@ -1067,6 +1085,7 @@ def test_the_docs_name_the_editor_versions_pinned_for_the_tests() -> None:
             ("@anthropic-ai/claude-code", "Claude Code"),
             ("@google/gemini-cli", "Gemini CLI"),
             ("@openai/codex", "Codex CLI"),
+            ("@qwen-code/qwen-code", "Qwen Code"),
         ):
             assert f"{editor} {versions[package]}" in " ".join(text.split()), (doc, editor)
 

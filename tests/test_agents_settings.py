@@ -49,17 +49,30 @@ HOOKS: dict[str, dict[str, Any]] = {
             {"type": "command", "command": "wfs prime --hook-json --editor codex", "timeout": 30}
         ]
     },
+    "qwen": {
+        "hooks": [
+            {"type": "command", "command": "wfs prime --hook-json --editor qwen", "timeout": 30}
+        ]
+    },
 }
 # The hook event each editor runs wfs's hook at: Gemini CLI headless would put a
 # SessionStart hook's text before a /wfs: command, which then is none.
-EVENTS = {"claude": "SessionStart", "gemini": "BeforeAgent", "codex": "SessionStart"}
+EVENTS = {
+    "claude": "SessionStart",
+    "gemini": "BeforeAgent",
+    "codex": "SessionStart",
+    "qwen": "SessionStart",
+}
 # What else wfs sets in the hook file: Gemini CLI's subagents may write only when edits
 # are approved without asking; Claude Code runs the read-only tools of the `wfs mcp`
 # server, installed beside the hook (the test extra has the mcp extra), without asking.
 MCP_READ_ONLY = ["mcp__wfs__status", "mcp__wfs__next", "mcp__wfs__task_show", "mcp__wfs__validate"]
+# For Qwen Code, the rule that lets its shell tool run `wfs` (headless, it offers no
+# shell tool otherwise), in Qwen Code's spelling.
 OTHERS: dict[str, dict[str, Any]] = {
     "gemini": {"general": {"defaultApprovalMode": "auto_edit"}},
     "claude": {"permissions": {"allow": MCP_READ_ONLY}},
+    "qwen": {"permissions": {"allow": ["Shell(wfs *)"]}},
 }
 MCP_SERVER = {"type": "stdio", "command": "wfs", "args": ["mcp"]}
 # A user's settings file, indented with four spaces, with a hook of their own.
@@ -308,7 +321,7 @@ def test_an_unreadable_settings_file_of_an_editor_not_installed_is_no_error(
 # ---------------------------------------------------------------- CLAUDE.md and GEMINI.md
 
 
-@pytest.mark.parametrize("target", ["claude", "gemini"])
+@pytest.mark.parametrize("target", ["claude", "gemini", "qwen"])
 def test_the_instruction_file_block_never_touches_the_users_text(
     project: Path, target: str
 ) -> None:
@@ -335,6 +348,52 @@ def test_the_instruction_file_block_never_touches_the_users_text(
     assert path.read_text() == text + "\n## Testing\n\nRun `make test`.\n"
     wfs("agents", "install", "--target", target, "--remove")
     assert path.read_text() == mine + "\n## Testing\n\nRun `make test`.\n"
+
+
+def test_the_qwen_rule_joins_the_users_rules_and_leaves_with_remove(project: Path) -> None:
+    path = project / ".qwen/settings.json"
+    path.parent.mkdir()
+    theirs = {"permissions": {"allow": ["Shell(make *)", "Shell(wfs status)"], "deny": ["X"]}}
+    path.write_text(json.dumps(theirs))
+    data = install(project, "qwen")
+    assert {"path": ".qwen/settings.json", "action": "written"} in data["files"]
+    assert [row["path"] for row in data["files"]].count(".qwen/settings.json") == 1
+    # A rule of the user's, even one about wfs, is theirs: wfs's own goes after them.
+    assert read(path) == {
+        "permissions": {
+            "allow": ["Shell(make *)", "Shell(wfs status)", "Shell(wfs *)"],
+            "deny": ["X"],
+        },
+        "hooks": {"SessionStart": [HOOKS["qwen"]]},
+    }
+    assert {r["action"] for r in install(project, "qwen")["files"]} == {"unchanged"}
+    # Without wfs's rule the file is reported missing, once, and the rule comes back.
+    path.write_text(path.read_text().replace(', "Shell(wfs *)"', ""))
+    run = wfs("agents", "install", "--check", "--target", "qwen")
+    assert (run.code, run.out) == (1, "qwen: missing: .qwen/settings.json\n")
+    assert read(path)["permissions"]["allow"] == ["Shell(make *)", "Shell(wfs status)"]
+    install(project, "qwen")
+    assert read(path)["permissions"]["allow"][-1] == "Shell(wfs *)"
+    removed = wfs("agents", "install", "--target", "qwen", "--remove", "--json")
+    assert removed.code == 0, removed.err
+    assert {"path": ".qwen/settings.json", "action": "removed"} in removed.json()["files"]
+    assert read(path) == theirs
+
+
+def test_a_qwen_settings_file_wfs_wrote_goes_whole_with_remove(project: Path) -> None:
+    install(project, "qwen")
+    assert wfs("agents", "install", "--target", "qwen", "--remove").code == 0
+    assert not (project / ".qwen").exists() and not (project / "QWEN.md").exists()
+    # A rule list that is no list is named, and nothing is written.
+    (project / ".qwen").mkdir()
+    (project / ".qwen/settings.json").write_text('{"permissions": {"allow": "Shell(wfs *)"}}')
+    run = wfs("agents", "install", "--target", "qwen")
+    assert (run.code, run.err) == (
+        2,
+        "wfs: error: .qwen/settings.json: /permissions/allow: expected an array, found a "
+        "string; fix it (or remove it) and install again\n",
+    )
+    assert tree_listing(project) == [".qwen", ".qwen/settings.json"]
 
 
 def test_the_instruction_file_names_the_editors_own_agent_files(project: Path) -> None:

@@ -1,6 +1,6 @@
 """The answer contract survives the envelopes editors wrap a subagent's report in:
-Gemini CLI's, opencode's, Codex's wait_agent result, Claude Code's hand-back frame, and
-an agent started in the background (issue: a wrapped `## TASK BLOCKED` must block, never complete)."""
+Gemini CLI's, opencode's, Codex's wait_agent result, Claude Code's hand-back frame, Qwen
+Code's notice of a background agent's end, and an agent started in the background (issue: a wrapped `## TASK BLOCKED` must block, never complete)."""
 
 from __future__ import annotations
 
@@ -25,6 +25,13 @@ WRAPPED = {
     "follows:\n" + "".join(f"  {line}\n" for line in REPORT.split("\n")) + "agentId: a5ad1 "
     "(use SendMessage to continue this agent)\n<usage>subagent_tokens: 15</usage>",
     "later line": f"Here is what the subagent said:\n\n{REPORT}",
+    # Qwen Code's notice of a background agent's end; the report is XML-escaped.
+    "qwen": (
+        "<task-notification>\n<task-id>code-developer-toolu_1</task-id>\n"
+        "<status>completed</status>\n<summary>Agent &quot;Do IMPL-1&quot; completed.</summary>\n"
+        f"<result>{REPORT}</result>\n<output-file>/home/u/.qwen/x.jsonl</output-file>\n"
+        "</task-notification>"
+    ),
 }
 
 
@@ -53,6 +60,25 @@ def test_claude_codes_frame_ends_at_its_first_line_at_column_zero() -> None:
     answer = read_answer(framed, "the agent")
     assert answer.kind == "complete"
     assert answer.text == "## TASK COMPLETE\nadded it\n\n  kept indented"
+
+
+def test_qwen_codes_notification_gives_the_report_unescaped() -> None:
+    report = "Kept <b> & 'quotes' as \"written\".\n## CHECKPOINT REACHED\nhalf done"
+    escaped = (
+        report.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace('"', "&quot;")
+        .replace("'", "&apos;")
+    )
+    wrapped = (
+        "<task-notification>\n<status>completed</status>\n"
+        f"<result>{escaped}</result>\n</task-notification>"
+    )
+    assert read_answer(wrapped, "the agent") == ("checkpoint", report, "half done")
+    failed = "<task-notification>\n<status>failed</status>\n</task-notification>"
+    with pytest.raises(EmptyAnswer):
+        read_answer(failed, "the agent")
 
 
 def test_blocked_wins_over_complete_and_a_checkpoint_pauses() -> None:

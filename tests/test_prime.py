@@ -255,7 +255,7 @@ def test_prime_with_several_active_sessions_asks_to_pick_one(project: Path) -> N
     )
 
 
-@pytest.mark.parametrize("editor", [None, "claude", "gemini", "codex", "devin"])
+@pytest.mark.parametrize("editor", [None, "claude", "gemini", "codex", "qwen", "devin"])
 def test_hook_json_is_the_envelope_every_editor_reads(project: Path, editor: str | None) -> None:
     """The hook's output, for the event each editor runs it at (Gemini CLI: before the
     agent, so that a headless /wfs: command stays a command)."""

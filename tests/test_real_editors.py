@@ -1083,6 +1083,6 @@ def test_codex_execute_completes_a_checked_task_or_blocks_on_a_wrapped_report(
 def test_every_editor_is_the_newest_on_npm(editors: Path) -> None:
     """The programs are the newest versions the registry has, each answering to it."""
     installed = json.loads((editors.parent.parent / "installed.json").read_text())
-    assert set(installed) == set(PROGRAMS) == set(INSTALLED)
+    assert set(installed) == set(PROGRAMS) <= set(INSTALLED)
     for package in PROGRAMS:
         assert INSTALLED[package] in installed[package], package

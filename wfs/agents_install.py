@@ -89,6 +89,10 @@ class Target(NamedTuple):
     agent_prefix: str = ""  # how the editor names an agent of this install
     agents_shown: str = ""  # where the model finds an agent file, when not agents.path
     agent_copies: tuple[Form, ...] = ()  # more places the agent definitions go
+    # How an answer or a plan reaches `wfs` (see agents/commands/execute.md): "stdin", a
+    # quoted here-document; "file", a file the agent writes in the project, for an
+    # editor whose permission system refuses here-documents.
+    answers: str = "stdin"
 
 
 _MARKDOWN_AGENT = (("name", "@name"), ("description", "@description"))
@@ -237,12 +241,26 @@ TARGETS: dict[str, Target] = {
     "qwen": Target(
         "qwen",
         "Qwen Code",
-        Form(".qwen/commands/wfs/{name}.md", "markdown", (("description", "@description"),)),
-        Form(".qwen/agents/{name}.md", "markdown", _MARKDOWN_AGENT),
+        Form(
+            ".qwen/commands/wfs/{name}.md",
+            "markdown",
+            (("description", "@description"), ("argument-hint", "@argument-hint")),
+        ),
+        # Qwen Code runs a subagent in the background unless told otherwise; wfs's run
+        # in the foreground, so that the answer comes back before the loop goes on.
+        Form(".qwen/agents/{name}.md", "markdown", (*_MARKDOWN_AGENT, ("background", "false"))),
         "{{args}}",
         True,
         "/wfs:",
-        "subagent",
+        "qwen",
+        blocks=(Extra("QWEN.md", "editor-md.md"),),
+        settings=(
+            Setting(".qwen/settings.json", _SESSION_START, "", "qwen-hook.json"),
+            # Headless, Qwen Code offers no shell tool unless a rule allows it, and only
+            # one spelled with the tool's own name (`Shell`, not `Bash`) does.
+            Setting(".qwen/settings.json", ("permissions", "allow"), "", "qwen-allow.json"),
+        ),
+        answers="file",
     ),
     # Devin Local (Devin Desktop, which Windsurf became) and Devin CLI: one format.
     "devin": Target(
@@ -423,6 +441,7 @@ def _context(target: Target) -> dict[str, Any]:
         "slash": target.slash,
         "delegate": target.delegate,
         "agent_prefix": target.agent_prefix,
+        "answers": target.answers,
         "command": command,
         "agent_file": agent_file,
         "command_file": command_file,
@@ -902,7 +921,7 @@ def mcp_mode(target_name: str | None, option: bool | None, installing: bool) -> 
 
 
 def _refuse_differing(planned: Iterable[Planned], done: str, verb: str) -> None:
-    differing = [p.relative for p in planned if p.state == "differs"]
+    differing = list(dict.fromkeys(p.relative for p in planned if p.state == "differs"))
     if differing:
         raise WfsError(
             f"{len(differing)} file(s) differ from the shipped version and would be "
@@ -941,13 +960,24 @@ def install(
         raise
     for item, temporary in staged:
         store.move(temporary, item.path)
-    return [
+    actions = [
         (
             item.relative,
             {"same": "unchanged", "missing": "written"}.get(item.state, "overwritten"),
         )
         for item in planned
     ]
+    return _one_per_file(actions, ("overwritten", "written", "unchanged"))
+
+
+def _one_per_file(rows: list[tuple[str, str]], first: tuple[str, ...]) -> list[tuple[str, str]]:
+    """One (path, state) row per file, in order: a settings file holding several of
+    wfs's entries shows the state that comes first in `first`."""
+    merged: dict[str, str] = {}
+    for path, state in rows:
+        if path not in merged or first.index(state) < first.index(merged[path]):
+            merged[path] = state
+    return list(merged.items())
 
 
 def installed_targets(layout: Layout) -> list[str]:
@@ -964,9 +994,12 @@ def listing(layout: Layout, target_names: Iterable[str]) -> list[dict[str, str]]
     differs (changed or outdated) or missing."""
     names = {"same": "installed", "differs": "differs", "missing": "missing"}
     return [
-        {"target": name, "path": item.relative, "state": names[item.state]}
+        {"target": name, "path": path, "state": state}
         for name in target_names
-        for item in plan_install(layout, name)
+        for path, state in _one_per_file(
+            [(item.relative, names[item.state]) for item in plan_install(layout, name)],
+            ("differs", "missing", "installed"),
+        )
     ]
 
 
@@ -986,9 +1019,15 @@ def check(
     names = installed_targets(layout) if target_names is None else target_names
     states = {"same": "installed", "missing": "missing", "differs": "stale"}
     return [
-        Checked(name, item.relative, states[item.state])
+        Checked(name, path, state)
         for name in names
-        for item in plan_install(layout, name, allow_shell, mcp)
+        for path, state in _one_per_file(
+            [
+                (item.relative, states[item.state])
+                for item in plan_install(layout, name, allow_shell, mcp)
+            ],
+            ("stale", "missing", "installed"),
+        )
     ]
 
 
@@ -1009,7 +1048,7 @@ def remove(
     planned = plan_install(layout, target_name, allow_shell, mcp)
     if not force:
         _refuse_differing(planned, "removed", "remove")
-    actions = []
+    actions: list[tuple[str, str]] = []
     folders: set[Path] = set()
     for item in planned:
         if item.state == "missing":
@@ -1024,7 +1063,7 @@ def remove(
         actions.append((item.relative, "removed"))
     for folder in sorted(folders, key=lambda p: len(p.parts), reverse=True):
         _remove_empty_folders(folder, layout.root)
-    return actions
+    return _one_per_file(actions, ("removed", "absent"))
 
 
 def _remove_empty_folders(folder: Path, root: Path) -> None:

@@ -15,7 +15,7 @@ from wfs.platform import shell_join
 from wfs.query import STATE_LABELS, one_line
 
 LIMIT = 1500
-EDITORS = ("claude", "gemini", "codex", "devin", "cursor")
+EDITORS = ("claude", "gemini", "codex", "qwen", "devin", "cursor")
 # The hook event an editor runs `wfs prime --hook-json` from, where not SessionStart:
 # Gemini CLI gives it with the prompt (see agents_install.TARGETS["gemini"]).
 HOOK_EVENTS = {"gemini": "BeforeAgent"}
@@ -145,7 +145,7 @@ def _text(lines: list[str]) -> str:
 def hook_json(text: str, editor: str) -> bytes:
     """The SessionStart hook output that `editor` reads `text` from as added context.
 
-    Claude Code, Gemini CLI, Codex CLI and Devin document the same envelope today; Codex
+    Claude Code, Gemini CLI, Codex CLI, Qwen Code and Devin document the same envelope; Codex
     refuses any key it does not know, so there is nothing else in it. Cursor's
     sessionStart hook answers `{"additional_context": …}`.
     """

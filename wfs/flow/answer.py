@@ -41,6 +41,9 @@ _GEMINI = re.compile(
 # Claude Code's Agent tool: "… The report follows:\n" then the report, every line
 # indented by two spaces, then "agentId: …" and usage at column zero.
 _CLAUDE = re.compile(r"^\[Subagent hand-back\][^\n]*The report follows:[ \t]*\n", re.M)
+# Qwen Code's notice that an agent started in the background finished, its report
+# XML-escaped: "<task-notification>…<result>REPORT</result>…</task-notification>"
+_QWEN = re.compile(r"\A<task-notification>.*?<result>(.*?)</result>", re.S)
 # What an editor says when it started the agent and did not wait for its report
 # (Qwen Code: "Background agent launched…"; Devin: "Background subagent started…").
 _BACKGROUND = re.compile(
@@ -65,6 +68,13 @@ def unwrap(text: str) -> str | None:
     """The report inside the envelope an editor handed it back in, or the text itself;
     None when the envelope holds no report (the agent is still running, or timed out)."""
     stripped = text.strip()
+    if stripped.startswith("<task-notification>"):
+        found = _QWEN.match(stripped)
+        if found is None:  # the agent failed, or was stopped, without a report
+            return None
+        import html  # deferred: ~10 ms, only for this envelope
+
+        return html.unescape(found.group(1)).strip()
     found = _OPENCODE.search(stripped)
     if found is not None:
         return found.group(1).strip()
