@@ -54,13 +54,22 @@ LAYOUT: dict[str, tuple[str, str, tuple[str, ...]]] = {
         (".codex/rules/wfs.rules",),
     ),
     "cursor": (".cursor/commands/wfs-{}.md", ".cursor/agents/{}.md", ()),
-    "copilot": (".github/prompts/wfs-{}.prompt.md", ".github/agents/{}.agent.md", ()),
+    "copilot": (
+        ".github/skills/wfs-{}/SKILL.md",
+        ".github/agents/{}.agent.md",
+        (".github/hooks/wfs.json",),
+    ),
     "opencode": (".opencode/commands/wfs-{}.md", ".opencode/agents/{}.md", ()),
     "qwen": (".qwen/commands/wfs/{}.md", ".qwen/agents/{}.md", ()),
     "windsurf": (".windsurf/workflows/wfs-{}.md", ".windsurf/skills/{}/SKILL.md", ()),
     "agents-md": (".agents/wfs/commands/{}.md", ".agents/wfs/agents/{}.md", ()),
 }
-BLOCKS = {"agents-md": ("AGENTS.md",), "claude": ("CLAUDE.md",), "gemini": ("GEMINI.md",)}
+BLOCKS = {
+    "agents-md": ("AGENTS.md",),
+    "claude": ("CLAUDE.md",),
+    "gemini": ("GEMINI.md",),
+    "copilot": (".github/copilot-instructions.md",),
+}
 # Entries in JSON files the user also writes: the SessionStart hook running `wfs prime`,
 # and for Claude Code the MCP server (.mcp.json: the mcp extra is part of the test extra,
 # so a default install writes it here).
@@ -230,7 +239,7 @@ KEYS: dict[str, tuple[set[str], set[str]]] = {
     "gemini": ({"description"}, {"name", "description", "kind", "max_turns", "timeout_mins"}),
     "codex": ({"name", "description"}, {"name", "description"}),
     "cursor": (set(), {"name", "description"}),
-    "copilot": ({"name", "description", "argument-hint", "agent"}, {"name", "description"}),
+    "copilot": ({"name", "description", "allowed-tools"}, {"name", "description"}),
     "opencode": ({"description"}, {"description", "mode"}),
     "qwen": ({"description"}, {"name", "description"}),
     "windsurf": ({"description"}, {"name", "description"}),

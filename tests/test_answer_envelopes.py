@@ -1,6 +1,7 @@
 """The answer contract survives the envelopes editors wrap a subagent's report in:
-Gemini CLI's, opencode's, Codex's wait_agent result, and an agent started in the
-background (issue: a wrapped `## TASK BLOCKED` must block, never complete)."""
+Gemini CLI's, opencode's, Codex's wait_agent result, Copilot CLI's read_agent result, and
+an agent started in the background (issue: a wrapped `## TASK BLOCKED` must block, never
+complete)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,12 @@ WRAPPED = {
     "gemini": f"Subagent 'code-developer' finished.\nTermination Reason: GOAL\nResult:\n{REPORT}\n",
     "opencode": f'<task id="ses_1a2b"><task_result>\n{REPORT}\n</task_result></task>',
     "codex": json.dumps({"status": {"agent-7": {"completed": REPORT}}, "timed_out": False}),
+    # Copilot CLI 1.0.102's read_agent, for an agent started with mode "background".
+    "copilot": (
+        "Agent is idle (waiting for messages). agent_id: 9b78e8e8, agent_type: "
+        "code-developer, status: idle, description: Do IMPL-1, elapsed: 0s, total_turns: 2"
+        f"\n\n[Turn 0]\nI will look at db/ first.\n\n[Turn 1]\n{REPORT}"
+    ),
     "later line": f"Here is what the subagent said:\n\n{REPORT}",
 }
 
@@ -50,6 +57,10 @@ def test_blocked_wins_over_complete_and_a_checkpoint_pauses() -> None:
     "text",
     [
         "Background agent launched successfully (id agent-3). It runs in the background.",
+        # Copilot CLI's task tool with mode "background", and read_agent before any turn.
+        "Agent started in background with agent_id: 9b78e8e8. You'll be notified when it "
+        "completes.",
+        "Agent is running. agent_id: 9b78e8e8, agent_type: code-developer, status: running",
         json.dumps({"status": {"agent-7": "running"}, "timed_out": True}),
         json.dumps({"status": {}, "timed_out": True}),
     ],

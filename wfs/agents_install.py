@@ -76,6 +76,9 @@ class Target(NamedTuple):
     shell_policy: tuple[Extra, ...] = ()  # user-level files, only with allow_shell
     agent_prefix: str = ""  # how the editor names an agent of this install
     agents_shown: str = ""  # where the model finds an agent file, when not agents.path
+    # What the user must set up that no project file of the program can hold: the
+    # install prints it.
+    setup: str = ""
 
 
 _MARKDOWN_AGENT = (("name", "@name"), ("description", "@description"))
@@ -157,22 +160,32 @@ TARGETS: dict[str, Target] = {
     ),
     "copilot": Target(
         "copilot",
-        "GitHub Copilot in VS Code",
+        "GitHub Copilot CLI",
+        # Skills: Copilot CLI and VS Code load them from .github/skills (VS Code no
+        # longer loads prompt files). The model invokes one with its `skill` tool;
+        # allowed-tools grants the `wfs` calls in an interactive session only.
         Form(
-            ".github/prompts/wfs-{name}.prompt.md",
+            ".github/skills/wfs-{name}/SKILL.md",
             "markdown",
             (
                 ("name", "wfs-{name}"),
                 ("description", "@description"),
-                ("argument-hint", "@argument-hint"),
-                ("agent", "agent"),
+                ("allowed-tools", "shell(wfs:*)"),
             ),
         ),
         Form(".github/agents/{name}.agent.md", "markdown", _MARKDOWN_AGENT),
         "ARGS",
         False,
         "/wfs-",
-        "subagent",
+        "copilot",
+        extras=(Extra(".github/hooks/wfs.json", "copilot-hook.json"),),
+        blocks=(Extra(".github/copilot-instructions.md", "editor-md.md"),),
+        setup=(
+            "Copilot CLI: no project setting can allow `wfs`; add "
+            "--allow-tool 'shell(wfs:*)' to headless runs, e.g. copilot -p "
+            "'/wfs-execute --all' --allow-tool 'shell(wfs:*)' --allow-tool write "
+            "(interactive sessions allow it once a wfs skill is loaded)"
+        ),
     ),
     "opencode": Target(
         "opencode",

@@ -15,7 +15,7 @@ from wfs.platform import shell_join
 from wfs.query import STATE_LABELS, one_line
 
 LIMIT = 1500
-EDITORS = ("claude", "gemini", "codex")
+EDITORS = ("claude", "gemini", "codex", "copilot")
 
 RULES = [
     "Ground rules:",
@@ -140,10 +140,13 @@ def hook_json(text: str, editor: str) -> bytes:
     """The SessionStart hook output that `editor` reads `text` from as added context.
 
     Claude Code, Gemini CLI and Codex CLI document the same envelope today; Codex
-    refuses any key it does not know, so there is nothing else in it.
+    refuses any key it does not know, so there is nothing else in it. Copilot CLI reads
+    `additionalContext` at the top level, and ignores the other envelope.
     """
     if editor not in EDITORS:
         raise ValueError(editor)
+    if editor == "copilot":
+        return f'{{"additionalContext": {jsonio.string(text)}}}\n'.encode()
     return (
         '{"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": '
         f"{jsonio.string(text)}}}}}\n"

@@ -98,6 +98,8 @@ def agents_install(
 
     def human() -> None:
         env.lines([f"{row['action']}: {row['path']}" for row in rows])
+        if TARGETS[target].setup and not remove:
+            env.echo(TARGETS[target].setup, err=True)
         if allow_shell and not remove:
             env.echo(
                 "The user policy ~/.gemini/policies/wfs.toml lets Gemini CLI run `wfs ...` "

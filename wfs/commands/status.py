@@ -77,7 +77,7 @@ def stop_if_stalled(facts: dict[str, Any]) -> None:
 )
 @click.option(
     "--editor",
-    type=click.Choice(["claude", "gemini", "codex"]),
+    type=click.Choice(digests.EDITORS),
     help="With --hook-json: the editor running the hook (default: claude).",
 )
 @pass_env
@@ -87,8 +87,8 @@ def prime(env: Env, hook_json: bool, editor: str | None) -> None:
     Phase, progress, the next ready task and the command that runs it, the blocked and
     paused tasks with their resume commands, and the ground rules; at most 1,500
     characters. With --hook-json, the same text in the JSON a SessionStart hook of
-    Claude Code, Gemini CLI or Codex CLI prints, and a plan that cannot be read is
-    reported in the text instead of failing the hook.
+    Claude Code, Gemini CLI, Codex CLI or Copilot CLI prints, and a plan that cannot be
+    read is reported in the text instead of failing the hook.
 
     \b
     Example:

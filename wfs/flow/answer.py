@@ -38,9 +38,15 @@ _OPENCODE = re.compile(r"<task_result>(.*?)(?:</task_result>|\Z)", re.S)
 _GEMINI = re.compile(
     r"\ASubagent '[^'\n]*' finished\.[^\n]*\n(?:(?!Result:).*\n)*?Result:[ \t]*\n?"
 )
+# Copilot CLI's read_agent: "Agent completed. agent_id: …\n\n[Turn 0]\nREPORT" (or "Agent
+# is idle (…). agent_id: …"; the history, one "[Turn N]" block a turn: the report is the
+# last one).
+_COPILOT = re.compile(r"\AAgent\b[^\n]*\bagent_id: [^\n]*(?:\n|\Z)")
+_COPILOT_TURN = re.compile(r"^\[Turn \d+\][ \t]*\n", re.M)
 # What an editor says when it started the agent and did not wait for its report.
 _BACKGROUND = re.compile(
     r"\A(?:background agent launched|agent (?:was )?launched in the background|"
+    r"agent started in (?:the )?background|"
     r"(?:the )?agent is (?:now )?running in the background)",
     re.I,
 )
@@ -66,6 +72,9 @@ def unwrap(text: str) -> str | None:
     found = _GEMINI.match(stripped)
     if found is not None:
         return stripped[found.end() :].strip()
+    if _COPILOT.match(stripped):
+        turns = list(_COPILOT_TURN.finditer(stripped))
+        return stripped[turns[-1].end() :].strip() if turns else None
     if stripped.startswith("{") and stripped.endswith("}"):
         return codex_report(stripped, text)
     return text
