@@ -311,6 +311,55 @@ def test_codex_gets_skills_custom_agents_and_a_rule_for_wfs(project: Path) -> No
     assert not (project / ".codex/prompts").exists()
 
 
+def test_copilot_gets_skills_agents_a_hook_and_instructions(project: Path) -> None:
+    """Copilot CLI (and VS Code) load skills from .github/skills: prompt files are read
+    by neither any more. tests/test_real_editor_copilot.py runs them in Copilot CLI."""
+    install(project, "copilot")
+    for name in COMMANDS:
+        data, body = parse(project / command_path("copilot", name))
+        assert data == {
+            "name": f"wfs-{name}",
+            "description": data["description"],
+            # Copilot CLI applies it when the skill is invoked in a terminal session.
+            "allowed-tools": "shell(wfs:*)",
+        }
+        assert "$ARGUMENTS" not in body and "{{args}}" not in body  # nothing substituted
+    assert not (project / ".github" / "prompts").exists()
+    execute = prompt_text(project / command_path("copilot", "execute"))
+    assert "with the **task** tool: `agent_type`" in execute
+    assert '`mode` is `"sync"`' in " ".join(execute.split())
+    assert read_json(project / ".github/hooks/wfs.json") == {
+        "version": 1,
+        "hooks": {
+            "sessionStart": [
+                {
+                    "type": "command",
+                    "bash": "wfs prime --hook-json --editor copilot",
+                    "powershell": "wfs prime --hook-json --editor copilot",
+                    "timeoutSec": 30,
+                }
+            ]
+        },
+    }
+    block = (project / ".github/copilot-instructions.md").read_text()
+    assert block.startswith("<!-- wfs:begin") and "`/wfs-execute`" in block
+    assert "`.github/agents/<name>.agent.md`" in block
+
+
+def test_copilot_install_prints_the_one_line_that_lets_wfs_run_headless(project: Path) -> None:
+    run = wfs("agents", "install", "--target", "copilot")
+    assert run.code == 0
+    assert run.out.splitlines() == [f"written: {p}" for p in expected_files("copilot")]
+    assert run.err == (
+        "Copilot CLI: no project setting can allow `wfs`; add --allow-tool 'shell(wfs:*)' "
+        "to headless runs, e.g. copilot -p '/wfs-execute --all' --allow-tool "
+        "'shell(wfs:*)' --allow-tool write (interactive sessions allow it once a wfs "
+        "skill is loaded)\n"
+    )
+    assert wfs("agents", "install", "--target", "copilot", "--remove").err == ""
+    assert wfs("agents", "install", "--target", "claude").err == ""
+
+
 def test_windsurf_workflows_fit_its_file_limit(project: Path) -> None:
     install(project, "windsurf")
     for name in COMMANDS:
@@ -1078,6 +1127,7 @@ def test_the_docs_name_the_editor_versions_pinned_for_the_tests() -> None:
             ("@anthropic-ai/claude-code", "Claude Code"),
             ("@google/gemini-cli", "Gemini CLI"),
             ("@openai/codex", "Codex CLI"),
+            ("@github/copilot", "Copilot CLI"),
         ):
             assert f"{editor} {versions[package]}" in " ".join(text.split()), (doc, editor)
 

@@ -214,6 +214,23 @@ def test_copilot_loads_the_skills_and_runs_wfs_only_with_the_documented_option(
         assert "WFS-greeter" not in result
 
 
+def test_copilot_takes_its_own_skills_over_the_codex_skills_of_the_same_name(
+    editors: Path, project: Path, home: Path
+) -> None:
+    """Copilot CLI also reads .agents/skills, where the codex target puts skills of the
+    same names with Codex's instructions: installed side by side, its own win."""
+    for target in ("codex", "copilot"):
+        assert wfs_process("agents", "install", "--target", target, cwd=project).code == 0
+    with running("anthropic", lambda conversation: Say("Noted.")) as standin:
+        events = copilot(editors, standin, project, home, "Which skills are there?")
+    (loaded,) = of_type(events, "session.skills_loaded")
+    paths = {s["name"]: s["path"] for s in loaded["skills"] if s["source"] == "project"}
+    assert paths == {
+        f"wfs-{name}": str(project / command_path("copilot", name))
+        for name in ("execute", "plan", "status", "switch")
+    }
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="drives the terminal UI through a pty")
 def test_copilot_interactive_runs_wfs_without_asking_once_a_wfs_skill_is_loaded(
     editors: Path, project: Path, home: Path
