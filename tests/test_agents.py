@@ -54,7 +54,11 @@ LAYOUT: dict[str, tuple[str, str, tuple[str, ...]]] = {
         (".codex/rules/wfs.rules",),
     ),
     "cursor": (".cursor/commands/wfs-{}.md", ".cursor/agents/{}.md", (".cursor/rules/wfs.mdc",)),
-    "copilot": (".github/prompts/wfs-{}.prompt.md", ".github/agents/{}.agent.md", ()),
+    "copilot": (
+        ".github/skills/wfs-{}/SKILL.md",
+        ".github/agents/{}.agent.md",
+        (".github/hooks/wfs.json",),
+    ),
     "opencode": (".opencode/commands/wfs-{}.md", ".opencode/agents/{}.md", ()),
     "qwen": (".qwen/commands/wfs/{}.md", ".qwen/agents/{}.md", ()),
     # Devin Local; Windsurf before it read the agents as skills, and those stay.
@@ -70,6 +74,7 @@ BLOCKS = {
     "claude": ("CLAUDE.md",),
     "gemini": ("GEMINI.md",),
     "qwen": ("QWEN.md",),
+    "copilot": (".github/copilot-instructions.md",),
 }
 # Entries in JSON files the user also writes: the SessionStart hook running `wfs prime`,
 # and for Claude Code the MCP server (.mcp.json: the mcp extra is part of the test extra,
@@ -243,7 +248,7 @@ KEYS: dict[str, tuple[set[str], set[str]]] = {
     "gemini": ({"description"}, {"name", "description", "kind", "max_turns", "timeout_mins"}),
     "codex": ({"name", "description"}, {"name", "description"}),
     "cursor": (set(), {"name", "description", "is_background"}),
-    "copilot": ({"name", "description", "argument-hint", "agent"}, {"name", "description"}),
+    "copilot": ({"name", "description", "allowed-tools"}, {"name", "description"}),
     "opencode": ({"description"}, {"description", "mode"}),
     "qwen": ({"description", "argument-hint"}, {"name", "description", "background"}),
     "devin": ({"name", "description", "argument-hint"}, {"name", "description"}),
@@ -313,6 +318,55 @@ def test_codex_gets_skills_custom_agents_and_a_rule_for_wfs(project: Path) -> No
     rules = (project / ".codex/rules/wfs.rules").read_text()
     assert re.search(r'pattern = \["wfs"\],\s+decision = "allow"', rules)
     assert not (project / ".codex/prompts").exists()
+
+
+def test_copilot_gets_skills_agents_a_hook_and_instructions(project: Path) -> None:
+    """Copilot CLI (and VS Code) load skills from .github/skills: prompt files are read
+    by neither any more. tests/test_real_editor_copilot.py runs them in Copilot CLI."""
+    install(project, "copilot")
+    for name in COMMANDS:
+        data, body = parse(project / command_path("copilot", name))
+        assert data == {
+            "name": f"wfs-{name}",
+            "description": data["description"],
+            # Copilot CLI applies it when the skill is invoked in a terminal session.
+            "allowed-tools": "shell(wfs:*)",
+        }
+        assert "$ARGUMENTS" not in body and "{{args}}" not in body  # nothing substituted
+    assert not (project / ".github" / "prompts").exists()
+    execute = prompt_text(project / command_path("copilot", "execute"))
+    assert "with the **task** tool: `agent_type`" in execute
+    assert '`mode` is `"sync"`' in " ".join(execute.split())
+    assert read_json(project / ".github/hooks/wfs.json") == {
+        "version": 1,
+        "hooks": {
+            "sessionStart": [
+                {
+                    "type": "command",
+                    "bash": "wfs prime --hook-json --editor copilot",
+                    "powershell": "wfs prime --hook-json --editor copilot",
+                    "timeoutSec": 30,
+                }
+            ]
+        },
+    }
+    block = (project / ".github/copilot-instructions.md").read_text()
+    assert block.startswith("<!-- wfs:begin") and "`/wfs-execute`" in block
+    assert "`.github/agents/<name>.agent.md`" in block
+
+
+def test_copilot_install_prints_the_one_line_that_lets_wfs_run_headless(project: Path) -> None:
+    run = wfs("agents", "install", "--target", "copilot")
+    assert run.code == 0
+    assert run.out.splitlines() == [f"written: {p}" for p in expected_files("copilot")]
+    assert run.err == (
+        "Copilot CLI: no project setting can allow `wfs`; add --allow-tool 'shell(wfs:*)' "
+        "to headless runs, e.g. copilot -p '/wfs-execute --all' --allow-tool "
+        "'shell(wfs:*)' --allow-tool write (interactive sessions allow it once a wfs "
+        "skill is loaded)\n"
+    )
+    assert wfs("agents", "install", "--target", "copilot", "--remove").err == ""
+    assert wfs("agents", "install", "--target", "claude").err == ""
 
 
 def test_agents_md_block_points_at_every_command(project: Path) -> None:
@@ -1086,6 +1140,7 @@ def test_the_docs_name_the_editor_versions_pinned_for_the_tests() -> None:
             ("@google/gemini-cli", "Gemini CLI"),
             ("@openai/codex", "Codex CLI"),
             ("@qwen-code/qwen-code", "Qwen Code"),
+            ("@github/copilot", "Copilot CLI"),
         ):
             assert f"{editor} {versions[package]}" in " ".join(text.split()), (doc, editor)
 

@@ -72,7 +72,7 @@ MCP_READ_ONLY = ["mcp__wfs__status", "mcp__wfs__next", "mcp__wfs__task_show", "m
 OTHERS: dict[str, dict[str, Any]] = {
     "gemini": {"general": {"defaultApprovalMode": "auto_edit"}},
     "claude": {"permissions": {"allow": MCP_READ_ONLY}},
-    "qwen": {"permissions": {"allow": ["Shell(wfs *)"]}},
+    "qwen": {"permissions": {"allow": ["Shell(wfs *)"]}, "tools": {"approvalMode": "auto-edit"}},
 }
 MCP_SERVER = {"type": "stdio", "command": "wfs", "args": ["mcp"]}
 # A user's settings file, indented with four spaces, with a hook of their own.
@@ -365,6 +365,7 @@ def test_the_qwen_rule_joins_the_users_rules_and_leaves_with_remove(project: Pat
             "deny": ["X"],
         },
         "hooks": {"SessionStart": [HOOKS["qwen"]]},
+        "tools": {"approvalMode": "auto-edit"},
     }
     assert {r["action"] for r in install(project, "qwen")["files"]} == {"unchanged"}
     # Without wfs's rule the file is reported missing, once, and the rule comes back.

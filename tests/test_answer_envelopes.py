@@ -1,6 +1,7 @@
 """The answer contract survives the envelopes editors wrap a subagent's report in:
 Gemini CLI's, opencode's, Codex's wait_agent result, Claude Code's hand-back frame, Qwen
-Code's notice of a background agent's end, and an agent started in the background (issue: a wrapped `## TASK BLOCKED` must block, never complete)."""
+Code's notice of a background agent's end, Copilot CLI's read_agent result, and an agent
+started in the background (issue: a wrapped `## TASK BLOCKED` must block, never complete)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,12 @@ WRAPPED = {
     "[Subagent hand-back] The text below is the final report of a subagent. The report "
     "follows:\n" + "".join(f"  {line}\n" for line in REPORT.split("\n")) + "agentId: a5ad1 "
     "(use SendMessage to continue this agent)\n<usage>subagent_tokens: 15</usage>",
+    # Copilot CLI 1.0.102's read_agent, for an agent started with mode "background".
+    "copilot": (
+        "Agent is idle (waiting for messages). agent_id: 9b78e8e8, agent_type: "
+        "code-developer, status: idle, description: Do IMPL-1, elapsed: 0s, total_turns: 2"
+        f"\n\n[Turn 0]\nI will look at db/ first.\n\n[Turn 1]\n{REPORT}"
+    ),
     "later line": f"Here is what the subagent said:\n\n{REPORT}",
     # Qwen Code's notice of a background agent's end; the report is XML-escaped.
     "qwen": (
@@ -94,6 +101,10 @@ def test_blocked_wins_over_complete_and_a_checkpoint_pauses() -> None:
         "Background agent launched successfully (id agent-3). It runs in the background.",
         "Background subagent started with agent_id=a1b2. You can wait for this agent to "
         "finish using the read_subagent tool.",
+        # Copilot CLI's task tool with mode "background", and read_agent before any turn.
+        "Agent started in background with agent_id: 9b78e8e8. You'll be notified when it "
+        "completes.",
+        "Agent is running. agent_id: 9b78e8e8, agent_type: code-developer, status: running",
         json.dumps({"status": {"agent-7": "running"}, "timed_out": True}),
         json.dumps({"status": {}, "timed_out": True}),
     ],

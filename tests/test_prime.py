@@ -282,6 +282,18 @@ def test_cursors_hook_json_is_its_own_flat_envelope(project: Path) -> None:
     assert json.loads(result.out) == {"additional_context": wfs("prime").out}
 
 
+def test_hook_json_for_copilot_is_the_top_level_context_copilot_cli_reads(
+    project: Path,
+) -> None:
+    """Copilot CLI 1.0.102 adds a sessionStart hook's top-level `additionalContext` to
+    the conversation and ignores Claude Code's envelope (test_real_editor_copilot)."""
+    plan()
+    result = wfs("prime", "--hook-json", "--editor", "copilot")
+    assert (result.code, result.err) == (0, "")
+    assert result.out.endswith("}\n") and result.out.count("\n") == 1
+    assert json.loads(result.out) == {"additionalContext": wfs("prime").out}
+
+
 def test_hook_json_reports_an_unreadable_plan_instead_of_failing_the_hook(
     project: Path,
 ) -> None:

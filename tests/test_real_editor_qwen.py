@@ -6,9 +6,8 @@ temporary project, its model API (`--auth-type anthropic`) pointed at a loopback
 stand-in (tests/model_standins.py). Only the model is fake: Qwen Code's command loader,
 argument substitution, permission rules, SessionStart hook and agent tool are the real
 ones. The stand-in plays a model that follows the installed text literally. The project
-holds only what wfs installs; the run adds the one documented option for headless runs,
-`--approval-mode auto-edit` (without it, headless Qwen Code gives no agent a tool that
-edits files). When Qwen Code cannot be installed the tests fail with the reason; they
+holds only what wfs installs (its `.qwen/settings.json` sets the `auto-edit` approval
+mode: without it, headless Qwen Code gives no agent a tool that edits files). When Qwen Code cannot be installed the tests fail with the reason; they
 never skip.
 """
 
@@ -37,8 +36,6 @@ from test_agents import wfs_command_lines as command_lines
 from test_real_editors import digest_of, first_json, last_claude_call, planned_session, texts
 
 PACKAGE = "@qwen-code/qwen-code"
-# The one documented option of a headless run: the agents may edit files.
-HEADLESS = ("--approval-mode", "auto-edit")
 GREETING = "hello, world"
 # One task: an agent step (write the greeting), then a check wfs runs. The check leaves
 # a mark first, so a test sees whether it ran.
@@ -313,7 +310,7 @@ def test_qwen_code_execute_takes_a_task_to_completed_through_a_foreground_subage
     sid = planned_session(project, GREETING_PLAN, topic="Greeting")
     model = QwenExecuteModel(project)
     with running("anthropic", model) as standin:
-        events = qwen_events(editors, standin, project, home, "/wfs:execute", *HEADLESS)
+        events = qwen_events(editors, standin, project, home, "/wfs:execute")
     assert result_event(events)["permission_denials"] == []
     assert model.codes == [3, 0], model.codes
     # The step went to the code-developer subagent, in the foreground: the agent tool
@@ -358,7 +355,7 @@ def test_qwen_code_execute_blocks_the_task_on_a_blocked_report_and_runs_no_check
     # A report that does not start with the marker, handed back by the agent tool.
     model = QwenExecuteModel(project, report=BLOCKED)
     with running("anthropic", model) as standin:
-        events = qwen_events(editors, standin, project, home, "/wfs:execute", *HEADLESS)
+        events = qwen_events(editors, standin, project, home, "/wfs:execute")
     assert result_event(events)["permission_denials"] == []
     assert model.codes == [3, 1], model.codes
     assert model.agent_results == [BLOCKED]
@@ -400,7 +397,7 @@ def test_a_subagent_runs_in_the_foreground_by_its_definition_even_unasked(
     sid = planned_session(project, GREETING_PLAN, topic="Greeting")
     model = QwenExecuteModel(project, report=BLOCKED, foreground=False)
     with running("anthropic", model) as standin:
-        qwen_events(editors, standin, project, home, "/wfs:execute", *HEADLESS)
+        qwen_events(editors, standin, project, home, "/wfs:execute")
     assert "run_in_background" not in model.agent_calls[0]
     if installed:
         assert model.codes == [3, 1], model.codes
@@ -449,9 +446,7 @@ def test_qwen_code_plan_ingests_the_plan_through_the_file_the_text_names(
         return Say("Planned WFS-greeting.")
 
     with running("anthropic", script) as standin:
-        events = qwen_events(
-            editors, standin, project, home, "/wfs:plan write a greeting", *HEADLESS
-        )
+        events = qwen_events(editors, standin, project, home, "/wfs:plan write a greeting")
     assert result_event(events)["permission_denials"] == []
     (code, planned), (valid, report) = results
     assert (code, json.loads(planned)["session"]) == (0, "WFS-greeting"), planned

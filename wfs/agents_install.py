@@ -93,6 +93,9 @@ class Target(NamedTuple):
     # quoted here-document; "file", a file the agent writes in the project, for an
     # editor whose permission system refuses here-documents.
     answers: str = "stdin"
+    # What the user must set up that no project file of the program can hold: the
+    # install prints it.
+    setup: str = ""
 
 
 _MARKDOWN_AGENT = (("name", "@name"), ("description", "@description"))
@@ -207,22 +210,32 @@ TARGETS: dict[str, Target] = {
     ),
     "copilot": Target(
         "copilot",
-        "GitHub Copilot in VS Code",
+        "GitHub Copilot CLI",
+        # Skills: Copilot CLI and VS Code load them from .github/skills (VS Code no
+        # longer loads prompt files). The model invokes one with its `skill` tool;
+        # allowed-tools grants the `wfs` calls in an interactive session only.
         Form(
-            ".github/prompts/wfs-{name}.prompt.md",
+            ".github/skills/wfs-{name}/SKILL.md",
             "markdown",
             (
                 ("name", "wfs-{name}"),
                 ("description", "@description"),
-                ("argument-hint", "@argument-hint"),
-                ("agent", "agent"),
+                ("allowed-tools", "shell(wfs:*)"),
             ),
         ),
         Form(".github/agents/{name}.agent.md", "markdown", _MARKDOWN_AGENT),
         "ARGS",
         False,
         "/wfs-",
-        "subagent",
+        "copilot",
+        extras=(Extra(".github/hooks/wfs.json", "copilot-hook.json"),),
+        blocks=(Extra(".github/copilot-instructions.md", "editor-md.md"),),
+        setup=(
+            "Copilot CLI: no project setting can allow `wfs`; add "
+            "--allow-tool 'shell(wfs:*)' to headless runs, e.g. copilot -p "
+            "'/wfs-execute --all' --allow-tool 'shell(wfs:*)' --allow-tool write "
+            "(interactive sessions allow it once a wfs skill is loaded)"
+        ),
     ),
     "opencode": Target(
         "opencode",
@@ -259,6 +272,9 @@ TARGETS: dict[str, Target] = {
             # Headless, Qwen Code offers no shell tool unless a rule allows it, and only
             # one spelled with the tool's own name (`Shell`, not `Bash`) does.
             Setting(".qwen/settings.json", ("permissions", "allow"), "", "qwen-allow.json"),
+            # Its subagents run unattended: in the default ("auto") mode, headless, no
+            # agent gets a tool that edits files.
+            Setting(".qwen/settings.json", ("tools",), "approvalMode", "qwen-mode.json"),
         ),
         answers="file",
     ),

@@ -15,13 +15,13 @@ from wfs.platform import shell_join
 from wfs.query import STATE_LABELS, one_line
 
 LIMIT = 1500
-EDITORS = ("claude", "gemini", "codex", "qwen", "devin", "cursor")
+EDITORS = ("claude", "gemini", "codex", "qwen", "copilot", "devin", "cursor")
 # The hook event an editor runs `wfs prime --hook-json` from, where not SessionStart:
 # Gemini CLI gives it with the prompt (see agents_install.TARGETS["gemini"]).
 HOOK_EVENTS = {"gemini": "BeforeAgent"}
 # Editors whose session-start hook gives the context in a key of its own at the top of
 # its output, instead of Claude Code's hookSpecificOutput.
-FLAT_CONTEXT = {"cursor": "additional_context"}
+FLAT_CONTEXT = {"cursor": "additional_context", "copilot": "additionalContext"}
 
 RULES = [
     "Ground rules:",
@@ -147,7 +147,8 @@ def hook_json(text: str, editor: str) -> bytes:
 
     Claude Code, Gemini CLI, Codex CLI, Qwen Code and Devin document the same envelope; Codex
     refuses any key it does not know, so there is nothing else in it. Cursor's
-    sessionStart hook answers `{"additional_context": …}`.
+    sessionStart hook answers `{"additional_context": …}`, and Copilot CLI reads
+    `additionalContext` at the top level (it ignores the other envelope).
     """
     if editor not in EDITORS:
         raise ValueError(editor)

@@ -70,11 +70,13 @@ def agents_install(
 
     Files go under the project root. An editor with hooks also gets one running `wfs
     prime` as a session starts, in its settings file, some a permission for `wfs`
-    commands there too, and AGENTS.md, CLAUDE.md and GEMINI.md a marked block: the rest
-    of those files is left alone. A file (or entry) that exists and differs is only
-    replaced with --force; without it nothing is written and the command exits 2.
-    Installing twice changes nothing.
-    --remove deletes only what wfs installed, and restores nothing else.
+    commands there too, and AGENTS.md, CLAUDE.md, GEMINI.md, QWEN.md and
+    .github/copilot-instructions.md a marked block: the rest of those files is left
+    alone. What no project file of the editor can hold (Copilot CLI's permission to run
+    wfs headless) is printed, to add by hand. A file (or entry) that exists and differs
+    is only replaced with --force; without it nothing is written and the command exits
+    2. Installing twice changes nothing. --remove deletes only what wfs installed, and
+    restores nothing else.
 
     \b
     Example:
@@ -107,6 +109,8 @@ def agents_install(
 
     def human() -> None:
         env.lines([f"{row['action']}: {row['path']}" for row in rows])
+        if TARGETS[target].setup and not remove:
+            env.echo(TARGETS[target].setup, err=True)
         if allow_shell and not remove:
             env.echo(
                 "The user policy ~/.gemini/policies/wfs.toml lets Gemini CLI run `wfs ...` "

@@ -87,8 +87,8 @@ def prime(env: Env, hook_json: bool, editor: str | None) -> None:
     Phase, progress, the next ready task and the command that runs it, the blocked and
     paused tasks with their resume commands, and the ground rules; at most 1,500
     characters. With --hook-json, the same text in the JSON a SessionStart hook of
-    Claude Code, Gemini CLI, Codex CLI, Qwen Code, Devin or Cursor prints, and a plan
-    that cannot be read is reported in the text instead of failing the hook.
+    Claude Code, Gemini CLI, Codex CLI, Qwen Code, Copilot CLI, Devin or Cursor prints,
+    and a plan that cannot be read is reported in the text instead of failing the hook.
 
     \b
     Example:

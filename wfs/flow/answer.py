@@ -38,6 +38,11 @@ _OPENCODE = re.compile(r"<task_result>(.*?)(?:</task_result>|\Z)", re.S)
 _GEMINI = re.compile(
     r"\ASubagent '[^'\n]*' finished\.[^\n]*\n(?:(?!Result:).*\n)*?Result:[ \t]*\n?"
 )
+# Copilot CLI's read_agent: "Agent completed. agent_id: …\n\n[Turn 0]\nREPORT" (or "Agent
+# is idle (…). agent_id: …"; the history, one "[Turn N]" block a turn: the report is the
+# last one).
+_COPILOT = re.compile(r"\AAgent\b[^\n]*\bagent_id: [^\n]*(?:\n|\Z)")
+_COPILOT_TURN = re.compile(r"^\[Turn \d+\][ \t]*\n", re.M)
 # Claude Code's Agent tool: "… The report follows:\n" then the report, every line
 # indented by two spaces, then "agentId: …" and usage at column zero.
 _CLAUDE = re.compile(r"^\[Subagent hand-back\][^\n]*The report follows:[ \t]*\n", re.M)
@@ -45,10 +50,12 @@ _CLAUDE = re.compile(r"^\[Subagent hand-back\][^\n]*The report follows:[ \t]*\n"
 # XML-escaped: "<task-notification>…<result>REPORT</result>…</task-notification>"
 _QWEN = re.compile(r"\A<task-notification>.*?<result>(.*?)</result>", re.S)
 # What an editor says when it started the agent and did not wait for its report
-# (Qwen Code: "Background agent launched…"; Devin: "Background subagent started…").
+# (Qwen Code: "Background agent launched…"; Devin: "Background subagent started…";
+# Copilot CLI: "Agent started in background…").
 _BACKGROUND = re.compile(
     r"\A(?:background (?:sub)?agent (?:launched|started)|"
     r"agent (?:was )?launched in the background|"
+    r"agent started in (?:the )?background|"
     r"(?:the )?agent is (?:now )?running in the background)",
     re.I,
 )
@@ -84,6 +91,9 @@ def unwrap(text: str) -> str | None:
     found = _CLAUDE.search(text)
     if found is not None:
         return claude_report(text[found.end() :])
+    if _COPILOT.match(stripped):
+        turns = list(_COPILOT_TURN.finditer(stripped))
+        return stripped[turns[-1].end() :].strip() if turns else None
     if stripped.startswith("{") and stripped.endswith("}"):
         return codex_report(stripped, text)
     return text
