@@ -1,6 +1,6 @@
 """The installed copilot target inside the real GitHub Copilot CLI (SPEC §5).
 
-Copilot CLI, at the version pinned in tests/editors/package.json, runs headless
+Copilot CLI, the newest version on npm (tests/real_editors.py), runs headless
 (`copilot -p`) in a temporary project with only what `wfs agents install --target
 copilot` writes and the documented set-up: `--allow-tool 'shell(wfs:*)'` (no project
 setting of Copilot CLI can allow `wfs`), `--allow-tool write` for the agent's own edits,
@@ -28,18 +28,18 @@ import pytest
 from conftest import read_json, wfs_process
 from model_standins import Call, Conversation, Move, Say, StandIn, running
 from real_editors import (
+    INSTALLED,
     RUN_TIMEOUT,
     EditorsUnavailable,
     base_environment,
     install_editors,
-    pinned,
     run,
 )
 from real_editors import stream_events as json_lines
 from test_agents import ExecuteInstructions, Pause, agent_path, command_path, parse, read_pause
 from test_real_editors import digest_of, heredoc, planned_session, texts
 
-VERSION = pinned()["@github/copilot"]
+PACKAGE = "@github/copilot"
 ALLOW_WFS = ("--allow-tool", "shell(wfs:*)")  # the one line the docs tell the user to add
 ALLOW_WRITE = ("--allow-tool", "write")  # what the agent's own work needs
 GREETING = "Hello, wfs!"
@@ -123,7 +123,7 @@ def copilot(
     events = json_lines(proc.stdout)
     results = [e for e in events if e.get("type") == "result"]
     assert proc.returncode == 0 and results, (
-        f"Copilot CLI {VERSION}: " + proc.stdout[-3000:] + proc.stderr[-3000:]
+        f"Copilot CLI {INSTALLED[PACKAGE]}: " + proc.stdout[-3000:] + proc.stderr[-3000:]
     )
     assert not standin.errors, standin.errors
     return events
@@ -145,7 +145,9 @@ def shell_result(text: str) -> tuple[int, str]:
     """(exit code, output) of Copilot's bash tool result: the output, without its final
     newline, then a line `<shellId: N completed with exit code C>`."""
     match = re.search(r"\n?<shellId: \S+ completed with exit code (\d+)>\s*\Z", text)
-    assert match, f"Copilot CLI {VERSION}: a bash result in an unknown form: {text[-300:]!r}"
+    assert match, (
+        f"Copilot CLI {INSTALLED[PACKAGE]}: a bash result in an unknown form: {text[-300:]!r}"
+    )
     return int(match.group(1)), text[: match.start()]
 
 
