@@ -142,9 +142,10 @@ def _install(folder: Path, data: bytes, versions: dict[str, str]) -> Path:
     found = {}
     for package, name in PROGRAMS.items():
         program = bin_dir / name
-        env = None
+        # Copilot CLI unpacks its binary (some 235 MB) on a first run: into the cache.
+        env = os.environ | {"COPILOT_CACHE_HOME": str(folder / "copilot-cache")}
         if name in OWN_NODE:
-            env = os.environ | {"PATH": node_path(bin_dir, os.environ.get("PATH", ""))}
+            env["PATH"] = node_path(bin_dir, os.environ.get("PATH", ""))
         version = subprocess.run(
             [str(program), "--version"], capture_output=True, text=True, timeout=120, env=env
         )
