@@ -55,12 +55,21 @@ LAYOUT: dict[str, tuple[str, str, tuple[str, ...]]] = {
     ),
     "cursor": (".cursor/commands/wfs-{}.md", ".cursor/agents/{}.md", ()),
     "copilot": (".github/prompts/wfs-{}.prompt.md", ".github/agents/{}.agent.md", ()),
-    "opencode": (".opencode/commands/wfs-{}.md", ".opencode/agents/{}.md", ()),
+    "opencode": (
+        ".opencode/commands/wfs-{}.md",
+        ".opencode/agents/{}.md",
+        (".opencode/plugins/wfs-prime.js",),
+    ),
     "qwen": (".qwen/commands/wfs/{}.md", ".qwen/agents/{}.md", ()),
     "windsurf": (".windsurf/workflows/wfs-{}.md", ".windsurf/skills/{}/SKILL.md", ()),
     "agents-md": (".agents/wfs/commands/{}.md", ".agents/wfs/agents/{}.md", ()),
 }
-BLOCKS = {"agents-md": ("AGENTS.md",), "claude": ("CLAUDE.md",), "gemini": ("GEMINI.md",)}
+BLOCKS = {
+    "agents-md": ("AGENTS.md",),
+    "claude": ("CLAUDE.md",),
+    "gemini": ("GEMINI.md",),
+    "opencode": ("AGENTS.md",),
+}
 # Entries in JSON files the user also writes: the SessionStart hook running `wfs prime`,
 # and for Claude Code the MCP server (.mcp.json: the mcp extra is part of the test extra,
 # so a default install writes it here).
@@ -68,6 +77,7 @@ SETTINGS = {
     "claude": (".claude/settings.json", ".mcp.json"),
     "gemini": (".gemini/settings.json",),
     "codex": (".codex/hooks.json",),
+    "opencode": ("opencode.json",),  # the rule that lets opencode run `wfs ...`
 }
 # The editors that replace a placeholder by the command's arguments; the others get the
 # arguments in the user's message, and the text says so with the stand-in ARGS.
@@ -357,6 +367,13 @@ def test_execute_waits_for_the_agent_and_resumes_from_stdin_with_no_file(
         assert 'the lines after "The report follows:"' in body
     if target == "codex":
         assert "`spawn_agent`" in body and "`wait_agent`" in body
+    if target == "opencode":
+        # The task tool's parameters as opencode 1.18 names them; `background` (only
+        # with OPENCODE_EXPERIMENTAL_BACKGROUND_SUBAGENTS) is never given.
+        assert "with the **task** tool: `subagent_type`" in body
+        assert "`prompt` is the whole brief" in body and "`description` a few words" in body
+        assert "Give no\n   `background` and no `task_id`" in body
+        assert "between a `<task_result>` line and a `</task_result>` line" in body
 
 
 @pytest.mark.parametrize("target", TARGETS)
