@@ -28,6 +28,7 @@ PROGRAMS = {
     "@anthropic-ai/claude-code": "claude",
     "@google/gemini-cli": "gemini",
     "@openai/codex": "codex",
+    "opencode-ai": "opencode",
 }
 RUN_TIMEOUT = 120  # seconds for one headless editor run; they take a few seconds
 
