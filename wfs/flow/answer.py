@@ -34,6 +34,8 @@ MAX_REASON = 1000
 
 # opencode's task tool: <task id="…"><task_result>REPORT</task_result></task>
 _OPENCODE = re.compile(r"<task_result>(.*?)(?:</task_result>|\Z)", re.S)
+# …and of a subagent it started in the background: <task id="…" state="running">
+_OPENCODE_RUNNING = re.compile(r"\A<task\b[^>]*\bstate=[\"']running[\"']")
 # Gemini CLI's subagent tool: "Subagent 'NAME' finished.\nTermination Reason: …\nResult:\nREPORT"
 _GEMINI = re.compile(
     r"\ASubagent '[^'\n]*' finished\.[^\n]*\n(?:(?!Result:).*\n)*?Result:[ \t]*\n?"
@@ -60,6 +62,8 @@ def unwrap(text: str) -> str | None:
     """The report inside the envelope an editor handed it back in, or the text itself;
     None when the envelope holds no report (the agent is still running, or timed out)."""
     stripped = text.strip()
+    if _OPENCODE_RUNNING.match(stripped):
+        return None
     found = _OPENCODE.search(stripped)
     if found is not None:
         return found.group(1).strip()
