@@ -687,6 +687,66 @@ def test_the_agents_md_block_never_touches_the_users_text(project: Path) -> None
     assert not (project / "AGENTS.md").exists() and not (project / ".agents").exists()
 
 
+def test_agents_md_and_opencode_share_one_block_in_agents_md(project: Path) -> None:
+    """Both write AGENTS.md's block: it is one block, naming each one's commands, and
+    either can be installed, checked and removed beside the other."""
+    install(project, "agents-md")
+    first = (project / "AGENTS.md").read_text()
+    actions = {row["path"]: row["action"] for row in install(project, "opencode")["files"]}
+    assert actions["AGENTS.md"] == "unchanged"
+    assert (project / "AGENTS.md").read_text() == first and first.count("<!-- wfs:begin") == 1
+    for name in COMMANDS:
+        row = f"| `/wfs-{name}` | `{command_path('agents-md', name)}` |"
+        assert row in first, row
+    assert "(`.opencode/agents/<name>.md`)" in first
+    assert "`.agents/wfs/agents/<name>.md`" in first
+    assert wfs("agents", "install", "--check").code == 0
+    # Removing one keeps the block the other still needs; then it goes with the other.
+    removed = wfs("agents", "install", "--target", "opencode", "--remove", "--json").json()
+    assert {"path": "AGENTS.md", "action": "kept"} in removed["files"]
+    assert (project / "AGENTS.md").read_text() == first
+    check = wfs("agents", "install", "--check", "--json")
+    assert check.code == 0 and {r["target"] for r in check.json()["files"]} == {"agents-md"}
+    removed = wfs("agents", "install", "--target", "agents-md", "--remove", "--json").json()
+    assert {"path": "AGENTS.md", "action": "removed"} in removed["files"]
+    assert not (project / "AGENTS.md").exists()
+    # The block alone says nothing of which target is installed.
+    install(project, "opencode")
+    for relative in expected_files("opencode"):
+        if relative != "AGENTS.md":
+            (project / relative).unlink()
+    assert wfs("agents", "install", "--check").out == "no wfs editor files are installed here\n"
+
+
+def test_opencode_gets_its_wfs_rule_last_in_the_users_opencode_json(project: Path) -> None:
+    install(project, "opencode")
+    assert read_json(project / "opencode.json") == {"permission": {"bash": {"wfs *": "allow"}}}
+    wfs("agents", "install", "--target", "opencode", "--remove")
+    assert not (project / "opencode.json").exists()
+    # The user's file: wfs's rule goes last (opencode applies the last rule that
+    # matches), and --remove gives the file back as it was.
+    mine = (
+        '{\n  "$schema": "https://opencode.ai/config.json",\n'
+        '  "permission": {"bash": {"*": "ask", "git *": "allow"}, "edit": "allow"}\n}\n'
+    )
+    (project / "opencode.json").write_text(mine)
+    install(project, "opencode")
+    rules = read_json(project / "opencode.json")["permission"]["bash"]
+    assert list(rules.items()) == [("*", "ask"), ("git *", "allow"), ("wfs *", "allow")]
+    assert wfs("agents", "install", "--check").code == 0
+    wfs("agents", "install", "--target", "opencode", "--remove")
+    assert json.loads((project / "opencode.json").read_text()) == json.loads(mine)
+    # One action for every bash command is not a list of rules: wfs says where.
+    (project / "opencode.json").write_text('{"permission": {"bash": "ask"}}\n')
+    run = wfs("--root", str(project), "agents", "install", "--target", "opencode")
+    assert run.code == 2
+    assert run.err == (
+        "wfs: error: opencode.json: /permission/bash: expected an object, found a string; "
+        "fix it (or remove it) and install again\n"
+    )
+    assert (project / "opencode.json").read_text() == '{"permission": {"bash": "ask"}}\n'
+
+
 def test_a_broken_block_is_reported_and_left_alone(project: Path) -> None:
     broken = "# Mine\n<!-- wfs:end -->\n<!-- wfs:begin (written by `wfs agents install`; edit outside these lines) -->\n"
     (project / "AGENTS.md").write_text(broken)
@@ -1086,6 +1146,7 @@ def test_the_docs_name_the_editor_versions_pinned_for_the_tests() -> None:
             ("@anthropic-ai/claude-code", "Claude Code"),
             ("@google/gemini-cli", "Gemini CLI"),
             ("@openai/codex", "Codex CLI"),
+            ("opencode-ai", "opencode"),
         ):
             assert f"{editor} {versions[package]}" in " ".join(text.split()), (doc, editor)
 
