@@ -205,12 +205,14 @@ class OpencodeExecuteModel:
         self.task_results: list[str] = []
         self.subagents: list[Conversation] = []
         self.codes: list[int] = []
+        self.main_systems: list[str] = []
 
     def __call__(self, conversation: Conversation) -> Move:
         if is_title(conversation):
             return Say("Execute the greeting task")
         if "# @code-developer" in conversation.system:
             return self.subagent(conversation)
+        self.main_systems.append(conversation.system)
         if self.instructions is None:
             (body,) = [t for t in conversation.user_texts if t.startswith("# Execute wfs tasks")]
             self.body = body
@@ -291,6 +293,10 @@ def test_opencode_execute_takes_the_task_to_completed_through_a_subagent(
     _, definition = parse(project / agent_path("opencode", "code-developer"))
     assert definition.strip()[:2000] in subagent.system
     assert (project / "greeting.txt").read_text() == "Hello, wfs\n"
+    # The plugin primed the main session only: the subagent does the step it was given.
+    digest = "wfs session WFS-greeter (active)"
+    assert model.main_systems and all(digest in system for system in model.main_systems)
+    assert not any(digest in c.system for c in model.subagents)
     # opencode wrapped the report; the model passed back the report alone.
     (wrapped,) = model.task_results
     assert re.fullmatch(
