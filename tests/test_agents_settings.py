@@ -19,7 +19,6 @@ import pytest
 from conftest import tree_listing, wfs
 from test_agents import BLOCKS, SETTINGS, expected_files, install
 
-HOOK_FILES = {target: files[0] for target, files in SETTINGS.items()}
 # Each editor's hook group, as the editor's documentation spells it.
 HOOKS: dict[str, dict[str, Any]] = {
     "claude": {
@@ -48,6 +47,8 @@ HOOKS: dict[str, dict[str, Any]] = {
         ]
     },
 }
+# opencode's entry is no hook but a permission rule (test_agents.py checks it).
+HOOK_FILES = {target: files[0] for target, files in SETTINGS.items() if target in HOOKS}
 MCP_SERVER = {"type": "stdio", "command": "wfs", "args": ["mcp"]}
 # A user's settings file, indented with four spaces, with a hook of their own.
 USERS = {
