@@ -77,7 +77,7 @@ SETTINGS = {
     "claude": (".claude/settings.json", ".mcp.json"),
     "gemini": (".gemini/settings.json",),
     "codex": (".codex/hooks.json",),
-    "opencode": ("opencode.json",),  # the rule that lets opencode run `wfs ...`
+    "opencode": (".opencode/opencode.json",),  # the rule that lets it run `wfs ...`
 }
 # The editors that replace a placeholder by the command's arguments; the others get the
 # arguments in the user's message, and the text says so with the stand-in ARGS.
@@ -718,33 +718,35 @@ def test_agents_md_and_opencode_share_one_block_in_agents_md(project: Path) -> N
     assert wfs("agents", "install", "--check").out == "no wfs editor files are installed here\n"
 
 
-def test_opencode_gets_its_wfs_rule_last_in_the_users_opencode_json(project: Path) -> None:
+def test_opencode_gets_its_wfs_rule_last_in_the_project_settings(project: Path) -> None:
+    settings = project / ".opencode/opencode.json"
     install(project, "opencode")
-    assert read_json(project / "opencode.json") == {"permission": {"bash": {"wfs *": "allow"}}}
+    assert read_json(settings) == {"permission": {"bash": {"wfs *": "allow"}}}
     wfs("agents", "install", "--target", "opencode", "--remove")
-    assert not (project / "opencode.json").exists()
-    # The user's file: wfs's rule goes last (opencode applies the last rule that
-    # matches), and --remove gives the file back as it was.
+    assert not (project / ".opencode").exists()
+    # The user's own file there: wfs's rule goes last (opencode applies the last rule
+    # that matches), and --remove gives the file back as it was.
     mine = (
         '{\n  "$schema": "https://opencode.ai/config.json",\n'
         '  "permission": {"bash": {"*": "ask", "git *": "allow"}, "edit": "allow"}\n}\n'
     )
-    (project / "opencode.json").write_text(mine)
+    settings.parent.mkdir()
+    settings.write_text(mine)
     install(project, "opencode")
-    rules = read_json(project / "opencode.json")["permission"]["bash"]
+    rules = read_json(settings)["permission"]["bash"]
     assert list(rules.items()) == [("*", "ask"), ("git *", "allow"), ("wfs *", "allow")]
     assert wfs("agents", "install", "--check").code == 0
     wfs("agents", "install", "--target", "opencode", "--remove")
-    assert json.loads((project / "opencode.json").read_text()) == json.loads(mine)
+    assert json.loads(settings.read_text()) == json.loads(mine)
     # One action for every bash command is not a list of rules: wfs says where.
-    (project / "opencode.json").write_text('{"permission": {"bash": "ask"}}\n')
+    settings.write_text('{"permission": {"bash": "ask"}}\n')
     run = wfs("--root", str(project), "agents", "install", "--target", "opencode")
     assert run.code == 2
     assert run.err == (
-        "wfs: error: opencode.json: /permission/bash: expected an object, found a string; "
-        "fix it (or remove it) and install again\n"
+        "wfs: error: .opencode/opencode.json: /permission/bash: expected an object, found a "
+        "string; fix it (or remove it) and install again\n"
     )
-    assert (project / "opencode.json").read_text() == '{"permission": {"bash": "ask"}}\n'
+    assert settings.read_text() == '{"permission": {"bash": "ask"}}\n'
 
 
 def test_a_broken_block_is_reported_and_left_alone(project: Path) -> None:

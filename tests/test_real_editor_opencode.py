@@ -5,7 +5,7 @@ headless (`opencode run --command wfs-…`) in a temporary project. The user's o
 is one provider in their config (~/.config/opencode/opencode.json) whose `baseURL` is a
 loopback stand-in for the Anthropic Messages API (tests/model_standins.py); everything
 else is what wfs installs: the commands, the subagents, the `permission.bash` rule in
-the project's opencode.json, the AGENTS.md block and the plugin that runs `wfs prime`.
+.opencode/opencode.json, the AGENTS.md block and the plugin that runs `wfs prime`.
 Nothing may leave the machine: models.dev, the updater and opencode's own npm installs
 are turned off, and every other request goes to a proxy that is not there.
 
@@ -116,7 +116,7 @@ def opencode_home(home: Path, standin: StandIn, config: dict[str, Any] | None = 
 
 
 # What a careful user sets: opencode asks before every shell command, which headless
-# means refusing it. wfs's rule in the project's opencode.json lets `wfs ...` run.
+# means refusing it. wfs's rule in .opencode/opencode.json lets `wfs ...` run.
 ASKING = {"permission": {"bash": {"*": "ask"}}}
 
 
@@ -311,7 +311,7 @@ def test_opencode_execute_takes_the_task_to_completed_through_a_subagent(
         wrapped,
     ), wrapped
     # Every wfs call ran although the user's opencode asks before shell commands:
-    # allowed by the opencode.json rule, here-document included.
+    # allowed by the rule in .opencode/opencode.json, here-document included.
     commands = [
         (p["state"]["input"].get("command"), p["state"]["status"]) for p in tool_uses(events)
     ]
@@ -379,15 +379,21 @@ def test_opencode_runs_the_plugin_and_reads_the_agents_md_block(
     assert inner.startswith("## wfs: planned work sessions\n") and inner in main.system
 
 
+@pytest.mark.parametrize("where", ["global", "project"])
 @pytest.mark.parametrize("with_rule", [True, False])
 def test_opencode_runs_wfs_unasked_only_with_the_rule(
-    editors: Path, project: Path, home: Path, with_rule: bool
+    editors: Path, project: Path, home: Path, with_rule: bool, where: str
 ) -> None:
     """The control: a user whose opencode asks before every shell command (which
-    headless means refusing it) still lets wfs run, through the rule wfs installs."""
+    headless means refusing it), in their global config or in the project's own
+    opencode.jsonc, still lets wfs run, through the rule wfs installs."""
     assert wfs_process("agents", "install", "--target", "opencode", cwd=project).code == 0
     if not with_rule:
-        (project / "opencode.json").unlink()
+        (project / ".opencode" / "opencode.json").unlink()
+    if where == "project":  # JSONC, which wfs could not edit: opencode merges ours after
+        (project / "opencode.jsonc").write_text(
+            '{\n  // ask first\n  "permission": {"bash": {"*": "ask"}}\n}\n'
+        )
     planned_session(project)
     expected = wfs_process("status", cwd=project)
 
@@ -399,7 +405,7 @@ def test_opencode_runs_wfs_unasked_only_with_the_rule(
         return Say("Reported.")
 
     with running("anthropic", script) as standin:
-        opencode_home(home, standin, ASKING)
+        opencode_home(home, standin, ASKING if where == "global" else {})
         proc = opencode_run(project, home, editors, "--command", "wfs-status")
     (part,) = tool_uses(stream_events(proc.stdout))
     if with_rule:

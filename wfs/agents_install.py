@@ -190,10 +190,16 @@ TARGETS: dict[str, Target] = {
         # opencode loads every .js file of .opencode/plugins/ as a plugin.
         extras=(Extra(".opencode/plugins/wfs-prime.js", "opencode-plugin.js"),),
         blocks=(Extra("AGENTS.md", "agents-md.md"),),
-        # A rule of opencode.json's `permission.bash` (the last matching rule wins; wfs's
-        # goes last): `wfs ...` runs without asking, here-documents included.
+        # A rule of `permission.bash`: `wfs ...` runs without asking, here-documents
+        # included. opencode applies the last rule that matches, and merges this file
+        # after the user's (global, then the project's opencode.json and .jsonc).
         settings=(
-            Setting("opencode.json", ("permission", "bash"), "wfs *", "opencode-permission.json"),
+            Setting(
+                ".opencode/opencode.json",
+                ("permission", "bash"),
+                "wfs *",
+                "opencode-permission.json",
+            ),
         ),
     ),
     "qwen": Target(

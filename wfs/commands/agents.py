@@ -63,12 +63,12 @@ def agents_install(
 
     Files go under the project root. Claude Code, Gemini CLI and Codex CLI also get a
     SessionStart hook running `wfs prime` in their settings file (opencode a plugin,
-    and a rule in opencode.json that lets it run `wfs`), and AGENTS.md, CLAUDE.md and
-    GEMINI.md a marked block: the rest of those files is left alone. A file (or entry)
-    that exists and differs is only replaced with --force; without it nothing is
-    written and the command exits 2. Installing twice changes nothing. --remove deletes
-    only what wfs installed (a block another installed target shares stays), and
-    restores nothing else.
+    and a rule in .opencode/opencode.json that lets it run `wfs`), and AGENTS.md,
+    CLAUDE.md and GEMINI.md a marked block: the rest of those files is left alone. A
+    file (or entry) that exists and differs is only replaced with --force; without it
+    nothing is written and the command exits 2. Installing twice changes nothing.
+    --remove deletes only what wfs installed (a block another installed target shares
+    stays), and restores nothing else.
 
     \b
     Example:
