@@ -39,6 +39,7 @@ PROGRAMS = {
     "@openai/codex": "codex",
     "@qwen-code/qwen-code": "qwen",
     "@github/copilot": "copilot",
+    "opencode-ai": "opencode",
 }
 # Programs that need a newer Node.js than the machine may have (Qwen Code: 22 or later):
 # they run with the one of the `node` package in package.json first on PATH (`node_path`).

@@ -59,7 +59,11 @@ LAYOUT: dict[str, tuple[str, str, tuple[str, ...]]] = {
         ".github/agents/{}.agent.md",
         (".github/hooks/wfs.json",),
     ),
-    "opencode": (".opencode/commands/wfs-{}.md", ".opencode/agents/{}.md", ()),
+    "opencode": (
+        ".opencode/commands/wfs-{}.md",
+        ".opencode/agents/{}.md",
+        (".opencode/plugins/wfs-prime.js",),
+    ),
     "qwen": (".qwen/commands/wfs/{}.md", ".qwen/agents/{}.md", ()),
     # Devin Local; Windsurf before it read the agents as skills, and those stay.
     "devin": (
@@ -75,6 +79,7 @@ BLOCKS = {
     "gemini": ("GEMINI.md",),
     "qwen": ("QWEN.md",),
     "copilot": (".github/copilot-instructions.md",),
+    "opencode": ("AGENTS.md",),
 }
 # Entries in JSON files the user also writes: the SessionStart hook running `wfs prime`,
 # and for Claude Code the MCP server (.mcp.json: the mcp extra is part of the test extra,
@@ -86,6 +91,7 @@ SETTINGS = {
     "cursor": (".cursor/hooks.json", ".cursor/cli.json"),
     "devin": (".devin/config.json", ".devin/hooks.v1.json"),
     "qwen": (".qwen/settings.json",),  # the hook, and the rule that allows `wfs`
+    "opencode": (".opencode/opencode.json",),  # the rule that lets it run `wfs ...`
 }
 # The editors that replace a placeholder by the command's arguments; the others get the
 # arguments in the user's message, and the text says so with the stand-in ARGS.
@@ -422,6 +428,13 @@ def test_execute_waits_for_the_agent_and_resumes_from_stdin_with_no_file(
         assert 'the lines after "The report follows:"' in body
     if target == "codex":
         assert "`spawn_agent`" in body and "`wait_agent`" in body
+    if target == "opencode":
+        # The task tool's parameters as opencode 1.18 names them; `background` (only
+        # with OPENCODE_EXPERIMENTAL_BACKGROUND_SUBAGENTS) is never given.
+        assert "with the **task** tool: `subagent_type`" in body
+        assert "`prompt` is the whole brief" in body and "`description` a few words" in body
+        assert "Give no\n   `background` and no `task_id`" in body
+        assert "between a `<task_result>` line and a `</task_result>` line" in body
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -738,6 +751,68 @@ def test_the_agents_md_block_never_touches_the_users_text(project: Path) -> None
     install(project, "agents-md")
     wfs("agents", "install", "--target", "agents-md", "--remove")
     assert not (project / "AGENTS.md").exists() and not (project / ".agents").exists()
+
+
+def test_agents_md_and_opencode_share_one_block_in_agents_md(project: Path) -> None:
+    """Both write AGENTS.md's block: it is one block, naming each one's commands, and
+    either can be installed, checked and removed beside the other."""
+    install(project, "agents-md")
+    first = (project / "AGENTS.md").read_text()
+    actions = {row["path"]: row["action"] for row in install(project, "opencode")["files"]}
+    assert actions["AGENTS.md"] == "unchanged"
+    assert (project / "AGENTS.md").read_text() == first and first.count("<!-- wfs:begin") == 1
+    for name in COMMANDS:
+        row = f"| `/wfs-{name}` | `{command_path('agents-md', name)}` |"
+        assert row in first, row
+    assert "(`.opencode/agents/<name>.md`)" in first
+    assert "`.agents/wfs/agents/<name>.md`" in first
+    assert wfs("agents", "install", "--check").code == 0
+    # Removing one keeps the block the other still needs; then it goes with the other.
+    removed = wfs("agents", "install", "--target", "opencode", "--remove", "--json").json()
+    assert {"path": "AGENTS.md", "action": "kept"} in removed["files"]
+    assert (project / "AGENTS.md").read_text() == first
+    check = wfs("agents", "install", "--check", "--json")
+    assert check.code == 0 and {r["target"] for r in check.json()["files"]} == {"agents-md"}
+    removed = wfs("agents", "install", "--target", "agents-md", "--remove", "--json").json()
+    assert {"path": "AGENTS.md", "action": "removed"} in removed["files"]
+    assert not (project / "AGENTS.md").exists()
+    # The block alone says nothing of which target is installed.
+    install(project, "opencode")
+    for relative in expected_files("opencode"):
+        if relative != "AGENTS.md":
+            (project / relative).unlink()
+    assert wfs("agents", "install", "--check").out == "no wfs editor files are installed here\n"
+
+
+def test_opencode_gets_its_wfs_rule_last_in_the_project_settings(project: Path) -> None:
+    settings = project / ".opencode/opencode.json"
+    install(project, "opencode")
+    assert read_json(settings) == {"permission": {"bash": {"wfs *": "allow"}}}
+    wfs("agents", "install", "--target", "opencode", "--remove")
+    assert not (project / ".opencode").exists()
+    # The user's own file there: wfs's rule goes last (opencode applies the last rule
+    # that matches), and --remove gives the file back as it was.
+    mine = (
+        '{\n  "$schema": "https://opencode.ai/config.json",\n'
+        '  "permission": {"bash": {"*": "ask", "git *": "allow"}, "edit": "allow"}\n}\n'
+    )
+    settings.parent.mkdir()
+    settings.write_text(mine)
+    install(project, "opencode")
+    rules = read_json(settings)["permission"]["bash"]
+    assert list(rules.items()) == [("*", "ask"), ("git *", "allow"), ("wfs *", "allow")]
+    assert wfs("agents", "install", "--check").code == 0
+    wfs("agents", "install", "--target", "opencode", "--remove")
+    assert json.loads(settings.read_text()) == json.loads(mine)
+    # One action for every bash command is not a list of rules: wfs says where.
+    settings.write_text('{"permission": {"bash": "ask"}}\n')
+    run = wfs("--root", str(project), "agents", "install", "--target", "opencode")
+    assert run.code == 2
+    assert run.err == (
+        "wfs: error: .opencode/opencode.json: /permission/bash: expected an object, found a "
+        "string; fix it (or remove it) and install again\n"
+    )
+    assert settings.read_text() == '{"permission": {"bash": "ask"}}\n'
 
 
 def test_a_broken_block_is_reported_and_left_alone(project: Path) -> None:
@@ -1141,6 +1216,7 @@ def test_the_docs_name_the_editor_versions_pinned_for_the_tests() -> None:
             ("@openai/codex", "Codex CLI"),
             ("@qwen-code/qwen-code", "Qwen Code"),
             ("@github/copilot", "Copilot CLI"),
+            ("opencode-ai", "opencode"),
         ):
             assert f"{editor} {versions[package]}" in " ".join(text.split()), (doc, editor)
 

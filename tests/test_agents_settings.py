@@ -74,6 +74,8 @@ OTHERS: dict[str, dict[str, Any]] = {
     "claude": {"permissions": {"allow": MCP_READ_ONLY}},
     "qwen": {"permissions": {"allow": ["Shell(wfs *)"]}, "tools": {"approvalMode": "auto-edit"}},
 }
+# opencode's entry is no hook but a permission rule (test_agents.py checks it).
+HOOK_FILES = {target: files[0] for target, files in SETTINGS.items() if target in HOOKS}
 MCP_SERVER = {"type": "stdio", "command": "wfs", "args": ["mcp"]}
 # A user's settings file, indented with four spaces, with a hook of their own.
 USERS = {

@@ -107,6 +107,10 @@ def test_blocked_wins_over_complete_and_a_checkpoint_pauses() -> None:
         "Agent is running. agent_id: 9b78e8e8, agent_type: code-developer, status: running",
         json.dumps({"status": {"agent-7": "running"}, "timed_out": True}),
         json.dumps({"status": {}, "timed_out": True}),
+        # opencode's task tool with `background` (OPENCODE_EXPERIMENTAL_BACKGROUND_SUBAGENTS)
+        '<task id="ses_1a2b" state="running">\n<summary>Background task started</summary>\n'
+        "<task_result>\nThe task is working in the background. You will be notified "
+        "automatically when it finishes.\n</task_result>\n</task>",
     ],
 )
 def test_an_answer_holding_no_report_is_refused_like_an_empty_one(text: str) -> None:

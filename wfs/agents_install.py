@@ -249,7 +249,21 @@ TARGETS: dict[str, Target] = {
         "$ARGUMENTS",
         True,
         "/wfs-",
-        "subagent",
+        "opencode",
+        # opencode loads every .js file of .opencode/plugins/ as a plugin.
+        extras=(Extra(".opencode/plugins/wfs-prime.js", "opencode-plugin.js"),),
+        blocks=(Extra("AGENTS.md", "agents-md.md"),),
+        # A rule of `permission.bash`: `wfs ...` runs without asking, here-documents
+        # included. opencode applies the last rule that matches, and merges this file
+        # after the user's (global, then the project's opencode.json and .jsonc).
+        settings=(
+            Setting(
+                ".opencode/opencode.json",
+                ("permission", "bash"),
+                "wfs *",
+                "opencode-permission.json",
+            ),
+        ),
     ),
     "qwen": Target(
         "qwen",
@@ -540,14 +554,31 @@ def render_file(source: Source, target: Target, form: Form | None = None) -> tup
     return relative, text.encode("utf-8")
 
 
-def _render_extra(extra: Extra, target: Target) -> bytes:
+def _render_extra(extra: Extra, target: Target, sharing: list[Target] | None = None) -> bytes:
     context = {
         **_context(target),
         "version": __version__,
         "commands": [(s.name, s.header["description"]) for s in sources("commands")],
+        "sharing": [_context(t) for t in sharing or [target]],
     }
     template = templating.template(f"files/{extra.template}")
     return template.render(**context).encode("utf-8")
+
+
+def sharing(relative: str) -> list[Target]:
+    """The targets that write a block into the file `relative`, in TARGETS order.
+
+    Their blocks are one block (a file holds at most one): rendered from the first one's
+    template with every one's spelling (`sharing` in the template), the same whichever of
+    them installs it, so each can be installed, checked and removed beside the others."""
+    return [t for t in TARGETS.values() if any(b.path == relative for b in t.blocks)]
+
+
+def _render_block(relative: str) -> bytes:
+    owners = sharing(relative)
+    (extra,) = [b for b in owners[0].blocks if b.path == relative]
+    inner = _render_extra(extra, owners[0], owners).decode("utf-8").strip("\n")
+    return f"{BLOCK_BEGIN}\n{inner}\n{BLOCK_END}\n".encode()
 
 
 def _target(name: str) -> Target:
@@ -575,9 +606,7 @@ def rendered_files(
     files += [(extra.path, _render_extra(extra, target)) for extra in target.extras]
     rendered = [Rendered(path, data, "file") for path, data in sorted(files)]
     for extra in target.blocks:
-        inner = _render_extra(extra, target).decode("utf-8").strip("\n")
-        block = f"{BLOCK_BEGIN}\n{inner}\n{BLOCK_END}\n"
-        rendered.append(Rendered(extra.path, block.encode("utf-8"), "block"))
+        rendered.append(Rendered(extra.path, _render_block(extra.path), "block"))
     for setting in target.settings:
         if setting.option in ("mcp", MCP_TOOLS) and mcp == "off":
             continue
@@ -997,12 +1026,20 @@ def _one_per_file(rows: list[tuple[str, str]], first: tuple[str, ...]) -> list[t
 
 
 def installed_targets(layout: Layout) -> list[str]:
-    """The targets of which at least one file (or block) is in the project."""
+    """The targets of which at least one file (or block) is in the project; a block that
+    several targets share says nothing of which of them is installed."""
     return [
         name
         for name in TARGETS
-        if any(item.state != "missing" for item in plan_install(layout, name, lenient=True))
+        if any(
+            item.state != "missing" and not _shared_block(item)
+            for item in plan_install(layout, name, lenient=True)
+        )
     ]
+
+
+def _shared_block(item: Planned) -> bool:
+    return item.kind == "block" and len(sharing(item.relative)) > 1
 
 
 def listing(layout: Layout, target_names: Iterable[str]) -> list[dict[str, str]]:
@@ -1054,21 +1091,26 @@ def remove(
     allow_shell: bool = False,
     mcp: McpMode = "keep",
 ) -> list[tuple[str, str]]:
-    """Remove what `target_name` installs; returns (path, "removed" | "absent").
+    """Remove what `target_name` installs; returns (path, "removed" | "absent" | "kept").
 
     Only wfs's own files go: a file (or block, or settings entry) that differs from the
     shipped one may be the user's, so nothing is removed unless `force` is set. A block
     or an entry is cut out of its file, which goes only when nothing else is left in it
-    (a settings file: when it is exactly as wfs creates it). Folders left empty are
-    removed too; nothing that was there before the install is restored."""
+    (a settings file: when it is exactly as wfs creates it); a block that another
+    installed target shares is kept. Folders left empty are removed too; nothing that
+    was there before the install is restored."""
     planned = plan_install(layout, target_name, allow_shell, mcp)
     if not force:
         _refuse_differing(planned, "removed", "remove")
+    others = set(installed_targets(layout)) - {target_name}
     actions: list[tuple[str, str]] = []
     folders: set[Path] = set()
     for item in planned:
         if item.state == "missing":
             actions.append((item.relative, "absent"))
+            continue
+        if item.kind == "block" and others & {t.name for t in sharing(item.relative)}:
+            actions.append((item.relative, "kept"))
             continue
         if item.removed is not None:
             store.write_bytes(item.path, item.removed)

@@ -69,14 +69,14 @@ def agents_install(
     """Install the wfs commands and agent definitions for an editor.
 
     Files go under the project root. An editor with hooks also gets one running `wfs
-    prime` as a session starts, in its settings file, some a permission for `wfs`
-    commands there too, and AGENTS.md, CLAUDE.md, GEMINI.md, QWEN.md and
-    .github/copilot-instructions.md a marked block: the rest of those files is left
-    alone. What no project file of the editor can hold (Copilot CLI's permission to run
-    wfs headless) is printed, to add by hand. A file (or entry) that exists and differs
-    is only replaced with --force; without it nothing is written and the command exits
-    2. Installing twice changes nothing. --remove deletes only what wfs installed, and
-    restores nothing else.
+    prime` as a session starts, in its settings file (opencode a plugin), some a
+    permission for `wfs` commands there too, and AGENTS.md, CLAUDE.md, GEMINI.md,
+    QWEN.md and .github/copilot-instructions.md a marked block: the rest of those files
+    is left alone. What no project file of the editor can hold (Copilot CLI's permission
+    to run wfs headless) is printed, to add by hand. A file (or entry) that exists and
+    differs is only replaced with --force; without it nothing is written and the command
+    exits 2. Installing twice changes nothing. --remove deletes only what wfs installed
+    (a block another installed target shares stays), and restores nothing else.
 
     \b
     Example:

@@ -34,6 +34,8 @@ MAX_REASON = 1000
 
 # opencode's task tool: <task id="…"><task_result>REPORT</task_result></task>
 _OPENCODE = re.compile(r"<task_result>(.*?)(?:</task_result>|\Z)", re.S)
+# …and of a subagent it started in the background: <task id="…" state="running">
+_OPENCODE_RUNNING = re.compile(r"\A<task\b[^>]*\bstate=[\"']running[\"']")
 # Gemini CLI's subagent tool: "Subagent 'NAME' finished.\nTermination Reason: …\nResult:\nREPORT"
 _GEMINI = re.compile(
     r"\ASubagent '[^'\n]*' finished\.[^\n]*\n(?:(?!Result:).*\n)*?Result:[ \t]*\n?"
@@ -82,6 +84,8 @@ def unwrap(text: str) -> str | None:
         import html  # deferred: ~10 ms, only for this envelope
 
         return html.unescape(found.group(1)).strip()
+    if _OPENCODE_RUNNING.match(stripped):
+        return None
     found = _OPENCODE.search(stripped)
     if found is not None:
         return found.group(1).strip()
