@@ -80,6 +80,7 @@ BLOCKS = {
     "qwen": ("QWEN.md",),
     "copilot": (".github/copilot-instructions.md",),
     "opencode": ("AGENTS.md",),
+    "codex": ("AGENTS.md",),  # one block, shared with opencode and agents-md
 }
 # Entries in JSON files the user also writes: the SessionStart hook running `wfs prime`,
 # and for Claude Code the MCP server (.mcp.json: the mcp extra is part of the test extra,

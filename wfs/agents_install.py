@@ -185,6 +185,7 @@ TARGETS: dict[str, Target] = {
         "wfs-",
         "codex",
         extras=(Extra(".codex/rules/wfs.rules", "codex.rules"),),
+        blocks=(Extra("AGENTS.md", "agents-md.md"),),  # Codex's instruction file
         settings=(Setting(".codex/hooks.json", _SESSION_START, "", "codex-hook.json"),),
     ),
     "cursor": Target(
