@@ -4,8 +4,9 @@
 - the lock of a session (filelock: flock(2) on POSIX, LockFileEx on Windows);
 - this machine's name and whether a process still runs;
 - starting a command in a process group of its own (a job object on Windows), and
-  stopping the whole group; starting one detached in the background; running a
-  function in a child process that can be killed;
+  stopping the whole group; seeing that no group outlives this process (a watcher on
+  POSIX, the job object on Windows); starting one detached in the background; running
+  a function in a child process that can be killed;
 - a terminal's keys read one at a time (termios on POSIX, msvcrt on Windows);
 - finding the processes of steps that outlived their runner (/proc, ps);
 - which signals stop wfs;
@@ -321,6 +322,7 @@ _killpg: Callable[[int, int], None] | None = (
     getattr(os, "killpg", None) if hasattr(os, "setsid") else None
 )
 POSIX_GROUPS = _killpg is not None
+_CREATE_SUSPENDED = 0x00000004  # Windows: a process that runs once it is in its job
 
 
 def start_detached(argv: list[str], cwd: str | os.PathLike[str]) -> int:
@@ -350,8 +352,14 @@ def start_detached(argv: list[str], cwd: str | os.PathLike[str]) -> int:
 
 class Group:
     """A command started in a process group of its own (POSIX: a new session; Windows:
-    a new process group inside a job object that dies with wfs), with its output piped,
-    so that a timeout or an interruption stops everything it started."""
+    a new process group inside a job object), with its output piped, so that a timeout
+    or an interruption stops everything it started.
+
+    It never outlives this process, however this process ends (SIGKILL, its process
+    group killed, out of memory): on POSIX the runner's watcher kills the group (see
+    `watch_group`); on Windows the job object kills its processes when its last handle,
+    this process's, closes. The command starts suspended there and runs only once it
+    is in its job, so that nothing it starts escapes."""
 
     def __init__(
         self, argv: list[str], cwd: str | os.PathLike[str], env: Mapping[str, str], stdin: bool
@@ -362,7 +370,7 @@ class Group:
         if POSIX_GROUPS:
             options["start_new_session"] = True
         elif sys.platform == "win32":
-            options["creationflags"] = subprocess.CREATE_NEW_PROCESS_GROUP
+            options["creationflags"] = subprocess.CREATE_NEW_PROCESS_GROUP | _CREATE_SUSPENDED
         self.process: subprocess.Popen[bytes] = subprocess.Popen(
             argv,
             cwd=cwd,
@@ -374,8 +382,16 @@ class Group:
         )
         self.job: int | None = None
         self.pumped = False  # stdout and stderr are read (and closed) by threads
-        if WINDOWS:
+        self.watched = False  # the runner's watcher knows its group (POSIX)
+        if POSIX_GROUPS:
+            self.watched = watch_group(self.process.pid, True)
+        elif WINDOWS:
             self.job = _windows_job_for(self.process.pid)
+            if not _windows_resume(self.process.pid):
+                self.process.kill()
+                self.process.wait()
+                self.close()
+                raise OSError(errno.ECHILD, "its process could not be resumed")
 
     def communicate(
         self,
@@ -597,6 +613,9 @@ class Group:
         if WINDOWS and self.job is not None:
             _windows_close(self.job)
             self.job = None
+        if self.watched:  # ended or killed: nothing of it is left for the watcher
+            self.watched = False
+            watch_group(self.process.pid, False)
 
 
 TICK_SECONDS = 0.25  # how often a watched command's watch hears that nothing came
@@ -676,6 +695,109 @@ def _as_bytes(data: bytes | str | None) -> bytes:
     if data is None:
         return b""
     return data.encode() if isinstance(data, str) else data
+
+
+# ------------------------------------------------------------------ the runner's watcher
+
+# The watcher (POSIX): a shell in a session of its own, one per wfs process that starts
+# a group, so that a SIGKILL of wfs or of its process group does not reach it. It
+# reads lines on its stdin, the one pipe whose other end only wfs holds: `+G` a group
+# started, `-G` it ended (every step and agent goes through Group). When the pipe
+# closes, wfs has ended, however: it kills the groups still running and ends too. An
+# end of file is a parent-death signal that holds for the whole group, whichever
+# thread started it, for the price of two short writes a group (a watcher started with
+# each step, a prctl(PR_SET_PDEATHSIG) in a preexec_fn, would cost a process or the
+# fast start of each). Its starter shell ends at once and the watcher is its child in
+# the background: nothing here waits for it or leaves a zombie of it.
+_WATCHER = """exec 3<&0; (
+groups=' '
+while IFS= read -r line; do
+  case $line in
+    +*) groups="$groups${line#+} " ;;
+    -*) g=${line#-}
+        case $groups in *" $g "*) groups="${groups%% $g *} ${groups#* $g }" ;; esac ;;
+  esac
+done
+for g in $groups; do kill -9 -"$g"; done
+) <&3 3<&- &"""
+# "lock", "fd" (wfs's end of the watcher's pipe), "groups" (the groups it knows),
+# "off" (no watcher could be started: not tried again).
+_watcher: dict[str, Any] = {}
+
+
+def watch_group(group: int, started: bool) -> bool:
+    """Tell this process's watcher that process group `group` started (`started`) or
+    ended; the watcher is started with the first group. Whether it knows the group."""
+    import threading  # deferred: already loaded with subprocess, by Group
+
+    with _watcher.setdefault("lock", threading.Lock()):
+        groups: set[int] = _watcher.setdefault("groups", set())
+        if started:
+            groups.add(group)
+        else:
+            groups.discard(group)
+        line = f"{'+' if started else '-'}{group}\n".encode()
+        fd = _watcher.get("fd")
+        if fd is not None:
+            try:
+                os.write(fd, line)
+                return started
+            except OSError:  # the watcher was killed: another one takes over
+                os.close(fd)
+                _watcher["fd"] = None
+        if not started or _watcher.get("off"):
+            return False
+        fd = _start_watcher()
+        if fd is not None:
+            try:
+                os.write(fd, "".join(f"+{g}\n" for g in sorted(groups)).encode())
+                _watcher["fd"] = fd
+                return True
+            except OSError:
+                os.close(fd)
+        _watcher["off"] = True  # a step still runs; what outlives wfs, resume stops
+        return False
+
+
+def _start_watcher() -> int | None:
+    """Start the watcher; wfs's end of its pipe (never inherited), or None."""
+    import subprocess  # deferred: only a command that runs a process pays for it
+
+    shell = "/bin/sh" if os.path.exists("/bin/sh") else shutil.which("sh")
+    if shell is None:
+        return None
+    reading, writing = os.pipe()
+    try:
+        subprocess.run(
+            [shell, "-c", _WATCHER],
+            stdin=reading,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            cwd=os.sep,
+            env={},
+            start_new_session=True,
+        )
+    except OSError:
+        os.close(writing)
+        return None
+    finally:
+        os.close(reading)
+    return writing
+
+
+def _forget_watcher() -> None:
+    """In a child forked from wfs (multiprocessing): the watcher is not its own, and
+    its end of the pipe would keep the watcher from seeing wfs end."""
+    fd = _watcher.pop("fd", None)
+    _watcher.pop("lock", None)  # another thread of the parent may have held it
+    _watcher.pop("groups", None)
+    if fd is not None:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_watcher)
 
 
 # This process's environment, copied once for a run of steps (steady_environment).
@@ -1006,6 +1128,12 @@ if sys.platform == "win32":
     _kernel32.TerminateJobObject.argtypes = (wintypes.HANDLE, wintypes.UINT)
     _kernel32.GetExitCodeProcess.argtypes = (wintypes.HANDLE, ctypes.POINTER(wintypes.DWORD))
     _kernel32.CloseHandle.argtypes = (wintypes.HANDLE,)
+    _kernel32.CreateToolhelp32Snapshot.restype = wintypes.HANDLE
+    _kernel32.CreateToolhelp32Snapshot.argtypes = (wintypes.DWORD, wintypes.DWORD)
+    _kernel32.OpenThread.restype = wintypes.HANDLE
+    _kernel32.OpenThread.argtypes = (wintypes.DWORD, wintypes.BOOL, wintypes.DWORD)
+    _kernel32.ResumeThread.restype = wintypes.DWORD
+    _kernel32.ResumeThread.argtypes = (wintypes.HANDLE,)
 
     _PROCESS_TERMINATE = 0x0001
     _PROCESS_SET_QUOTA = 0x0100
@@ -1014,6 +1142,24 @@ if sys.platform == "win32":
     _ERROR_ACCESS_DENIED = 5
     _JOB_OBJECT_EXTENDED_LIMIT_INFORMATION = 9
     _JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE = 0x2000
+    _TH32CS_SNAPTHREAD = 0x00000004
+    _THREAD_SUSPEND_RESUME = 0x0002
+    _RESUME_FAILED = 0xFFFFFFFF
+    _INVALID_HANDLE = wintypes.HANDLE(-1).value
+
+    class _ThreadEntry(ctypes.Structure):  # THREADENTRY32
+        _fields_ = [
+            ("dwSize", wintypes.DWORD),
+            ("cntUsage", wintypes.DWORD),
+            ("th32ThreadID", wintypes.DWORD),
+            ("th32OwnerProcessID", wintypes.DWORD),
+            ("tpBasePri", wintypes.LONG),
+            ("tpDeltaPri", wintypes.LONG),
+            ("dwFlags", wintypes.DWORD),
+        ]
+
+    _kernel32.Thread32First.argtypes = (wintypes.HANDLE, ctypes.POINTER(_ThreadEntry))
+    _kernel32.Thread32Next.argtypes = (wintypes.HANDLE, ctypes.POINTER(_ThreadEntry))
 
     class _BasicLimits(ctypes.Structure):
         _fields_ = [
@@ -1058,8 +1204,9 @@ if sys.platform == "win32":
 
     def _windows_job_for(pid: int) -> int | None:
         """A job object holding process `pid` that kills all its processes when its
-        last handle closes: when the step ends, is stopped, or wfs dies. (A process the
-        step starts in its first instants, before the assignment, would escape it.)"""
+        last handle closes: when the step ends, is stopped, or wfs dies. The process is
+        started suspended (Group), so that nothing it starts escapes the job; None when
+        it cannot be put in one (it then runs outside any job)."""
         job = _kernel32.CreateJobObjectW(None, None)
         if not job:
             return None
@@ -1082,6 +1229,30 @@ if sys.platform == "win32":
             return None
         return int(job)
 
+    def _windows_resume(pid: int) -> bool:
+        """Let process `pid`, started suspended, run: resume its thread (a process
+        created suspended has one). Whether it was resumed."""
+        snapshot = _kernel32.CreateToolhelp32Snapshot(_TH32CS_SNAPTHREAD, 0)
+        if not snapshot or snapshot == _INVALID_HANDLE:
+            return False
+        resumed = False
+        try:
+            entry = _ThreadEntry()
+            entry.dwSize = ctypes.sizeof(_ThreadEntry)
+            more = _kernel32.Thread32First(snapshot, ctypes.byref(entry))
+            while more:
+                if entry.th32OwnerProcessID == pid:
+                    thread = _kernel32.OpenThread(_THREAD_SUSPEND_RESUME, False, entry.th32ThreadID)
+                    if thread:
+                        if _kernel32.ResumeThread(thread) != _RESUME_FAILED:
+                            resumed = True
+                        _kernel32.CloseHandle(thread)
+                entry.dwSize = ctypes.sizeof(_ThreadEntry)
+                more = _kernel32.Thread32Next(snapshot, ctypes.byref(entry))
+        finally:
+            _kernel32.CloseHandle(snapshot)
+        return resumed
+
     def _windows_terminate_job(job: int) -> None:
         _kernel32.TerminateJobObject(job, 1)
 
@@ -1094,6 +1265,9 @@ else:
         raise NotImplementedError("Windows only")
 
     def _windows_job_for(pid: int) -> int | None:
+        raise NotImplementedError("Windows only")
+
+    def _windows_resume(pid: int) -> bool:
         raise NotImplementedError("Windows only")
 
     def _windows_terminate_job(job: int) -> None:
