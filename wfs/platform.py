@@ -718,7 +718,7 @@ while IFS= read -r line; do
         case $groups in *" $g "*) groups="${groups%% $g *} ${groups#* $g }" ;; esac ;;
   esac
 done
-for g in $groups; do kill -9 -"$g"; done
+for g in $groups; do kill -s KILL -- "-$g"; done
 ) <&3 3<&- &"""
 # "lock", "fd" (wfs's end of the watcher's pipe), "groups" (the groups it knows),
 # "off" (no watcher could be started: not tried again).
