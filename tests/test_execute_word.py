@@ -827,6 +827,38 @@ def test_a_killed_runs_step_dies_with_it_and_runs_once_more_on_resume(
 
 
 @posix_only
+@pytest.mark.parametrize("size", [len("first-output"), 300_000])
+def test_a_killed_run_resumes_a_step_of_several_commands_after_its_last_finished_one(
+    project: Path, size: int
+) -> None:
+    """The output of a finished command is kept with the run record (a large one in a
+    file beside it), for the step's output once its last command is done."""
+    slow = slow_steps(project)[1]["command"]
+    text = "first-output" if size < 100 else f"$(head -c {size} /dev/zero | tr '\\0' a)"
+    first = f"bash(echo p1 >> count.txt; echo {text})"
+    plan([task("IMPL-1", [step(1, commands=[first, slow])])])
+    proc = _start(project, "execute")
+    _wait_for(project / "started.flag", proc)
+    _kill(proc, "process")
+    _until_no_step_left(project)
+    shown = wfs("log", "IMPL-1")
+    assert shown.out.splitlines()[-1].startswith("  · Step 1: stopped")
+    (project / "go.flag").touch()
+    resumed = wfs("execute", "--resume", "IMPL-1")
+    assert resumed.code == 0, resumed.out + resumed.err
+    # The first command finished before the kill: it does not run again, and its
+    # output is the step's still.
+    assert lines_of(project / "count.txt") == ["p1", "s2", "s2", "s2-done"]
+    entry = read_json(project / RUNS / "IMPL-1.json")["steps"]["implementation_approach/1"]
+    if size < 100:
+        assert entry["output"] == "first-output\n"
+    else:
+        assert entry["output_bytes"] == size + 1
+        part = project / RUNS / "IMPL-1" / "implementation_approach-1.part-1.output.txt"
+        assert part.read_bytes() == b"a" * size + b"\n"
+
+
+@posix_only
 @pytest.mark.parametrize("kill", ["process", "process group"])
 def test_a_killed_runs_agent_dies_with_it_and_is_asked_once_more_on_resume(
     project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kill: str
