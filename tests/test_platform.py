@@ -549,6 +549,45 @@ def test_an_interruption_while_isolated_work_runs_kills_the_child(tmp_path: Path
     assert not platform.process_alive(int(pid_file.read_text()))
 
 
+# A process whose isolated work (a built-in step) writes its pid and sleeps, until the
+# test kills the process.
+ISOLATED_RUNNER = """
+import contextlib, os, sys, time
+from wfs import platform
+
+def work(path):
+    with open(path + ".new", "w") as handle:
+        handle.write(str(os.getpid()))
+    os.replace(path + ".new", path)
+    time.sleep(300)
+
+platform.run_isolated(work, (sys.argv[1],), None, contextlib.nullcontext, "fork")
+"""
+
+
+@posix_only
+@pytest.mark.parametrize("kill", ["process", "process group"])
+def test_isolated_work_dies_with_the_process_that_started_it(tmp_path: Path, kill: str) -> None:
+    pid_file = tmp_path / "pid"
+    runner = subprocess.Popen(
+        [sys.executable, "-c", ISOLATED_RUNNER, str(pid_file)],
+        cwd=tmp_path,
+        start_new_session=True,
+    )
+    _wait_until(lambda: pid_file.exists(), "the work started")
+    child = int(pid_file.read_text())
+    try:
+        if kill == "process":
+            runner.kill()
+        else:
+            os.killpg(runner.pid, signal.SIGKILL)
+        runner.wait()
+        _wait_until(lambda: not platform.process_alive(child), "the work is gone")
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(child, signal.SIGKILL)
+
+
 # ------------------------------------------------------------------ no POSIX names
 
 # Run before wfs: the names Windows' Python lacks are removed (and `import fcntl`

@@ -893,16 +893,25 @@ def run_isolated(
 
     The child is forked where the system can fork, else spawned (Windows), where
     `function` and `args` must be picklable (a function at a module's top level);
-    `start` ("fork" or "spawn") chooses."""
+    `start` ("fork" or "spawn") chooses. Like a step, it never outlives this process:
+    it is a process group of its own that the watcher knows (POSIX), or in a job
+    object (Windows)."""
     import multiprocessing  # deferred on purpose: ~11 ms, paid by runs with built-ins
 
     start = start or ("fork" if hasattr(os, "fork") else "spawn")
     context: Any = multiprocessing.get_context(start)
     receiver, sender = context.Pipe(duplex=False)
     child = context.Process(target=_isolated_child, args=(sender, function, args), daemon=True)
+    watched, job = False, None
     try:
         child.start()
         sender.close()
+        if POSIX_GROUPS:
+            with contextlib.suppress(OSError):  # the child does it too: whichever is first
+                os.setpgid(child.pid, child.pid)
+            watched = watch_group(child.pid, True)
+        elif WINDOWS:
+            job = _windows_job_for(child.pid)
         deadline = None if timeout is None else time.monotonic() + timeout
         with waiting():
             while not receiver.poll(_interruptible(_left_until(deadline))):
@@ -921,11 +930,18 @@ def run_isolated(
         raise
     finally:
         receiver.close()
+        if watched:
+            watch_group(child.pid, False)
+        if job is not None:
+            _windows_close(job)
 
 
 def _isolated_child(sender: Any, function: Callable[..., Any], args: tuple[Any, ...]) -> None:
     for signum in stop_signals():  # the parent decides; this child just ends
         signal.signal(signum, signal.SIG_DFL)
+    if POSIX_GROUPS:
+        with contextlib.suppress(OSError):
+            os.setpgid(0, 0)
     try:
         answer = function(*args)
     except BaseException:
