@@ -427,10 +427,9 @@ def gone(pid: int) -> bool:
 def test_a_killed_run_is_taken_over_by_the_next_jobs_run(
     project: Path, git_env: Path, tmp_path: Path, when: str
 ) -> None:
-    """SIGKILL of wfs's process group: each task's wfs process and its step die with it
-    (a step loops until a flag that is not there yet: only that can end it). The tasks
-    stay active, claimed by processes that are gone; `--all --jobs 2` again takes each
-    over where it ran and finishes the plan, each task's work merged once."""
+    """SIGKILL of wfs and of each task's process and steps: the tasks stay active,
+    claimed by processes that are gone; `--all --jobs 2` again takes each over where it
+    ran and finishes the plan, each task's work merged once."""
     flags = tmp_path / "flags"
     flags.mkdir()
     counts = tmp_path / "counts"
@@ -458,11 +457,14 @@ def test_a_killed_run_is_taken_over_by_the_next_jobs_run(
     killed = [proc.pid]
     os.killpg(proc.pid, signal.SIGKILL)
     proc.communicate()
-    for me in ("one", "two"):  # the step's bash, and the task's own wfs process
-        killed += [int(n) for n in (flags / f"{me}.pids").read_text().split()]
+    for me in ("one", "two"):
+        step, child = (int(n) for n in (flags / f"{me}.pids").read_text().split())
+        os.killpg(step, signal.SIGKILL)  # the step's group: its bash and its sleep
+        os.kill(child, signal.SIGKILL)  # the task's own wfs process
+        killed += [step, child]
     deadline = time.monotonic() + 60
     while not all(gone(pid) for pid in killed):  # until the system has reaped them
-        assert time.monotonic() < deadline, "a task's process or step outlived its runner"
+        assert time.monotonic() < deadline, "the killed processes never went away"
         time.sleep(0.05)
     for tid in ("IMPL-1", "IMPL-2"):
         data = read_json(project / ".workflow" / sid / ".task" / f"{tid}.json")

@@ -359,10 +359,20 @@ class Group:
     group killed, out of memory): on POSIX the runner's watcher kills the group (see
     `watch_group`); on Windows the job object kills its processes when its last handle,
     this process's, closes. The command starts suspended there and runs only once it
-    is in its job, so that nothing it starts escapes."""
+    is in its job, so that nothing it starts escapes.
+
+    `watched=False` (POSIX): a command that may outlive this process, and must not be
+    killed whole when it dies: another wfs that runs a task, whose own git commands
+    must end whole (a killed git leaves lock files for a person to clear), and which
+    watches its steps itself."""
 
     def __init__(
-        self, argv: list[str], cwd: str | os.PathLike[str], env: Mapping[str, str], stdin: bool
+        self,
+        argv: list[str],
+        cwd: str | os.PathLike[str],
+        env: Mapping[str, str],
+        stdin: bool,
+        watched: bool = True,
     ) -> None:
         import subprocess  # deferred: only a command that runs a process pays for it
 
@@ -384,7 +394,7 @@ class Group:
         self.pumped = False  # stdout and stderr are read (and closed) by threads
         self.watched = False  # the runner's watcher knows its group (POSIX)
         if POSIX_GROUPS:
-            self.watched = watch_group(self.process.pid, True)
+            self.watched = watched and watch_group(self.process.pid, True)
         elif WINDOWS:
             self.job = _windows_job_for(self.process.pid)
             if not _windows_resume(self.process.pid):
