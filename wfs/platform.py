@@ -246,7 +246,7 @@ class Keys:
         self.saved: Any = None
 
     def __enter__(self) -> Keys:
-        if not WINDOWS:
+        if sys.platform != "win32":  # (as mypy reads it for Windows too)
             import termios  # deferred: only a terminal board reads keys
             import tty  # deferred: only a terminal board reads keys
 
@@ -256,7 +256,7 @@ class Keys:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self.saved is not None:
+        if sys.platform != "win32" and self.saved is not None:
             import termios  # deferred: only a terminal board reads keys
 
             termios.tcsetattr(self.stream.fileno(), termios.TCSADRAIN, self.saved)
@@ -322,6 +322,7 @@ _killpg: Callable[[int, int], None] | None = (
     getattr(os, "killpg", None) if hasattr(os, "setsid") else None
 )
 POSIX_GROUPS = _killpg is not None
+_setpgid: Callable[[int, int], None] | None = getattr(os, "setpgid", None)
 _CREATE_SUSPENDED = 0x00000004  # Windows: a process that runs once it is in its job
 
 
@@ -916,9 +917,9 @@ def run_isolated(
     try:
         child.start()
         sender.close()
-        if POSIX_GROUPS:
+        if POSIX_GROUPS and _setpgid is not None:
             with contextlib.suppress(OSError):  # the child does it too: whichever is first
-                os.setpgid(child.pid, child.pid)
+                _setpgid(child.pid, child.pid)
             watched = watch_group(child.pid, True)
         elif WINDOWS:
             job = _windows_job_for(child.pid)
@@ -949,9 +950,9 @@ def run_isolated(
 def _isolated_child(sender: Any, function: Callable[..., Any], args: tuple[Any, ...]) -> None:
     for signum in stop_signals():  # the parent decides; this child just ends
         signal.signal(signum, signal.SIG_DFL)
-    if POSIX_GROUPS:
+    if POSIX_GROUPS and _setpgid is not None:
         with contextlib.suppress(OSError):
-            os.setpgid(0, 0)
+            _setpgid(0, 0)
     try:
         answer = function(*args)
     except BaseException:
