@@ -382,6 +382,8 @@ class Group:
             options["start_new_session"] = True
         elif sys.platform == "win32":
             options["creationflags"] = subprocess.CREATE_NEW_PROCESS_GROUP | _CREATE_SUSPENDED
+        if POSIX_GROUPS and watched:
+            ready_watcher()
         self.process: subprocess.Popen[bytes] = subprocess.Popen(
             argv,
             cwd=cwd,
@@ -711,15 +713,18 @@ def _as_bytes(data: bytes | str | None) -> bytes:
 # ------------------------------------------------------------------ the runner's watcher
 
 # The watcher (POSIX): a shell in a session of its own, one per wfs process that starts
-# a group, so that a SIGKILL of wfs or of its process group does not reach it. It
-# reads lines on its stdin, the one pipe whose other end only wfs holds: `+G` a group
-# started, `-G` it ended (every step and agent goes through Group). When the pipe
-# closes, wfs has ended, however: it kills the groups still running and ends too. An
-# end of file is a parent-death signal that holds for the whole group, whichever
-# thread started it, for the price of two short writes a group (a watcher started with
-# each step, a prctl(PR_SET_PDEATHSIG) in a preexec_fn, would cost a process or the
-# fast start of each). Its starter shell ends at once and the watcher is its child in
-# the background: nothing here waits for it or leaves a zombie of it.
+# groups, so that a SIGKILL of wfs or of its process group does not reach it. It reads
+# lines on its stdin, the one pipe whose other end only wfs holds: `+G` a group started,
+# `-G` it ended (every step, agent and built-in goes through here). When the pipe
+# closes, wfs has ended, however: it kills the groups still running (a process G that
+# has no group of its own yet, by its pid) and ends too. An end of file is a
+# parent-death signal that holds for the whole group, whichever thread started it, for
+# the price of two short writes a group (a watcher started with each step, or a
+# prctl(PR_SET_PDEATHSIG) in a preexec_fn, would cost a process or the fast start of
+# each, and the latter reaches the step's bash alone). It is started before the first
+# group, so that a group is known to it an instant after it exists. Its starter shell
+# ends at once, the watcher being its child in the background: nothing here waits for
+# it or leaves a zombie of it.
 _WATCHER = """exec 3<&0; (
 groups=' '
 while IFS= read -r line; do
@@ -729,7 +734,7 @@ while IFS= read -r line; do
         case $groups in *" $g "*) groups="${groups%% $g *} ${groups#* $g }" ;; esac ;;
   esac
 done
-for g in $groups; do kill -s KILL -- "-$g"; done
+for g in $groups; do kill -s KILL -- "-$g" || kill -s KILL "$g"; done
 ) <&3 3<&- &"""
 # "lock", "fd" (wfs's end of the watcher's pipe), "groups" (the groups it knows),
 # "off" (no watcher could be started: not tried again).
@@ -738,36 +743,55 @@ _watcher: dict[str, Any] = {}
 
 def watch_group(group: int, started: bool) -> bool:
     """Tell this process's watcher that process group `group` started (`started`) or
-    ended; the watcher is started with the first group. Whether it knows the group."""
-    import threading  # deferred: already loaded with subprocess, by Group
-
-    with _watcher.setdefault("lock", threading.Lock()):
+    ended. Whether the watcher knows the group."""
+    with _watcher_lock():
         groups: set[int] = _watcher.setdefault("groups", set())
         if started:
             groups.add(group)
         else:
             groups.discard(group)
-        line = f"{'+' if started else '-'}{group}\n".encode()
         fd = _watcher.get("fd")
         if fd is not None:
             try:
-                os.write(fd, line)
+                os.write(fd, f"{'+' if started else '-'}{group}\n".encode())
                 return started
             except OSError:  # the watcher was killed: another one takes over
                 os.close(fd)
                 _watcher["fd"] = None
-        if not started or _watcher.get("off"):
-            return False
-        fd = _start_watcher()
-        if fd is not None:
-            try:
-                os.write(fd, "".join(f"+{g}\n" for g in sorted(groups)).encode())
-                _watcher["fd"] = fd
-                return True
-            except OSError:
-                os.close(fd)
-        _watcher["off"] = True  # a step still runs; what outlives wfs, resume stops
+        return started and _ready_watcher()  # a new one is told every group
+
+
+def ready_watcher() -> bool:
+    """Start this process's watcher, if none runs: before a group is started, so that
+    the watcher knows the group an instant after it exists. Whether one runs."""
+    with _watcher_lock():
+        return _ready_watcher()
+
+
+def _watcher_lock() -> Any:
+    import threading  # deferred: already loaded with subprocess, by Group
+
+    return _watcher.setdefault("lock", threading.Lock())
+
+
+def _ready_watcher() -> bool:
+    """(With the lock held.) Whether a watcher runs: one is started, and told every
+    group, if none does."""
+    if _watcher.get("fd") is not None:
+        return True
+    if _watcher.get("off"):
         return False
+    fd = _start_watcher()
+    if fd is not None:
+        groups = sorted(_watcher.get("groups") or ())
+        try:
+            os.write(fd, "".join(f"+{g}\n" for g in groups).encode() or b"\n")
+            _watcher["fd"] = fd
+            return True
+        except OSError:
+            os.close(fd)
+    _watcher["off"] = True  # steps still run; what outlives wfs, --resume stops
+    return False
 
 
 def _start_watcher() -> int | None:
@@ -914,13 +938,17 @@ def run_isolated(
     receiver, sender = context.Pipe(duplex=False)
     child = context.Process(target=_isolated_child, args=(sender, function, args), daemon=True)
     watched, job = False, None
+    if POSIX_GROUPS:
+        ready_watcher()
     try:
         child.start()
         sender.close()
         if POSIX_GROUPS and _setpgid is not None:
-            with contextlib.suppress(OSError):  # the child does it too: whichever is first
-                _setpgid(child.pid, child.pid)
+            # Known to the watcher first, then out of this process's group: dead with
+            # this process's group until then, killed by its pid the instant between.
             watched = watch_group(child.pid, True)
+            with contextlib.suppress(OSError):
+                _setpgid(child.pid, child.pid)
         elif WINDOWS:
             job = _windows_job_for(child.pid)
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -950,9 +978,6 @@ def run_isolated(
 def _isolated_child(sender: Any, function: Callable[..., Any], args: tuple[Any, ...]) -> None:
     for signum in stop_signals():  # the parent decides; this child just ends
         signal.signal(signum, signal.SIG_DFL)
-    if POSIX_GROUPS and _setpgid is not None:
-        with contextlib.suppress(OSError):
-            _setpgid(0, 0)
     try:
         answer = function(*args)
     except BaseException:
