@@ -362,10 +362,10 @@ class Group:
     this process's, closes. The command starts suspended there and runs only once it
     is in its job, so that nothing it starts escapes.
 
-    `watched=False` (POSIX): a command that may outlive this process, and must not be
-    killed whole when it dies: another wfs that runs a task, whose own git commands
-    must end whole (a killed git leaves lock files for a person to clear), and which
-    watches its steps itself."""
+    `watched=False`: a command that may outlive this process, and must not be killed
+    whole when it dies (no watcher, no job object): another wfs that runs a task, whose
+    own git commands must end whole (a killed git leaves lock files for a person to
+    clear), and which watches its steps itself."""
 
     def __init__(
         self,
@@ -399,7 +399,8 @@ class Group:
         if POSIX_GROUPS:
             self.watched = watched and watch_group(self.process.pid, True)
         elif WINDOWS:
-            self.job = _windows_job_for(self.process.pid)
+            if watched:
+                self.job = _windows_job_for(self.process.pid)
             if not _windows_resume(self.process.pid):
                 self.process.kill()
                 self.process.wait()
