@@ -705,14 +705,35 @@ def test_dry_run_names_why_execute_would_refuse(project: Path) -> None:
 # ------------------------------------------------------------------ signals and kills
 
 
-def _start(project: Path, *args: str) -> subprocess.Popen[str]:
+def _start(project: Path, *args: str, session: bool = False) -> subprocess.Popen[str]:
+    """`wfs args` as a process (`session`: in a session, and so a process group, of its
+    own, which the test can kill whole)."""
     return subprocess.Popen(
         [sys.executable, "-m", "wfs", *args],
         cwd=project,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        start_new_session=session,
     )
+
+
+def _kill(proc: subprocess.Popen[str], how: str) -> None:
+    """SIGKILL the process, or its whole process group, and reap it."""
+    if how == "process":
+        proc.kill()
+    else:
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.communicate(timeout=120)
+
+
+def _until_no_step_left(project: Path) -> None:
+    """Until the step's processes are gone. The deadline only stops a hang: the step
+    sleeps far longer, so only its runner's death can end it in time."""
+    deadline = time.monotonic() + 120
+    while not _no_step_left(project):
+        assert time.monotonic() < deadline, "the step outlived its runner"
+        time.sleep(0.05)
 
 
 def _wait_for(path: Path, proc: subprocess.Popen[str]) -> None:
@@ -776,19 +797,24 @@ def test_an_interrupted_run_pauses_and_resumes_without_repeating_steps(
 
 
 @posix_only
+@pytest.mark.parametrize("kill", ["process", "process group"])
 @pytest.mark.parametrize("recover", ["resume", "doctor"])
-def test_a_killed_run_resumes_from_its_last_finished_step(project: Path, recover: str) -> None:
+def test_a_killed_runs_step_dies_with_it_and_runs_once_more_on_resume(
+    project: Path, recover: str, kill: str
+) -> None:
     plan([task("IMPL-1", slow_steps(project))])
-    proc = _start(project, "execute")
+    proc = _start(project, "execute", session=True)
     _wait_for(project / "started.flag", proc)
-    proc.kill()
-    proc.communicate(timeout=120)
-    assert not _no_step_left(project)  # the orphaned step still runs
+    _kill(proc, kill)
+    # The step died with its runner (its process group is not the runner's): it never
+    # finishes unobserved, and the finished step before it is recorded.
+    _until_no_step_left(project)
+    assert lines_of(project / "count.txt") == ["s1", "s2"]
     if recover == "doctor":
         fixed = wfs("doctor", "--fix")
         assert fixed.code == 0, fixed.out
         command = fixed.out.split("`")[1]
-        assert _no_step_left(project)  # doctor stopped the orphan with the claim
+        assert "orphaned" not in fixed.out  # nothing was left to stop
     else:
         stale = wfs("status").out
         command = stale.split("Stale:", 1)[1].split("resume: ", 1)[1].splitlines()[0]
@@ -797,6 +823,67 @@ def test_a_killed_run_resumes_from_its_last_finished_step(project: Path, recover
     assert resumed.code == 0, resumed.out + resumed.err
     assert _no_step_left(project)
     assert lines_of(project / "count.txt") == ["s1", "s2", "s2", "s2-done", "s3"]
+    assert task_json(project)["status"] == "completed"
+
+
+@posix_only
+@pytest.mark.parametrize("size", [len("first-output"), 300_000])
+def test_a_killed_run_resumes_a_step_of_several_commands_after_its_last_finished_one(
+    project: Path, size: int
+) -> None:
+    """The output of a finished command is kept with the run record (a large one in a
+    file beside it), for the step's output once its last command is done."""
+    slow = slow_steps(project)[1]["command"]
+    text = "first-output" if size < 100 else f"$(head -c {size} /dev/zero | tr '\\0' a)"
+    first = f"bash(echo p1 >> count.txt; echo {text})"
+    plan([task("IMPL-1", [step(1, commands=[first, slow])])])
+    proc = _start(project, "execute")
+    _wait_for(project / "started.flag", proc)
+    _kill(proc, "process")
+    _until_no_step_left(project)
+    shown = wfs("log", "IMPL-1")
+    assert shown.out.splitlines()[-1].startswith("  · Step 1: stopped")
+    (project / "go.flag").touch()
+    resumed = wfs("execute", "--resume", "IMPL-1")
+    assert resumed.code == 0, resumed.out + resumed.err
+    # The first command finished before the kill: it does not run again, and its
+    # output is the step's still.
+    assert lines_of(project / "count.txt") == ["p1", "s2", "s2", "s2-done"]
+    entry = read_json(project / RUNS / "IMPL-1.json")["steps"]["implementation_approach/1"]
+    if size < 100:
+        assert entry["output"] == "first-output\n"
+    else:
+        assert entry["output_bytes"] == size + 1
+        part = project / RUNS / "IMPL-1" / "implementation_approach-1.part-1.output.txt"
+        assert part.read_bytes() == b"a" * size + b"\n"
+
+
+@posix_only
+@pytest.mark.parametrize("kill", ["process", "process group"])
+def test_a_killed_runs_agent_dies_with_it_and_is_asked_once_more_on_resume(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kill: str
+) -> None:
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    (tools / "slow-agent").write_text(
+        "#!/usr/bin/env bash\ncat > /dev/null\necho asked >> asked.txt\n"
+        f"if [ ! -f go.flag ]; then touch started.flag; sleep {_sleep(project)}; fi\n"
+        "echo answered >> asked.txt\nprintf 'Did the work.'\n"
+    )
+    (tools / "slow-agent").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tools}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("WFS_AGENT", "slow-agent")
+    plan([task("IMPL-1", [step(1, "bash(echo s1 >> count.txt)"), step(2)])])
+    proc = _start(project, "execute", session=True)
+    _wait_for(project / "started.flag", proc)
+    _kill(proc, kill)
+    _until_no_step_left(project)  # the agent died with its runner
+    assert lines_of(project / "asked.txt") == ["asked"]
+    (project / "go.flag").touch()
+    resumed = wfs("execute", "--resume", "IMPL-1")
+    assert resumed.code == 0, resumed.out + resumed.err
+    assert lines_of(project / "asked.txt") == ["asked", "asked", "answered"]
+    assert lines_of(project / "count.txt") == ["s1"]  # the finished step is not run again
     assert task_json(project)["status"] == "completed"
 
 

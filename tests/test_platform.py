@@ -386,6 +386,66 @@ def test_orphaned_step_processes_are_found_by_their_token_and_stopped(
         group.stop(grace=0)
 
 
+# A process that starts a group of three (bash and two sleeps) and waits to be killed;
+# with "fork", a child forked from it first, which holds whatever it inherited.
+GROUP_RUNNER = """
+import os, sys
+from wfs import platform
+bash = platform.find_bash()
+env = platform.environment({"WFS_STEP": sys.argv[1]}, bash)
+group = platform.Group([bash, "-c", "sleep 300 & sleep 300 & wait"], ".", env, stdin=False)
+forked = 0
+if sys.argv[2] == "fork":
+    forked = os.fork()
+    if forked == 0:
+        sys.stdin.read()
+        os._exit(0)
+print(group.process.pid, forked, flush=True)
+sys.stdin.read()
+"""
+
+
+@posix_only
+@needs_bash
+@pytest.mark.parametrize("fork", ["", "fork"])
+@pytest.mark.parametrize("kill", ["process", "process group"])
+def test_a_group_dies_with_the_process_that_started_it(
+    tmp_path: Path, kill: str, fork: str
+) -> None:
+    token = _token(tmp_path)
+    runner = subprocess.Popen(
+        [sys.executable, "-c", GROUP_RUNNER, token, fork],
+        cwd=tmp_path,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    assert runner.stdout is not None
+    leader, forked = map(int, runner.stdout.readline().split())
+    try:
+        _wait_until(lambda: len(platform.step_processes(token)) == 3, "the group started")
+        assert set(platform.step_processes(token).values()) == {leader}
+        if kill == "process":
+            runner.kill()
+        else:
+            os.killpg(runner.pid, signal.SIGKILL)
+        runner.wait()
+        # A forked child (multiprocessing) that outlives it does not keep the group alive.
+        _wait_until(lambda: not platform.step_processes(token), "the group is gone")
+        assert forked == 0 or platform.process_alive(forked) == (kill == "process")
+    finally:
+        if forked:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(forked, signal.SIGKILL)
+            _wait_until(lambda: not platform.process_alive(forked), "the fork is gone")
+        assert runner.stdin is not None and runner.stdout is not None
+        runner.stdin.close()
+        runner.stdout.close()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(leader, signal.SIGKILL)
+
+
 def test_ps_output_is_read_by_whole_words_and_zombies_are_left_out() -> None:
     text = (
         "  101   101 S    bash -c sleep 300 HOME=/root WFS_STEP=s/IMPL-1/h:9 PATH=/bin\n"
@@ -487,6 +547,45 @@ def test_an_interruption_while_isolated_work_runs_kills_the_child(tmp_path: Path
     with pytest.raises(_Stop):
         platform.run_isolated(work, (), None, waiting, "fork")
     assert not platform.process_alive(int(pid_file.read_text()))
+
+
+# A process whose isolated work (a built-in step) writes its pid and sleeps, until the
+# test kills the process.
+ISOLATED_RUNNER = """
+import contextlib, os, sys, time
+from wfs import platform
+
+def work(path):
+    with open(path + ".new", "w") as handle:
+        handle.write(str(os.getpid()))
+    os.replace(path + ".new", path)
+    time.sleep(300)
+
+platform.run_isolated(work, (sys.argv[1],), None, contextlib.nullcontext, "fork")
+"""
+
+
+@posix_only
+@pytest.mark.parametrize("kill", ["process", "process group"])
+def test_isolated_work_dies_with_the_process_that_started_it(tmp_path: Path, kill: str) -> None:
+    pid_file = tmp_path / "pid"
+    runner = subprocess.Popen(
+        [sys.executable, "-c", ISOLATED_RUNNER, str(pid_file)],
+        cwd=tmp_path,
+        start_new_session=True,
+    )
+    _wait_until(lambda: pid_file.exists(), "the work started")
+    child = int(pid_file.read_text())
+    try:
+        if kill == "process":
+            runner.kill()
+        else:
+            os.killpg(runner.pid, signal.SIGKILL)
+        runner.wait()
+        _wait_until(lambda: not platform.process_alive(child), "the work is gone")
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(child, signal.SIGKILL)
 
 
 # ------------------------------------------------------------------ no POSIX names

@@ -4,8 +4,9 @@
 - the lock of a session (filelock: flock(2) on POSIX, LockFileEx on Windows);
 - this machine's name and whether a process still runs;
 - starting a command in a process group of its own (a job object on Windows), and
-  stopping the whole group; starting one detached in the background; running a
-  function in a child process that can be killed;
+  stopping the whole group; seeing that no group outlives this process (a watcher on
+  POSIX, the job object on Windows); starting one detached in the background; running
+  a function in a child process that can be killed;
 - a terminal's keys read one at a time (termios on POSIX, msvcrt on Windows);
 - finding the processes of steps that outlived their runner (/proc, ps);
 - which signals stop wfs;
@@ -245,7 +246,7 @@ class Keys:
         self.saved: Any = None
 
     def __enter__(self) -> Keys:
-        if not WINDOWS:
+        if sys.platform != "win32":  # (as mypy reads it for Windows too)
             import termios  # deferred: only a terminal board reads keys
             import tty  # deferred: only a terminal board reads keys
 
@@ -255,7 +256,7 @@ class Keys:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self.saved is not None:
+        if sys.platform != "win32" and self.saved is not None:
             import termios  # deferred: only a terminal board reads keys
 
             termios.tcsetattr(self.stream.fileno(), termios.TCSADRAIN, self.saved)
@@ -321,6 +322,8 @@ _killpg: Callable[[int, int], None] | None = (
     getattr(os, "killpg", None) if hasattr(os, "setsid") else None
 )
 POSIX_GROUPS = _killpg is not None
+_setpgid: Callable[[int, int], None] | None = getattr(os, "setpgid", None)
+_CREATE_SUSPENDED = 0x00000004  # Windows: a process that runs once it is in its job
 
 
 def start_detached(argv: list[str], cwd: str | os.PathLike[str]) -> int:
@@ -350,11 +353,27 @@ def start_detached(argv: list[str], cwd: str | os.PathLike[str]) -> int:
 
 class Group:
     """A command started in a process group of its own (POSIX: a new session; Windows:
-    a new process group inside a job object that dies with wfs), with its output piped,
-    so that a timeout or an interruption stops everything it started."""
+    a new process group inside a job object), with its output piped, so that a timeout
+    or an interruption stops everything it started.
+
+    It never outlives this process, however this process ends (SIGKILL, its process
+    group killed, out of memory): on POSIX the runner's watcher kills the group (see
+    `watch_group`); on Windows the job object kills its processes when its last handle,
+    this process's, closes. The command starts suspended there and runs only once it
+    is in its job, so that nothing it starts escapes.
+
+    `watched=False`: a command that may outlive this process, and must not be killed
+    whole when it dies (no watcher, no job object): another wfs that runs a task, whose
+    own git commands must end whole (a killed git leaves lock files for a person to
+    clear), and which watches its steps itself."""
 
     def __init__(
-        self, argv: list[str], cwd: str | os.PathLike[str], env: Mapping[str, str], stdin: bool
+        self,
+        argv: list[str],
+        cwd: str | os.PathLike[str],
+        env: Mapping[str, str],
+        stdin: bool,
+        watched: bool = True,
     ) -> None:
         import subprocess  # deferred: only a command that runs a process pays for it
 
@@ -362,7 +381,9 @@ class Group:
         if POSIX_GROUPS:
             options["start_new_session"] = True
         elif sys.platform == "win32":
-            options["creationflags"] = subprocess.CREATE_NEW_PROCESS_GROUP
+            options["creationflags"] = subprocess.CREATE_NEW_PROCESS_GROUP | _CREATE_SUSPENDED
+        if POSIX_GROUPS and watched:
+            ready_watcher()
         self.process: subprocess.Popen[bytes] = subprocess.Popen(
             argv,
             cwd=cwd,
@@ -374,8 +395,17 @@ class Group:
         )
         self.job: int | None = None
         self.pumped = False  # stdout and stderr are read (and closed) by threads
-        if WINDOWS:
-            self.job = _windows_job_for(self.process.pid)
+        self.watched = False  # the runner's watcher knows its group (POSIX)
+        if POSIX_GROUPS:
+            self.watched = watched and watch_group(self.process.pid, True)
+        elif WINDOWS:
+            if watched:
+                self.job = _windows_job_for(self.process.pid)
+            if not _windows_resume(self.process.pid):
+                self.process.kill()
+                self.process.wait()
+                self.close()
+                raise OSError(errno.ECHILD, "its process could not be resumed")
 
     def communicate(
         self,
@@ -597,6 +627,9 @@ class Group:
         if WINDOWS and self.job is not None:
             _windows_close(self.job)
             self.job = None
+        if self.watched:  # ended or killed: nothing of it is left for the watcher
+            self.watched = False
+            watch_group(self.process.pid, False)
 
 
 TICK_SECONDS = 0.25  # how often a watched command's watch hears that nothing came
@@ -676,6 +709,144 @@ def _as_bytes(data: bytes | str | None) -> bytes:
     if data is None:
         return b""
     return data.encode() if isinstance(data, str) else data
+
+
+# ------------------------------------------------------------------ the runner's watcher
+
+# The watcher (POSIX): a shell in a session of its own, one per wfs process that starts
+# groups, so that a SIGKILL of wfs or of its process group does not reach it. It waits
+# on a pipe whose other end only wfs holds, and nothing is ever written to it: its end
+# of file says that wfs has ended, however. It then reads the groups still running from
+# a file without a name that wfs keeps (`+G` a group started, `-G` it ended; emptied
+# whenever no group runs: every step, agent and built-in goes through here), kills them
+# (a process G that has no group of its own yet, by its pid), and ends.
+#
+# An end of file is a parent-death signal that holds for the whole group, whichever
+# thread started it, for the price of a write to a file a group, which wakes no
+# process (a watcher started with each step, or a prctl(PR_SET_PDEATHSIG) in a
+# preexec_fn, would cost a process or the fast start of each, and the latter reaches
+# the step's bash alone). The watcher is started before the first group, so that a
+# group is known to it an instant after it exists; its starter shell ends at once, the
+# watcher being its child in the background: nothing here waits for it or leaves a
+# zombie of it. wfs only writes the file at given offsets, so the watcher, which shares
+# its offset (its stdout), reads it from the start.
+_WATCHER = """exec 3<&0 4<&1; (
+read -r _
+groups=' '
+while IFS= read -r line; do
+  case $line in
+    +*) groups="$groups${line#+} " ;;
+    -*) g=${line#-}
+        case $groups in *" $g "*) groups="${groups%% $g *} ${groups#* $g }" ;; esac ;;
+  esac
+done <&4
+for g in $groups; do kill -s KILL -- "-$g" || kill -s KILL "$g"; done
+) <&3 3<&- >/dev/null &"""
+# "lock"; "pipe" (wfs's end of the watcher's pipe), "file" (the file of groups), "size"
+# (what it holds), "groups" (the groups running); "off" (no watcher could be started).
+_watcher: dict[str, Any] = {}
+
+
+def watch_group(group: int, started: bool) -> bool:
+    """Tell this process's watcher that process group `group` started (`started`) or
+    ended. Whether the watcher knows the group."""
+    if sys.platform == "win32":  # a job object does it there (Group)
+        return False
+    with _watcher_lock():
+        groups: set[int] = _watcher.setdefault("groups", set())
+        if started:
+            groups.add(group)
+        else:
+            groups.discard(group)
+        if not _ready_watcher():
+            return False
+        fd = _watcher["file"].fileno()
+        try:
+            if groups:
+                line = f"{'+' if started else '-'}{group}\n".encode()
+                _watcher["size"] += os.pwrite(fd, line, _watcher["size"])
+            else:  # none runs: the file starts again, and stays small
+                os.ftruncate(fd, 0)
+                _watcher["size"] = 0
+        except OSError:  # a full disk: what outlives wfs, --resume stops
+            _watcher["off"] = True
+            return False
+        return started
+
+
+def ready_watcher() -> bool:
+    """Start this process's watcher, if none runs: before a group is started, so that
+    the watcher knows the group an instant after it exists. Whether one runs."""
+    with _watcher_lock():
+        return _ready_watcher()
+
+
+def _watcher_lock() -> Any:
+    import threading  # deferred: already loaded with subprocess, by Group
+
+    return _watcher.setdefault("lock", threading.Lock())
+
+
+def _ready_watcher() -> bool:
+    """(With the lock held.) Whether a watcher runs; one is started if none was."""
+    if _watcher.get("off"):
+        return False
+    if "pipe" not in _watcher:
+        started = _start_watcher()
+        if started is None:
+            _watcher["off"] = True  # steps still run; what outlives wfs, --resume stops
+            return False
+        _watcher["pipe"], _watcher["file"] = started
+        _watcher["size"] = 0
+    return True
+
+
+def _start_watcher() -> tuple[int, Any] | None:
+    """Start the watcher: wfs's end of its pipe and the file of groups (neither
+    inherited by any other process), or None."""
+    import subprocess  # deferred: only a command that runs a process pays for it
+    import tempfile  # deferred: with the first group
+
+    shell = "/bin/sh" if os.path.exists("/bin/sh") else shutil.which("sh")
+    if shell is None:
+        return None
+    reading, writing = os.pipe()
+    try:
+        groups = tempfile.TemporaryFile(prefix="wfs-groups-")
+        subprocess.run(
+            [shell, "-c", _WATCHER],
+            stdin=reading,
+            stdout=groups,
+            stderr=subprocess.DEVNULL,
+            cwd=os.sep,
+            env={},
+            start_new_session=True,
+        )
+    except OSError:
+        os.close(writing)
+        return None
+    finally:
+        os.close(reading)
+    return writing, groups
+
+
+def _forget_watcher() -> None:
+    """In a child forked from wfs (multiprocessing): the watcher is not its own, and
+    its end of the pipe would keep the watcher from seeing wfs end."""
+    pipe = _watcher.pop("pipe", None)
+    groups = _watcher.pop("file", None)
+    for key in ("lock", "groups", "size"):  # another thread may have held the lock
+        _watcher.pop(key, None)
+    if pipe is not None:
+        with contextlib.suppress(OSError):
+            os.close(pipe)
+    if groups is not None:
+        with contextlib.suppress(OSError):
+            groups.close()  # this process's descriptor: the watcher has its own
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_watcher)
 
 
 # This process's environment, copied once for a run of steps (steady_environment).
@@ -771,16 +942,29 @@ def run_isolated(
 
     The child is forked where the system can fork, else spawned (Windows), where
     `function` and `args` must be picklable (a function at a module's top level);
-    `start` ("fork" or "spawn") chooses."""
+    `start` ("fork" or "spawn") chooses. Like a step, it never outlives this process:
+    it is a process group of its own that the watcher knows (POSIX), or in a job
+    object (Windows)."""
     import multiprocessing  # deferred on purpose: ~11 ms, paid by runs with built-ins
 
     start = start or ("fork" if hasattr(os, "fork") else "spawn")
     context: Any = multiprocessing.get_context(start)
     receiver, sender = context.Pipe(duplex=False)
     child = context.Process(target=_isolated_child, args=(sender, function, args), daemon=True)
+    watched, job = False, None
+    if POSIX_GROUPS:
+        ready_watcher()
     try:
         child.start()
         sender.close()
+        if POSIX_GROUPS and _setpgid is not None:
+            # Known to the watcher first, then out of this process's group: dead with
+            # this process's group until then, killed by its pid the instant between.
+            watched = watch_group(child.pid, True)
+            with contextlib.suppress(OSError):
+                _setpgid(child.pid, child.pid)
+        elif WINDOWS:
+            job = _windows_job_for(child.pid)
         deadline = None if timeout is None else time.monotonic() + timeout
         with waiting():
             while not receiver.poll(_interruptible(_left_until(deadline))):
@@ -799,6 +983,10 @@ def run_isolated(
         raise
     finally:
         receiver.close()
+        if watched:
+            watch_group(child.pid, False)
+        if job is not None:
+            _windows_close(job)
 
 
 def _isolated_child(sender: Any, function: Callable[..., Any], args: tuple[Any, ...]) -> None:
@@ -1006,6 +1194,12 @@ if sys.platform == "win32":
     _kernel32.TerminateJobObject.argtypes = (wintypes.HANDLE, wintypes.UINT)
     _kernel32.GetExitCodeProcess.argtypes = (wintypes.HANDLE, ctypes.POINTER(wintypes.DWORD))
     _kernel32.CloseHandle.argtypes = (wintypes.HANDLE,)
+    _kernel32.CreateToolhelp32Snapshot.restype = wintypes.HANDLE
+    _kernel32.CreateToolhelp32Snapshot.argtypes = (wintypes.DWORD, wintypes.DWORD)
+    _kernel32.OpenThread.restype = wintypes.HANDLE
+    _kernel32.OpenThread.argtypes = (wintypes.DWORD, wintypes.BOOL, wintypes.DWORD)
+    _kernel32.ResumeThread.restype = wintypes.DWORD
+    _kernel32.ResumeThread.argtypes = (wintypes.HANDLE,)
 
     _PROCESS_TERMINATE = 0x0001
     _PROCESS_SET_QUOTA = 0x0100
@@ -1014,6 +1208,24 @@ if sys.platform == "win32":
     _ERROR_ACCESS_DENIED = 5
     _JOB_OBJECT_EXTENDED_LIMIT_INFORMATION = 9
     _JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE = 0x2000
+    _TH32CS_SNAPTHREAD = 0x00000004
+    _THREAD_SUSPEND_RESUME = 0x0002
+    _RESUME_FAILED = 0xFFFFFFFF
+    _INVALID_HANDLE = wintypes.HANDLE(-1).value
+
+    class _ThreadEntry(ctypes.Structure):  # THREADENTRY32
+        _fields_ = [
+            ("dwSize", wintypes.DWORD),
+            ("cntUsage", wintypes.DWORD),
+            ("th32ThreadID", wintypes.DWORD),
+            ("th32OwnerProcessID", wintypes.DWORD),
+            ("tpBasePri", wintypes.LONG),
+            ("tpDeltaPri", wintypes.LONG),
+            ("dwFlags", wintypes.DWORD),
+        ]
+
+    _kernel32.Thread32First.argtypes = (wintypes.HANDLE, ctypes.POINTER(_ThreadEntry))
+    _kernel32.Thread32Next.argtypes = (wintypes.HANDLE, ctypes.POINTER(_ThreadEntry))
 
     class _BasicLimits(ctypes.Structure):
         _fields_ = [
@@ -1058,8 +1270,9 @@ if sys.platform == "win32":
 
     def _windows_job_for(pid: int) -> int | None:
         """A job object holding process `pid` that kills all its processes when its
-        last handle closes: when the step ends, is stopped, or wfs dies. (A process the
-        step starts in its first instants, before the assignment, would escape it.)"""
+        last handle closes: when the step ends, is stopped, or wfs dies. The process is
+        started suspended (Group), so that nothing it starts escapes the job; None when
+        it cannot be put in one (it then runs outside any job)."""
         job = _kernel32.CreateJobObjectW(None, None)
         if not job:
             return None
@@ -1082,6 +1295,30 @@ if sys.platform == "win32":
             return None
         return int(job)
 
+    def _windows_resume(pid: int) -> bool:
+        """Let process `pid`, started suspended, run: resume its thread (a process
+        created suspended has one). Whether it was resumed."""
+        snapshot = _kernel32.CreateToolhelp32Snapshot(_TH32CS_SNAPTHREAD, 0)
+        if not snapshot or snapshot == _INVALID_HANDLE:
+            return False
+        resumed = False
+        try:
+            entry = _ThreadEntry()
+            entry.dwSize = ctypes.sizeof(_ThreadEntry)
+            more = _kernel32.Thread32First(snapshot, ctypes.byref(entry))
+            while more:
+                if entry.th32OwnerProcessID == pid:
+                    thread = _kernel32.OpenThread(_THREAD_SUSPEND_RESUME, False, entry.th32ThreadID)
+                    if thread:
+                        if _kernel32.ResumeThread(thread) != _RESUME_FAILED:
+                            resumed = True
+                        _kernel32.CloseHandle(thread)
+                entry.dwSize = ctypes.sizeof(_ThreadEntry)
+                more = _kernel32.Thread32Next(snapshot, ctypes.byref(entry))
+        finally:
+            _kernel32.CloseHandle(snapshot)
+        return resumed
+
     def _windows_terminate_job(job: int) -> None:
         _kernel32.TerminateJobObject(job, 1)
 
@@ -1094,6 +1331,9 @@ else:
         raise NotImplementedError("Windows only")
 
     def _windows_job_for(pid: int) -> int | None:
+        raise NotImplementedError("Windows only")
+
+    def _windows_resume(pid: int) -> bool:
         raise NotImplementedError("Windows only")
 
     def _windows_terminate_job(job: int) -> None:

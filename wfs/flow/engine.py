@@ -616,9 +616,10 @@ class Runner:
         return data
 
     def save_record(self, record: dict[str, Any], finished: tuple[str, ...] = ()) -> None:
-        """Save the run record. `finished`: the steps that just finished, and nothing
-        else changed: they are appended to the record's log (one short write), so a
-        task of many quick steps does not rewrite its whole record after each one.
+        """Save the run record. `finished`: the steps that just finished (or finished a
+        part), and nothing else changed: they are appended to the record's log (one
+        short write), so a task of many quick steps does not rewrite its whole record
+        after each one.
         Anything else writes the record whole, under a new log name (a log that is
         not the record's own is never read), and removes the old log.
 
@@ -637,13 +638,17 @@ class Runner:
         if log is not None:
             store.remove(log)
 
-    def stored_output(self, tid: str, step: Step, output: str) -> dict[str, Any]:
-        """How a step's output goes into the run record: inline, or (when large) in a
-        file next to it, so that the record stays small to rewrite after every step."""
+    def stored_output(
+        self, tid: str, step: Step, output: str, part: int | None = None
+    ) -> dict[str, Any]:
+        """How a step's output (or the output of its part number `part`) goes into the
+        run record: inline, or (when large) in a file next to it, so that the record
+        stays small to rewrite after every step."""
         data = output.encode("utf-8", "surrogateescape")
         if len(data) <= RECORD_INLINE:
             return {"output": output}
-        path = self.output_path(tid, step.key.replace("/", "-") + ".output")
+        name = step.key.replace("/", "-") + ("" if part is None else f".part-{part}")
+        path = self.output_path(tid, name + ".output")
         store.write_bytes(path, data, durable=False)
         return {"output_file": self.layout.relative(path), "output_bytes": len(data)}
 
@@ -760,7 +765,9 @@ class Runner:
         tid = run.task["id"]
         record = run.record
         previous = record["steps"].get(step.key) or {}
-        done: list[str] = list(previous.get("parts") or [])
+        # The outputs of its finished parts, and the same as the record keeps them.
+        kept: list[Any] = list(previous.get("parts") or [])
+        done: list[str] = [self.entry_output(p) if isinstance(p, dict) else p for p in kept]
         checkpoints: list[str] = list(previous.get("checkpoints") or [])
         fixes: list[dict[str, Any]] = list(previous.get("fixes") or [])
         waiting_fix: dict[str, Any] | None = previous.get("fix")
@@ -780,15 +787,18 @@ class Runner:
         assert self.task_log is not None
         live = self.live = self.task_log.step(step.key, _names(group))
 
-        def save(status: str, **extra: Any) -> dict[str, Any]:
-            output = extra.pop("output", None)
-            if output is not None:
-                extra.update(self.stored_output(tid, step, output))
-            entry = {
+        def recorded_parts() -> list[Any]:
+            for number in range(len(kept), len(done)):
+                stored = self.stored_output(tid, step, done[number], number + 1)
+                kept.append(stored.get("output", stored))
+            return list(kept)
+
+        def entry_of(status: str, **extra: Any) -> dict[str, Any]:
+            return {
                 "status": status,
-                # The outputs of finished parts, to resume a step part way; a finished
-                # step keeps only its output.
-                **({} if status in FINISHED else {"parts": done}),
+                # The outputs of finished parts, to resume a step part way (a large one
+                # in a file); a finished step keeps only its output.
+                **({} if status in FINISHED else {"parts": recorded_parts()}),
                 "elapsed": round(time.monotonic() - started, 3),
                 **({"checkpoints": checkpoints} if checkpoints else {}),
                 **({"fixes": fixes} if fixes else {}),
@@ -798,6 +808,12 @@ class Runner:
                 **({"reverts": reverts} if reverts else {}),
                 **extra,
             }
+
+        def save(status: str, **extra: Any) -> dict[str, Any]:
+            output = extra.pop("output", None)
+            if output is not None:
+                extra.update(self.stored_output(tid, step, output))
+            entry = entry_of(status, **extra)
             record["steps"][step.key] = entry
             live.finish(status, entry["elapsed"])
             if status in FINISHED:
@@ -829,6 +845,15 @@ class Runner:
                 for member in group:
                     run.bind(member, output or "")
             return entry
+
+        def part_done() -> None:
+            """A part finished and more of the step is to come (a part, its checks):
+            recorded at once (one line appended), so that a runner killed later resumes
+            after it instead of doing it again."""
+            if len(done) < len(parts) or owner.checks:
+                record["steps"][step.key] = entry_of("running")
+                record["paused"] = None
+                self.save_record(record, (step.key,))
 
         if given and given.get("skip"):
             save("skipped", output="", how="skipped on resume")
@@ -863,6 +888,7 @@ class Runner:
                         )
                     done.append("\n\n".join([*checkpoints, answer.text]))
                     checkpoints = []
+                    part_done()
                     continue
                 if waiting_fix is not None and given and given.get("output") is not None:
                     answer = read_answer(given["output"], "the resume")
@@ -876,6 +902,7 @@ class Runner:
                     tries.extend(failed_tries)
                     if failure is None:
                         done.append(output)
+                        part_done()
                         break
                     if len(fixes) >= budget:
                         self._failed(run, step, failure, save)
@@ -902,6 +929,7 @@ class Runner:
                         why = f"{why}; {note}"
                         if undone:  # --resume does the step again, from the start
                             done.clear()
+                            kept.clear()
                             fixes.clear()
                             before = None
                     self._failed(run, step, why, save)

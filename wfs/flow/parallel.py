@@ -56,7 +56,10 @@ class Child:
 
     def __init__(self, argv: list[str], cwd: Path, came: queue.Queue[Any]) -> None:
         self.tid: str | None = None
-        self.group = platform.Group(argv, cwd, dict(os.environ), stdin=True)
+        # It runs its task as `wfs execute ID` would, claim and steps included: if this
+        # process dies, it finishes its task (or is stopped like any run), and its git
+        # commands are never cut short.
+        self.group = platform.Group(argv, cwd, dict(os.environ), stdin=True, watched=False)
         self.group.pumped = True  # its pipes are read (and closed) by the threads below
         self.result: dict[str, Any] | None = None
         self.errors: list[str] = []

@@ -141,6 +141,8 @@ def snapshot(runner: Runner, tid: str) -> tuple[list[Event], int, Reader, bool]:
     shown: list[Event] = []
     for key, name in plan:
         entry = recorded.get(key)
+        if isinstance(entry, dict) and entry.get("status") == "running" and key != current:
+            entry = {**entry, "status": "stopped"}  # a part was done when its run stopped
         run = runs.get(key)
         finished = run is not None and run[-1].get("event") == "step_finished"
         if run is not None:
