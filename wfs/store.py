@@ -122,9 +122,15 @@ def read_input(source: str) -> tuple[bytes, str]:
         raise WfsError(f"{name}: cannot read: {err.strerror}") from None
     if fifo and not data:
         raise WfsError(f"{name}: is a FIFO that nobody writes to; nothing to read")
+    check_input_size(data, name)
+    return data, name
+
+
+def check_input_size(data: bytes, name: str) -> None:
+    """Refuse an input (a plan document, an answer) larger than INPUT_LIMIT bytes, as
+    `wfs plan --from` does, whichever way it came: a file, stdin, an MCP call."""
     if len(data) > INPUT_LIMIT:
         raise WfsError(f"{name}: larger than {INPUT_LIMIT // (1024 * 1024)} MiB; refused")
-    return data, name
 
 
 # Where wfs may write, symlinks resolved: the project root, and what a command allows
