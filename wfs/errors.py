@@ -41,15 +41,26 @@ class BusyError(WfsError):
     exit_code = BUSY
 
 
+class WrittenInPart(OSError):
+    """An I/O error in a write that follows a change already made (the views, after
+    the task files they show): `written` says what was written, where the message of
+    any other I/O error says that nothing was."""
+
+    def __init__(self, err: OSError, written: str) -> None:
+        super().__init__(err.errno, err.strerror, err.filename)
+        self.written = written
+
+
 def os_error_message(err: OSError, root: Any = None) -> str:
     """`path: reason; nothing was changed` for an I/O error (writes are atomic), the path
     relative to the project `root` when it is inside it."""
     reason = err.strerror or str(err)
-    if not err.filename:
-        return f"{reason}; nothing was changed"
+    done = err.written if isinstance(err, WrittenInPart) else "nothing was changed"
+    if not isinstance(err.filename, str | bytes | os.PathLike) or not err.filename:
+        return f"{reason}; {done}"  # no file named, or a descriptor
     path = os.fsdecode(err.filename)
     if root is not None and os.path.isabs(path):
         relative = os.path.relpath(path, root)
         if not relative.startswith(".."):
             path = relative
-    return f"{path}: {reason}; nothing was changed"
+    return f"{path}: {reason}; {done}"
