@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import json
 import os
-import queue
 import shlex
 import signal
 import subprocess
 import sys
-import threading
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -24,6 +22,7 @@ import pytest
 from conftest import REPO, Run, posix_only, tree_listing, wfs, wfs_process
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
+from mcp_raw import RawClient, rpc_error
 
 from wfs import platform, store
 
@@ -475,69 +474,6 @@ def test_no_other_command_imports_the_sdk(project: Path) -> None:
     assert (proc.returncode, proc.stderr) == (0, "[]\n")
 
 
-class RawClient:
-    """`wfs mcp` spoken to line by line, as a client that sends what the SDK's own client
-    never would. Each answer is awaited for a bounded time: a line that gets no answer
-    fails the test instead of hanging it."""
-
-    def __init__(self, project: Path) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "wfs", "mcp"],
-            cwd=project,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        self.lines: queue.Queue[bytes] = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-        hello = {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "1"},
-        }
-        assert "result" in self.ask(
-            {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello}
-        )
-        self.send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode())
-
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.lines.put(line)
-
-    def send(self, line: bytes) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(line + b"\n")
-        self.proc.stdin.flush()
-
-    def ask(self, message: dict[str, Any] | bytes) -> Any:
-        """Send one line; the one answer to it."""
-        self.send(message if isinstance(message, bytes) else json.dumps(message).encode())
-        # A bound, not a synchronisation: a line left unanswered fails, never hangs.
-        return json.loads(self.lines.get(timeout=120))
-
-    def close(self) -> str:
-        """End the session (stdin closed); the server's stderr."""
-        assert self.proc.stdin is not None and self.proc.stderr is not None
-        self.proc.stdin.close()
-        assert self.proc.wait(timeout=60) == 0
-        assert self.lines.empty()
-        return self.proc.stderr.read().decode()
-
-
-def ping(client: RawClient, number: int) -> None:
-    """The server still serves: a ping gets its answer."""
-    assert client.ask({"jsonrpc": "2.0", "id": number, "method": "ping"}) == {
-        "jsonrpc": "2.0",
-        "id": number,
-        "result": {},
-    }
-
-
-def rpc_error(code: int, message: str, id: int | None = None) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}
-
-
 NOT_A_MESSAGE = "Invalid request: not a JSON-RPC 2.0 request, notification or response"
 
 
@@ -561,12 +497,12 @@ def test_mcp_answers_each_malformed_line_with_a_jsonrpc_error_and_serves_on(
         (
             b'{"jsonrpc":"2.0","id":"x","method":"ping","params":5}',
             rpc_error(-32600, NOT_A_MESSAGE, "x"),
-        ),  # type: ignore[arg-type]
+        ),
         (b'{"jsonrpc":"2.0","id":[1],"result":{},"error":{}}', rpc_error(-32600, NOT_A_MESSAGE)),
     ]
     for number, (line, answer) in enumerate(answers, start=1):
         assert client.ask(line) == answer, line
-        ping(client, 100 + number)
+        client.ping(100 + number)
     assert client.close() == ""
 
 
@@ -583,18 +519,18 @@ def test_mcp_answers_a_request_nested_deeper_than_it_reads(project: Path) -> Non
     )
     request = '{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"x":' + nested(300) + "}}"
     assert client.ask(request.encode()) == too_deep
-    ping(client, 1)
+    client.ping(1)
     bare = client.ask(nested(300).encode())
     assert bare == rpc_error(
         -32600, "Invalid request: recursion limit exceeded at line 1 column 202"
     )
-    ping(client, 2)
+    client.ping(2)
     for depth in (5000, 1_000_000):
         deeper = '{"jsonrpc":"2.0","id":8,"method":"ping","params":{"x":' + nested(depth) + "}}"
         assert client.ask(deeper.encode()) == rpc_error(
             -32700, "Parse error: recursion limit exceeded at line 1 column 254"
         )
-        ping(client, depth)
+        client.ping(depth)
     # The tools still answer after all of it.
     listed = client.ask({"jsonrpc": "2.0", "id": 9, "method": "tools/list"})
     assert sorted(t["name"] for t in listed["result"]["tools"]) == TOOLS

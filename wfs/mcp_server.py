@@ -116,6 +116,7 @@ def _plan_source(document: Any) -> Callable[[], tuple[bytes, str]]:
     if isinstance(document, str):
         raw = document.encode()
     else:
+        jsonio.check_depth(document, "document")  # before writing it out as text
         raw = jsonio.compact(document)
     store.check_input_size(raw, "document")
     return lambda: (raw, "document")
