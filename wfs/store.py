@@ -14,7 +14,7 @@ import os
 import shutil
 import stat
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -278,6 +278,21 @@ def _file_mode() -> int:
         os.umask(umask)
         _MODE = 0o666 & ~umask
     return _MODE
+
+
+def check_appendable(path: Path, shown: Callable[[Path], str] = str) -> None:
+    """Refuse (exit 2) a file that an Appender would add to and that is there but not a
+    regular file (a FIFO, a device, a socket, a folder, a symlink): before a run
+    changes anything, rather than when it opens its log. `shown`: how to name it."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return
+    if not stat.S_ISREG(mode):
+        raise WfsError(
+            f"{shown(path)}: not a regular file (a FIFO, a device, a socket, a folder or a "
+            "symlink), where wfs appends a log; remove it; nothing was changed"
+        )
 
 
 class Appender:
