@@ -10,6 +10,7 @@ wfs.platform).
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import shutil
 import stat
@@ -88,6 +89,8 @@ def open_regular(path: Path | str, limit: int) -> bytes | str:
     except IsADirectoryError:
         return "is a directory, expected a file"
     except OSError as err:
+        if err.errno == errno.ENXIO:  # a socket (or a device with nothing behind it)
+            return "not a regular file (a FIFO, a device or a socket); refused"
         return f"cannot read: {err.strerror}"
     mode = os.fstat(fd).st_mode
     if not stat.S_ISREG(mode):
@@ -534,7 +537,7 @@ def lock_timeout() -> float:
     if raw is None:
         return DEFAULT_LOCK_TIMEOUT
     # A long value is shown by its start and length, as a long id is.
-    shown = repr(raw) if len(raw) <= 40 else f"{raw[:40]!r}... ({len(raw)} characters)"
+    shown = repr(raw) if len(raw) <= 40 else f"{raw[:40] + '...'!r} ({len(raw)} characters)"
     try:
         value = float(raw)
     except ValueError:
