@@ -381,6 +381,8 @@ def read_view(path: Path) -> str | None:
     symlink to a device, which a clone can carry, is never read)."""
     raw = store.read_cache_file(path)
     try:
-        return raw.decode("utf-8") if raw is not None else None
+        text = raw.decode("utf-8") if raw is not None else None
     except UnicodeDecodeError:
         return None
+    # Line ends read as text files are (universal newlines): `\r\n` and `\r` are `\n`.
+    return None if text is None else text.replace("\r\n", "\n").replace("\r", "\n")

@@ -90,14 +90,14 @@ def open_regular(path: Path | str, limit: int) -> bytes | str:
         return "is a directory, expected a file"
     except OSError as err:
         if err.errno == errno.ENXIO:  # a socket (or a device with nothing behind it)
-            return "not a regular file (a FIFO, a device or a socket); refused"
+            return platform.NOT_REGULAR
         return f"cannot read: {err.strerror}"
     mode = os.fstat(fd).st_mode
     if not stat.S_ISREG(mode):
         os.close(fd)  # (a folder opens on some systems, and cannot be read)
         if stat.S_ISDIR(mode):
             return "is a directory, expected a file"
-        return "not a regular file (a FIFO, a device or a socket); refused"
+        return platform.NOT_REGULAR
     with open(fd, "rb") as handle:
         data = handle.read(limit + 1)
     if len(data) > limit:
