@@ -19,11 +19,12 @@ from typing import Any
 
 import anyio
 import pytest
-from conftest import REPO, Run, posix_only, wfs, wfs_process
+from conftest import REPO, Run, posix_only, tree_listing, wfs, wfs_process
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
+from mcp_raw import RawClient, rpc_error
 
-from wfs import platform
+from wfs import platform, store
 
 STEP = {
     "step": 1,
@@ -471,3 +472,97 @@ def test_no_other_command_imports_the_sdk(project: Path) -> None:
         [sys.executable, "-c", script], cwd=project, capture_output=True, text=True, timeout=120
     )
     assert (proc.returncode, proc.stderr) == (0, "[]\n")
+
+
+NOT_A_MESSAGE = "Invalid request: not a JSON-RPC 2.0 request, notification or response"
+
+
+def test_mcp_answers_each_malformed_line_with_a_jsonrpc_error_and_serves_on(
+    project: Path,
+) -> None:
+    client = RawClient(project)
+    answers = [
+        (b"{not json", rpc_error(-32700, "Parse error: key must be a string at line 1 column 2")),
+        (
+            b'{"jsonrpc":"2.0","id":3,"method":"ping"',
+            rpc_error(-32700, "Parse error: EOF while parsing an object at line 2 column 0"),
+        ),
+        (b"", rpc_error(-32700, "Parse error: EOF while parsing a value at line 2 column 0")),
+        # Bytes that are no UTF-8 are read as U+FFFD, which is no JSON either.
+        (b"\xff\xfe{}", rpc_error(-32700, "Parse error: expected value at line 1 column 1")),
+        # JSON, but no JSON-RPC message: the id, when there is a valid one, is answered.
+        (b"5", rpc_error(-32600, NOT_A_MESSAGE)),
+        (b"[]", rpc_error(-32600, NOT_A_MESSAGE)),
+        (b'{"jsonrpc":"1.0","id":4,"method":"ping"}', rpc_error(-32600, NOT_A_MESSAGE, 4)),
+        (
+            b'{"jsonrpc":"2.0","id":"x","method":"ping","params":5}',
+            rpc_error(-32600, NOT_A_MESSAGE, "x"),
+        ),
+        (b'{"jsonrpc":"2.0","id":[1],"result":{},"error":{}}', rpc_error(-32600, NOT_A_MESSAGE)),
+    ]
+    for number, (line, answer) in enumerate(answers, start=1):
+        assert client.ask(line) == answer, line
+        client.ping(100 + number)
+    assert client.close() == ""
+
+
+def nested(depth: int, inner: str = "") -> str:
+    return "[" * depth + inner + "]" * depth
+
+
+def test_mcp_answers_a_request_nested_deeper_than_it_reads(project: Path) -> None:
+    """The SDK reads 200 levels of nesting; a deeper request is answered with its id
+    while it can be read at all (up to orjson's 1024 levels), else with id null."""
+    client = RawClient(project)
+    too_deep = rpc_error(
+        -32600, "Invalid request: recursion limit exceeded at line 1 column 260", 7
+    )
+    request = '{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"x":' + nested(300) + "}}"
+    assert client.ask(request.encode()) == too_deep
+    client.ping(1)
+    bare = client.ask(nested(300).encode())
+    assert bare == rpc_error(
+        -32600, "Invalid request: recursion limit exceeded at line 1 column 202"
+    )
+    client.ping(2)
+    for depth in (5000, 1_000_000):
+        deeper = '{"jsonrpc":"2.0","id":8,"method":"ping","params":{"x":' + nested(depth) + "}}"
+        assert client.ask(deeper.encode()) == rpc_error(
+            -32700, "Parse error: recursion limit exceeded at line 1 column 254"
+        )
+        client.ping(depth)
+    # The tools still answer after all of it.
+    listed = client.ask({"jsonrpc": "2.0", "id": 9, "method": "tools/list"})
+    assert sorted(t["name"] for t in listed["result"]["tools"]) == TOOLS
+    assert client.close() == ""
+
+
+def test_mcp_plan_refuses_a_document_larger_than_the_cli_reads(
+    project: Path, tmp_path: Path
+) -> None:
+    """The `plan` tool applies the CLI's input limit (store.INPUT_LIMIT, 64 MiB) to the
+    document, given as JSON text or as a JSON value, and writes nothing."""
+    wfs("init", "--no-git")
+    before = tree_listing(project)
+    elsewhere = tmp_path / "cli"
+    elsewhere.mkdir()
+    wfs_process("init", "--no-git", cwd=elsewhere)
+    # The SDK reads a text that is JSON as its value: this one stays text.
+    big = " " * store.INPUT_LIMIT + "{not json"
+    (elsewhere / "document").write_text(big)
+    refused = wfs_process("plan", "Big", "--from", "document", cwd=elsewhere)
+    assert (refused.code, refused.err) == (2, "wfs: error: document: larger than 64 MiB; refused\n")
+
+    async def scenario(client: Client) -> None:
+        as_text = await call(client, "plan", topic="Big", document=big)
+        assert as_text == {"exit_code": 2, "error": cli_error(refused)}
+        as_value = {"overview": "x" * store.INPUT_LIMIT, "tasks": []}
+        assert await call(client, "plan", topic="Big", document=as_value) == as_text
+        # At the limit, the document is read (and this one is refused for what it says).
+        at_limit = " " * (store.INPUT_LIMIT - 9) + "{not json"
+        read = await call(client, "plan", topic="Big", document=at_limit)
+        assert read["exit_code"] == 2 and "larger than" not in read["error"], read
+        assert await call(client, "status") == {"exit_code": 0, "session": None}
+
+    session_with(project, scenario)
+    assert tree_listing(project) == before

@@ -427,10 +427,9 @@ def _patch_views(
         raise Refused("authored views changed")
     texts = {}
     for name in render.VIEWS:
-        try:
-            raw = (folder / name).read_bytes()
-        except OSError:
-            raise Refused("a view is missing") from None
+        raw = store.read_cache_file(folder / name)
+        if raw is None:
+            raise Refused("a view is missing, or no regular file")
         if zlib.crc32(raw) != mark["crc"].get(name):
             raise Refused("a view is not what wfs wrote")
         texts[name] = _Edits(raw)
@@ -525,7 +524,8 @@ def write(
         files = [*files, (layout.session_file(sid), session_bytes(update.session))]
     store.write_together(files, layout.journal(sid))
     folder = layout.session_dir(sid)
-    store.write_each([(folder / name, update.views[name]) for name in update.rewritten])
+    with store.views_after("the change was"):
+        store.write_each([(folder / name, update.views[name]) for name in update.rewritten])
     extra = {**update.extra, "views": views_mark(update.views, state.extra["views"]["kept"])}
     old = state.stamps
     added = [os.fsencode(f"{tid}.json") for tid in update.added]

@@ -386,7 +386,8 @@ class Draft:
         store.write_together(files, self.layout.journal(self.sid))
         rendered: dict[str, Any] = {}
         folder = self.layout.session_dir(self.sid)
-        render.write_views(folder, self.session, index.tasks, index, rendered, before)
+        with store.views_after("the change was"):
+            render.write_views(folder, self.session, index.tasks, index, rendered, before)
         self._record(index, dict(files), rendered)
 
     def _commit_by_parts(self, changed: list[str], check: bool, what: str) -> None:
@@ -757,7 +758,8 @@ def migrate(layout: Layout, sid: str, folder: Any = None) -> list[str]:
         if files:
             store.write_together(files, layout.journal(sid))
             if isinstance(session, dict):
-                render.write_views(folder, completed, seeds)
+                with store.views_after("the migrated files were"):
+                    render.write_views(folder, completed, seeds)
         return changed
 
 

@@ -41,17 +41,29 @@ class BusyError(WfsError):
     exit_code = BUSY
 
 
+class WrittenInPart(OSError):
+    """An I/O error in a write that follows a change already made (the views, after
+    the task files they show): `written` says what was written, where the message of
+    any other I/O error says that nothing was."""
+
+    def __init__(self, err: OSError, written: str) -> None:
+        super().__init__(err.errno, err.strerror, err.filename)
+        self.written = written
+
+
 def os_error_message(err: OSError, root: Any = None) -> str:
     """`path: reason; nothing was changed` for an I/O error (writes are atomic), the path
-    relative to the project `root` when it is inside it."""
-    return f"{os_error_place(err, root)}; nothing was changed"
+    relative to the project `root` when it is inside it; a WrittenInPart says what was
+    written instead."""
+    done = err.written if isinstance(err, WrittenInPart) else "nothing was changed"
+    return f"{os_error_place(err, root)}; {done}"
 
 
 def os_error_place(err: OSError, root: Any = None) -> str:
     """`path: reason` of an I/O error, the path relative to `root` when inside it."""
     reason = err.strerror or str(err)
-    if not err.filename:
-        return reason
+    if not isinstance(err.filename, str | bytes | os.PathLike) or not err.filename:
+        return reason  # no file named, or a descriptor
     path = os.fsdecode(err.filename)
     if root is not None and os.path.isabs(path):
         relative = os.path.relpath(path, root)

@@ -92,6 +92,8 @@ def _unsealed(raw: bytes | memoryview) -> memoryview | None:
 
 
 def load_cache(path: str) -> tuple[Any, ...] | None:
+    """The tuple a cache file holds, when it is whole and of this FORMAT. Its parts are
+    the caller's to check: a file sealed with the right CRC can still hold anything."""
     try:
         raw = store.read_cache_file(path)
         payload = _unsealed(raw) if raw is not None else None
@@ -255,15 +257,25 @@ class Snapshot:
         path = cache_path(workflow, sid, "skel")
         cached = load_cache(path)
         known: dict[str, tuple[Any, Task]] = {}
-        if cached is not None and len(cached) == 4:
-            known = dict(zip(cached[1], zip(cached[2], cached[3], strict=True), strict=True))
+        if cached is not None and len(cached) != 4:
+            cached = None  # not what this writes: ignored, and written again
+        if cached is not None:
+            try:
+                known = dict(zip(cached[1], zip(cached[2], cached[3], strict=True), strict=True))
+            except (TypeError, ValueError):
+                cached = None  # not the lists this writes: ignored, and written again
         self.names: list[str] = []
         self.stamps: list[Stamp | None] = []
         self.skeletons: list[Task] = []
         for entry in task_entries(layout, sid):
             stamp = self.stamper.take(entry.stat())
             previous = known.get(entry.name)
-            if previous is not None and previous[0] == stamp and not previous[1].get("volatile"):
+            if (
+                previous is not None
+                and previous[0] == stamp
+                and isinstance(previous[1], dict)
+                and not previous[1].get("volatile")
+            ):
                 task = previous[1]
             else:
                 try:

@@ -124,12 +124,18 @@ def _place(raw: bytes, start: int) -> tuple[int, int]:
 def _check_depth(raw: bytes, data: Any, where: str) -> None:
     # Cheap check first: only that many brackets can nest that deep.
     if raw.count(b"[") + raw.count(b"{") > MAX_DEPTH:
-        found = _too_deep(data)
-        if found is not None:
-            raise InvalidJSON(
-                f"{where}#{found}",
-                f"nested more than {MAX_DEPTH} levels deep (wfs reads at most {MAX_DEPTH})",
-            )
+        check_depth(data, where)
+
+
+def check_depth(data: Any, where: str) -> None:
+    """Refuse a value nested deeper than MAX_DEPTH, as `parse` refuses a document (for a
+    value that was never text wfs read: an argument of an MCP call)."""
+    found = _too_deep(data)
+    if found is not None:
+        raise InvalidJSON(
+            f"{where}#{found}",
+            f"nested more than {MAX_DEPTH} levels deep (wfs reads at most {MAX_DEPTH})",
+        )
 
 
 def _too_deep(data: Any) -> str | None:

@@ -208,7 +208,8 @@ def _set_status(
             store.write_bytes(layout.session_file(sid), jsonedit.rewrite(raw, before, data))
             # IMPL_PLAN.md shows the status; a stale view would fail `wfs render --check`.
             tasks = load_skeletons(layout, sid)
-            render.write_views(layout.session_dir(sid), data, tasks, before=(before, tasks))
+            with store.views_after(f"the session's status ({status}) was"):
+                render.write_views(layout.session_dir(sid), data, tasks, before=(before, tasks))
 
 
 def pause(layout: Layout, sid: str) -> None:

@@ -6,6 +6,12 @@ the JSON that command prints with `--json`, plus its exit code first:
 would print on stderr is `{"exit_code": 2, "error": "..."}`, with the `problems` of a
 refused plan as objects. Exit codes other than 0, 1 and 3 also set `isError`.
 
+A line that is no JSON-RPC message gets its error answer (-32700 when it is not JSON,
+-32600 when it is JSON but no message the server can take, such as one nested deeper
+than the SDK reads), with the request's id when it can be read, else null; the server
+then reads the next line. The SDK alone would drop such a line without an answer, and
+its client would wait for ever.
+
 The tools run on the event loop's thread, which is the main thread, one at a time:
 the engine installs signal handlers while it runs steps (a SIGTERM stops the step and
 leaves the task resumable, then ends the server), and it expects a single thread
@@ -15,14 +21,27 @@ while it starts a step's process.
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import TracebackType
 from typing import Annotated, Any
 
+import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError
-from mcp.types import CallToolResult, Resource, TextContent, ToolAnnotations
-from pydantic import Field
+from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
+from mcp.types import (
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    CallToolResult,
+    ErrorData,
+    JSONRPCError,
+    Resource,
+    TextContent,
+    ToolAnnotations,
+)
+from pydantic import Field, ValidationError
 
-from wfs import __version__, actions, jsonio, platform
+from wfs import __version__, actions, jsonio, platform, store
 from wfs.errors import ProblemsError, WfsError
 from wfs.flow import session_run
 from wfs.flow.answer import read_answer
@@ -92,12 +111,101 @@ def _ok(data: dict[str, Any]) -> tuple[dict[str, Any], int]:
 
 
 def _plan_source(document: Any) -> Callable[[], tuple[bytes, str]]:
-    """A plan document given as JSON text or as a JSON value, named `document`."""
+    """A plan document given as JSON text or as a JSON value, named `document`; one
+    larger than the CLI reads (store.INPUT_LIMIT) is refused the same way."""
     if isinstance(document, str):
         raw = document.encode()
     else:
+        jsonio.check_depth(document, "document")  # before writing it out as text
         raw = jsonio.compact(document)
+    store.check_input_size(raw, "document")
     return lambda: (raw, "document")
+
+
+def _unreadable(error: Exception) -> JSONRPCError:
+    """The answer to a line the SDK's transport could not read as a JSON-RPC message
+    (`error`: what its reading raised, a pydantic ValidationError)."""
+    details = error.errors() if isinstance(error, ValidationError) else []
+    if not details or details[0]["type"] == "json_invalid":
+        reason = (details[0]["msg"] if details else str(error)).removeprefix("Invalid JSON: ")
+        line = details[0]["input"] if details else None
+        try:
+            # orjson reads deeper than the SDK does: JSON too deep for the SDK is still
+            # JSON, and its id is answered.
+            value = jsonio.loads(line) if isinstance(line, str) else None
+        except ValueError:
+            line = None
+        if line is None:
+            return _error(PARSE_ERROR, f"Parse error: {reason}", None)
+        return _error(INVALID_REQUEST, f"Invalid request: {reason}", value)
+    # A field missing at the top (loc: the model, the field), or a top that is no object
+    # (loc: the model), shows the whole message.
+    whole = next(
+        (
+            d["input"]
+            for d in details
+            if len(d["loc"]) == 1 or (len(d["loc"]) == 2 and d["type"] == "missing")
+        ),
+        None,
+    )
+    return _error(
+        INVALID_REQUEST,
+        "Invalid request: not a JSON-RPC 2.0 request, notification or response",
+        whole,
+    )
+
+
+def _error(code: int, message: str, request: Any) -> JSONRPCError:
+    """A JSON-RPC error answering `request` (its parsed JSON): with its id when it has a
+    valid one, else with id null."""
+    given = request.get("id") if isinstance(request, dict) else None
+    valid = isinstance(given, str) or (isinstance(given, int) and not isinstance(given, bool))
+    return JSONRPCError(
+        jsonrpc="2.0", id=given if valid else None, error=ErrorData(code=code, message=message)
+    )
+
+
+class _Answering:
+    """The stdio transport's read stream, less the lines that are no message: each gets
+    its error answer on `answers` here, and the server reads on."""
+
+    def __init__(self, lines: Any, answers: Any) -> None:
+        self.lines = lines
+        self.answers = answers
+
+    @property
+    def last_context(self) -> Any:
+        return getattr(self.lines, "last_context", None)
+
+    async def receive(self) -> SessionMessage:
+        while True:
+            item = await self.lines.receive()
+            if not isinstance(item, Exception):
+                return item  # type: ignore[no-any-return]
+            await self.answers.send(SessionMessage(_unreadable(item)))
+
+    def __aiter__(self) -> _Answering:
+        return self
+
+    async def __anext__(self) -> SessionMessage:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        await self.lines.aclose()
+
+    async def __aenter__(self) -> _Answering:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_val: BaseException | None,
+        exc_tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
 
 
 Session = Annotated[
@@ -115,6 +223,14 @@ class WfsServer(MCPServer[Any]):
     def __init__(self, layout: Layout, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.layout = layout
+
+    async def run_stdio_async(self) -> None:
+        """The SDK's stdio serving, with each unreadable line answered (_Answering)."""
+        async with stdio_server() as (lines, answers):
+            lowlevel = self._lowlevel_server
+            await lowlevel.run(
+                _Answering(lines, answers), answers, lowlevel.create_initialization_options()
+            )
 
     async def list_resources(self) -> list[Resource]:
         listed = await super().list_resources()
@@ -295,6 +411,7 @@ def build_server(layout: Layout, session: str | None, root_option: str | None) -
             if answer is not None and skip:
                 raise WfsError("give either an answer or skip, not both")
             if answer is not None:
+                store.check_input_size(answer.encode(), "`answer`")
                 read_answer(answer, "`answer`")  # an empty one is refused before any change
             return run(session, resume_id=task_id, answer=answer, skip=skip, force=force)
 

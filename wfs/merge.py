@@ -181,13 +181,15 @@ def install_hook(path: Path, script: str, name: str) -> str:
 # --------------------------------------------------------------------------- drivers
 
 
-def merge_views(base: Path, ours: Path, theirs: Path) -> str:
-    """The `wfs-views` driver: leave a conflict-free view in `ours`.
+def merge_views(base: Path, ours: Path, theirs: Path, path: str = "") -> str:
+    """The `wfs-views` driver: leave a conflict-free view in `ours` (`path`: the file
+    merged, for messages).
 
     The clean text merge when there is one (often right already), else ours unchanged;
     the hook (or `wfs render`) then writes the real view from the merged JSON.
     """
-    merged = git.merge_text(ours.read_bytes(), base.read_bytes(), theirs.read_bytes())
+    sides = {"ours": ours, "base": base, "theirs": theirs}
+    merged = git.merge_text(*(_driver_input(p, side, path) for side, p in sides.items()))
     if merged is None:
         return "ours"
     store.write_bytes(ours, merged, durable=False)
@@ -206,7 +208,8 @@ def merge_json(base: Path, ours: Path, theirs: Path, path: str) -> int:
     that changed it. When both sides changed one value differently, or a file is not a
     JSON object, git's own line merge runs instead, conflict markers and all.
     """
-    raws = [p.read_bytes() for p in (base, ours, theirs)]
+    sides = {"base": base, "ours": ours, "theirs": theirs}
+    raws = [_driver_input(p, side, path) for side, p in sides.items()]
     try:
         docs = [_load_object(raw, allow_empty=i == 0) for i, raw in enumerate(raws)]
     except ValueError:
@@ -233,6 +236,14 @@ def merge_json(base: Path, ours: Path, theirs: Path, path: str) -> int:
         if not isinstance(document, dict):
             return 1
     return left
+
+
+def _driver_input(file: Path, side: str, path: str) -> bytes:
+    """The bytes of one side git hands a driver (`file`, of the merge of `path`), read
+    as wfs reads any file: a FIFO or a device (which would hang the merge or fill the
+    memory) or a file over the input limit is refused, naming the file merged and the
+    side (exit 2: git keeps ours and reports a conflict)."""
+    return store.read_file(file, f"{path or file} ({side})")
 
 
 def _load_object(raw: bytes, allow_empty: bool) -> dict[str, Any]:

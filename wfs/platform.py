@@ -31,6 +31,7 @@ import os
 import shlex
 import shutil
 import signal
+import stat
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -57,12 +58,33 @@ OWN_FILE_FLAGS = (
 )
 
 
+NOT_REGULAR = "not a regular file (a FIFO, a device or a socket); refused"
+
+
 def open_own(path: str | os.PathLike[str], flags: int, mode: int = 0o666) -> int:
     """`os.open` for a file wfs writes, which must not be a symlink: refused by the
-    kernel where O_NOFOLLOW exists, and checked just before opening where it does not."""
+    kernel where O_NOFOLLOW exists, and checked just before opening where it does not.
+    Nor a FIFO (opening one to write waits for a reader, for ever), a device or a
+    socket: refused, naming it."""
     if not hasattr(os, "O_NOFOLLOW") and os.path.islink(path):
         raise OSError(errno.ELOOP, "is a symlink; wfs does not write through one", str(path))
-    return os.open(path, flags | OWN_FILE_FLAGS, mode)
+    nonblocking = getattr(os, "O_NONBLOCK", 0) if hasattr(os, "set_blocking") else 0
+    try:
+        fd = os.open(path, flags | OWN_FILE_FLAGS | nonblocking, mode)
+    except OSError as err:
+        if err.errno == errno.ENXIO:  # a FIFO nobody reads
+            raise OSError(errno.ENXIO, NOT_REGULAR, str(path)) from None
+        raise
+    if not _is_regular(fd):
+        os.close(fd)
+        raise OSError(errno.EINVAL, NOT_REGULAR, str(path))
+    if nonblocking:
+        os.set_blocking(fd, True)
+    return fd
+
+
+def _is_regular(fd: int) -> bool:
+    return stat.S_ISREG(os.fstat(fd).st_mode)
 
 
 def open_to_read(path: str) -> int:

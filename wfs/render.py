@@ -377,7 +377,12 @@ def write_views(
 
 
 def read_view(path: Path) -> str | None:
+    """The text of a view on disk; None when it is not a regular UTF-8 file (a FIFO or a
+    symlink to a device, which a clone can carry, is never read)."""
+    raw = store.read_cache_file(path)
     try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        text = raw.decode("utf-8") if raw is not None else None
+    except UnicodeDecodeError:
         return None
+    # Line ends read as text files are (universal newlines): `\r\n` and `\r` are `\n`.
+    return None if text is None else text.replace("\r\n", "\n").replace("\r", "\n")

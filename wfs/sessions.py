@@ -216,8 +216,9 @@ def require_session(layout: Layout, value: str) -> str:
 
 
 def current_session(layout: Layout, requested: str | None) -> str:
-    """The session a command works on: `--session`, else the single active one."""
-    if requested:
+    """The session a command works on: `--session`, else the single active one (an
+    empty `--session ''` is refused, not read as none)."""
+    if requested is not None:
         return require_session(layout, requested)
     active = active_ids(layout)
     if len(active) == 1:

@@ -10,16 +10,17 @@ wfs.platform).
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import shutil
 import stat
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from wfs import jsonio, platform
-from wfs.errors import BusyError, WfsError
+from wfs.errors import BusyError, WfsError, WrittenInPart
 
 DEFAULT_LOCK_TIMEOUT = 10.0
 
@@ -88,13 +89,16 @@ def open_regular(path: Path | str, limit: int) -> bytes | str:
     except IsADirectoryError:
         return "is a directory, expected a file"
     except OSError as err:
+        if err.errno == errno.ENXIO:  # a socket (or a device with nothing behind it)
+            return platform.NOT_REGULAR
         return f"cannot read: {err.strerror}"
-    with open(fd, "rb") as handle:
-        mode = os.fstat(fd).st_mode
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)  # (a folder opens on some systems, and cannot be read)
         if stat.S_ISDIR(mode):
             return "is a directory, expected a file"
-        if not stat.S_ISREG(mode):
-            return "not a regular file (a FIFO, a device or a socket); refused"
+        return platform.NOT_REGULAR
+    with open(fd, "rb") as handle:
         data = handle.read(limit + 1)
     if len(data) > limit:
         return f"larger than {limit // (1024 * 1024)} MiB; refused"
@@ -106,6 +110,8 @@ def read_input(source: str) -> tuple[bytes, str]:
 
     At most INPUT_LIMIT bytes: a device such as /dev/zero, or a runaway pipe, is refused
     instead of filling the memory."""
+    if not source:
+        raise WfsError("an empty file name: give a FILE, or - for stdin")
     name = "<stdin>" if source == "-" else source
     fifo = False
     try:
@@ -122,9 +128,15 @@ def read_input(source: str) -> tuple[bytes, str]:
         raise WfsError(f"{name}: cannot read: {err.strerror}") from None
     if fifo and not data:
         raise WfsError(f"{name}: is a FIFO that nobody writes to; nothing to read")
+    check_input_size(data, name)
+    return data, name
+
+
+def check_input_size(data: bytes, name: str) -> None:
+    """Refuse an input (a plan document, an answer) larger than INPUT_LIMIT bytes, as
+    `wfs plan --from` does, whichever way it came: a file, stdin, an MCP call."""
     if len(data) > INPUT_LIMIT:
         raise WfsError(f"{name}: larger than {INPUT_LIMIT // (1024 * 1024)} MiB; refused")
-    return data, name
 
 
 # Where wfs may write, symlinks resolved: the project root, and what a command allows
@@ -271,6 +283,21 @@ def _file_mode() -> int:
     return _MODE
 
 
+def check_appendable(path: Path, shown: Callable[[Path], str] = str) -> None:
+    """Refuse (exit 2) a file that an Appender would add to and that is there but not a
+    regular file (a FIFO, a device, a socket, a folder, a symlink): before a run
+    changes anything, rather than when it opens its log. `shown`: how to name it."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return
+    if not stat.S_ISREG(mode):
+        raise WfsError(
+            f"{shown(path)}: not a regular file (a FIFO, a device, a socket, a folder or a "
+            "symlink), where wfs appends a log; remove it; nothing was changed"
+        )
+
+
 class Appender:
     """Appends to one file at a time, for logs of lines: the file is opened (and its
     folder checked) once, then every line is one write, so a killed process leaves a
@@ -323,12 +350,10 @@ def write_text(path: Path, text: str) -> None:
 
 
 def write_if_changed(path: Path, data: bytes) -> bool:
-    """Write only when the content differs, so unchanged files keep their mtime."""
-    try:
-        if path.read_bytes() == data:
-            return False
-    except OSError:
-        pass
+    """Write only when the content differs, so unchanged files keep their mtime. What
+    is there is read as a file only (a FIFO or a device is replaced, never read)."""
+    if open_regular(path, len(data)) == data:
+        return False
     write_bytes(path, data)
     return True
 
@@ -350,6 +375,20 @@ def write_each(files: list[tuple[Path, bytes]]) -> None:
         raise
     for folder in dict.fromkeys(path.parent for path, _ in files):
         _fsync_dir(folder)
+
+
+@contextlib.contextmanager
+def views_after(written: str) -> Iterator[None]:
+    """For the views written after the change they show (`written`: what that wrote): an
+    I/O error in them says what was written, and how to finish."""
+    try:
+        yield
+    except WrittenInPart:
+        raise
+    except OSError as err:
+        raise WrittenInPart(
+            err, f"{written} written, but not the views (`wfs render` writes them)"
+        ) from None
 
 
 def write_together(files: list[tuple[Path, bytes]], journal: Path) -> None:
@@ -406,12 +445,20 @@ def stage(path: Path, data: bytes, durable: bool = True) -> Path:
     return Path(tmp)
 
 
+JOURNAL_LIMIT = 16 * 1024 * 1024  # a journal lists renames: far less than this
+
+
 def replay(journal: Path) -> bool:
-    """Finish an interrupted `write_together`; True when there was one to finish."""
-    try:
-        raw = journal.read_bytes()
-    except FileNotFoundError:
+    """Finish an interrupted `write_together`; True when there was one to finish.
+
+    A journal that is not one wfs wrote (not a regular file, not the list of renames
+    of files staged beside their targets in `.workflow/`) is refused, naming it, with
+    nothing changed: replaying it could move any file of the project over another."""
+    raw = open_regular(journal, JOURNAL_LIMIT)
+    if raw == "file not found":
         return False
+    if isinstance(raw, str):
+        raise WfsError(f"{journal}: {raw}; remove it if no wfs process is writing")
     base = journal.parent
     try:
         data = jsonio.loads(raw)
@@ -422,22 +469,58 @@ def replay(journal: Path) -> bool:
         # leftovers `wfs doctor --fix` removes).
         remove(journal)
         return True
-    for target, temporary in renames if isinstance(renames, list) else []:
+    pairs = _journal_pairs(base, renames, staged=True), _journal_pairs(base, files)
+    if pairs[0] is None or pairs[1] is None:
+        raise WfsError(
+            f"{journal}: not the journal of an interrupted wfs write (each entry names a "
+            "file of .workflow/ and the file staged beside it); nothing was changed; "
+            "remove it if no wfs process is writing"
+        )
+    for target, temporary in pairs[0]:
         if (base / temporary).exists():  # not renamed yet
             move(base / temporary, base / target)
-    for relative, text in files if isinstance(files, list) else []:
+    for relative, text in pairs[1]:
         write_bytes(base / relative, text.encode("utf-8"))
     remove(journal)
     return True
 
 
+def _journal_pairs(base: Path, entries: Any, staged: bool = False) -> list[list[str]] | None:
+    """The [target, temporary] (`staged`) or [target, text] pairs of a journal field, or
+    None when they are not what write_together writes: targets in `.workflow/` (the
+    folder of the journal's folder), each temporary a `.NAME.XXXXXXXX.tmp` beside it."""
+    if entries is None:
+        return []
+    if not isinstance(entries, list):
+        return None
+    workflow = os.path.normpath(base.parent)
+    for entry in entries:
+        if not (isinstance(entry, list) and len(entry) == 2):
+            return None
+        target, second = entry
+        if not (isinstance(target, str) and isinstance(second, str)):
+            return None
+        where = os.path.normpath(os.path.join(base, target))
+        if not where.startswith(workflow + os.sep):
+            return None
+        if staged:
+            beside = os.path.normpath(os.path.join(base, second))
+            name = os.path.basename(where)
+            if os.path.dirname(beside) != os.path.dirname(where) or not (
+                os.path.basename(beside).startswith(f".{name}.") and beside.endswith(".tmp")
+            ):
+                return None
+    return entries
+
+
 @contextlib.contextmanager
 def _naming(path: Path) -> Iterator[None]:
-    """An I/O error without a file name (a full disk on write) names `path`."""
+    """An I/O error without a file name (a full disk on write) names `path`, and so
+    does one of a rename into `path` (not the temporary file renamed)."""
     try:
         yield
     except OSError as err:
-        if err.filename:
+        if err.filename and not err.filename2:
             raise
         raise OSError(err.errno, err.strerror, str(path)) from None
 
@@ -453,13 +536,15 @@ def lock_timeout() -> float:
     raw = os.environ.get("WFS_LOCK_TIMEOUT")
     if raw is None:
         return DEFAULT_LOCK_TIMEOUT
+    # A long value is shown by its start and length, as a long id is.
+    shown = repr(raw) if len(raw) <= 40 else f"{raw[:40] + '...'!r} ({len(raw)} characters)"
     try:
         value = float(raw)
     except ValueError:
-        raise WfsError(f"WFS_LOCK_TIMEOUT={raw!r}: expected a number of seconds") from None
+        raise WfsError(f"WFS_LOCK_TIMEOUT={shown}: expected a number of seconds") from None
     if not 0 <= value < MAX_LOCK_TIMEOUT:  # nan and inf too: neither is a wait
         raise WfsError(
-            f"WFS_LOCK_TIMEOUT={raw!r}: expected a number of seconds from 0 to {MAX_LOCK_TIMEOUT:g}"
+            f"WFS_LOCK_TIMEOUT={shown}: expected a number of seconds from 0 to {MAX_LOCK_TIMEOUT:g}"
         )
     return value
 
@@ -474,10 +559,20 @@ def locked(lock_path: Path, what: str) -> Iterator[None]:
     """
     timeout = lock_timeout()
     guard(lock_path)
-    if os.path.islink(lock_path):
+    try:
+        mode: int | None = os.lstat(lock_path).st_mode
+    except FileNotFoundError:
+        mode = None  # the lock makes it
+    if mode is not None and stat.S_ISLNK(mode):
         raise WfsError(
             f"{lock_path}: refused: the lock file is a symlink (wfs never locks or writes "
             "through one); remove it"
+        )
+    if mode is not None and not stat.S_ISREG(mode):
+        # A FIFO or a device is no lock to rely on on every system, and a folder none.
+        raise WfsError(
+            f"{lock_path}: refused: the lock file is not a regular file (a folder, a FIFO, "
+            "a device or a socket); remove it"
         )
     make_folder(lock_path.parent)
     lock = platform.FileLock(os.fspath(lock_path), timeout)

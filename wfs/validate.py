@@ -9,6 +9,7 @@ change is answered without running a rule again.
 
 from __future__ import annotations
 
+import contextlib
 import marshal
 import os
 from pathlib import Path
@@ -289,24 +290,45 @@ def _checked_files(
     cached = index.load_cache(path)
     rules_stamp = _rules_stamp()
     known: dict[str, tuple[Any, Any]] = {}
-    if cached is not None and len(cached) == 5 and cached[1] == rules_stamp:
-        known = dict(zip(cached[2], zip(cached[3], cached[4], strict=True), strict=True))
+    if cached is not None and len(cached) != 5:
+        cached = None  # not what this writes: ignored, and written again
+    if cached is not None and cached[1] == rules_stamp:
+        try:
+            known = dict(zip(cached[2], zip(cached[3], cached[4], strict=True), strict=True))
+        except (TypeError, ValueError):
+            cached = None  # not the lists this writes: ignored, and written again
     checked: list[_Checked] = []
     for entry, stamp in zip(entries, stamps, strict=True):
         hit = known.get(entry.name)
-        # A task naming a path from another machine is judged against the project's
-        # files as they are now: checked again every time.
-        if hit is not None and hit[0] == stamp and not (hit[1][1] or {}).get("volatile"):
-            problems, skel, readable = hit[1]
-            checked.append(_Checked(entry.name, [Problem(*p) for p in problems], skel, readable))
-        else:
-            checked.append(_check_file(layout, Path(entry.path), entry.name))
+        found = _cached_check(entry.name, hit[1]) if hit is not None and hit[0] == stamp else None
+        checked.append(found or _check_file(layout, Path(entry.path), entry.name))
     names = [c.name for c in checked]
     if cached is None or cached[1] != rules_stamp or cached[2] != names or cached[3] != trusted:
         results = [([tuple(p) for p in c.problems], c.skeleton, c.readable) for c in checked]
         payload = marshal.dumps((index.FORMAT, rules_stamp, names, trusted, results))
         index.write_cache(path, index.seal(payload))
     return checked
+
+
+def _cached_check(name: str, saved: Any) -> _Checked | None:
+    """A file's check as the cache saved it (problems, skeleton, readable); None when it
+    is not that shape, or when the task names a path from another machine (judged
+    against the project's files as they are now: checked again every time)."""
+    try:
+        problems, skel, readable = saved
+        if skel is not None and (not isinstance(skel, dict) or skel.get("volatile")):
+            return None
+        return _Checked(name, _cached_problems(problems), skel, readable)
+    except (TypeError, ValueError):
+        return None
+
+
+def _cached_problems(saved: Any) -> list[Problem]:
+    """Problems as a cache saved them; TypeError or ValueError when they are not."""
+    problems = [Problem(*p) for p in saved]
+    if not all(isinstance(field, str) for p in problems for field in p):
+        raise TypeError("not a problem")
+    return problems
 
 
 def validate_session(layout: Layout, sid: str, folder: Path | None = None) -> list[Problem]:
@@ -348,9 +370,9 @@ def _task_file_problems(layout: Layout, sid: str, folder: Path, key: str) -> lis
     if cached is not None and len(cached) == 6 and cached[:2] == (index.FORMAT, rules_stamp):
         try:
             if index.stamps_match(task_dir, *cached[2:5]):
-                return [Problem(*p) for p in cached[5]]
-        except OSError:
-            pass
+                return _cached_problems(cached[5])
+        except (OSError, TypeError, ValueError):
+            pass  # changed, gone, or not what this writes: checked again
     stamper = index.Stamper()
     try:  # before the listing: a file added while it runs is seen next time
         dir_stamp = stamper.trusted(stamper.take(os.stat(task_dir)))
@@ -424,7 +446,8 @@ def _checked_session(layout: Layout, sid: str, folder: Path, key: str) -> list[P
     cached = index.load_cache(cache)
     if stamp is not None and cached is not None and len(cached) == 4:
         if cached[1] == rules_stamp and cached[2] == stamp:
-            return [Problem(*p) for p in cached[3]]
+            with contextlib.suppress(TypeError, ValueError):  # else: not what this writes
+                return _cached_problems(cached[3])
     data, problem, warnings = load_file(path, where)
     problems = [problem] if problem else validate_session_data(data, where, folder=sid)
     problems += [

@@ -479,7 +479,7 @@ def execute(
     base = None
     if task_from_stdin and (task_id or resume_id or in_worktree or run_all or jobs > 1 or dry_run):
         raise click.UsageError("--task-from-stdin goes with no ID and no other mode")
-    if resume_id and task_id:
+    if resume_id is not None and task_id is not None:
         raise click.UsageError("give either a task ID or --resume ID, not both")
     answer = _resume_answer(output_text, output_file, skip, resume_id is not None)
     if jobs > 1 and (not run_all or task_id or resume_id or dry_run):
@@ -497,7 +497,7 @@ def execute(
         remote=remote,
     )
     if dry_run:
-        _dry_run(env, runner, task_id or resume_id)
+        _dry_run(env, runner, task_id if task_id is not None else resume_id)
         return
     if task_from_stdin:  # a process --jobs N started ahead: its task comes when ready
         session_run.warm_up()

@@ -173,7 +173,7 @@ def merge_views(base: str, ours: str, theirs: str, path: str) -> None:
     """
     from wfs.merge import merge_views as run_driver  # deferred: only git integration loads it
 
-    run_driver(Path(base), Path(ours), Path(theirs))
+    run_driver(Path(base), Path(ours), Path(theirs), path)
 
 
 @click.command("merge-json", hidden=True)

@@ -63,7 +63,9 @@ def session_show(env: Env, session_id: str | None) -> None:
     Example:
       wfs session show user-auth-system
     """
-    data, summary = actions.session_show(env.layout, session_id or env.session)
+    data, summary = actions.session_show(
+        env.layout, session_id if session_id is not None else env.session
+    )
 
     def human() -> None:
         sid = summary["session"]
@@ -83,7 +85,9 @@ def session_show(env: Env, session_id: str | None) -> None:
 
 
 def _lifecycle(env: Env, action: str, session_id: str | None) -> None:
-    data = actions.change_session(env.layout, action, session_id or env.session)
+    data = actions.change_session(
+        env.layout, action, session_id if session_id is not None else env.session
+    )
     env.emit(data, lambda: env.echo(f"{data['session']}: {data['status']}"))
 
 

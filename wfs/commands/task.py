@@ -245,6 +245,7 @@ def task_expand(env: Env, task_id: str, agent: str | None, max_rounds: int, dry_
     )
 
     layout = env.layout
+    check_task_id(task_id)  # before the agent is looked for: a bad id is named first
     if dry_run:
         _, _, brief = actions.expand_brief(layout, env.session, task_id)
         env.emit({"brief": brief}, lambda: click.echo(brief, nl=False))

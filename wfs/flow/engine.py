@@ -417,6 +417,7 @@ class Runner:
             store.guard(self.output_path(tid, "output"))
             if self.sid:
                 store.guard(self.summary_path(tid))
+            store.check_appendable(self.output_log_path(tid), self.layout.relative)
         except WfsError as err:
             raise NotRunnable(tid, err.message) from None
         return plan

@@ -82,8 +82,14 @@ class AgentRoutes(NamedTuple):
 
 def agent_routes(layout: Layout, option: str | None) -> AgentRoutes:
     """Where agent steps go: `option` (--agent), then WFS_AGENT, then the routes of
-    .workflow/config.json."""
-    return load_routes(layout, option or os.environ.get("WFS_AGENT") or None)
+    .workflow/config.json. An empty one is not given; one of spaces only is refused, as
+    the config's are (it would run as an agent that answers nothing)."""
+    for value, where in ((option, "--agent"), (os.environ.get("WFS_AGENT"), "WFS_AGENT")):
+        if value:
+            if not value.strip():
+                raise WfsError(f"{where}={value!r}: expected an agent command")
+            return load_routes(layout, value)
+    return load_routes(layout, None)
 
 
 def load_routes(layout: Layout, override: str | None) -> AgentRoutes:
@@ -101,7 +107,7 @@ def load_routes(layout: Layout, override: str | None) -> AgentRoutes:
     if chosen is None:
         form = input_form(data.get("agent_input", "markdown"), f"{where}#/agent_input")
     legacy = data.get("agent")
-    if legacy is not None and not isinstance(legacy, str):
+    if legacy is not None and (not isinstance(legacy, str) or (legacy and not legacy.strip())):
         raise WfsError(f"{where}#/agent: expected a command string")
     agents = data.get("agents", {})
     if not isinstance(agents, dict):

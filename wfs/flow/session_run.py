@@ -96,7 +96,7 @@ def execute(
         runner.progress("finished", result)  # shown as each task ends, not at the end
 
     with signals.handled(), platform.steady_environment():
-        if resume_id:
+        if resume_id is not None:  # an empty id is refused, never the next task
             place = ran_in(runner, resume_id)
             try:
                 task, notes = runner.reclaim(resume_id)
@@ -115,7 +115,7 @@ def execute(
                     set_up_worktree(runner, task["id"], base)
                 ended(engine.run_task(runner, task, {"skip": skip, "output": answer}))
                 tidy_up(runner, results[-1])
-        elif task_id:
+        elif task_id is not None:
             if in_worktree and base is None:
                 base = worktrees.session_branch(runner.layout)
             try:

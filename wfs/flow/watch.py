@@ -28,12 +28,13 @@ from __future__ import annotations
 import codecs
 import os
 import re
+import stat
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from wfs import jsonio, store
+from wfs import jsonio, platform, store
 
 STREAMS = {1: "stdout", 2: "stderr"}
 LONGEST_LINE = 64 * 1024  # characters: a longer line without an end is shown in pieces
@@ -173,11 +174,15 @@ def read_events(path: Path, offset: int = 0) -> tuple[list[dict[str, Any]], int]
     """The events of a step's log from byte `offset` to its last whole line, and the
     offset after that line (where the next read starts)."""
     try:
-        with open(path, "rb") as handle:
-            handle.seek(offset)
-            data = handle.read()
+        fd = platform.open_to_read(os.fspath(path))
     except FileNotFoundError:
         return [], offset
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        return [], offset  # a FIFO, a device or a folder is no log wfs wrote: none to show
+    with open(fd, "rb") as handle:
+        handle.seek(offset)
+        data = handle.read()
     end = data.rfind(b"\n") + 1
     return list(parse(data[:end])), offset + end
 

@@ -1,0 +1,1610 @@
+"""Hostile input by surface: the environment, caches, locks, the merge drivers, killed
+runs, odd argv and files (the MCP server's lines and calls are at the end).
+
+Each case has its exact exit code and message (a one-line error naming the file or the
+value and what is wrong), shows no traceback, prints no raw control character, and
+leaves the project byte-for-byte unchanged, and the files outside it too (lock files and
+caches aside, which a case checks itself; a case that must write names what it may
+change). `tests/test_hostile.py` holds the first rounds of hostile files and ids.
+
+Count the whole corpus with:
+    python -m pytest --collect-only -q tests/test_hostile.py tests/test_hostile_round3.py \\
+        tests/test_hostile_surfaces.py | grep -c '::'
+"""
+
+from __future__ import annotations
+
+import json
+import marshal
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import pytest
+from conftest import Run, wfs, wfs_process
+from mcp_raw import RawClient, rpc_error
+from test_hostile import (
+    BASE_PLAN,
+    COMPLETED,
+    RAW,
+    S,
+    T,
+    fifo,
+    nothing,
+    step_task,
+    steps,
+    symlink,
+    time_limit,
+    tree_hash,
+    write,
+)
+
+from wfs import index, validate
+
+__all__ = ["time_limit"]  # the fixture, used by name
+
+CACHE = ".workflow/.cache"
+LOCKS = ".workflow/.locks"
+SESSION_LOCK = f"{LOCKS}/WFS-h.lock"
+JOURNAL = f"{LOCKS}/WFS-h.journal"
+RUNS = f"{S}/.runs"
+STATUS_OUT = (
+    "Session:  WFS-h (active)\n"
+    "Topic:    h\n"
+    "Phase:    PLAN    Type: simple\n"
+    "Tasks:    pending 3, active 0, completed 0, blocked 0, container 1\n"
+    "Progress: 0/3 tasks completed (0%)\n"
+    "Ready:    IMPL-1.1, IMPL-2\n"
+    "Blocked:  -\n"
+)
+LIST_OUT = (
+    "▸ IMPL-1  Group  pending\n"
+    "  [ ] IMPL-1.1  First  pending\n"
+    "  [ ] IMPL-1.2  Second  pending  (after IMPL-1.1)\n"
+    "[ ] IMPL-2  Leaf  pending\n"
+)
+NEXT_OUT = "  [ ] IMPL-1.1  First  pending\n"
+OK_OUT = "OK: WFS-h\n"
+EMPTY_TASK = "wfs: error: invalid task id: it is empty\n"
+EMPTY_SESSION = "wfs: error: invalid session id: it is empty\n"
+NOT_REGULAR = "not a regular file (a FIFO, a device or a socket); refused"
+# Where a case's setup may put something outside the project (a symlink's target).
+ELSEWHERE = "elsewhere"
+# A lock file held by another process for the length of a case.
+HOLDERS: list[subprocess.Popen[str]] = []
+HOLD = (
+    "import sys\n"
+    "from wfs import platform\n"
+    "lock = platform.FileLock(sys.argv[1], 5)\n"
+    "lock.acquire()\n"
+    "print('held', flush=True)\n"
+    "sys.stdin.read()\n"
+)
+
+
+class Case(NamedTuple):
+    surface: str  # env, caches, locks, merge, kills, argv, files
+    name: str
+    setup: Callable[[Path], None]
+    args: tuple[str, ...]
+    code: int
+    err: str  # exact stderr, or its start when it ends with "…"; <ROOT>: the project
+    out: str | None = None  # exact stdout, or its start when it ends with "…"
+    env: dict[str, str] | None = None
+    writes: tuple[str, ...] = ()  # what the command may change: path prefixes
+    check: Callable[[Path, Run], None] | None = None  # more to assert afterwards
+    process: bool = False  # as a real process (signals, a step that kills its runner)
+    posix: bool = False  # needs FIFOs, signals or /dev/zero
+
+
+def outside(relative: str) -> str:
+    """A path outside the project, as seen from its root (for symlink targets)."""
+    return f"../{ELSEWHERE}/{relative}"
+
+
+def link(relative: str, target: str) -> Callable[[Path], None]:
+    """`relative` (removed first when there) a symlink to `target` (absolute, or from the
+    project's parent folder)."""
+
+    def setup(root: Path) -> None:
+        path = root / relative
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        elif os.path.lexists(path):
+            path.unlink()
+        symlink(relative, target.removeprefix("../"))(root)
+
+    return setup
+
+
+def replaced_by(relative: str, kind: str) -> Callable[[Path], None]:
+    """`relative` replaced by a folder, a FIFO, a socket or a file of `kind` bytes."""
+
+    def setup(root: Path) -> None:
+        path = root / relative
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        elif os.path.lexists(path):
+            path.unlink()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if kind == "folder":
+            path.mkdir()
+        elif kind == "fifo":
+            fifo(relative)(root)
+        elif kind == "socket":
+            if not hasattr(socket, "AF_UNIX"):
+                pytest.skip("needs UNIX sockets")
+            server = socket.socket(socket.AF_UNIX)
+            server.bind(relative)  # relative: a socket's path has a short limit
+            server.close()
+        else:
+            path.write_bytes(kind.encode())
+
+    return setup
+
+
+def sparse(relative: str, size: int) -> Callable[[Path], None]:
+    """`relative` a file of `size` bytes (zeros, taking no room on disk)."""
+
+    def setup(root: Path) -> None:
+        with open(root / relative, "wb") as handle:
+            handle.truncate(size)
+
+    return setup
+
+
+def truncated(relative: str, keep: float) -> Callable[[Path], None]:
+    def setup(root: Path) -> None:
+        path = root / relative
+        data = path.read_bytes()
+        path.write_bytes(data[: int(len(data) * keep)])
+
+    return setup
+
+
+def scrambled(relative: str) -> Callable[[Path], None]:
+    """The same size, every byte changed."""
+
+    def setup(root: Path) -> None:
+        path = root / relative
+        path.write_bytes(bytes((b + 1) % 256 for b in path.read_bytes()))
+
+    return setup
+
+
+def sealed(relative: str, value: Any) -> Callable[[Path], None]:
+    """A cache file whose checksum is right, holding `value` (marshal, as wfs writes)."""
+
+    def setup(root: Path) -> None:
+        (root / relative).write_bytes(index.seal(marshal.dumps(value)))
+
+    return setup
+
+
+def held(relative: str) -> Callable[[Path], None]:
+    """The lock file `relative` held by another process."""
+
+    def setup(root: Path) -> None:
+        holder = subprocess.Popen(
+            [sys.executable, "-c", HOLD, str(root / relative)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        HOLDERS.append(holder)
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+
+    return setup
+
+
+def cli(*args: str, code: int = 0, env: dict[str, str] | None = None) -> Callable[[Path], None]:
+    """A wfs command as part of a setup, as a real process."""
+
+    def setup(root: Path) -> None:
+        done = wfs_process(*args, cwd=root, env=env)
+        assert done.code == code, (args, done.out, done.err)
+
+    return setup
+
+
+def same_again(*args: str) -> Callable[[Path, Run], None]:
+    """A check: the command answers the same again (from what it wrote, if anything)."""
+
+    def check(root: Path, done: Run) -> None:
+        again = wfs(*args)
+        assert (again.code, again.out, again.err) == (done.code, done.out, done.err)
+
+    return check
+
+
+def cache_usable(kind: str, *args: str) -> Callable[[Path, Run], None]:
+    """A check: the cache file is whole again (rebuilt, or left for the next command to
+    rebuild), and the command answers the same from it."""
+
+    def check(root: Path, done: Run) -> None:
+        same_again(*args)(root, done)
+        loaded = index.load_cache(str(root / CACHE / f"WFS-h.{kind}"))
+        if kind != "idx":  # the .idx is read in parts (index.current)
+            assert loaded is not None, f"{kind} was not rebuilt"
+
+    return check
+
+
+def still(relative: str, kind: str, target: str = "") -> Callable[[Path, Run], None]:
+    """A check: `relative` is still what the setup made (a symlink to `target`, a
+    folder, a FIFO): wfs neither used nor replaced it."""
+
+    def check(root: Path, done: Run) -> None:
+        path = root / relative
+        if kind == "link":
+            assert os.readlink(path).endswith(target), os.readlink(path)
+        elif kind == "folder":
+            assert path.is_dir() and not path.is_symlink()
+        elif kind == "fifo":
+            assert path.is_fifo()
+        else:
+            assert path.read_text() == kind
+
+    return check
+
+
+def present(relative: str) -> Callable[[Path, Run], None]:
+    def check(root: Path, done: Run) -> None:
+        assert os.path.lexists(root / relative), relative
+
+    return check
+
+
+def is_file(relative: str) -> Callable[[Path, Run], None]:
+    def check(root: Path, done: Run) -> None:
+        assert (root / relative).is_file() and not (root / relative).is_symlink(), relative
+
+    return check
+
+
+def outside_pending(root: Path, done: Run) -> None:
+    """A check: the file outside that shared IMPL-2's inode still says pending."""
+    assert json.loads((root.parent / ELSEWHERE / "IMPL-2.json").read_text())["status"] == "pending"
+
+
+def absent(relative: str) -> Callable[[Path, Run], None]:
+    def check(root: Path, done: Run) -> None:
+        assert not os.path.lexists(root / relative), relative
+
+    return check
+
+
+def task_status(tid: str, status: str) -> Callable[[Path, Run], None]:
+    def check(root: Path, done: Run) -> None:
+        task = json.loads((root / T / f"{tid}.json").read_text())
+        assert task["status"] == status, task
+
+    return check
+
+
+def both(*checks: Callable[[Path, Run], None]) -> Callable[[Path, Run], None]:
+    def check(root: Path, done: Run) -> None:
+        for one in checks:
+            one(root, done)
+
+    return check
+
+
+def merge_files(base: str, ours: str, theirs: str) -> Callable[[Path], None]:
+    """The three sides git hands a merge driver, in `m/`."""
+
+    def setup(root: Path) -> None:
+        (root / "m").mkdir(exist_ok=True)
+        for name, text in (("base", base), ("ours", ours), ("theirs", theirs)):
+            if text:
+                (root / "m" / name).write_text(text)
+
+    return setup
+
+
+def merged(text: str) -> Callable[[Path, Run], None]:
+    """A check: what the driver left in `ours`."""
+
+    def check(root: Path, done: Run) -> None:
+        assert (root / "m" / "ours").read_text() == text
+
+    return check
+
+
+def journal(renames: Any) -> Callable[[Path], None]:
+    return write(JOURNAL, json.dumps({"renames": renames}))
+
+
+def staged_blocked(root: Path) -> None:
+    """What a run killed after its journal and before its renames leaves: IMPL-2 blocked,
+    staged beside its file, and the journal that lists it."""
+    task = root / T / "IMPL-2.json"
+    staged = task.with_name(".IMPL-2.json.0a1b2c3d.tmp")
+    staged.write_bytes(task.read_bytes().replace(b'"pending"', b'"blocked"'))
+    journal([["../WFS-h/.task/IMPL-2.json", "../WFS-h/.task/.IMPL-2.json.0a1b2c3d.tmp"]])(root)
+
+
+def killing_step(signal_name: str, once: bool = False) -> Callable[[Path], None]:
+    """IMPL-2's one step sends `signal_name` to its runner (the wfs process); with
+    `once`, only the first time it runs."""
+    command = f"kill -{signal_name} $PPID"
+    if once:
+        command = f"test -e killed || {{ touch killed; {command}; }}"
+    return step_task(f"bash({command})")
+
+
+def killed_run(root: Path) -> None:
+    """IMPL-2's runner killed (SIGKILL) while its step ran: the task stays claimed by a
+    process that is gone."""
+    killing_step("KILL", once=True)(root)
+    run = wfs_process("execute", "IMPL-2", cwd=root)
+    assert run.code == -signal.SIGKILL, (run.out, run.err)
+
+
+def stale(root: Path, done: Run) -> None:
+    """A check: `status --json` shows IMPL-2 left by a dead runner, and how to resume it."""
+    (entry,) = json.loads(done.out)["stopped"]
+    assert (entry["id"], entry["state"]) == ("IMPL-2", "stale"), entry
+    assert entry["resume"] == ["wfs", "--session", "WFS-h", "execute", "--resume", "IMPL-2"]
+
+
+def paused(reason: str) -> Callable[[Path, Run], None]:
+    def check(root: Path, done: Run) -> None:
+        task = json.loads((root / T / "IMPL-2.json").read_text())
+        execution = task["execution"]
+        assert (task["status"], execution.get("paused_reason")) == ("active", reason), task
+        assert "claimed_by" not in execution
+
+    return check
+
+
+MERGE = ("merge-json", "m/base", "m/ours", "m/theirs", f"{T}/IMPL-2.json")
+BASE_JSON = '{"id": "IMPL-2", "title": "Leaf", "status": "pending"}\n'
+
+CASES = [
+    # ------------------------------------------------------------------- environment
+    *(
+        Case(
+            "env",
+            f"WFS_LOCK_TIMEOUT={shown}",
+            nothing,
+            ("task", "status", "IMPL-2", "blocked"),
+            2,
+            f"wfs: error: WFS_LOCK_TIMEOUT={said}: expected a number of seconds{more}\n",
+            env={"WFS_LOCK_TIMEOUT": value},
+        )
+        for shown, value, said, more in [
+            ("'' (empty)", "", "''", ""),
+            ("' ' (a space)", " ", "' '", ""),
+            ("0x10 (hexadecimal)", "0x10", "'0x10'", ""),
+            ("5s (a unit)", "5s", "'5s'", ""),
+            ("an escape sequence", "\x1b[2J", "'\\x1b[2J'", ""),
+            ("1e400 (infinite once read)", "1e400", "'1e400'", " from 0 to 604800"),
+            ("-inf", "-inf", "'-inf'", " from 0 to 604800"),
+            ("-0.001", "-0.001", "'-0.001'", " from 0 to 604800"),
+            (
+                "500 digits",
+                "9" * 500,
+                f"{'9' * 40 + '...'!r} (500 characters)",
+                " from 0 to 604800",
+            ),
+        ]
+    ),
+    Case(
+        "env",
+        "WFS_SESSION: a path",
+        nothing,
+        ("status",),
+        2,
+        "wfs: error: invalid session id '../x': it must not contain a path separator\n",
+        env={"WFS_SESSION": "../x"},
+    ),
+    Case(
+        "env",
+        "WFS_SESSION: an escape sequence",
+        nothing,
+        ("next",),
+        2,
+        "wfs: error: unknown session 'h\\x1b]0;owned\\x07'; did you mean WFS-h?\n",
+        env={"WFS_SESSION": "h\x1b]0;owned\x07"},
+    ),
+    Case(
+        "env",
+        "WFS_SESSION: 400 characters",
+        nothing,
+        ("task", "list"),
+        2,
+        f"wfs: error: invalid session id {'a' * 40 + '...'!r} (400 characters): it is too long to "
+        "name a file (at most 247 bytes)\n",
+        env={"WFS_SESSION": "a" * 400},
+    ),
+    Case(
+        "env",
+        "WFS_SESSION: the prefix alone",
+        nothing,
+        ("task", "status", "IMPL-2", "blocked"),
+        2,
+        "wfs: error: invalid session id 'WFS-': it must look like WFS-<slug>\n",
+        env={"WFS_SESSION": "WFS-"},
+    ),
+    Case(
+        "env",
+        "WFS_SESSION: empty is unset",
+        nothing,
+        ("status",),
+        0,
+        "",
+        out=STATUS_OUT,
+        env={"WFS_SESSION": ""},
+    ),
+    Case(
+        "env",
+        "WFS_ROOT: a FIFO",
+        fifo("../root.fifo"),
+        ("status",),
+        2,
+        "wfs: error: project root '<ROOT>/../root.fifo' is not a directory\n",
+        env={"WFS_ROOT": "<ROOT>/../root.fifo"},
+        posix=True,
+    ),
+    Case(
+        "env",
+        "WFS_ROOT: an escape sequence",
+        nothing,
+        ("status",),
+        2,
+        "wfs: error: project root '/no/\\x1b[2J' is not a directory\n",
+        env={"WFS_ROOT": "/no/\x1b[2J"},
+    ),
+    Case(
+        "env",
+        "WFS_AGENT: spaces only",
+        nothing,
+        ("execute", "IMPL-2"),
+        2,
+        "wfs: error: WFS_AGENT='   ': expected an agent command\n",
+        env={"WFS_AGENT": "   "},
+    ),
+    Case(
+        "env",
+        "WFS_AGENT: an escape sequence in a command that is not there",
+        nothing,
+        ("execute", "IMPL-2"),
+        1,
+        "  IMPL-2 ▶ Leaf …\n  IMPL-2 · Leaf: failed …",
+        out="IMPL-2: blocked: step task (Leaf) failed: the agent `no-such-agent-\\x1b[2J` "
+        "failed: exit code 127…",
+        env={"WFS_AGENT": "no-such-agent-\x1b[2J"},
+        writes=COMPLETED,
+        check=task_status("IMPL-2", "blocked"),
+    ),
+    Case(
+        "env",
+        "WFS_AGENT_INPUT: not a form",
+        nothing,
+        ("execute", "IMPL-2"),
+        2,
+        'wfs: error: WFS_AGENT_INPUT: expected "markdown" or "json" (what an agent command '
+        "gets on stdin), got 'xml'\n",
+        env={"WFS_AGENT_INPUT": "xml", "WFS_AGENT": "cat"},
+    ),
+    Case(
+        "env",
+        "WFS_AGENT_INPUT: empty",
+        nothing,
+        ("execute", "IMPL-2"),
+        2,
+        'wfs: error: WFS_AGENT_INPUT: expected "markdown" or "json" (what an agent command '
+        "gets on stdin), got ''\n",
+        env={"WFS_AGENT_INPUT": "", "WFS_AGENT": "cat"},
+    ),
+    Case(
+        "env",
+        "WFS_NO_CACHE with the cache folder a FIFO",
+        replaced_by(CACHE, "fifo"),
+        ("status",),
+        0,
+        "",
+        out=STATUS_OUT,
+        env={"WFS_NO_CACHE": "1"},
+        check=still(CACHE, "fifo"),
+        posix=True,
+    ),
+    # ------------------------------------------------------------------------ caches
+    Case(
+        "caches",
+        ".idx cut in half",
+        truncated(f"{CACHE}/WFS-h.idx", 0.5),
+        ("status",),
+        0,
+        "",
+        out=STATUS_OUT,
+        check=cache_usable("idx", "status"),
+    ),
+    Case(
+        "caches",
+        ".idx empty",
+        replaced_by(f"{CACHE}/WFS-h.idx", ""),
+        ("next",),
+        0,
+        "",
+        out=NEXT_OUT,
+        check=cache_usable("idx", "next"),
+    ),
+    Case(
+        "caches",
+        ".idx scrambled, same size",
+        scrambled(f"{CACHE}/WFS-h.idx"),
+        ("task", "show", "IMPL-2"),
+        0,
+        "",
+        out="IMPL-2  Leaf\nStatus:      pending, ready: `wfs execute IMPL-2` runs it\n…",
+        check=cache_usable("idx", "task", "show", "IMPL-2"),
+    ),
+    Case(
+        "caches",
+        ".idx a FIFO",
+        replaced_by(f"{CACHE}/WFS-h.idx", "fifo"),
+        ("status",),
+        0,
+        "",
+        out=STATUS_OUT,
+        check=cache_usable("idx", "status"),
+        posix=True,
+    ),
+    Case(
+        "caches",
+        ".idx a folder",
+        replaced_by(f"{CACHE}/WFS-h.idx", "folder"),
+        ("status",),
+        0,
+        "",
+        out=STATUS_OUT,
+        check=both(still(f"{CACHE}/WFS-h.idx", "folder"), same_again("status")),
+    ),
+    Case(
+        "caches",
+        ".idx larger than wfs reads",
+        sparse(f"{CACHE}/WFS-h.idx", 64 * 1024 * 1024 + 1),
+        ("next",),
+        0,
+        "",
+        out=NEXT_OUT,
+        check=cache_usable("idx", "next"),
+    ),
+    Case(
+        "caches",
+        ".skel cut in half",
+        truncated(f"{CACHE}/WFS-h.skel", 0.5),
+        ("task", "list"),
+        0,
+        "",
+        out=LIST_OUT,
+        check=cache_usable("skel", "task", "list"),
+    ),
+    Case(
+        "caches",
+        ".skel a symlink out of the root",
+        steps(write(outside("skel"), "outside\n"), link(f"{CACHE}/WFS-h.skel", outside("skel"))),
+        ("task", "list"),
+        0,
+        "",
+        out=LIST_OUT,
+        check=cache_usable("skel", "task", "list"),
+    ),
+    Case(
+        "caches",
+        ".skel sealed, of this format, not its shape",
+        sealed(f"{CACHE}/WFS-h.skel", (index.FORMAT, ["IMPL-2.json"], [None], 5)),
+        ("task", "list"),
+        0,
+        "",
+        out=LIST_OUT,
+        check=cache_usable("skel", "task", "list"),
+    ),
+    Case(
+        "caches",
+        ".skel sealed, of this format, too short",
+        sealed(f"{CACHE}/WFS-h.skel", (index.FORMAT,)),
+        ("next", "--all"),
+        0,
+        "",
+        out="  [ ] IMPL-1.1  First  pending\n[ ] IMPL-2  Leaf  pending\n",
+        check=cache_usable("skel", "next", "--all"),
+    ),
+    Case(
+        "caches",
+        ".skel of another Python",
+        sealed(f"{CACHE}/WFS-h.skel", (("wfs-index", index.FORMAT[1], 0), [], [], [])),
+        ("task", "list"),
+        0,
+        "",
+        out=LIST_OUT,
+        check=cache_usable("skel", "task", "list"),
+    ),
+    Case(
+        "caches",
+        ".valid scrambled (and no .vall)",
+        steps(scrambled(f"{CACHE}/WFS-h.valid"), replaced_by(f"{CACHE}/WFS-h.vall", "")),
+        ("validate",),
+        0,
+        "",
+        out=OK_OUT,
+        check=cache_usable("valid", "validate"),
+    ),
+    Case(
+        "caches",
+        ".valid sealed, of this format and these rules, its lists unmatched (and no .vall)",
+        steps(
+            lambda root: sealed(
+                f"{CACHE}/WFS-h.valid",
+                (index.FORMAT, validate._rules_stamp(), ["IMPL-2.json"], [], []),
+            )(root),
+            replaced_by(f"{CACHE}/WFS-h.vall", ""),
+        ),
+        ("validate",),
+        0,
+        "",
+        out=OK_OUT,
+        check=cache_usable("valid", "validate"),
+    ),
+    Case(
+        "caches",
+        ".vall larger than wfs reads",
+        sparse(f"{CACHE}/WFS-h.vall", 64 * 1024 * 1024 + 1),
+        ("validate", "--all"),
+        0,
+        "",
+        out=OK_OUT,
+        check=cache_usable("vall", "validate", "--all"),
+    ),
+    Case(
+        "caches",
+        ".svalid a symlink to /dev/zero",
+        link(f"{CACHE}/WFS-h.svalid", "/dev/zero"),
+        ("validate",),
+        0,
+        "",
+        out=OK_OUT,
+        check=cache_usable("svalid", "validate"),
+        posix=True,
+    ),
+    Case(
+        "caches",
+        "the cache folder a file",
+        replaced_by(CACHE, "not a folder"),
+        ("status",),
+        0,
+        "",
+        out=STATUS_OUT,
+        check=both(still(CACHE, "not a folder"), same_again("status")),
+    ),
+    Case(
+        "caches",
+        "the cache folder a symlink out of the root",
+        steps(write(outside("cache/.keep"), ""), link(CACHE, outside("cache"))),
+        ("status",),
+        0,
+        "",
+        out=STATUS_OUT,
+        check=both(still(CACHE, "link", "cache"), same_again("status")),
+    ),
+    # ------------------------------------------------------------------------- locks
+    Case(
+        "locks",
+        "session lock a symlink out of the root, to nothing",
+        link(SESSION_LOCK, outside("made.lock")),
+        ("task", "status", "IMPL-2", "blocked"),
+        2,
+        f"wfs: error: <ROOT>/{SESSION_LOCK}: refused: the lock file is a symlink (wfs never "
+        "locks or writes through one); remove it\n",
+        check=still(SESSION_LOCK, "link", "made.lock"),
+    ),
+    Case(
+        "locks",
+        "session lock a symlink to a file outside",
+        steps(write(outside("victim"), "keep\n"), link(SESSION_LOCK, outside("victim"))),
+        ("task", "add", "--title", "x"),
+        2,
+        f"wfs: error: <ROOT>/{SESSION_LOCK}: refused: the lock file is a symlink (wfs never "
+        "locks or writes through one); remove it\n",
+    ),
+    Case(
+        "locks",
+        "session lock a folder",
+        replaced_by(SESSION_LOCK, "folder"),
+        ("task", "status", "IMPL-2", "blocked"),
+        2,
+        f"wfs: error: <ROOT>/{SESSION_LOCK}: refused: the lock file is not a regular file (a "
+        "folder, a FIFO, a device or a socket); remove it\n",
+        check=still(SESSION_LOCK, "folder"),
+    ),
+    Case(
+        "locks",
+        "session lock a FIFO",
+        replaced_by(SESSION_LOCK, "fifo"),
+        ("task", "update", "IMPL-2", "--title", "x"),
+        2,
+        f"wfs: error: <ROOT>/{SESSION_LOCK}: refused: the lock file is not a regular file (a "
+        "folder, a FIFO, a device or a socket); remove it\n",
+        check=still(SESSION_LOCK, "fifo"),
+        posix=True,
+    ),
+    Case(
+        "locks",
+        "root lock a symlink",
+        link(f"{LOCKS}/workflow.lock", outside("root.lock")),
+        ("switch", "h"),
+        2,
+        f"wfs: error: <ROOT>/{LOCKS}/workflow.lock: refused: the lock file is a symlink (wfs "
+        "never locks or writes through one); remove it\n",
+    ),
+    Case(
+        "locks",
+        "the locks folder a file",
+        replaced_by(LOCKS, "a file"),
+        ("task", "status", "IMPL-2", "blocked"),
+        2,
+        f"wfs: error: {SESSION_LOCK}: Not a directory; nothing was changed\n",
+        check=still(LOCKS, "a file"),
+    ),
+    Case(
+        "locks",
+        "the locks folder a symlink out of the root",
+        steps(write(outside("locks/.keep"), ""), link(LOCKS, outside("locks"))),
+        ("task", "status", "IMPL-2", "blocked"),
+        2,
+        f"wfs: error: <ROOT>/{SESSION_LOCK}: refused: a symlink leads this path outside the "
+        "project root (to <PARENT>/elsewhere/locks); nothing was written\n",
+    ),
+    Case(
+        "locks",
+        "session lock held by another process",
+        held(SESSION_LOCK),
+        ("task", "status", "IMPL-2", "blocked"),
+        4,
+        "wfs: error: WFS-h is locked by another wfs process (waited 0s); try again, or set "
+        "WFS_LOCK_TIMEOUT to wait longer\n",
+        env={"WFS_LOCK_TIMEOUT": "0"},
+    ),
+    Case(
+        "locks",
+        "session lock held: reads do not wait",
+        held(SESSION_LOCK),
+        ("status",),
+        0,
+        "",
+        out=STATUS_OUT,
+        env={"WFS_LOCK_TIMEOUT": "0"},
+    ),
+    Case(
+        "locks",
+        "root lock held by another process",
+        held(f"{LOCKS}/workflow.lock"),
+        ("plan", "other", "--empty"),
+        4,
+        "wfs: error: .workflow is locked by another wfs process (waited 0s); try again, or "
+        "set WFS_LOCK_TIMEOUT to wait longer\n",
+        env={"WFS_LOCK_TIMEOUT": "0"},
+    ),
+    # ------------------------------------------------------------------- merge driver
+    Case(
+        "merge",
+        "two fields changed, one on each side",
+        merge_files(
+            BASE_JSON,
+            '{"id": "IMPL-2", "title": "Leaf 2", "status": "pending"}\n',
+            '{"id": "IMPL-2", "title": "Leaf", "status": "blocked"}\n',
+        ),
+        MERGE,
+        0,
+        "",
+        out="",
+        writes=("m/ours",),
+        check=merged('{\n  "id": "IMPL-2",\n  "title": "Leaf 2",\n  "status": "blocked"\n}\n'),
+    ),
+    Case(
+        "merge",
+        "one value changed on both sides",
+        merge_files(
+            BASE_JSON,
+            '{"id": "IMPL-2", "title": "Ours", "status": "pending"}\n',
+            '{"id": "IMPL-2", "title": "Theirs", "status": "pending"}\n',
+        ),
+        MERGE,
+        1,
+        "",
+        out="",
+        writes=("m/ours",),
+        check=merged(
+            f"<<<<<<< ours:{T}/IMPL-2.json\n"
+            '{"id": "IMPL-2", "title": "Ours", "status": "pending"}\n'
+            "=======\n"
+            '{"id": "IMPL-2", "title": "Theirs", "status": "pending"}\n'
+            f">>>>>>> theirs:{T}/IMPL-2.json\n"
+        ),
+    ),
+    Case(
+        "merge",
+        "ours an array",
+        merge_files(BASE_JSON, "[1, 2]\n", '{"id": "IMPL-2", "title": "T", "status": "pending"}\n'),
+        MERGE,
+        1,
+        "",
+        out="",
+        writes=("m/ours",),
+        check=merged(
+            f"<<<<<<< ours:{T}/IMPL-2.json\n[1, 2]\n=======\n"
+            '{"id": "IMPL-2", "title": "T", "status": "pending"}\n'
+            f">>>>>>> theirs:{T}/IMPL-2.json\n"
+        ),
+    ),
+    Case(
+        "merge",
+        "theirs not JSON: a conflict, never a clean merge",
+        merge_files(BASE_JSON, BASE_JSON, "not json at all\n"),
+        MERGE,
+        1,
+        "",
+        out="",
+        writes=("m/ours",),
+        check=merged("not json at all\n"),
+    ),
+    Case(
+        "merge",
+        "theirs nested 300 deep",
+        merge_files(
+            BASE_JSON, BASE_JSON, '{"id": "IMPL-2", "deep": ' + "[" * 300 + "]" * 300 + "}\n"
+        ),
+        MERGE,
+        1,
+        "",
+        out="",
+        writes=("m/ours",),
+    ),
+    Case(
+        "merge",
+        "session type changed to unknown values",
+        merge_files(
+            '{"session_id": "WFS-h", "type": "simple"}\n',
+            '{"session_id": "WFS-h", "type": "huge"}\n',
+            '{"session_id": "WFS-h", "type": "tiny"}\n',
+        ),
+        ("merge-json", "m/base", "m/ours", "m/theirs", f"{S}/workflow-session.json"),
+        1,
+        "",
+        out="",
+        writes=("m/ours",),
+    ),
+    Case(
+        "merge",
+        "theirs a FIFO",
+        steps(merge_files(BASE_JSON, BASE_JSON, ""), fifo("m/theirs")),
+        MERGE,
+        2,
+        f"wfs: error: {T}/IMPL-2.json (theirs): {NOT_REGULAR}\n",
+        posix=True,
+    ),
+    Case(
+        "merge",
+        "base a symlink to /dev/zero",
+        steps(merge_files("", BASE_JSON, BASE_JSON), symlink("m/base", "/dev/zero")),
+        MERGE,
+        2,
+        f"wfs: error: {T}/IMPL-2.json (base): {NOT_REGULAR}\n",
+        posix=True,
+    ),
+    Case(
+        "merge",
+        "ours larger than wfs reads",
+        steps(merge_files(BASE_JSON, "", BASE_JSON), sparse("m/ours", 64 * 1024 * 1024 + 1)),
+        MERGE,
+        2,
+        f"wfs: error: {T}/IMPL-2.json (ours): larger than 64 MiB; refused\n",
+    ),
+    Case(
+        "merge",
+        "a side that is a folder",
+        steps(merge_files(BASE_JSON, BASE_JSON, ""), replaced_by("m/theirs", "folder")),
+        MERGE,
+        2,
+        "Usage: …",
+    ),
+    Case(
+        "merge",
+        "views: one line changed on both sides keeps ours",
+        merge_files("a\nb\nc\n", "a\nB1\nc\n", "a\nB2\nc\n"),
+        ("merge-views", "m/base", "m/ours", "m/theirs", f"{S}/TODO_LIST.md"),
+        0,
+        "",
+        out="",
+        check=merged("a\nB1\nc\n"),
+    ),
+    Case(
+        "merge",
+        "views: theirs a FIFO",
+        steps(merge_files("a\n", "a\n", ""), fifo("m/theirs")),
+        ("merge-views", "m/base", "m/ours", "m/theirs", f"{S}/TODO_LIST.md"),
+        2,
+        f"wfs: error: {S}/TODO_LIST.md (theirs): {NOT_REGULAR}\n",
+        posix=True,
+    ),
+    # -------------------------------------------------------------------- killed runs
+    Case(
+        "kills",
+        "SIGTERM while a step runs",
+        killing_step("TERM"),
+        ("execute", "IMPL-2"),
+        143,
+        "  IMPL-2 ▶ s …\n  IMPL-2 · s: interrupted …",
+        out="IMPL-2: interrupted by SIGTERM at implementation_approach/1; the task is paused.\n"
+        "  Resume: wfs --session WFS-h execute --resume IMPL-2\n",
+        writes=COMPLETED,
+        check=paused("interrupted (SIGTERM)"),
+        process=True,
+        posix=True,
+    ),
+    Case(
+        "kills",
+        "SIGINT while a step runs",
+        killing_step("INT"),
+        ("execute", "IMPL-2"),
+        130,
+        "  IMPL-2 ▶ s …\n  IMPL-2 · s: interrupted …",
+        out="IMPL-2: interrupted by SIGINT at implementation_approach/1; the task is paused.\n"
+        "  Resume: wfs --session WFS-h execute --resume IMPL-2\n",
+        writes=COMPLETED,
+        check=paused("interrupted (SIGINT)"),
+        process=True,
+        posix=True,
+    ),
+    Case(
+        "kills",
+        "SIGKILL while a step runs: status names it",
+        killed_run,
+        ("status", "--json"),
+        0,
+        "",
+        check=stale,
+        posix=True,
+    ),
+    Case(
+        "kills",
+        "SIGKILL while a step runs: execute refuses to start it again",
+        killed_run,
+        ("execute", "IMPL-2"),
+        2,
+        "wfs: error: IMPL-2 is active, not pending; resume it with "
+        "`wfs --session WFS-h execute --resume IMPL-2`\n",
+        posix=True,
+    ),
+    Case(
+        "kills",
+        "SIGKILL while a step runs: --resume takes the claim over",
+        killed_run,
+        ("execute", "--resume", "IMPL-2"),
+        0,
+        "IMPL-2: took over the claim of …",
+        out=f"IMPL-2: completed → {S}/.summaries/IMPL-2-summary.md\n",
+        writes=COMPLETED,
+        check=task_status("IMPL-2", "completed"),
+        process=True,
+        posix=True,
+    ),
+    Case(
+        "kills",
+        "journal torn: the next write drops it",
+        write(JOURNAL, '{"renames": [["../WFS-h/.task/IMPL-2.json", "../WFS-h/.ta'),
+        ("task", "status", "IMPL-1.1", "blocked"),
+        0,
+        "",
+        out="IMPL-1.1: blocked\n",
+        writes=(T, *COMPLETED[1:4]),
+        check=both(absent(JOURNAL), task_status("IMPL-2", "pending")),
+    ),
+    Case(
+        "kills",
+        "journal whole, renames not done: the next write finishes them",
+        staged_blocked,
+        ("task", "status", "IMPL-1.1", "blocked"),
+        0,
+        "",
+        out="IMPL-1.1: blocked\n",
+        writes=(T, *COMPLETED[1:4]),
+        check=both(absent(JOURNAL), task_status("IMPL-2", "blocked")),
+    ),
+    Case(
+        "kills",
+        "journal whole, renames not done: validate names it",
+        staged_blocked,
+        ("validate",),
+        1,
+        "",
+        out=f"{JOURNAL}: interrupted: a change to several files of this session was "
+        "interrupted, so they are half written; `wfs doctor --fix` finishes it\n",
+    ),
+    Case(
+        "kills",
+        "journal a FIFO",
+        fifo(JOURNAL),
+        ("task", "status", "IMPL-2", "blocked"),
+        2,
+        f"wfs: error: <ROOT>/{JOURNAL}: {NOT_REGULAR}; remove it if no wfs process is writing\n",
+        check=still(JOURNAL, "fifo"),
+        posix=True,
+    ),
+    Case(
+        "kills",
+        "journal a symlink to /dev/zero",
+        symlink(JOURNAL, "/dev/zero"),
+        ("task", "add", "--title", "x"),
+        2,
+        f"wfs: error: <ROOT>/{JOURNAL}: {NOT_REGULAR}; remove it if no wfs process is writing\n",
+        check=still(JOURNAL, "link", "/dev/zero"),
+        posix=True,
+    ),
+    *(
+        Case(
+            "kills",
+            f"journal {name}",
+            setup,
+            ("task", "status", "IMPL-2", "blocked"),
+            2,
+            f"wfs: error: <ROOT>/{JOURNAL}: not the journal of an interrupted wfs write (each "
+            "entry names a file of .workflow/ and the file staged beside it); nothing was "
+            "changed; remove it if no wfs process is writing\n",
+            check=present(JOURNAL),
+        )
+        for name, setup in [
+            (
+                "moving a task file over README.md",
+                steps(
+                    write("README.md", "keep\n"),
+                    journal([["../../README.md", "../WFS-h/.task/IMPL-1.json"]]),
+                ),
+            ),
+            (
+                "renaming a file that is not staged",
+                journal([["../WFS-h/.task/IMPL-2.json", "../WFS-h/.task/IMPL-1.json"]]),
+            ),
+            ("whose renames are a number", write(JOURNAL, '{"renames": 5}')),
+            ("whose renames are numbers", write(JOURNAL, '{"renames": [[1, 2]]}')),
+            (
+                "of an old version writing outside .workflow/",
+                write(JOURNAL, '{"files": [["../../x.txt", "text"]]}'),
+            ),
+        ]
+    ),
+    Case(
+        "kills",
+        "a temporary file of a killed write in .task",
+        write(f"{T}/.IMPL-2.json.0a1b2c3d.tmp", '{"id": "IMPL-2", "tit'),
+        ("task", "list"),
+        0,
+        "",
+        out=LIST_OUT,
+    ),
+    Case(
+        "kills",
+        "a temporary file of a killed write: doctor names it",
+        write(f"{T}/.IMPL-2.json.0a1b2c3d.tmp", '{"id": "IMPL-2", "tit'),
+        ("doctor",),
+        1,
+        "",
+        out=f"found: {T}/.IMPL-2.json.0a1b2c3d.tmp: leftover temporary file from an "
+        "interrupted write (`wfs doctor --fix` repairs it and reports: removed it)\n",
+    ),
+    Case(
+        "kills",
+        "a run record torn by hand: resume names it",
+        steps(cli("execute", "IMPL-2", code=3), truncated(f"{RUNS}/IMPL-2.json", 0.3)),
+        ("execute", "--resume", "IMPL-2", "--output", "done"),
+        2,
+        f"wfs: error: {RUNS}/IMPL-2.json:…",
+    ),
+    Case(
+        "kills",
+        "an output log with a torn last line: log shows what is whole",
+        steps(cli("execute", "IMPL-2", code=3), truncated(f"{RUNS}/IMPL-2.output.jsonl", 0.7)),
+        ("log", "IMPL-2"),
+        0,
+        "",
+        out="IMPL-2 · Leaf: paused\n  ▶ Leaf …\n…",
+    ),
+    Case(
+        "kills",
+        "an output log that is a FIFO: resume refuses before anything",
+        steps(cli("execute", "IMPL-2", code=3), replaced_by(f"{RUNS}/IMPL-2.output.jsonl", "fifo")),
+        ("execute", "--resume", "IMPL-2", "--output", "done"),
+        2,
+        f"wfs: error: {RUNS}/IMPL-2.output.jsonl: not a regular file (a FIFO, a device, a "
+        "socket, a folder or a symlink), where wfs appends a log; remove it; nothing was "
+        "changed\n",
+        posix=True,
+    ),
+    Case(
+        "kills",
+        "an output log that is a FIFO: log does not wait",
+        steps(cli("execute", "IMPL-2", code=3), replaced_by(f"{RUNS}/IMPL-2.output.jsonl", "fifo")),
+        ("log", "IMPL-2"),
+        0,
+        "",
+        out="IMPL-2 · Leaf: paused\n…",
+        posix=True,
+    ),
+    # -------------------------------------------------------------------------- argv
+    Case("argv", "execute ''", nothing, ("execute", ""), 2, EMPTY_TASK),
+    Case("argv", "execute --resume ''", nothing, ("execute", "--resume", ""), 2, EMPTY_TASK),
+    Case("argv", "execute --dry-run ''", nothing, ("execute", "--dry-run", ""), 2, EMPTY_TASK),
+    Case("argv", "--session '' status", nothing, ("--session", "", "status"), 2, EMPTY_SESSION),
+    Case("argv", "session pause ''", nothing, ("session", "pause", ""), 2, EMPTY_SESSION),
+    Case("argv", "session complete ''", nothing, ("session", "complete", ""), 2, EMPTY_SESSION),
+    Case("argv", "log ''", nothing, ("log", ""), 2, EMPTY_TASK),
+    Case(
+        "argv",
+        "plan --from ''",
+        nothing,
+        ("plan", "P", "--from", ""),
+        2,
+        "wfs: error: an empty file name: give a FILE, or - for stdin\n",
+    ),
+    Case(
+        "argv",
+        "task expand: shell metacharacters in the id, before any agent",
+        nothing,
+        ("task", "expand", "IMPL-1;rm -rf ~"),
+        2,
+        "wfs: error: invalid task id 'IMPL-1;rm -rf ~': it must look like IMPL-N or IMPL-N.M\n",
+    ),
+    Case(
+        "argv",
+        "--agent of spaces only",
+        nothing,
+        ("execute", "IMPL-2", "--agent", " "),
+        2,
+        "wfs: error: --agent=' ': expected an agent command\n",
+    ),
+    Case(
+        "argv",
+        "an id that starts with a dash, after --",
+        nothing,
+        ("task", "show", "--", "-IMPL-2"),
+        2,
+        "wfs: error: invalid task id '-IMPL-2': it must look like IMPL-N or IMPL-N.M\n",
+    ),
+    Case(
+        "argv",
+        "-- before the arguments",
+        nothing,
+        ("task", "status", "--", "IMPL-2", "blocked"),
+        0,
+        "",
+        out="IMPL-2: blocked\n",
+        writes=COMPLETED[:4],
+        check=task_status("IMPL-2", "blocked"),
+    ),
+    Case(
+        "argv",
+        "an option after the arguments",
+        nothing,
+        ("task", "status", "IMPL-2", "blocked", "--json"),
+        0,
+        "",
+        out='{\n  "task": "IMPL-2",\n  "status": "blocked"\n}\n',
+        writes=COMPLETED[:4],
+    ),
+    Case(
+        "argv",
+        "one argument too many",
+        nothing,
+        ("task", "status", "IMPL-2", "completed", "extra"),
+        2,
+        "Usage: …",
+    ),
+    Case(
+        "argv",
+        "a second --root wins",
+        nothing,
+        ("--root", ".", "--root", "/no/such/dir", "status"),
+        2,
+        "wfs: error: project root '/no/such/dir' is not a directory\n",
+    ),
+    Case(
+        "argv",
+        "backslashes in a task id",
+        nothing,
+        ("task", "show", "IMPL-1\\..\\IMPL-2"),
+        2,
+        "wfs: error: invalid task id 'IMPL-1\\\\..\\\\IMPL-2': it must not contain a path "
+        "separator\n",
+    ),
+    Case(
+        "argv",
+        "a trailing slash in a task id",
+        nothing,
+        ("task", "status", "IMPL-2/", "blocked"),
+        2,
+        "wfs: error: invalid task id 'IMPL-2/': it must not contain a path separator\n",
+    ),
+    Case(
+        "argv",
+        "a 100,000-character task id",
+        nothing,
+        ("execute", "IMPL-" + "9" * 99_995),
+        2,
+        f"wfs: error: invalid task id {'IMPL-' + '9' * 35 + '...'!r} (100000 characters): it is "
+        "too long to name a file (at most 228 bytes)\n",
+    ),
+    Case(
+        "argv",
+        "a bidirectional override in a task id",
+        nothing,
+        ("task", "show", "IMPL-2\u202e"),
+        2,
+        "wfs: error: invalid task id 'IMPL-2\\u202e': it must look like IMPL-N or IMPL-N.M\n",
+    ),
+    Case(
+        "argv",
+        "a trailing space in a session id",
+        nothing,
+        ("--session", "h ", "next"),
+        2,
+        "wfs: error: unknown session 'h '; did you mean WFS-h?\n",
+    ),
+    # ------------------------------------------------------------------------- files
+    Case(
+        "files",
+        "task file a socket",
+        replaced_by(f"{T}/IMPL-3.json", "socket"),
+        ("validate",),
+        1,
+        "",
+        out=f"{T}/IMPL-3.json: file: {NOT_REGULAR}\n",
+        posix=True,
+    ),
+    Case(
+        "files",
+        "session file a FIFO",
+        replaced_by(f"{S}/workflow-session.json", "fifo"),
+        ("status",),
+        2,
+        f"wfs: error: {S}/workflow-session.json: {NOT_REGULAR}\n",
+        posix=True,
+    ),
+    Case(
+        "files",
+        "config.json a folder",
+        replaced_by(".workflow/config.json", "folder"),
+        ("execute", "IMPL-2"),
+        2,
+        "wfs: error: .workflow/config.json: is a directory, expected a file\n",
+    ),
+    Case(
+        "files",
+        "config.json a symlink to /dev/zero",
+        symlink(".workflow/config.json", "/dev/zero"),
+        ("execute", "--dry-run", "IMPL-2"),
+        2,
+        f"wfs: error: .workflow/config.json: {NOT_REGULAR}\n",
+        posix=True,
+    ),
+    Case(
+        "files",
+        "IMPL_PLAN.md a symlink to /dev/zero: render --check",
+        link(f"{S}/IMPL_PLAN.md", "/dev/zero"),
+        ("render", "--check"),
+        1,
+        "",
+        out=f"{S}/IMPL_PLAN.md: stale or hand-edited; run `wfs render`\n",
+        posix=True,
+    ),
+    Case(
+        "files",
+        "TODO_LIST.md a FIFO: a write replaces it",
+        replaced_by(f"{S}/TODO_LIST.md", "fifo"),
+        ("task", "status", "IMPL-2", "blocked"),
+        0,
+        "",
+        out="IMPL-2: blocked\n",
+        writes=COMPLETED[:4],
+        check=is_file(f"{S}/TODO_LIST.md"),
+        posix=True,
+    ),
+    Case(
+        "files",
+        "TODO_LIST.md a folder: the change is named as written",
+        replaced_by(f"{S}/TODO_LIST.md", "folder"),
+        ("task", "status", "IMPL-2", "blocked"),
+        2,
+        f"wfs: error: {S}/TODO_LIST.md: Is a directory; the change was written, but not the "
+        "views (`wfs render` writes them)\n",
+        writes=(T, f"{S}/workflow-session.json", f"{S}/IMPL_PLAN.md"),
+        check=task_status("IMPL-2", "blocked"),
+    ),
+    Case(
+        "files",
+        ".summaries a symlink out of the root",
+        steps(write(outside("summaries/.keep"), ""), link(f"{S}/.summaries", outside("summaries"))),
+        ("execute", "IMPL-2", "--agent", "cat"),
+        2,
+        f"wfs: error: <ROOT>/{S}/.summaries/IMPL-2-summary.md: refused: a symlink leads this "
+        "path outside the project root (to <PARENT>/elsewhere/summaries); nothing was "
+        "written\n",
+    ),
+    Case(
+        "files",
+        "a task file hard-linked to a file outside",
+        lambda root: os.link(root / T / "IMPL-2.json", root.parent / ELSEWHERE / "IMPL-2.json"),
+        ("task", "status", "IMPL-2", "blocked"),
+        0,
+        "",
+        out="IMPL-2: blocked\n",
+        writes=COMPLETED[:4],
+        check=both(task_status("IMPL-2", "blocked"), outside_pending),
+    ),
+]
+
+
+def aged(root: Path) -> None:
+    """Every file of the project a minute older, as if written before this run."""
+    for path in [root, *root.rglob("*")]:
+        stat = path.lstat()
+        os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns - 60 * 10**9), follow_symlinks=False)
+
+
+def test_each_case_is_named_once_and_every_surface_has_some() -> None:
+    names = [f"{c.surface}: {c.name}" for c in CASES]
+    assert len(set(names)) == len(names)
+    assert {c.surface for c in CASES} == {
+        "env",
+        "caches",
+        "locks",
+        "merge",
+        "kills",
+        "argv",
+        "files",
+    }
+
+
+@pytest.fixture
+def holders() -> Iterator[None]:
+    yield
+    while HOLDERS:
+        holder = HOLDERS.pop()
+        if holder.stdin is not None:
+            holder.stdin.close()
+        holder.wait(timeout=60)
+
+
+def outside_hash(project: Path) -> str:
+    return tree_hash(project.parent / ELSEWHERE) + tree_hash(project.parent, ("project", ELSEWHERE))
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{c.surface}: {c.name}" for c in CASES])
+def test_hostile_surface_is_refused_cleanly(
+    case: Case, project: Path, time_limit: None, holders: None
+) -> None:
+    if case.posix and sys.platform == "win32":
+        pytest.skip("needs FIFOs, POSIX signals or /dev/zero")
+    wfs("init", "--no-git")
+    assert wfs("plan", "h", "--from", "-", input=json.dumps(BASE_PLAN)).code == 0
+    (project.parent / ELSEWHERE).mkdir()
+    aged(project)  # every stamp old enough to be trusted: the caches get written
+    for warm in (("status",), ("next", "--all"), ("task", "show", "IMPL-2"), ("validate", "--all")):
+        assert wfs(*warm).code == 0  # every cache is there to be hostile to
+    case.setup(project)
+    before, elsewhere = tree_hash(project, case.writes), outside_hash(project)
+    places = {"<ROOT>": os.path.realpath(project), "<PARENT>": os.path.realpath(project.parent)}
+
+    def placed(text: str) -> str:
+        for mark, place in places.items():
+            text = text.replace(mark, place)
+        return text
+
+    env = {name: placed(value) for name, value in (case.env or {}).items()}
+    if case.process:
+        run = wfs_process(*case.args, cwd=project, env=env, timeout=120)
+    else:
+        run = wfs(*case.args, env=env)
+    assert run.code == case.code, (run.out, run.err)
+    assert "Traceback" not in run.err + run.out
+    for text in (run.err, run.out):
+        assert not RAW.search(text), text
+    err = placed(case.err)
+    if err.endswith("…"):
+        assert run.err.startswith(err[:-1]), run.err
+    else:
+        assert run.err == err
+    if case.out is not None and case.out.endswith("…"):
+        assert run.out.startswith(case.out[:-1]), run.out
+    elif case.out is not None:
+        assert run.out == case.out
+    assert tree_hash(project, case.writes) == before
+    assert outside_hash(project) == elsewhere, "a file outside the project changed"
+    for path in (project / ".workflow").rglob("*.json"):
+        written = path.relative_to(project).as_posix().startswith(case.writes or ("-",))
+        if written and path.is_file() and not path.is_symlink():
+            json.loads(path.read_bytes())  # whatever was written is whole
+    if case.check is not None:
+        case.check(project, run)
+
+
+# --------------------------------------------------------------------------- MCP
+
+
+class McpCase(NamedTuple):
+    name: str
+    line: bytes  # one line sent to `wfs mcp`, past its handshake
+    answer: dict[str, Any] | Callable[[Any], None]  # the answer, or a check of it
+
+
+def request(method: str, params: Any = None, id: Any = 7) -> bytes:
+    message: dict[str, Any] = {"jsonrpc": "2.0", "id": id, "method": method}
+    if params is not None:
+        message["params"] = params
+    return json.dumps(message).encode()
+
+
+def tool(name: str, **arguments: Any) -> bytes:
+    return request("tools/call", {"name": name, "arguments": arguments})
+
+
+def tool_error(body: dict[str, Any]) -> Callable[[Any], None]:
+    """A check: the tool answered `body` (exit code and error), as an error result."""
+
+    def check(answer: Any) -> None:
+        assert answer["id"] == 7, answer
+        assert answer["result"]["isError"] is True
+        assert answer["result"]["structuredContent"] == body
+        assert json.loads(answer["result"]["content"][0]["text"]) == body
+
+    return check
+
+
+def sdk_error(start: str) -> Callable[[Any], None]:
+    """A check: the SDK refused the call itself, saying `start`…"""
+
+    def check(answer: Any) -> None:
+        assert answer["id"] == 7, answer
+        assert answer["result"]["isError"] is True
+        (content,) = answer["result"]["content"]
+        assert content["text"].startswith(start), content
+
+    return check
+
+
+NOT_A_MESSAGE = "Invalid request: not a JSON-RPC 2.0 request, notification or response"
+DEEP = "[" * 300 + "]" * 300
+
+MCP_CASES = [
+    McpCase(
+        "a line that is not JSON",
+        b"{not json",
+        rpc_error(-32700, "Parse error: key must be a string at line 1 column 2"),
+    ),
+    McpCase(
+        "two requests on one line",
+        request("ping") + b"  " + request("ping", id=8),
+        rpc_error(-32700, "Parse error: trailing characters at line 1 column 48"),
+    ),
+    McpCase(
+        "a request nested 300 deep",
+        request("tools/list", {"x": json.loads(DEEP)}),
+        rpc_error(-32600, "Invalid request: recursion limit exceeded at line 1 column 268", 7),
+    ),
+    McpCase(
+        "a request nested 5000 deep",
+        b'{"jsonrpc": "2.0", "id": 7, "method": "ping", "params": {"x": '
+        + b"[" * 5000
+        + b"]" * 5000
+        + b"}}",
+        rpc_error(-32700, "Parse error: recursion limit exceeded at line 1 column 262"),
+    ),
+    McpCase("a batch", b"[" + request("ping") + b"]", rpc_error(-32600, NOT_A_MESSAGE)),
+    McpCase(
+        "JSON-RPC 1.0",
+        b'{"jsonrpc": "1.0", "id": 7, "method": "ping"}',
+        rpc_error(-32600, NOT_A_MESSAGE, 7),
+    ),
+    McpCase("params not an object", request("ping", 5), rpc_error(-32600, NOT_A_MESSAGE, 7)),
+    McpCase(
+        "an unknown method",
+        request("no/such"),
+        {
+            "jsonrpc": "2.0",
+            "id": 7,
+            "error": {"code": -32601, "message": "Method not found", "data": "no/such"},
+        },
+    ),
+    McpCase(
+        "tools/call with arguments that are an array",
+        request("tools/call", {"name": "status", "arguments": [1]}),
+        {
+            "jsonrpc": "2.0",
+            "id": 7,
+            "error": {"code": -32602, "message": "Invalid request parameters", "data": ""},
+        },
+    ),
+    McpCase("an unknown tool", tool("nope"), sdk_error("Unknown tool: nope")),
+    McpCase(
+        "an argument of the wrong type",
+        tool("status", session=5),
+        sdk_error("Error executing tool status: 1 validation error for statusArguments\n"),
+    ),
+    McpCase(
+        "task_show of a path",
+        tool("task_show", task_id="../../etc/passwd"),
+        tool_error(
+            {
+                "exit_code": 2,
+                "error": "invalid task id '../../etc/passwd': it must not contain a path separator",
+            }
+        ),
+    ),
+    McpCase(
+        "plan with a NUL in the topic",
+        tool("plan", topic="a\x00b"),
+        tool_error({"exit_code": 2, "error": "invalid topic: it contains a NUL byte"}),
+    ),
+    McpCase(
+        "execute of an empty task id",
+        tool("execute", task_id=""),
+        tool_error({"exit_code": 2, "error": "invalid task id: it is empty"}),
+    ),
+    McpCase(
+        "plan with a document nested 300 deep, as JSON text",
+        tool("plan", topic="deep", document=DEEP),
+        tool_error(
+            {
+                "exit_code": 2,
+                "error": "document#/0/0/0: invalid JSON: nested more than 200 levels deep (wfs "
+                "reads at most 200)",
+            }
+        ),
+    ),
+    McpCase(
+        "switch to an escape sequence",
+        tool("switch", session="\x1b[2J"),
+        tool_error({"exit_code": 2, "error": "unknown session '\\x1b[2J'; did you mean WFS-h?"}),
+    ),
+    McpCase(
+        "a resource path out of the sessions",
+        request("resources/read", {"uri": "wfs://sessions/../../etc/TODO_LIST.md"}),
+        {
+            "jsonrpc": "2.0",
+            "id": 7,
+            "error": {
+                "code": -32602,
+                "message": "Unknown resource: wfs://sessions/../../etc/TODO_LIST.md",
+                "data": {"uri": "wfs://sessions/../../etc/TODO_LIST.md"},
+            },
+        },
+    ),
+]
+
+
+@pytest.mark.parametrize("case", MCP_CASES, ids=[f"mcp: {c.name}" for c in MCP_CASES])
+def test_hostile_mcp_request_gets_its_answer_and_the_server_serves_on(
+    case: McpCase, project: Path
+) -> None:
+    wfs("init", "--no-git")
+    assert wfs("plan", "h", "--from", "-", input=json.dumps(BASE_PLAN)).code == 0
+    before = tree_hash(project)
+    client = RawClient(project)
+    try:
+        answer = client.ask(case.line)
+        if callable(case.answer):
+            case.answer(answer)
+        else:
+            assert answer == case.answer
+        client.ping(99)
+        assert client.close() == ""
+    finally:
+        client.kill()
+    assert tree_hash(project) == before
