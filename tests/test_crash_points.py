@@ -546,3 +546,23 @@ def test_git_merge_through_the_drivers_and_hooks_killed_at_each_write_point(
 
     points = kill_at_every_write_point(tmp_path, build, merge, recover, compare, None)
     print(f"\nkill points: git merge (drivers and hooks): {len(points)}")
+
+
+# ------------------------------------------------------------------------ the hook
+
+
+@pytest.mark.parametrize("value", ["", "0", "-1", "+1", "1.0", "one", "\u0661", " 1"])
+def test_the_crash_hook_ignores_anything_but_a_positive_integer(tmp_path: Path, value: str) -> None:
+    """Only a positive integer (in ASCII digits: not the Arabic-Indic one) kills; the log
+    counts the write points all the same."""
+    assert in_process(tmp_path, "init", "--no-git").code == 0
+    log = tmp_path.parent / f"{tmp_path.name}.log"
+    run = wfs_killable(
+        tmp_path, "plan", "Hook", "--empty", env={CRASH_AT: value, WRITE_LOG: str(log)}
+    )
+    assert (run.code, run.out) == (0, "WFS-hook\n"), run
+    assert write_points(log, tmp_path)[-1] == "move .workflow/WFS-hook"
+    killed = wfs_killable(tmp_path, "plan", "Other", "--empty", env={CRASH_AT: "2"})
+    assert (killed.code, killed.out, killed.err) == (KILLED, "", "")
+    # Killed right before its second write point: the new session's folder is made, empty.
+    assert os.listdir(tmp_path / ".workflow/.WFS-other.new") == []
