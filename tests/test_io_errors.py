@@ -24,9 +24,7 @@ report() {  # name, then the command: one JSON line with its exit code and outpu
   out=$("$@" 2>/tmp/wfs-err-$$); code=$?
   "$python" -c 'import json,sys; print(json.dumps({"name": sys.argv[1], "code": int(sys.argv[2]), "out": sys.argv[3], "err": open(sys.argv[4]).read()}))' "$name" "$code" "$out" /tmp/wfs-err-$$
 }
-# The caches aside, and the lock files (empty; taking a lock makes one, before a write
-# finds the disk full).
-tree() { find . -path ./.workflow/.cache -prune -o -path ./fill -prune -o -name '*.lock' -prune -o -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum; }
+tree() { find . -path ./.workflow/.cache -prune -o -path ./fill -prune -o -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum; }
 wfs init --no-git >/dev/null
 wfs plan "Disk" --from - >/dev/null <<'EOF'
 [{"id": "IMPL-1", "title": "One"}, {"id": "IMPL-2", "title": "Two", "context": {"depends_on": ["IMPL-1"]}}]

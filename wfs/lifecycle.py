@@ -134,7 +134,8 @@ def create_session(
         # is the last step: a `wfs plan` killed at any point and run again ends as one
         # that ran through (after it, the same command updates the session it made).
         _stop_the_others(layout, sid)
-        store.move(staging, session_dir)
+        with store.locked(layout.session_lock(sid), sid):
+            store.move(staging, session_dir)
     return sid
 
 
