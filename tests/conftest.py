@@ -61,6 +61,8 @@ def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
         "NO_COLOR",
         "WFS_LOCK_TIMEOUT",
         "WFS_NO_CACHE",
+        "WFS_TEST_CRASH_AT",
+        "WFS_TEST_WRITE_LOG",
     ):
         monkeypatch.delenv(name, raising=False)
     # Each in-process run confines writes to its project root: one test's root is not

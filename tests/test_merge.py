@@ -269,7 +269,7 @@ def test_a_failing_hook_never_stops_git(tmp_path: Path) -> None:
     )
     assert (run.returncode, run.stdout) == (0, "")
     assert run.stderr == (
-        "wfs: the post-merge hook failed; check the plan views with 'wfs render --check'\n"
+        "wfs: the post-merge hook failed; run 'wfs hook post-merge 0' in the project to finish it\n"
     )
     (fake_bin / "wfs").unlink()
     run = subprocess.run(
@@ -278,8 +278,17 @@ def test_a_failing_hook_never_stops_git(tmp_path: Path) -> None:
     assert run.returncode == 0
     assert run.stderr == (
         f"wfs: neither {gone} nor a wfs on PATH; run `wfs init` again\n"
-        "wfs: the post-merge hook failed; check the plan views with 'wfs render --check'\n"
+        "wfs: the post-merge hook failed; run 'wfs hook post-merge 0' in the project to "
+        "finish it\n"
     )
+
+
+# What a hook of wfs that failed says after the line that says so.
+SAID = {
+    "pre-merge-commit": "the merge commit keeps the plan views git merged; to refresh them, "
+    "undo it ('git reset --merge ORIG_HEAD') and merge again",
+    "post-merge": "run 'wfs hook post-merge 0' in the project to finish it",
+}
 
 
 def test_a_hook_of_wfs_ends_at_once_in_a_merge_that_changes_no_plan(tmp_path: Path) -> None:
@@ -304,8 +313,7 @@ def test_a_hook_of_wfs_ends_at_once_in_a_merge_that_changes_no_plan(tmp_path: Pa
         run = subprocess.run([str(hook), "0"], capture_output=True, text=True, env=env)
         assert (run.returncode, run.stderr) == (
             0,
-            f"started\nwfs: the {name} hook failed; check the plan views with "
-            "'wfs render --check'\n",
+            f"started\nwfs: the {name} hook failed; {SAID[name]}\n",
         )
 
 

@@ -1,9 +1,11 @@
 """Crash safety and contention: real processes, real SIGKILLs, real lock contention.
 
 The crash harness kills mutating commands (plan, task status, split, execute, switch)
-at random moments. After every kill: every JSON file parses, every update acknowledged
-before it is still there, `wfs doctor` finds only repairable states, and after
-`wfs doctor --fix`, `wfs validate` and `wfs render --check` are clean.
+at a write point chosen at random (WFS_TEST_CRASH_AT, wfs/store.py): where it lands
+depends on the seed, never on the machine's speed. After every kill: every JSON file
+parses, every update acknowledged before it is still there, `wfs doctor` finds only
+repairable states, and after `wfs doctor --fix`, `wfs validate` and `wfs render --check`
+are clean. (tests/test_crash_points.py kills the multi-file writes at every write point.)
 """
 
 from __future__ import annotations
@@ -22,18 +24,23 @@ import orjson
 import pytest
 from conftest import read_json, wfs
 
+from wfs.store import CRASH_AT, WRITE_LOG
+
 KILLS = int(os.environ.get("WFS_CRASH_KILLS", "200"))
 SEED = int(os.environ.get("WFS_CRASH_SEED", "20261122"))
+# A killed operation stops at its k-th write point, k from 1 to the most write points
+# an operation of its kind has had so far (this many before one has run through).
+FIRST_GUESS = 8
 WORK = "WFS-work"  # status updates and splits
 RUNS = "WFS-runs"  # executions
 
 
-def start(project: Path, *args: str) -> subprocess.Popen[bytes]:
+def start(project: Path, env: dict[str, str], *args: str) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [sys.executable, "-m", "wfs", "--root", str(project), *args],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
-        env={**os.environ, "WFS_LOCK_TIMEOUT": "30"},
+        env={**os.environ, "WFS_LOCK_TIMEOUT": "30", **env},
     )
 
 
@@ -84,6 +91,8 @@ class Harness:
         self.plans = 0
         self.files_checked = 0
         self.repairs = 0
+        self.points: dict[str, int] = {}  # kind -> the most write points one had
+        self.log = project.parent / "writes.log"  # outside the project
 
     def tasks(self, sid: str) -> dict[str, dict[str, Any]]:
         folder = self.project / ".workflow" / sid / ".task"
@@ -133,17 +142,21 @@ class Harness:
 
     def step(self) -> None:
         """One operation: one in four runs to its end (it must then be acknowledged),
-        the others are killed at a random moment, unless they finished already. What
-        counts is operations, never how fast they ran."""
+        the others are killed at a random write point, unless they have fewer. What
+        counts is write points, never how fast they ran."""
         kind, argv, what = self.pick()
-        proc = start(self.project, *argv)
         spared = self.rng.random() < 0.25
+        self.log.write_bytes(b"")
+        crash = {WRITE_LOG: str(self.log)}
         if not spared:
-            time.sleep(self.rng.uniform(0.03, 0.3))
-            if proc.poll() is None:
-                proc.send_signal(signal.SIGKILL)
-                self.kills += 1
+            crash[CRASH_AT] = str(self.rng.randint(1, self.points.get(kind, FIRST_GUESS)))
+        proc = start(self.project, crash, *argv)
         proc.wait()
+        if proc.returncode == -signal.SIGKILL:
+            self.kills += 1
+        else:
+            points = len(self.log.read_bytes().splitlines())
+            self.points[kind] = max(self.points.get(kind, 1), points)
         assert proc.stderr is not None
         err = proc.stderr.read().decode()
         assert "Traceback" not in err, err
@@ -220,13 +233,13 @@ def test_random_kills_never_corrupt_the_plan(tmp_path: Path) -> None:
     attempts = 0
     while harness.kills < KILLS:
         attempts += 1
-        assert attempts < KILLS * 20, "processes finish too fast to be killed"
+        assert attempts < KILLS * 20, "operations with too few write points to be killed"
         harness.step()
     assert harness.acknowledged >= harness.spared > 0
     print(
         f"\ncrash harness: {harness.kills} kills in {attempts} operations, "
         f"{harness.acknowledged} acknowledged, {harness.repairs} repairs, "
-        f"{harness.files_checked} JSON files parsed"
+        f"{harness.files_checked} JSON files parsed; write points by kind: {harness.points}"
     )
 
 

@@ -522,10 +522,9 @@ def write(
     layout, sid = state.layout, state.sid
     if update.session_changed:
         files = [*files, (layout.session_file(sid), session_bytes(update.session))]
-    store.write_together(files, layout.journal(sid))
     folder = layout.session_dir(sid)
-    with store.views_after("the change was"):
-        store.write_each([(folder / name, update.views[name]) for name in update.rewritten])
+    views = [(folder / name, update.views[name]) for name in update.rewritten]
+    store.write_together(files, layout.journal(sid), views)
     extra = {**update.extra, "views": views_mark(update.views, state.extra["views"]["kept"])}
     old = state.stamps
     added = [os.fsencode(f"{tid}.json") for tid in update.added]

@@ -128,7 +128,7 @@ def _one_pass(layout: Layout, fix: bool) -> list[Finding]:
             with lock:
                 # The journal first: the files it still has to rename look like leftovers.
                 run(_journal(layout, sid))
-                run(_leftovers(layout, layout.session_dir(sid)))
+                run(_leftovers(layout, layout.session_dir(sid), sid))
                 run(_session_file(layout, sid))
                 run(_hierarchy(layout, sid))
                 run(_stale_claims(layout, sid))
@@ -142,15 +142,23 @@ def _folders(layout: Layout) -> Iterator[Finding]:
         yield Finding(where, message, "none: wfs does not choose for you", None)
 
 
-def _leftovers(layout: Layout, folder: Path) -> Iterator[Finding]:
-    """Temporary files and staging folders left by a process killed mid-write."""
+def _leftovers(layout: Layout, folder: Path, sid: str | None = None) -> Iterator[Finding]:
+    """Temporary files and staging folders left by a process killed mid-write: in
+    `.workflow/` itself, or in the folder of the session `sid` (and its journal's, which
+    is staged in `.locks/` under the session's lock)."""
     candidates = list(folder.glob(".*.tmp"))
-    if folder == layout.workflow:
+    if sid is None:
         candidates += folder.glob(".WFS-*.new")
         candidates += folder.glob(f"{BACKUP_DIR}/**/.*.tmp")  # its own copies, cut short
+        # The `.gitignore` a runtime folder gets first (store.make_folder).
+        candidates += (
+            p for d in sorted(store.RUNTIME_DIRS) for p in folder.glob(f"{d}/..gitignore.*.tmp")
+        )
     else:  # the session's folders that wfs writes whole files into
         for sub in LEFTOVER_FOLDERS:
             candidates += folder.glob(f"{sub}/.*.tmp")
+        journal = layout.journal(sid)
+        candidates += journal.parent.glob(f".{journal.name}.*.tmp")
     for path in sorted(candidates):
         yield Finding(
             layout.relative(path),

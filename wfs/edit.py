@@ -383,11 +383,10 @@ class Draft:
         if session != self.session or self.session_changed:
             files.append((self.layout.session_file(self.sid), self.session_bytes(session)))
             self.session = session
-        store.write_together(files, self.layout.journal(self.sid))
         rendered: dict[str, Any] = {}
         folder = self.layout.session_dir(self.sid)
-        with store.views_after("the change was"):
-            render.write_views(folder, self.session, index.tasks, index, rendered, before)
+        views = render.view_files(folder, self.session, index.tasks, index, rendered, before)
+        store.write_together(files, self.layout.journal(self.sid), views)
         self._record(index, dict(files), rendered)
 
     def _commit_by_parts(self, changed: list[str], check: bool, what: str) -> None:
@@ -756,10 +755,8 @@ def migrate(layout: Layout, sid: str, folder: Any = None) -> list[str]:
                 files.append((session_path, jsonio.dumps(completed)))
                 changed.append(SESSION_FILE)
         if files:
-            store.write_together(files, layout.journal(sid))
-            if isinstance(session, dict):
-                with store.views_after("the migrated files were"):
-                    render.write_views(folder, completed, seeds)
+            views = render.view_files(folder, completed, seeds) if isinstance(session, dict) else []
+            store.write_together(files, layout.journal(sid), views)
         return changed
 
 

@@ -197,6 +197,11 @@ def differing_from(root: Path, rev: str | None, paths: list[str]) -> list[str]:
     return _names(check(root, "diff", "--name-only", "-z", "--relative", *since, "--", *paths))
 
 
+def index_file(root: Path, path: str) -> bytes:
+    """The content the index holds for `path` (relative to `root`)."""
+    return check(root, "cat-file", "blob", f":./{path}")
+
+
 def replace_in_head(root: Path, paths: list[str], reason: str) -> str | None:
     """Rewrite HEAD with `paths` taken from the working tree, all else kept as it is.
 

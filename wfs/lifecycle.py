@@ -121,6 +121,8 @@ def create_session(
         if plan:
             data["plan"] = plan
         data.update(extra or {})
+        if data.get("status") in STARTABLE:
+            data["status"] = "active"
         # Counted and shown in the seed form, as every later read sees them.
         seeds = [skeleton(task, 0) for task in tasks]
         data = refresh_session(data, TaskIndex(seeds).tally())
@@ -128,8 +130,12 @@ def create_session(
             store.write_json(staging / ".task" / f"{task['id']}.json", task)
         store.write_json(staging / SESSION_FILE, data)
         render.write_views(staging, data, seeds)
-        store.move(staging, session_dir)
-        _make_only_active(layout, sid)
+        # The others stop being active before the session appears, so that the rename
+        # is the last step: a `wfs plan` killed at any point and run again ends as one
+        # that ran through (after it, the same command updates the session it made).
+        _stop_the_others(layout, sid)
+        with store.locked(layout.session_lock(sid), sid):
+            store.move(staging, session_dir)
     return sid
 
 
@@ -147,33 +153,46 @@ def switch(layout: Layout, value: str) -> str:
     return sid
 
 
+# The statuses a session that is made the active one leaves (another tool's own, such
+# as `planning`, stays where a marker says what is active).
+STARTABLE = ("paused", "completed", None)
+
+
 def _make_only_active(layout: Layout, sid: str) -> None:
     """In the markers layout, the marker says which session is active and the others'
     markers go. In the `active/` layout, whose tools find a paused session by the status
     in its file (markers are optional there), the others' files say `paused`, and no
     marker is written: any marker left there goes."""
-    previous = active_ids(layout)
     load_session(layout, sid)  # refuse a broken target before touching any marker
     folder = layout.session_dir(sid)
-    by_status = layout.kind() == ACTIVE_LAYOUT
     if layout.place_of(folder) == ARCHIVE_DIR:
         _move(layout, sid, folder, layout.workflow / ACTIVE_DIR / sid)
+    _stop_the_others(layout, sid, start=True)
+
+
+def _stop_the_others(layout: Layout, sid: str, start: bool = False) -> None:
+    """Make `sid` the only session marked active (see _make_only_active): its marker
+    first in the markers layout (a crash in between leaves several markers, and
+    recovery keeps the newest, which is this one), with `start` its status, then every
+    other active session paused. Without `start`, `sid` needs no folder yet."""
+    previous = active_ids(layout)
+    by_status = layout.kind() == ACTIVE_LAYOUT
     if not by_status:
-        # The new marker is created first: a crash in between leaves several markers,
-        # and recovery keeps the newest, which is this one.
         store.touch(layout.marker(sid))
-    _set_status(layout, sid, "active", only_if=("paused", "completed", None))
+    if start:
+        _set_status(layout, sid, "active", only_if=STARTABLE)
     if by_status:
         # Every other session of active/ that its status does not stop would be active.
         previous += [s for s in ids_in(layout, ACTIVE_DIR) if file_status(layout, s) not in STOPPED]
     for other in sorted(set(marker_ids(layout)) | set(previous)):
         if other == sid:
             continue
-        if is_session_dir(layout, other) and file_status(layout, other) not in STOPPED:
+        if is_session_dir(layout, other):
             try:
                 # Another tool's status (`planning`) is left alone where a marker says
                 # what is active; where the status says it, it must say paused.
-                _set_status(layout, other, "paused", only_if=None if by_status else ("active",))
+                only_if = None if by_status else ("active",)
+                _set_status(layout, other, "paused", only_if=only_if, unless=STOPPED)
             except WfsError:
                 pass  # a broken session file is left for `wfs doctor` to report
         store.remove(layout.workflow / (MARKER_PREFIX + other))
@@ -193,23 +212,32 @@ def _move(layout: Layout, sid: str, source: Path, target: Path) -> None:
 
 
 def _set_status(
-    layout: Layout, sid: str, status: str, only_if: tuple[str | None, ...] | None = None
+    layout: Layout,
+    sid: str,
+    status: str,
+    only_if: tuple[str | None, ...] | None = None,
+    unless: tuple[str, ...] = (),
 ) -> None:
     """Set the session's status; with `only_if`, only when it is one of those (None: it
-    has none), so that a status written by another tool (`planning`) is left alone. The
-    file keeps its layout: only the status changes in it (wfs/jsonedit.py)."""
+    has none), so that a status written by another tool (`planning`) is left alone; never
+    when it is one of `unless`. The file keeps its layout: only the status changes in it
+    (wfs/jsonedit.py). A change of the session cut short is finished first."""
     with store.locked(layout.session_lock(sid), sid):
+        store.replay(layout.journal(sid))
         data, raw = load_session_document(layout, sid)
         if only_if is not None and data.get("status") not in only_if:
+            return
+        if data.get("status") in unless:
             return
         if data.get("status") != status:
             before = dict(data)
             data = {**data, "status": status}
-            store.write_bytes(layout.session_file(sid), jsonedit.rewrite(raw, before, data))
             # IMPL_PLAN.md shows the status; a stale view would fail `wfs render --check`.
+            # The views go with the file, so that a crash leaves both changed or neither.
             tasks = load_skeletons(layout, sid)
-            with store.views_after(f"the session's status ({status}) was"):
-                render.write_views(layout.session_dir(sid), data, tasks, before=(before, tasks))
+            views = render.view_files(layout.session_dir(sid), data, tasks, before=(before, tasks))
+            session = (layout.session_file(sid), jsonedit.rewrite(raw, before, data))
+            store.write_together([session, *views], layout.journal(sid))
 
 
 def pause(layout: Layout, sid: str) -> None:
@@ -265,15 +293,21 @@ def convert_layout(layout: Layout, kind: str) -> list[tuple[str, str]]:
                     "the session is in more than one place; keep one copy, then retry "
                     "(nothing was moved)"
                 )
+        if kind == MARKERS_LAYOUT:
+            # What only the place of a folder says is written down before any folder
+            # moves: which sessions are active (their markers count in both layouts) and
+            # which are archived. A conversion cut short and run again then finds the
+            # same sessions active and completed, and ends as one that ran through.
+            for sid in sorted(active):
+                store.touch(layout.marker(sid))
+            for folder, _ in plan:
+                if folder.place == ARCHIVE_DIR:
+                    _set_status(layout, folder.name, "completed")
         moves = []
         for folder, target in plan:
             _move(layout, folder.name, folder.path, target)
             moves.append((layout.relative(folder.path), layout.relative(target)))
-            if kind == MARKERS_LAYOUT and folder.place == ARCHIVE_DIR:
-                _set_status(layout, folder.name, "completed")
         if kind == MARKERS_LAYOUT:
-            for sid in sorted(active):
-                store.touch(layout.marker(sid))
             for place in (ACTIVE_DIR, ARCHIVE_DIR):
                 store.guard(layout.workflow / place / "_")
                 try:

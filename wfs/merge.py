@@ -86,13 +86,21 @@ def hook_script(name: str, root_in_repo: str, python: str) -> str:
     # A hook of ours never stops git: at worst the views are left to `wfs render`.
     # wfs merging a task's branch that changes no plan says so (git.PLANS_UNTOUCHED):
     # then there is nothing to refresh, and the hook ends without starting wfs.
+    # post-merge cut short (killed) finishes when it is run again by hand; without
+    # pre-merge-commit's note it leaves the merge commit alone (as after --no-verify).
+    recovery = (
+        "run 'wfs hook post-merge ${1:-0}' in the project to finish it"
+        if name == "post-merge"
+        else "the merge commit keeps the plan views git merged; to refresh them, undo it "
+        "('git reset --merge ORIG_HEAD') and merge again"
+    )
     return f"""#!/bin/sh
 {HOOK_MARK}: written by `wfs init`, which may rewrite it; delete it to opt out.
 # Keeps the generated plan views in merge commits fresh (see `wfs init --help`).
 [ -z "${{{git.PLANS_UNTOUCHED}:-}}" ] || exit 0  # a merge of wfs's that changes no plan
 {wfs_function(python)}
 wfs_run --root {shlex.quote(root_in_repo)} hook {name} "$@" ||
-  echo "wfs: the {name} hook failed; check the plan views with 'wfs render --check'" >&2
+  echo "wfs: the {name} hook failed; {recovery}" >&2
 exit 0
 """
 
@@ -188,12 +196,22 @@ def merge_views(base: Path, ours: Path, theirs: Path, path: str = "") -> str:
     The clean text merge when there is one (often right already), else ours unchanged;
     the hook (or `wfs render`) then writes the real view from the merged JSON.
     """
+    remove_leftovers(ours)
     sides = {"ours": ours, "base": base, "theirs": theirs}
     merged = git.merge_text(*(_driver_input(p, side, path) for side, p in sides.items()))
     if merged is None:
         return "ours"
     store.write_bytes(ours, merged, durable=False)
     return "merged"
+
+
+def remove_leftovers(ours: Path) -> None:
+    """Remove what a driver killed mid-write left beside git's files: the temporary
+    file of its atomic write of `.merge_file_XXXXXX` (git removes its own files, not
+    ours), once that file is gone (its merge is over)."""
+    for path in ours.parent.glob(f"..merge_file_*.{'?' * 8}.tmp"):
+        if not (ours.parent / path.name[1:].rsplit(".", 2)[0]).exists():
+            store.remove(path)
 
 
 _CONFLICT: Any = object()
@@ -208,6 +226,7 @@ def merge_json(base: Path, ours: Path, theirs: Path, path: str) -> int:
     that changed it. When both sides changed one value differently, or a file is not a
     JSON object, git's own line merge runs instead, conflict markers and all.
     """
+    remove_leftovers(ours)
     sides = {"base": base, "ours": ours, "theirs": theirs}
     raws = [_driver_input(p, side, path) for side, p in sides.items()]
     try:
@@ -348,6 +367,7 @@ class Refreshed(NamedTuple):
     session: str
     written: list[str]  # paths relative to the root
     error: str | None
+    fresh: list[str] = []  # the session file and views, fresh now (written or not)
 
 
 class AfterMerge(NamedTuple):
@@ -358,18 +378,28 @@ class AfterMerge(NamedTuple):
 
 
 def after_merge(layout: Layout, squash: bool) -> AfterMerge:
-    """post-merge: put fresh views (and progress fields) into the merge just made."""
+    """post-merge: put fresh views (and progress fields) into the merge just made.
+
+    The note of pre-merge-commit goes last, so that a hook cut short (killed) and run
+    again by hand (`wfs hook post-merge`) finishes what it started."""
     pending = git.git_path(layout.root, PENDING)
     store.confine(pending.parent)
     try:
         noted = pending.read_text().split()
-        store.remove(pending)
     except FileNotFoundError:
-        noted = []
+        noted = None
+    result = _after_merge(layout, squash, noted or [])
+    if noted is not None:
+        store.remove(pending)
+    return result
+
+
+def _after_merge(layout: Layout, squash: bool, noted: list[str]) -> AfterMerge:
     if squash:
         touched = _sessions_of(git.changed_in_index(layout.root, WORKFLOW_DIR))
         results = refresh_sessions(layout, touched)
-        written = [p for r in results for p in r.written]
+        # What a run cut short wrote is staged too: what differs from the index.
+        written = git.differing_from(layout.root, None, [p for r in results for p in r.fresh])
         git.add(layout.root, written)
         return AfterMerge(results, None, written, None)
     parents = git.parents(layout.root, "HEAD")
@@ -377,8 +407,7 @@ def after_merge(layout: Layout, squash: bool) -> AfterMerge:
         return AfterMerge([], None, [], None)  # a fast-forward, or not this merge
     changed = git.changed_between(layout.root, parents[0], "HEAD", WORKFLOW_DIR)
     results = refresh_sessions(layout, _sessions_of(changed))
-    written = [p for r in results for p in r.written]
-    stale = git.differing_from(layout.root, "HEAD", written)
+    stale = git.differing_from(layout.root, "HEAD", [p for r in results for p in r.fresh])
     if not stale:
         return AfterMerge(results, None, [], None)
     commit = git.replace_in_head(layout.root, stale, "wfs: re-rendered plan views")
@@ -403,7 +432,8 @@ def refresh_sessions(layout: Layout, sids: list[str]) -> list[Refreshed]:
     """Re-derive each session's progress fields and re-render its views from its JSON.
 
     A session whose files have uncommitted changes of their own is left alone, so that
-    nothing unrelated to the merge ends up in the merge commit.
+    nothing unrelated to the merge ends up in the merge commit. What a refresh cut short
+    (killed) wrote is not such a change: it is what this one writes.
     """
     candidates = {
         sid: [layout.relative(layout.session_dir(sid) / n) for n in (SESSION_FILE, *VIEWS)]
@@ -411,26 +441,62 @@ def refresh_sessions(layout: Layout, sids: list[str]) -> list[Refreshed]:
         if layout.session_file(sid).is_file()  # else the merge removed the session
     }
     # After a merge the index holds the merge result: a difference is the user's own.
-    dirty = set(git.differing_from(layout.root, None, [p for v in candidates.values() for p in v]))
+    differing = set(
+        git.differing_from(layout.root, None, [p for v in candidates.values() for p in v])
+    )
     results = []
     for sid, paths in candidates.items():
-        if dirty.intersection(paths):
-            listed = ", ".join(p for p in paths if p in dirty)
-            results.append(Refreshed(sid, [], f"uncommitted changes in {listed}"))
-            continue
         folder = layout.session_dir(sid)
         try:
-            written = []
             with store.locked(layout.session_lock(sid), sid):
-                session = load_session(layout, sid)
-                skeletons = load_skeletons(layout, sid)
-                fresh = refresh_session(session, TaskIndex(skeletons).tally())
-                if fresh != session:
-                    store.write_json(layout.session_file(sid), fresh)
-                    written.append(SESSION_FILE)
-                written += render.write_views(folder, fresh, skeletons)
+                store.replay(layout.journal(sid))
+                merged, skeletons = _merged_session(layout, sid, paths[0] in differing)
+                fresh = refresh_session(merged, TaskIndex(skeletons).tally())
+                expected = {paths[0]: jsonio.dumps(fresh) if fresh != merged else None}
+                shown = render.expected_views(folder, fresh, skeletons)
+                expected.update(
+                    zip(paths[1:], (shown[name].encode() for name in VIEWS), strict=True)
+                )
+                dirty = [
+                    p for p in paths if p in differing and _changed_by_hand(layout, p, expected)
+                ]
+                if dirty:
+                    results.append(Refreshed(sid, [], f"uncommitted changes in {', '.join(dirty)}"))
+                    continue
+                session_file = layout.session_file(sid)
+                data = expected[paths[0]]
+                files = (
+                    []
+                    if data is None or not store.differs(session_file, data)
+                    else [(session_file, data)]
+                )
+                views = render.view_files(folder, fresh, skeletons)
+                store.write_together(files, layout.journal(sid), views)
         except WfsError as err:
             results.append(Refreshed(sid, [], err.message))
             continue
-        results.append(Refreshed(sid, [layout.relative(folder / n) for n in written], None))
+        written = [layout.relative(path) for path, _ in files + views]
+        results.append(Refreshed(sid, written, None, paths))
     return results
+
+
+def _merged_session(
+    layout: Layout, sid: str, from_index: bool
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The session file as the merge left it (in the index, when the working tree's
+    differs: a refresh cut short may have written it), and the session's tasks."""
+    skeletons = load_skeletons(layout, sid)
+    if not from_index:
+        return load_session(layout, sid), skeletons
+    where = layout.relative(layout.session_file(sid))
+    session = jsonio.parse(git.index_file(layout.root, where), where)
+    if not isinstance(session, dict):
+        raise WfsError(f"{where}: the merge left no JSON object in the index")
+    return session, skeletons
+
+
+def _changed_by_hand(layout: Layout, relative: str, expected: dict[str, bytes | None]) -> bool:
+    """Whether the file `relative`, which differs from the index, holds anything else
+    than what the refresh writes there (None: the refresh writes nothing there)."""
+    data = expected.get(relative)
+    return data is None or store.differs(layout.root / relative, data)

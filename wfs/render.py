@@ -355,6 +355,22 @@ def write_views(
     before: tuple[dict[str, Any], list[Task]] | None = None,
 ) -> list[str]:
     """Write the views that changed (authored ones kept aside first); return their names.
+    See view_files for the arguments."""
+    files = view_files(session_dir, session, tasks, index, rendered, before)
+    store.write_each(files)
+    return [path.name for path, _ in files]
+
+
+def view_files(
+    session_dir: Path,
+    session: dict[str, Any],
+    tasks: list[Task],
+    index: TaskIndex | None = None,
+    rendered: dict[str, Any] | None = None,
+    before: tuple[dict[str, Any], list[Task]] | None = None,
+) -> list[tuple[Path, bytes]]:
+    """The views that changed, as (path, bytes) for a write to write along with the
+    JSON they show (store.write_together); authored ones are kept aside first.
 
     `rendered`, when given, receives the bytes of both views and the authored copies
     they link to (what wfs/delta.py checks the views by). `before`: the session and
@@ -363,17 +379,17 @@ def write_views(
     shown = (session, tasks, index) if before is None else (*before, None)
     keep_authored(session_dir, authored_views(session_dir, *shown))
     kept = kept_views(session_dir)
-    written = []
     views = {
         name: text.encode("utf-8")
         for name, text in render_views(session, tasks, index, kept).items()
     }
-    for name, data in views.items():
-        if store.write_if_changed(session_dir / name, data):
-            written.append(name)
     if rendered is not None:
         rendered.update(views=views, kept=kept)
-    return written
+    return [
+        (session_dir / name, data)
+        for name, data in views.items()
+        if store.differs(session_dir / name, data)
+    ]
 
 
 def read_view(path: Path) -> str | None:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from wfs import jsonio, platform
-from wfs.errors import BusyError, WfsError, WrittenInPart
+from wfs.errors import BusyError, WfsError
 
 DEFAULT_LOCK_TIMEOUT = 10.0
 
@@ -185,6 +185,7 @@ def make_folder(folder: Path) -> None:
     while not missing[-1].parent.is_dir() and missing[-1].parent != missing[-1]:
         missing.append(missing[-1].parent)
     for made in reversed(missing):
+        write_point("mkdir", made)
         made.mkdir(exist_ok=True)
         if made.name in RUNTIME_DIRS:
             _ignore(made)
@@ -206,11 +207,14 @@ def _ignore(folder: Path) -> None:
         return  # a read-only folder: nothing is written in it either
     with os.fdopen(fd, "wb") as handle:
         handle.write(RUNTIME_IGNORE)
-    os.replace(tmp, target)
+    write_point("replace", target)
+    with contextlib.suppress(FileNotFoundError):  # `wfs doctor --fix` took it for a leftover
+        os.replace(tmp, target)
 
 
 def touch(path: Path) -> None:
     guard(path)
+    write_point("touch", path)
     path.touch()
     os.utime(path)
 
@@ -218,6 +222,7 @@ def touch(path: Path) -> None:
 def remove(path: Path) -> None:
     """Delete the file (or the symlink itself) at `path`; absent is fine."""
     guard(path)
+    write_point("remove", path)
     with contextlib.suppress(FileNotFoundError):
         os.unlink(path)
 
@@ -230,6 +235,7 @@ def remove_tree(path: Path) -> None:
         return
 
     guard(path / "_")
+    write_point("remove-tree", path)
     shutil.rmtree(path)
 
 
@@ -238,6 +244,7 @@ def move(source: Path, target: Path) -> None:
     guard(source)
     guard(target)
     make_folder(target.parent)
+    write_point("move", target)
     os.replace(source, target)
 
 
@@ -248,6 +255,7 @@ def write_bytes(path: Path, data: bytes, durable: bool = True) -> None:
     them but never tears them."""
     tmp = stage(path, data, durable)
     try:
+        write_point("replace", path)
         with _naming(path):
             os.replace(tmp, path)
     except BaseException:
@@ -298,6 +306,45 @@ def check_appendable(path: Path, shown: Callable[[Path], str] = str) -> None:
         )
 
 
+# ---------------------------------------------------------- write points (a test hook)
+# Every change wfs makes to the tree goes through this module, and each one is a
+# numbered write point: a file renamed into place (a write), a file or folder moved,
+# removed or created, a line appended. Two environment variables, for tests only and
+# inert unless set, make a crash land exactly there, whatever the machine's speed:
+# WFS_TEST_WRITE_LOG=FILE appends one line per write point to FILE
+# (`<number> <pid> <kind> <path>`); WFS_TEST_CRASH_AT=K, a positive integer, kills the
+# process (as SIGKILL would) right before its K-th write point. With a log the points are
+# numbered across every process that shares it (a `git merge` runs wfs's drivers and
+# hooks one after another), else within the process. Anything else in WFS_TEST_CRASH_AT
+# is ignored. The derived caches (`.workflow/.cache/`) are not numbered: whether one is
+# written depends on the clock (a stamp too new is not trusted), and a crash there is a
+# crash before the next write.
+CRASH_AT = "WFS_TEST_CRASH_AT"
+WRITE_LOG = "WFS_TEST_WRITE_LOG"
+_write_points = 0  # in this process
+
+
+def write_point(kind: str, path: Path | str) -> None:
+    """Count one change to the tree (`kind`: replace, move, remove, remove-tree, touch,
+    mkdir, append) about to be made at `path`; see WRITE_LOG and CRASH_AT above."""
+    if CRASH_AT not in os.environ and WRITE_LOG not in os.environ:
+        return  # the path of every real run: two lookups
+    if ".cache" in Path(path).parts[-2:]:
+        return
+    global _write_points
+    _write_points += 1
+    number = _write_points
+    log = os.environ.get(WRITE_LOG)
+    if log:
+        with open(log, "a+b") as handle:
+            handle.seek(0)
+            number = handle.read().count(b"\n") + 1
+            handle.write(f"{number} {os.getpid()} {kind} {os.path.abspath(path)}\n".encode())
+    crash_at = os.environ.get(CRASH_AT, "")
+    if crash_at.isdigit() and crash_at.isascii() and int(crash_at) == number:
+        platform.kill_self()
+
+
 class Appender:
     """Appends to one file at a time, for logs of lines: the file is opened (and its
     folder checked) once, then every line is one write, so a killed process leaves a
@@ -329,6 +376,7 @@ class Appender:
         self.path = path
 
     def write(self, path: Path, data: bytes) -> None:
+        write_point("append", path)
         with _naming(path):
             view = memoryview(data)
             while view:
@@ -349,13 +397,10 @@ def write_text(path: Path, text: str) -> None:
     write_bytes(path, text.encode("utf-8"))
 
 
-def write_if_changed(path: Path, data: bytes) -> bool:
-    """Write only when the content differs, so unchanged files keep their mtime. What
-    is there is read as a file only (a FIFO or a device is replaced, never read)."""
-    if open_regular(path, len(data)) == data:
-        return False
-    write_bytes(path, data)
-    return True
+def differs(path: Path, data: bytes) -> bool:
+    """Whether the file at `path` does not hold `data`. What is there is read as a file
+    only (a FIFO or a device differs, and is replaced, never read)."""
+    return open_regular(path, len(data)) != data
 
 
 def write_each(files: list[tuple[Path, bytes]]) -> None:
@@ -366,6 +411,7 @@ def write_each(files: list[tuple[Path, bytes]]) -> None:
         for path, data in files:
             staged.append((path, stage(path, data)))
         for path, temporary in staged:
+            write_point("replace", path)
             with _naming(path):
                 os.replace(temporary, path)
     except BaseException:
@@ -377,21 +423,11 @@ def write_each(files: list[tuple[Path, bytes]]) -> None:
         _fsync_dir(folder)
 
 
-@contextlib.contextmanager
-def views_after(written: str) -> Iterator[None]:
-    """For the views written after the change they show (`written`: what that wrote): an
-    I/O error in them says what was written, and how to finish."""
-    try:
-        yield
-    except WrittenInPart:
-        raise
-    except OSError as err:
-        raise WrittenInPart(
-            err, f"{written} written, but not the views (`wfs render` writes them)"
-        ) from None
-
-
-def write_together(files: list[tuple[Path, bytes]], journal: Path) -> None:
+def write_together(
+    files: list[tuple[Path, bytes]],
+    journal: Path,
+    derived: list[tuple[Path, bytes]] | None = None,
+) -> None:
     """Write several files so that a crash leaves all of them written or none.
 
     Every new content is first staged in a temporary file beside its target and made
@@ -399,11 +435,19 @@ def write_together(files: list[tuple[Path, bytes]], journal: Path) -> None:
     there, with nothing changed. Then a journal lists the renames that remain, and they
     are done; after a crash, `replay(journal)` (run under the same lock before anything
     else) finishes them.
+
+    `derived`: files made from `files` (a session's views). They join the journal when
+    there is one, so that a replay leaves them agreeing with what it finishes; a change
+    of one file goes without a journal, and they are written after it.
     """
+    derived = derived or []
     if len(files) <= 1:
         for path, data in files:
             write_bytes(path, data)
+        if derived:
+            write_each(derived)
         return
+    files = files + derived
     base = journal.parent
     staged: list[tuple[Path, Path]] = []
     try:
@@ -417,9 +461,11 @@ def write_together(files: list[tuple[Path, bytes]], journal: Path) -> None:
                 os.unlink(temporary)
         raise
     for target, temporary in staged:
+        write_point("replace", target)
         os.replace(temporary, target)
     for folder in {target.parent for target, _ in staged}:
         _fsync_dir(folder)
+    write_point("remove", journal)
     journal.unlink()
     _fsync_dir(base)
 
