@@ -1318,14 +1318,11 @@ CASES = [
     ),
     Case(
         "files",
-        "TODO_LIST.md a folder: the change is named as written",
+        "TODO_LIST.md a folder: refused before any change",
         replaced_by(f"{S}/TODO_LIST.md", "folder"),
         ("task", "status", "IMPL-2", "blocked"),
         2,
-        f"wfs: error: {S}/TODO_LIST.md: Is a directory; the change was written, but not the "
-        "views (`wfs render` writes them)\n",
-        writes=(T, f"{S}/workflow-session.json", f"{S}/IMPL_PLAN.md"),
-        check=task_status("IMPL-2", "blocked"),
+        f"wfs: error: {S}/TODO_LIST.md: Is a directory; nothing was changed\n",
     ),
     Case(
         "files",

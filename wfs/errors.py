@@ -41,10 +41,22 @@ class BusyError(WfsError):
     exit_code = BUSY
 
 
+class WrittenInPart(OSError):
+    """An I/O error in a write that follows a change already made (the views, after the
+    task file they show): `written` says what was written, where the message of any
+    other I/O error says that nothing was."""
+
+    def __init__(self, err: OSError, written: str) -> None:
+        super().__init__(err.errno, err.strerror, err.filename)
+        self.written = written
+
+
 def os_error_message(err: OSError, root: Any = None) -> str:
     """`path: reason; nothing was changed` for an I/O error (writes are atomic), the path
-    relative to the project `root` when it is inside it."""
-    return f"{os_error_place(err, root)}; nothing was changed"
+    relative to the project `root` when it is inside it; a WrittenInPart says what was
+    written instead."""
+    done = err.written if isinstance(err, WrittenInPart) else "nothing was changed"
+    return f"{os_error_place(err, root)}; {done}"
 
 
 def os_error_place(err: OSError, root: Any = None) -> str:

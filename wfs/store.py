@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from wfs import jsonio, platform
-from wfs.errors import BusyError, WfsError
+from wfs.errors import BusyError, WfsError, WrittenInPart
 
 DEFAULT_LOCK_TIMEOUT = 10.0
 
@@ -441,11 +441,17 @@ def write_together(
     of one file goes without a journal, and they are written after it.
     """
     derived = derived or []
+    for path, _ in files + derived:  # a folder in the way: refused before any change
+        if os.path.isdir(path) and not os.path.islink(path):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
     if len(files) <= 1:
         for path, data in files:
             write_bytes(path, data)
-        if derived:
+        try:
             write_each(derived)
+        except OSError as err:
+            written = "the change was written, but not the views (`wfs render` writes them)"
+            raise WrittenInPart(err, written) from None
         return
     files = files + derived
     base = journal.parent
