@@ -11,6 +11,7 @@ from typing import Any, NamedTuple
 
 import orjson
 import pytest
+import real_editors
 from click.testing import CliRunner
 
 from wfs import store
@@ -123,14 +124,30 @@ def tree_listing(root: Path) -> list[str]:
     return sorted(p.relative_to(root).as_posix() for p in root.rglob("*"))
 
 
+@pytest.fixture(scope="session")
+def editors() -> Path:
+    """The folder of the real editor programs (tests/real_editors.py), installed once per
+    test process; when they cannot be, the test fails with the reason (never skips)."""
+    try:
+        return real_editors.install_editors()
+    except real_editors.EditorsUnavailable as err:
+        pytest.fail(f"the real editors could not be installed: {err}", pytrace=False)
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    """A home folder of its own for an editor program."""
+    home = tmp_path / "home"
+    home.mkdir()
+    return home
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     """A failed test that ran real editor programs names their versions (the newest on
     npm, which may behave otherwise than the ones verified with wfs)."""
     report = yield
     if report.failed and "editors" in getattr(item, "fixturenames", ()):
-        import real_editors  # deferred: only for a failure of a real-editor test
-
         if real_editors.INSTALLED:
             note = real_editors.versions_note(real_editors.INSTALLED)
             report.sections.append(("editor versions", note))

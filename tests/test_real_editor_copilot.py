@@ -30,9 +30,7 @@ from model_standins import Call, Conversation, Move, Say, StandIn, running
 from real_editors import (
     INSTALLED,
     RUN_TIMEOUT,
-    EditorsUnavailable,
     base_environment,
-    install_editors,
     run,
 )
 from real_editors import stream_events as json_lines
@@ -76,21 +74,6 @@ GREETING_PLAN = [
 ]
 ADDED_PLAN = '[{"id": "IMPL-1", "title": "Added from inside Copilot CLI"}]'
 BLOCKED = "## TASK BLOCKED: the greeting's wording is not agreed\nNo file was written."
-
-
-@pytest.fixture(scope="session")
-def editors() -> Path:
-    try:
-        return install_editors()
-    except EditorsUnavailable as err:
-        pytest.fail(f"the real editors could not be installed: {err}", pytrace=False)
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    home = tmp_path / "home"
-    home.mkdir()
-    return home
 
 
 def trust(home: Path, project: Path) -> None:

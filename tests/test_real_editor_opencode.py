@@ -26,26 +26,11 @@ from typing import Any
 import pytest
 from conftest import read_json, wfs_process
 from model_standins import Call, Conversation, Move, Say, StandIn, running
-from real_editors import EditorsUnavailable, base_environment, install_editors, run, stream_events
+from real_editors import base_environment, run, stream_events
 from test_agents import ExecuteInstructions, Pause, agent_path, parse, read_pause
 from test_real_editors import digest_of, first_json, last_claude_call, planned_session
 
 MODEL = "stand-in/claude-stand-in"
-
-
-@pytest.fixture(scope="session")
-def editors() -> Path:
-    try:
-        return install_editors()
-    except EditorsUnavailable as err:
-        pytest.fail(f"the real editors could not be installed: {err}", pytrace=False)
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    home = tmp_path / "home"
-    home.mkdir()
-    return home
 
 
 # One task: an agent writes the greeting, then a check proves it did.

@@ -24,9 +24,7 @@ from conftest import read_json, wfs_process
 from model_standins import Call, Conversation, Move, Say, StandIn, running
 from real_editors import (
     INSTALLED,
-    EditorsUnavailable,
     base_environment,
-    install_editors,
     node_path,
     run,
     stream_events,
@@ -69,21 +67,6 @@ GREETING_PLAN = {
         }
     ],
 }
-
-
-@pytest.fixture(scope="session")
-def editors() -> Path:
-    try:
-        return install_editors()
-    except EditorsUnavailable as err:
-        pytest.fail(f"the real editors could not be installed: {err}", pytrace=False)
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    home = tmp_path / "home"
-    home.mkdir()
-    return home
 
 
 def qwen_events(

@@ -27,9 +27,7 @@ from model_standins import Call, Conversation, Move, Say, StandIn, running
 from real_editors import (
     INSTALLED,
     PROGRAMS,
-    EditorsUnavailable,
     base_environment,
-    install_editors,
     run,
     stream_events,
 )
@@ -50,21 +48,6 @@ SMALL_PLAN = [
 ]
 ADDED_TASK = '[{"id": "IMPL-3", "title": "Added from inside the editor"}]'
 MCP_TOOLS = ("execute", "next", "plan", "resume", "status", "switch", "task_show", "validate")
-
-
-@pytest.fixture(scope="session")
-def editors() -> Path:
-    try:
-        return install_editors()
-    except EditorsUnavailable as err:
-        pytest.fail(f"the real editors could not be installed: {err}", pytrace=False)
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    home = tmp_path / "home"
-    home.mkdir()
-    return home
 
 
 def planned_session(project: Path, tasks: Any = SMALL_PLAN, topic: str = "Greeter") -> str:
