@@ -33,13 +33,18 @@ TASKS = 30
 CHAIN = 4  # IMPL-k waits for IMPL-(k-4): its step needs that task's work in its tree
 
 
-def task(n: int, ran: Path, pause: float = 0) -> dict[str, Any]:
-    """IMPL-n: one step that logs its start to `ran`, waits `pause` seconds, checks that
-    the work of the task it waits on is in its tree, and writes its own work."""
+def task(n: int, ran: Path, pause: float = 0, gate: Path | None = None) -> dict[str, Any]:
+    """IMPL-n: one step that logs its start to `ran`, waits `pause` seconds (and, with a
+    `gate`, until the number in that file reaches the share of KILLS that task n is
+    held for), checks that the work of the task it waits on is in its tree, and writes
+    its own work."""
     tid = f"IMPL-{n}"
     before = f"IMPL-{n - CHAIN}"
     needs = f"test -f done/{before}.txt && " if n > CHAIN else ""
     wait = f"sleep {pause} && " if pause else ""
+    if gate is not None:
+        held = (n - 1) * KILLS // TASKS
+        wait += f'until test "$(cat {gate})" -ge {held}; do sleep 0.05; done && '
     command = (
         f"bash(echo {tid} >> {ran} && {wait}{needs}mkdir -p done && echo {tid} > done/{tid}.txt)"
     )
@@ -82,6 +87,7 @@ def published(
     pause: float = 0,
     claims: dict[str, Any] | None = None,
     tasks: list[dict[str, Any]] | None = None,
+    gate: Path | None = None,
 ) -> tuple[Path, str]:
     """A bare remote holding a repository with wfs set up and the plan (`tasks`, else
     TASKS of `task`) on `main`, and `claims` as the claims settings of
@@ -95,7 +101,7 @@ def published(
     assert wfs_in(first, "init").returncode == 0
     if claims is not None:
         (first / ".workflow" / "config.json").write_text(json.dumps({"claims": claims}))
-    plan = tasks or [task(n, ran, pause) for n in range(1, TASKS + 1)]
+    plan = tasks or [task(n, ran, pause, gate) for n in range(1, TASKS + 1)]
     made = wfs_in(first, "plan", "Travel", "--from", "-", input=json.dumps(plan))
     assert made.returncode == 0, made.stderr
     commit_all(first, "plan")
@@ -301,13 +307,17 @@ def test_killed_workers_are_taken_over_and_every_task_lands_once(
     separate = other_machines()
     ran = tmp_path / "ran.log"
     settings = {"remote": "origin", "lease_seconds": LEASE_SECONDS}
-    bare, sid = published(tmp_path, ran, pause=0.3, claims=settings)
+    # The kills set the pace, not the machine: task n lands only after its share of the
+    # kills was made, so that all of them are made before the plan is done.
+    gate = tmp_path / "kills"
+    gate.write_text("0")
+    bare, sid = published(tmp_path, ran, pause=0.3, claims=settings, gate=gate)
     clones = [cloned(tmp_path, str(bare), f"clone{k}") for k in range(3)]
     rng = random.Random(30)
     argv = [sys.executable, "-m", "wfs", "--session", sid, "execute", "--all", "--jobs", "2"]
     runs: list[subprocess.Popen[bytes] | None] = [None, None, None]
     ended: list[int] = []
-    kills = started = 0
+    kills = started = idle = 0
     seen = 0  # steps and runs started when the last kill was made
     rounds = 0
     while True:
@@ -329,7 +339,10 @@ def test_killed_workers_are_taken_over_and_every_task_lands_once(
             break
         steps = len(ran.read_text().split()) if ran.exists() else 0
         live = [run for run in runs if run is not None]
-        if kills < KILLS and steps + started > seen and live:
+        idle += 1
+        # After a step or a run started; or, all of them held at the gate, after a
+        # while (a killed task's lease must run out before it starts again).
+        if kills < KILLS and live and (steps + started > seen or idle > 40):
             time.sleep(rng.uniform(0, 0.8))  # a random moment of the step or the run
             victim = rng.choice(live)
             tasks = [
@@ -338,7 +351,8 @@ def test_killed_workers_are_taken_over_and_every_task_lands_once(
             ]  # fmt: skip
             kill_worker(rng.choice(tasks) if tasks and rng.random() < 0.3 else victim.pid)
             kills += 1
-            seen = steps + started
+            gate.write_text(str(kills))
+            seen, idle = steps + started, 0
         time.sleep(0.05)
     assert kills == KILLS
     assert ended.count(-signal.SIGKILL) >= 1  # whole runs were killed, not only tasks
