@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, NamedTuple
 
+import pytest
 from conftest import posix_only, read_json, wfs
 
 from wfs import leases
@@ -410,11 +411,19 @@ def test_plain_output_names_the_url_and_how_to_stop(project: Path) -> None:
 
 
 @posix_only
-def test_ctrl_c_ends_the_board_cleanly(project: Path) -> None:
+@pytest.mark.parametrize("ignored", [False, True], ids=["", "SIGINT ignored by its parent"])
+def test_ctrl_c_ends_the_board_cleanly(project: Path, ignored: bool) -> None:
+    """Also when it was started with SIGINT ignored, as a script's background job is."""
     plan(project)
-    with board(project) as served:
-        served.proc.send_signal(signal.SIGINT)
-        out, err = served.proc.communicate()
+    previous = signal.getsignal(signal.SIGINT)
+    if ignored:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # inherited by the board's process
+    try:
+        with board(project) as served:
+            served.proc.send_signal(signal.SIGINT)
+            out, err = served.proc.communicate(timeout=120)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert (served.proc.returncode, out, err) == (0, "", "")
 
 

@@ -17,6 +17,7 @@ The page shows every text from a file as text; a summary's HTML is made safe her
 from __future__ import annotations
 
 import secrets
+import signal
 import sys
 import threading
 import time
@@ -310,6 +311,9 @@ def serve(board: Board, port: int, ready: Callable[[Board], None]) -> None:
     """Serve `board` on 127.0.0.1:`port` (0: a free one) until Ctrl-C; `ready` is told
     once it listens (the CLI prints the URL)."""
     server = Server(board, port)
+    # Ctrl-C stops the board even where it was started with SIGINT ignored (a background
+    # job of a script), in which case Python would not turn it into KeyboardInterrupt.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         ready(board)
         server.serve_forever(poll_interval=0.2)
