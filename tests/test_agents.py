@@ -1051,9 +1051,21 @@ def read_pause(output: str) -> Pause:
 class ExecuteInstructions:
     """The `/wfs:execute` loop, read from the installed command itself."""
 
+    # How a paused step is read and resumed, exactly as the command words it.
+    PHRASES: tuple[str, ...] = (
+        "A pause prints the line `Paused: IMPL-2 · <step> (<key>): <why>`",
+        "from its `# IMPL-2: <title>` heading to the end of its `## How to answer` section",
+        "the agent (`## Your role: @code-developer`)",
+        "on the line `Resume: wfs --session … execute --resume IMPL-2\n   --output-file F`",
+        "Take the command on the `Resume:` line and replace its final `F` with\n   `-`",
+        "Add `--all` when the\n   arguments above contain `--all`",
+        "Give the answer in a quoted here-document",
+        "the closing `WFS_ANSWER` stands\n   alone on its line",
+    )
+
     def __init__(self, body: str, arguments: str) -> None:
         self.arguments = arguments
-        loop = [line for line in wfs_command_lines(body) if line.startswith("wfs execute ")]
+        loop = [line for line in wfs_command_lines(body) if line.split()[:2] == ["wfs", "execute"]]
         assert loop, "the execute command shows no `wfs execute` line"
         self.start = shlex.split(loop[0].replace("$ARGUMENTS", arguments))
         self.actions = {
@@ -1063,29 +1075,22 @@ class ExecuteInstructions:
             )
             for code in codes.split(", ")
         }
-        # How a paused step is read and resumed, exactly as the command words it.
         words = " ".join(body.split())
-        for phrase in (
-            "A pause prints the line `Paused: IMPL-2 · <step> (<key>): <why>`",
-            "from its `# IMPL-2: <title>` heading to the end of its `## How to answer` section",
-            "the agent (`## Your role: @code-developer`)",
-            "on the line `Resume: wfs --session … execute --resume IMPL-2\n   --output-file F`",
-            "Take the command on the `Resume:` line and replace its final `F` with\n   `-`",
-            "Add `--all` when the\n   arguments above contain `--all`",
-            "Give the answer in a quoted here-document",
-            "the closing `WFS_ANSWER` stands\n   alone on its line",
-        ):
+        for phrase in self.PHRASES:
             assert " ".join(phrase.split()) in words, phrase
         finish = body.split("**Every task completed**", 1)[1]
         self.finish = shlex.split(wfs_command_lines(finish)[0])
 
+    def resume_command(self, pause: Pause, answer_path: str) -> str:
+        """The `Resume:` line with its final `F` replaced by `answer_path`, and `--all`
+        added when the arguments hold it: as the command says."""
+        assert pause.resume.endswith(" --output-file F"), pause.resume
+        command = pause.resume.removesuffix(" F") + " " + answer_path
+        return command + (" --all" if "--all" in self.arguments.split() else "")
+
     def resume_script(self, pause: Pause, answer: str) -> str:
         """The shell command that resumes with `answer`, built as the command says."""
-        assert pause.resume.endswith(" --output-file F"), pause.resume
-        command = pause.resume.removesuffix(" F") + " -"
-        if "--all" in self.arguments.split():
-            command += " --all"
-        return f"{command} <<'WFS_ANSWER'\n{answer}\nWFS_ANSWER\n"
+        return f"{self.resume_command(pause, '-')} <<'WFS_ANSWER'\n{answer}\nWFS_ANSWER\n"
 
 
 def run_shell(script: str, cwd: Path) -> Any:

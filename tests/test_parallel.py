@@ -157,13 +157,19 @@ def test_json_gives_each_event_with_its_task_and_the_result_last(
 
 
 def test_a_code_conflict_blocks_the_second_task_until_it_is_resolved(
-    project: Path, git_env: Path
+    project: Path, git_env: Path, tmp_path: Path
 ) -> None:
+    # Each task waits until the other has started, so both branches start from the same
+    # main whatever the machine's speed (a task started after the other merged would
+    # simply build on it).
+    flags = tmp_path / "flags"
+    flags.mkdir()
+    meet = "echo {me} > same.txt; touch {flags}/{me}; while [ ! -f {flags}/{other} ]; do sleep 0.05; done"
     sid = planned(
         project,
         [
-            task("IMPL-1", "bash(echo one > same.txt)"),
-            task("IMPL-2", "bash(echo two > same.txt)"),
+            task("IMPL-1", f"bash({meet.format(me='one', other='two', flags=flags)})"),
+            task("IMPL-2", f"bash({meet.format(me='two', other='one', flags=flags)})"),
             task("IMPL-3", "bash(cat same.txt > after.txt)", ["IMPL-1", "IMPL-2"]),
         ],
     )

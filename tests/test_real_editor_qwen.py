@@ -29,7 +29,15 @@ from real_editors import (
     run,
     stream_events,
 )
-from test_agents import Pause, agent_path, command_path, parse, prompt_text, read_pause
+from test_agents import (
+    ExecuteInstructions,
+    Pause,
+    agent_path,
+    command_path,
+    parse,
+    prompt_text,
+    read_pause,
+)
 from test_agents import wfs_command_lines as command_lines
 from test_real_editors import digest_of, first_json, last_claude_call, planned_session, texts
 
@@ -119,43 +127,31 @@ def shell(command: str, description: str) -> Call:
     return Call("run_shell_command", {"command": command, "description": description})
 
 
-class QwenExecuteInstructions:
-    """The `/wfs:execute` loop for Qwen Code, read from the installed command itself."""
+class QwenExecuteInstructions(ExecuteInstructions):
+    """The `/wfs:execute` loop for Qwen Code: the answer goes through a file, since
+    Qwen Code runs no here-documents."""
+
+    PHRASES = (
+        # How the step is handed over: the agent tool, in the foreground.
+        "Hand the step to the subagent of that name with the **agent** tool",
+        "`subagent_type` is the name without the `@` (`code-developer`)",
+        "`prompt` is the whole brief, as `wfs` printed it",
+        "and `run_in_background` is `false`",
+        "The agent tool's result is that report.",
+        # How the answer reaches wfs: a file, not a here-document.
+        "Qwen Code runs `wfs` commands but no here-documents",
+        "Write the answer, as it is, to the file beside the brief's `run_record`, named "
+        "after the task: `.workflow/WFS-user-auth/.runs/IMPL-2.answer.md` for "
+        "`run_record: .workflow/WFS-user-auth/.runs/IMPL-2.json`",
+        "replace its final `F` with that file's path",
+        "Add `--all` when the arguments above contain `--all`",
+    )
 
     def __init__(self, body: str, arguments: str) -> None:
-        self.arguments = arguments
+        super().__init__(body, arguments)
         # Qwen Code has put the arguments (maybe none) in place of `{{args}}`.
-        loop = [line for line in command_lines(body) if line.split()[:2] == ["wfs", "execute"]]
-        assert loop, "the execute command shows no `wfs execute` line"
-        self.start = shlex.split(loop[0])
         assert self.start == ["wfs", "execute", *shlex.split(arguments)], self.start
-        self.actions = {
-            int(code): action
-            for codes, action in re.findall(
-                r"^\s*\|\s*(\d+(?:, \d+)*)\s*\|.*\|\s*\*\*(\w+)\*\*", body, re.M
-            )
-            for code in codes.split(", ")
-        }
-        words = " ".join(body.split())
-        for phrase in (
-            # How the step is handed over: the agent tool, in the foreground.
-            "Hand the step to the subagent of that name with the **agent** tool",
-            "`subagent_type` is the name without the `@` (`code-developer`)",
-            "`prompt` is the whole brief, as `wfs` printed it",
-            "and `run_in_background` is `false`",
-            "The agent tool's result is that report.",
-            # How the answer reaches wfs: a file, not a here-document.
-            "Qwen Code runs `wfs` commands but no here-documents",
-            "Write the answer, as it is, to the file beside the brief's `run_record`, named "
-            "after the task: `.workflow/WFS-user-auth/.runs/IMPL-2.answer.md` for "
-            "`run_record: .workflow/WFS-user-auth/.runs/IMPL-2.json`",
-            "replace its final `F` with that file's path",
-            "Add `--all` when the arguments above contain `--all`",
-        ):
-            assert phrase in words, phrase
         assert "<<'WFS_ANSWER'" not in body
-        finish = body.split("**Every task completed**", 1)[1]
-        self.finish = shlex.split(command_lines(finish)[0])
 
     @staticmethod
     def answer_file(pause: Pause) -> str:
@@ -165,9 +161,7 @@ class QwenExecuteInstructions:
         return record.removesuffix(".json") + ".answer.md"
 
     def resume(self, pause: Pause, answer_file: str) -> str:
-        assert pause.resume.endswith(" --output-file F"), pause.resume
-        command = pause.resume.removesuffix(" F") + " " + shlex.quote(answer_file)
-        return command + (" --all" if "--all" in self.arguments.split() else "")
+        return self.resume_command(pause, shlex.quote(answer_file))
 
 
 class QwenExecuteModel:
