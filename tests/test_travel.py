@@ -12,6 +12,7 @@ import contextlib
 import json
 import os
 import random
+import shlex
 import shutil
 import signal
 import subprocess
@@ -383,6 +384,9 @@ def test_a_task_blocked_in_one_clone_is_left_to_a_person_by_the_others(
     first = wfs_in(one, "--session", sid, "execute", *(how or ["IMPL-1"]), "--remote", "origin")
     assert first.returncode == 1, first.stdout + first.stderr
     assert status_of(one, sid, "IMPL-1") == "blocked"
+    # The command it prints carries the claims remote it was given on the command line.
+    resume = f"wfs --session {sid} execute --remote origin --resume IMPL-1"
+    assert f"  Resume: {resume}\n" in first.stdout
     # The remote has it blocked (none of its work), and its claim was given back.
     final = tmp_path / "final"
     git(tmp_path, "clone", "-q", str(bare), str(final))
@@ -403,7 +407,7 @@ def test_a_task_blocked_in_one_clone_is_left_to_a_person_by_the_others(
     assert status_of(two, sid, "IMPL-1") == "blocked"
     # Once the cause is fixed, the command it printed completes it.
     flag.touch()
-    again = wfs_in(one, "--session", sid, "execute", "--resume", "IMPL-1", "--remote", "origin")
+    again = wfs_in(one, *shlex.split(resume)[1:])
     assert again.returncode == 0, again.stdout + again.stderr
     git(final, "pull", "-q")
     assert status_of(final, sid, "IMPL-1") == "completed"

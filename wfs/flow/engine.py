@@ -214,7 +214,11 @@ class Runner:
         return self.worktree.path if self.worktree is not None else self.layout.root
 
     def resume_argv(self, tid: str) -> list[str]:
-        return [*self.command_prefix, "execute", "--resume", tid]
+        """The command that continues `tid`: with the claims remote this run was given
+        by --remote (a configured one needs no option), so that the resumed run
+        leases the task where the others look for it."""
+        remote = ["--remote", self.remote] if self.remote else []
+        return [*self.command_prefix, "execute", *remote, "--resume", tid]
 
     @functools.cached_property
     def leave_out(self) -> str:
