@@ -441,8 +441,18 @@ def test_after_auto_revert_resume_does_the_step_again_from_the_start(
     actions["implementation_approach/1"] = {"answer.txt": "4\n"}
     (agent.parent / "actions.json").write_text(json.dumps(actions))
     resume = first.result()["tasks"][0]["resume"]
-    assert resume == ["wfs", "--session", SID, "execute", "--resume", "IMPL-1"]
-    again = wfs(*resume[1:], "--agent", str(agent))
+    # The printed command carries the agent command: it is run as it is.
+    assert resume == [
+        "wfs",
+        "--session",
+        SID,
+        "execute",
+        "--agent",
+        str(agent),
+        "--resume",
+        "IMPL-1",
+    ]
+    again = wfs(*resume[1:])
     assert again.code == 0, again.out + again.err
     assert agent_calls(agent) == [
         "implementation_approach/1",

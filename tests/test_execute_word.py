@@ -131,7 +131,9 @@ def test_a_task_added_with_only_a_title_is_done_by_the_agent(project: Path, tmp_
     }
     assert brief["task"]["id"] == "IMPL-2"
     assert "## TASK BLOCKED" in brief["contract"]
-    assert brief["resume"] == ["wfs", "--session", SID, "execute", "--resume", "IMPL-2"]
+    # The resume command carries the agent command this run was given.
+    resume = ["wfs", "--session", SID, "execute", "--agent", str(helper), "--resume", "IMPL-2"]
+    assert brief["resume"] == resume
     assert "| task | Write login tests | done (answered by the agent) |" in summary(
         project, "IMPL-2"
     )
@@ -333,7 +335,8 @@ def test_an_agent_that_answers_nothing_leaves_the_step_paused(
         f"IMPL-1: refused: implementation_approach/1 (Step 1): the answer from the agent "
         f"`{silent}` is empty; a step is only done with an answer (give one, or skip the "
         "step with --skip)\n"
-        f"  The step stays paused. Resume: wfs --session {SID} execute --resume IMPL-1\n"
+        f"  The step stays paused. Resume: wfs --session {SID} execute --agent {silent} "
+        "--resume IMPL-1\n"
         "  (with --output-file F or --output TEXT to answer, or --skip to skip it)\n"
     )
     paused = task_json(project)
@@ -540,6 +543,41 @@ def test_flow_pauses_with_a_resume_command_that_works(project: Path) -> None:
     assert wfs("flow", "flow.md", "--resume").err == (
         "wfs: error: the last run of flow.md completed; nothing to resume\n"
     )
+
+
+def test_a_resume_command_carries_the_agent_options_and_works_as_printed(
+    project: Path, tmp_path: Path
+) -> None:
+    """An agent that answers nothing leaves its step paused; the printed command, run as
+    it is, resumes with the same agent (and agent scope), which answers this time."""
+    plan([task("IMPL-1", [step(1), step(2, "bash(printf '%s' [out1] > answer.txt)")])])
+    helper = agent(tmp_path, "", "Enough.")
+    run = wfs("execute", "IMPL-1", "--agent", str(helper), "--agent-scope", "step")
+    assert run.code == 2, run.out + run.err
+    argv = printed_command(run.out, "The step stays paused. Resume: ")
+    assert argv == [
+        "--session", SID, "execute", "--agent", str(helper), "--agent-scope", "step",
+        "--resume", "IMPL-1",
+    ]  # fmt: skip
+    done = wfs(*argv)
+    assert done.code == 0, done.out + done.err
+    assert (project / "answer.txt").read_text() == "Enough."
+    assert len(briefs(helper)) == 2
+
+    (project / "flow.md").write_text(
+        "[FLOW_CONTROL]\n\n1. **judge**\n   - Action: Judge\n"
+        "   - Command: Decide whether it is enough\n   - Output: verdict\n\n"
+        "2. **save**\n   - Action: Save\n"
+        "   - Command: bash(printf '%s' [verdict] > verdict.txt)\n   - Output: saved\n"
+    )
+    judge = agent(tmp_path, "", "Enough.", name="judge")
+    paused = wfs("flow", "flow.md", "--agent", str(judge))
+    assert paused.code == 2, paused.out + paused.err
+    argv = printed_command(paused.out, "The step stays paused. Resume: ")
+    assert argv[-5:] == ["flow", str(project / "flow.md"), "--agent", str(judge), "--resume"]
+    done = wfs(*argv)
+    assert done.code == 0, done.out + done.err
+    assert (project / "verdict.txt").read_text() == "Enough."
 
 
 def test_flow_in_a_project_with_an_active_session_pauses_and_resumes(project: Path) -> None:

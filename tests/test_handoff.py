@@ -189,7 +189,8 @@ def test_the_brief_carries_the_whole_task(project: Path, tmp_path: Path) -> None
     assert brief["agent"]["name"] == "@code-developer"
     assert brief["agent"]["definition"].startswith("# @code-developer\n")
     assert "## TASK BLOCKED" in brief["contract"]
-    assert brief["resume"] == ["wfs", "--session", SID, "execute", "--resume", "IMPL-2"]
+    resume = ["wfs", "--session", SID, "execute", "--agent", str(agent), "--resume", "IMPL-2"]
+    assert brief["resume"] == resume
     assert brief["task"]["id"] == "IMPL-2"
 
 

@@ -186,8 +186,12 @@ class Runner:
         command_prefix: list[str] | None = None,
         scope: str = "task",
         remote: str | None = None,
+        resume_options: list[str] | None = None,
     ) -> None:
         self.layout = layout
+        # The options of this run that a resumed run needs too (--agent, --remote...):
+        # every resume command printed carries them.
+        self.resume_options = resume_options or []
         self.remote = remote  # --remote: the claims remote, else the configured one
         self.sid = sid
         self.routes = routes or AgentRoutes(None, {}, None)
@@ -214,11 +218,7 @@ class Runner:
         return self.worktree.path if self.worktree is not None else self.layout.root
 
     def resume_argv(self, tid: str) -> list[str]:
-        """The command that continues `tid`: with the claims remote this run was given
-        by --remote (a configured one needs no option), so that the resumed run
-        leases the task where the others look for it."""
-        remote = ["--remote", self.remote] if self.remote else []
-        return [*self.command_prefix, "execute", *remote, "--resume", tid]
+        return [*self.command_prefix, "execute", *self.resume_options, "--resume", tid]
 
     @functools.cached_property
     def leave_out(self) -> str:

@@ -73,8 +73,12 @@ class FlowRunner(Runner):
         progress: Progress | None,
         command_prefix: list[str],
         file: str,
+        agent_option: str | None = None,
     ) -> None:
-        super().__init__(layout, sid, routes, progress, command_prefix, scope="step")
+        options = ["--agent", agent_option] if agent_option else []
+        super().__init__(
+            layout, sid, routes, progress, command_prefix, scope="step", resume_options=options
+        )
         self.file = file
         self.digest = hashlib.sha256(os.path.abspath(file).encode()).hexdigest()[:16]
 
@@ -82,7 +86,13 @@ class FlowRunner(Runner):
         return self.layout.workflow / RUNS_DIR / f"flow-{self.digest}.json"
 
     def resume_argv(self, tid: str) -> list[str]:
-        return [*self.command_prefix, "flow", os.path.abspath(self.file), "--resume"]
+        return [
+            *self.command_prefix,
+            "flow",
+            os.path.abspath(self.file),
+            *self.resume_options,
+            "--resume",
+        ]
 
 
 def run_flow(
@@ -137,7 +147,8 @@ def run_file(
     """
     sid = requested or (active_ids(layout) or [""])[0]
     prefix = query.command_prefix(sid, root_option) if sid else ["wfs"]
-    runner = FlowRunner(layout, sid, agent_routes(layout, agent_option), progress, prefix, file)
+    routes = agent_routes(layout, agent_option)
+    runner = FlowRunner(layout, sid, routes, progress, prefix, file, agent_option)
     with signals.handled(), platform.steady_environment():
         result = run_flow(runner, specs, where, resume)
     return result, result.get("exit_code", EXIT_CODES.get(result["status"], 1))

@@ -34,7 +34,12 @@ def runner(
     remote: str | None = None,
 ) -> Any:
     """The engine's runner for a session, as `wfs execute` sets it up (`remote`: the
-    claims remote of --remote)."""
+    claims remote of --remote). The resume commands it prints carry the options given
+    here that change how the task runs: the agent command, the agent scope and the
+    claims remote (configured ones need no option)."""
+    options = [*(["--agent", agent_option] if agent_option else [])]
+    options += ["--agent-scope", scope] if scope != "task" else []
+    options += ["--remote", remote] if remote else []
     return Runner(
         layout,
         sid,
@@ -43,6 +48,7 @@ def runner(
         command_prefix=command_prefix(sid, root_option),
         scope=scope,
         remote=remote,
+        resume_options=options,
     )
 
 
