@@ -37,7 +37,7 @@ def runner(
     claims remote of --remote). The resume commands it prints carry the options given
     here that change how the task runs: the agent command, the agent scope and the
     claims remote (configured ones need no option)."""
-    options = [*(["--agent", agent_option] if agent_option else [])]
+    options = ["--agent", agent_option] if agent_option else []
     options += ["--agent-scope", scope] if scope != "task" else []
     options += ["--remote", remote] if remote else []
     return Runner(
