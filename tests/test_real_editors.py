@@ -557,6 +557,22 @@ def gemini_home(home: Path, project: Path, prime_hook: bool = False) -> None:
         )
 
 
+def install_gemini(project: Path, home: Path) -> None:
+    """`wfs agents install --target gemini --allow-shell` into `project` (its user policy
+    into `home`), then the user's own Gemini CLI set-up (`gemini_home`)."""
+    installed = wfs_process(
+        "agents",
+        "install",
+        "--target",
+        "gemini",
+        "--allow-shell",
+        cwd=project,
+        env={"HOME": str(home)},
+    )
+    assert installed.code == 0, installed.err
+    gemini_home(home, project)
+
+
 def gemini(editors: Path, standin: StandIn, project: Path, home: Path, prompt: str) -> Any:
     env = base_environment(home) | {
         "GOOGLE_GEMINI_BASE_URL": standin.url,
@@ -579,17 +595,7 @@ def is_gemini_main(conversation: Conversation) -> bool:
 def test_gemini_cli_loads_the_command_agents_and_policy(
     editors: Path, project: Path, home: Path
 ) -> None:
-    installed = wfs_process(
-        "agents",
-        "install",
-        "--target",
-        "gemini",
-        "--allow-shell",
-        cwd=project,
-        env={"HOME": str(home)},
-    )
-    assert installed.code == 0, installed.err
-    gemini_home(home, project)
+    install_gemini(project, home)
     sid = planned_session(project)
     expected = wfs_process("status", cwd=project)
     add = heredoc(
@@ -721,17 +727,7 @@ def test_gemini_cli_execute_completes_a_checked_task_or_blocks_on_a_wrapped_repo
     mode that lets its subagents write, in the project's settings), /wfs:execute runs
     the agent step in the code-developer subagent, and wfs reads the report out of
     Gemini CLI's "Subagent ... finished ... Result:" frame."""
-    installed = wfs_process(
-        "agents",
-        "install",
-        "--target",
-        "gemini",
-        "--allow-shell",
-        cwd=project,
-        env={"HOME": str(home)},
-    )
-    assert installed.code == 0, installed.err
-    gemini_home(home, project)
+    install_gemini(project, home)
     sid = planned_session(project, CHECKED_PLAN, topic="Greeting")
 
     def delegate(pause: Pause, results: list[str]) -> Move | str:
