@@ -478,3 +478,25 @@ def test_open_gives_the_url_to_the_browser(project: Path, tmp_path: Path) -> Non
     finally:
         proc.terminate()
         proc.communicate()
+
+
+def test_a_claims_remote_that_is_a_git_option_never_reaches_git_from_the_live_board(
+    project: Path,
+) -> None:
+    plan(project)
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    marker = project.parent / "PWNED"
+    hostile = "--upload-pack=touch ../PWNED;"
+    (project / ".workflow" / "config.json").write_text(json.dumps({"claims": {"remote": hostile}}))
+    with board(project) as served:
+        answer = ask(served, "/api/board")
+    assert answer == Answer(
+        409,
+        {
+            "ok": False,
+            "error": f".workflow/config.json#/claims/remote: {hostile!r} is not a remote of this "
+            "repository (`git remote -v` lists them; the file names a remote, never a URL or a "
+            "path)",
+        },
+    )
+    assert not marker.exists()

@@ -367,7 +367,95 @@ def paused(reason: str) -> Callable[[Path, Run], None]:
 MERGE = ("merge-json", "m/base", "m/ours", "m/theirs", f"{T}/IMPL-2.json")
 BASE_JSON = '{"id": "IMPL-2", "title": "Leaf", "status": "pending"}\n'
 
+# Values a cloned repository's `.workflow/config.json` may carry as its claims remote,
+# each of which made git run a command when it reached git as given.
+HOSTILE_REMOTES = [
+    ("an --upload-pack option", f"--upload-pack=touch ../{ELSEWHERE}/PWNED;"),
+    ("an -o option", f"-oProxyCommand=touch ../{ELSEWHERE}/PWNED"),
+    ("an ext:: command URL", f"ext::sh -c touch% ../{ELSEWHERE}/PWNED"),
+    ("a path to a repository the clone carries", "./carried.git"),
+    ("a URL", "https://example.invalid/x.git"),
+]
+
+
+def claims_remote(value: str) -> Callable[[Path], None]:
+    """A git repository whose committed config names `value` as the claims remote, and
+    which carries a bare repository with a hook that would show it ran."""
+
+    def setup(root: Path) -> None:
+        subprocess.run(["git", "init", "-q", str(root)], check=True)
+        carried = root / "carried.git"
+        subprocess.run(["git", "init", "-q", "--bare", str(carried)], check=True)
+        for hook in ("pre-receive", "post-update", "reference-transaction"):
+            path = carried / "hooks" / hook
+            path.write_text(f"#!/bin/sh\ntouch ../../{ELSEWHERE}/PWNED\n")
+            path.chmod(0o755)
+        config = root / ".workflow/config.json"
+        config.write_text(json.dumps({"claims": {"remote": value}}))
+
+    return setup
+
+
+def not_run(root: Path, done: Run) -> None:
+    assert not (root.parent / ELSEWHERE / "PWNED").exists(), "git ran the hostile command"
+    assert not (root / "PWNED").exists(), "git took a value for an option"
+
+
+def not_a_remote(value: str) -> str:
+    shown = repr(value.encode("unicode_escape").decode("ascii")[:80])
+    return (
+        f"wfs: error: .workflow/config.json#/claims/remote: {shown} is not a remote of this "
+        "repository (`git remote -v` lists them; the file names a remote, never a URL or a "
+        "path)\n"
+    )
+
+
 CASES = [
+    # ------------------------------------------------------- values reaching programs
+    *(
+        Case(
+            "programs",
+            f"claims remote {name}: {' '.join(args)}",
+            claims_remote(value),
+            args,
+            2,
+            not_a_remote(value),
+            check=not_run,
+            posix=True,
+        )
+        for name, value in HOSTILE_REMOTES
+        for args in [
+            ("status",),
+            ("board", "--export", "board.html"),
+            ("execute", "--all"),
+            ("execute", "IMPL-2"),
+        ]
+    ),
+    Case(
+        "programs",
+        "execute --remote an option",
+        claims_remote("origin"),
+        ("execute", "--all", f"--remote=--upload-pack=touch ../{ELSEWHERE}/PWNED;"),
+        2,
+        "Usage: wfs execute [OPTIONS] [ID]\n"
+        "Try 'wfs execute --help' for help.\n\n"
+        "Error: Invalid value for '--remote': "
+        f"'--upload-pack=touch ../{ELSEWHERE}/PWNED;': a remote's name or URL never "
+        "starts with '-'\n",
+        check=not_run,
+        process=True,
+        posix=True,
+    ),
+    Case(
+        "programs",
+        "diff an option as the revision",
+        claims_remote("origin"),
+        ("diff", "--", "--output=PWNED"),
+        2,
+        "wfs: error: bad revision '--output=PWNED'\n",
+        check=not_run,
+        posix=True,
+    ),
     # ------------------------------------------------------------------- environment
     *(
         Case(
@@ -1359,6 +1447,7 @@ def test_each_case_is_named_once_and_every_surface_has_some() -> None:
     names = [f"{c.surface}: {c.name}" for c in CASES]
     assert len(set(names)) == len(names)
     assert {c.surface for c in CASES} == {
+        "programs",
         "env",
         "caches",
         "locks",
@@ -1439,6 +1528,7 @@ class McpCase(NamedTuple):
     name: str
     line: bytes  # one line sent to `wfs mcp`, past its handshake
     answer: dict[str, Any] | Callable[[Any], None]  # the answer, or a check of it
+    setup: Callable[[Path], None] | None = None  # what the project holds besides the plan
 
 
 def request(method: str, params: Any = None, id: Any = 7) -> bytes:
@@ -1534,6 +1624,15 @@ MCP_CASES = [
         tool("status", session=5),
         sdk_error("Error executing tool status: 1 validation error for statusArguments\n"),
     ),
+    *(
+        McpCase(
+            f"status with a claims remote of {name}",
+            tool("status"),
+            tool_error({"exit_code": 2, "error": not_a_remote(value)[len("wfs: error: ") : -1]}),
+            claims_remote(value),
+        )
+        for name, value in HOSTILE_REMOTES
+    ),
     McpCase(
         "task_show of a path",
         tool("task_show", task_id="../../etc/passwd"),
@@ -1592,7 +1691,10 @@ def test_hostile_mcp_request_gets_its_answer_and_the_server_serves_on(
 ) -> None:
     wfs("init", "--no-git")
     assert wfs("plan", "h", "--from", "-", input=json.dumps(BASE_PLAN)).code == 0
-    before = tree_hash(project)
+    (project.parent / ELSEWHERE).mkdir()
+    if case.setup is not None:
+        case.setup(project)
+    before, elsewhere = tree_hash(project), outside_hash(project)
     client = RawClient(project)
     try:
         answer = client.ask(case.line)
@@ -1605,3 +1707,4 @@ def test_hostile_mcp_request_gets_its_answer_and_the_server_serves_on(
     finally:
         client.kill()
     assert tree_hash(project) == before
+    assert outside_hash(project) == elsewhere, "a file outside the project changed"

@@ -486,7 +486,10 @@ def test_status_runs_git_only_for_a_claims_remote(
     remote = wfs_process("status", "--json", cwd=clone)
     assert [c["where"] for c in remote.json()["claims"]] == ["host:/there"]
     calls = marker.read_text().splitlines()
-    assert calls[0] == f"-C {clone} ls-remote --refs origin refs/wfs/claims/{sid}/*"
+    assert calls[:2] == [
+        f"-C {clone} remote",  # the file names a remote configured in the clone
+        f"-C {clone} ls-remote --refs origin refs/wfs/claims/{sid}/*",
+    ]
 
 
 def test_a_publish_lands_with_the_claim_given_back_or_not_at_all(

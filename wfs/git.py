@@ -65,6 +65,25 @@ def check(
     return result.out
 
 
+def operand(value: str, what: str = "value") -> str:
+    """`value` as it may be handed to git: a value that comes from a file, a task, an
+    agent or the command line never starts with "-", where git would read it as an
+    option (`--upload-pack=CMD` runs CMD). The one rule for every value git is given;
+    the functions below pass each value they take through it."""
+    if not value:
+        raise WfsError(f"{what} '': refused: it is empty")
+    if value.startswith("-"):
+        shown = value.encode("unicode_escape").decode("ascii")[:80]
+        raise WfsError(f"{what} {shown!r}: refused: git would take it for an option")
+    return value
+
+
+def remote_names(root: Path) -> list[str]:
+    """The remotes configured in the repository at `root` (`git remote`)."""
+    result = run(root, "remote")
+    return result.out.decode("utf-8", "replace").split() if result.code == 0 else []
+
+
 def failure(command: str, result: Result) -> WfsError:
     """The error of a git command that failed: its first error line."""
     reason = result.err.splitlines()[0] if result.err else f"exit code {result.code}"
@@ -99,7 +118,7 @@ def resolve_commit(root: Path, rev: str) -> str:
 
 
 def merge_base(root: Path, first: str, second: str) -> str:
-    result = run(root, "merge-base", first, second)
+    result = run(root, "merge-base", operand(first, "revision"), operand(second, "revision"))
     if result.code != 0:
         raise WfsError(f"no merge base between {first[:12]} and {second[:12]}")
     return result.out.decode().strip()
@@ -112,7 +131,7 @@ class TreeEntry(NamedTuple):
 
 def ls_tree(root: Path, commit: str, folder: str) -> list[TreeEntry]:
     """The files (blobs, no symlinks or submodules) under `folder` at `commit`."""
-    out = check(root, "ls-tree", "-r", "-z", commit, "--", folder)
+    out = check(root, "ls-tree", "-r", "-z", operand(commit, "revision"), "--", folder)
     entries = []
     for record in out.split(b"\0"):
         if not record:
@@ -155,21 +174,21 @@ def git_path(root: Path, name: str) -> Path:
 
 
 def get_config(root: Path, key: str) -> str | None:
-    result = run(root, "config", "--local", "--get", key)
+    result = run(root, "config", "--local", "--get", operand(key, "config key"))
     return result.out.decode().rstrip("\n") if result.code == 0 else None
 
 
 def set_config(root: Path, key: str, value: str) -> None:
-    check(root, "config", "--local", key, value)
+    check(root, "config", "--local", operand(key, "config key"), value)
 
 
 def rev_parse(root: Path, rev: str) -> str | None:
-    result = run(root, "rev-parse", "--verify", "--quiet", rev)
+    result = run(root, "rev-parse", "--verify", "--quiet", operand(rev, "revision"))
     return result.out.decode().strip() if result.code == 0 else None
 
 
 def parents(root: Path, rev: str) -> list[str]:
-    out = check(root, "rev-parse", rev + "^@")
+    out = check(root, "rev-parse", operand(rev, "revision") + "^@")
     return out.decode().split()
 
 
@@ -186,14 +205,15 @@ def changed_in_index(root: Path, folder: str) -> list[str]:
 
 def changed_between(root: Path, old: str, new: str, folder: str) -> list[str]:
     """Paths under `folder` (relative to root) that differ between two commits."""
-    return _names(check(root, "diff", "--name-only", "-z", "--relative", old, new, "--", folder))
+    revs = operand(old, "revision"), operand(new, "revision")
+    return _names(check(root, "diff", "--name-only", "-z", "--relative", *revs, "--", folder))
 
 
 def differing_from(root: Path, rev: str | None, paths: list[str]) -> list[str]:
     """Which of `paths` differ in the working tree from `rev` (None: from the index)."""
     if not paths:
         return []
-    since = (rev,) if rev is not None else ()
+    since = (operand(rev, "revision"),) if rev is not None else ()
     return _names(check(root, "diff", "--name-only", "-z", "--relative", *since, "--", *paths))
 
 
@@ -373,17 +393,20 @@ def current_branch(root: Path) -> str | None:
 
 def add_worktree(root: Path, path: Path, branch: str, start: str) -> None:
     """A new worktree at `path` on `branch`, made (or reset) at `start`."""
-    check(root, "worktree", "add", "--quiet", "-B", branch, str(path), start)
+    branch, start = operand(branch, "branch"), operand(start, "revision")
+    check(root, "worktree", "add", "--quiet", "-B", branch, "--", str(path), start)
 
 
 def add_detached_worktree(root: Path, path: Path, start: str) -> None:
     """A new worktree at `path` with `start` checked out, on no branch."""
-    check(root, "worktree", "add", "--quiet", "--detach", str(path), start)
+    check(
+        root, "worktree", "add", "--quiet", "--detach", "--", str(path), operand(start, "revision")
+    )
 
 
 def remove_worktree(root: Path, path: Path) -> None:
     """Remove the worktree at `path` (whatever it holds) and git's record of it."""
-    if run(root, "worktree", "remove", "--force", str(path)).code != 0:
+    if run(root, "worktree", "remove", "--force", "--", str(path)).code != 0:
         run(root, "worktree", "prune")  # its folder is gone: forget it
 
 
@@ -431,7 +454,8 @@ PLAN_FOLDERS = ":(top,glob)**/.workflow/**"  # every `.workflow/` of the reposit
 def changes_plans(root: Path, base: str, branch: str) -> bool:
     """Whether `branch` changed anything in a `.workflow/` folder since it left `base`
     (their merge base); True when git cannot tell."""
-    return run(root, "diff", "--quiet", f"{base}...{branch}", "--", PLAN_FOLDERS).code != 0
+    span = f"{operand(base, 'revision')}...{operand(branch, 'branch')}"
+    return run(root, "diff", "--quiet", span, "--", PLAN_FOLDERS).code != 0
 
 
 def merge_branch(root: Path, branch: str, message: str, plans: bool = True) -> Merged:
@@ -440,6 +464,7 @@ def merge_branch(root: Path, branch: str, message: str, plans: bool = True) -> M
     was. `plans=False`: the merge changes no plan (`changes_plans`), so wfs's hooks
     have nothing to do."""
     env = None if plans else {PLANS_UNTOUCHED: "1"}
+    branch = operand(branch, "branch")
     result = run(root, "merge", "--no-ff", "--no-edit", "-m", message, branch, env=env)
     if result.code == 0:
         return Merged([], None)
@@ -469,7 +494,7 @@ def discard_changes(root: Path) -> None:
 
 def delete_branch(root: Path, branch: str) -> None:
     """Delete `branch` if it is merged into HEAD (a branch with unmerged work stays)."""
-    run(root, "branch", "--quiet", "-d", branch)
+    run(root, "branch", "--quiet", "-d", operand(branch, "branch"))
 
 
 # ---------------------------------------------------------------- claims (wfs.leases)
@@ -526,7 +551,7 @@ def hash_object(root: Path, kind: str, data: bytes) -> str:
 def ls_remote(root: Path, remote: str, pattern: str) -> dict[str, str]:
     """The refs of `remote` matching `pattern` (a glob on the tail of the name): name to
     object id."""
-    out = check(root, "ls-remote", "--refs", remote, pattern)
+    out = check(root, "ls-remote", "--refs", operand(remote, "remote"), operand(pattern, "ref"))
     refs: dict[str, str] = {}
     for line in out.decode("utf-8", "surrogateescape").splitlines():
         oid, _, name = line.partition("\t")
@@ -550,7 +575,7 @@ def fetch_objects(root: Path, remote: str, oids: Iterable[str]) -> bool:
         return True
     result = run(
         root, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-auto-gc",
-        remote, *wanted,
+        operand(remote, "remote"), *(operand(oid, "object id") for oid in wanted),
     )  # fmt: skip
     return result.code == 0
 
@@ -562,6 +587,7 @@ def push_cas(root: Path, remote: str, new: str | None, ref: str, expected: str |
     when the ref was something else; WfsError when the push could not be made at all."""
     lease = f"--force-with-lease={ref}:{expected or ''}"
     spec = f"{new or ''}:{ref}"
+    remote = operand(remote, "remote")
     result = run(root, "push", "--porcelain", "--no-verify", lease, remote, spec)
     flag = pushed_flag(result, ref)
     if flag is not None:
@@ -605,6 +631,7 @@ def commit_paths(root: Path, paths: list[str], message: str) -> bool:
 def fetch_branch(root: Path, remote: str, branch: str) -> str | None:
     """Fetch `branch` of `remote` into its remote-tracking ref; that ref's name, or None
     when the remote has no such branch yet. WfsError when the remote cannot be read."""
+    remote, branch = operand(remote, "remote"), operand(branch, "branch")
     tracking = f"refs/remotes/{remote}/{branch}"
     result = run(
         root, "fetch", "--quiet", "--no-tags", "--no-auto-gc", remote,
@@ -621,7 +648,7 @@ def merge_ref(root: Path, ref: str, message: str) -> Merged:
     """Merge `ref` into the branch checked out at `root`: a fast-forward when it can
     be, else a merge commit (with the repository's merge drivers); a conflicted merge
     is aborted, leaving `root` as it was."""
-    result = run(root, "merge", "--no-edit", "-m", message, ref)
+    result = run(root, "merge", "--no-edit", "-m", message, operand(ref, "ref"))
     if result.code == 0:
         return Merged([], None)
     conflicts = _names(check(root, "diff", "--name-only", "-z", "--diff-filter=U"))
@@ -672,7 +699,8 @@ def push_fenced(
     head = f"refs/heads/{branch}"
     result = run(
         root, "push", "--porcelain", "--atomic", "--no-verify",
-        f"--force-with-lease={claim}:{expected}", remote, f"{commit}:{head}", f":{claim}",
+        f"--force-with-lease={claim}:{expected}", operand(remote, "remote"), f"{commit}:{head}",
+        f":{claim}",
     )  # fmt: skip
     flag = pushed_flag(result, head)
     if flag is None:
@@ -685,6 +713,7 @@ def push_branch(root: Path, remote: str, branch: str) -> bool:
     took it (or had it already), False when it refused it as not a fast-forward
     (another clone pushed first). WfsError when the push could not be made at all."""
     ref = f"refs/heads/{branch}"
+    remote = operand(remote, "remote")
     result = run(root, "push", "--porcelain", "--no-verify", remote, f"{ref}:{ref}")
     flag = pushed_flag(result, ref)
     if flag is not None:

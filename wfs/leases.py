@@ -104,7 +104,26 @@ def settings(layout: Layout, remote: str | None = None) -> Settings:
     seconds = section.get("lease_seconds", DEFAULT_LEASE_SECONDS)
     if isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds <= 0:
         raise WfsError(f"{where}#/claims/lease_seconds: expected a number of seconds > 0")
-    return Settings(remote or configured, float(seconds))
+    if remote is not None:
+        return Settings(git.operand(remote, "remote"), float(seconds))
+    if configured is not None:
+        configured = committed_remote(layout, configured, f"{where}#/claims/remote")
+    return Settings(configured, float(seconds))
+
+
+def committed_remote(layout: Layout, name: str, where: str) -> str:
+    """`name`, the claims remote a committed file names, when it is a remote configured
+    in this clone. A cloned repository brings its `.workflow/config.json`, so that file
+    may only name a remote, never say where it is or how git reaches it: a URL or path
+    there could lead git to a repository the clone itself carries, with its hooks, and
+    a value starting with "-" would reach git as an option (`--upload-pack=CMD`)."""
+    if name not in git.remote_names(layout.root):
+        shown = name.encode("unicode_escape").decode("ascii")[:80]
+        raise WfsError(
+            f"{where}: {shown!r} is not a remote of this repository "
+            "(`git remote -v` lists them; the file names a remote, never a URL or a path)"
+        )
+    return name
 
 
 def claim_store(

@@ -384,6 +384,14 @@ def _show_pause(env: Env, result: dict[str, Any]) -> None:
         env.lines(agent_setup_lines(result["resume"]))
 
 
+def _remote_option(value: str | None) -> str | None:
+    """--remote NAME: a remote's name or URL, never something git would read as an
+    option (the one rule of wfs.git.operand)."""
+    if value is not None and (not value or value.startswith("-")):
+        raise click.BadParameter(f"{value!r}: a remote's name or URL never starts with '-'")
+    return value
+
+
 @click.command()
 @click.argument("task_id", metavar="[ID]", required=False, shell_complete=complete_task_id)
 @click.option("--all", "run_all", is_flag=True, help="Keep going until no task is ready.")
@@ -425,6 +433,7 @@ def _show_pause(env: Env, result: dict[str, Any]) -> None:
     "--remote",
     "remote",
     metavar="NAME",
+    callback=lambda _ctx, _param, value: _remote_option(value),
     help="Claims remote: lease tasks as refs there, shared by every clone "
     "(default: .workflow/config.json claims.remote).",
 )
