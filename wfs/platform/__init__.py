@@ -41,7 +41,7 @@ from wfs.platform.groups import (
 )
 from wfs.platform.isolated import run_isolated
 from wfs.platform.locks import LOCK_POLL_SECONDS, FileLock, lock_class
-from wfs.platform.orphans import parse_ps, step_processes, stop_orphans
+from wfs.platform.orphans import step_processes, stop_orphans
 from wfs.platform.processes import host_name, process_alive
 from wfs.platform.quoting import cmd_join, powershell_join, shell_join
 from wfs.platform.shells import (
@@ -49,6 +49,7 @@ from wfs.platform.shells import (
     environment,
     find_bash,
     is_wsl_launcher,
+    shell_kind,
     steady_environment,
     user_shell,
     windows_bash,
@@ -91,13 +92,13 @@ __all__ = [
     "lock_class",
     "open_own",
     "open_to_read",
-    "parse_ps",
     "powershell_join",
     "process_alive",
     "raise_signal",
     "ready_watcher",
     "run_isolated",
     "shell_join",
+    "shell_kind",
     "signal_name",
     "signal_number",
     "start_detached",

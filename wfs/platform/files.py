@@ -28,7 +28,8 @@ def open_own(path: str | os.PathLike[str], flags: int, mode: int = 0o666) -> int
     socket: refused, naming it."""
     if not hasattr(os, "O_NOFOLLOW") and os.path.islink(path):
         raise OSError(errno.ELOOP, "is a symlink; wfs does not write through one", str(path))
-    nonblocking = getattr(os, "O_NONBLOCK", 0) if hasattr(os, "set_blocking") else 0
+    set_blocking: Callable[[int, bool], None] | None = getattr(os, "set_blocking", None)
+    nonblocking = getattr(os, "O_NONBLOCK", 0) if set_blocking is not None else 0
     try:
         fd = os.open(path, flags | OWN_FILE_FLAGS | nonblocking, mode)
     except OSError as err:
@@ -38,8 +39,8 @@ def open_own(path: str | os.PathLike[str], flags: int, mode: int = 0o666) -> int
     if not _is_regular(fd):
         os.close(fd)
         raise OSError(errno.EINVAL, NOT_REGULAR, str(path))
-    if nonblocking:
-        os.set_blocking(fd, True)
+    if nonblocking and set_blocking is not None:
+        set_blocking(fd, True)
     return fd
 
 

@@ -42,20 +42,12 @@ def powershell_join(argv: list[str]) -> str:
     return " ".join(words)
 
 
-_CMD_SPECIAL = frozenset(' \t"&|<>^()%!,;=')
-
-
 def cmd_join(argv: list[str]) -> str:
-    """cmd.exe: each argument as Windows programs split their command line
-    (subprocess.list2cmdline), and one holding a character cmd.exe acts on put in
-    double quotes, where cmd.exe leaves it alone."""
-    import subprocess  # deferred: only a command that runs a process pays for it
+    """cmd.exe: each argument quoted by mslex for cmd.exe first and then for the
+    program's own splitting (CommandLineToArgvW): double quotes around a word with a
+    space or what cmd.exe acts on, and a caret before what it acts on even inside them
+    (`%` and `!` that would expand a variable, a double quote that would end the
+    quoting)."""
+    import mslex  # deferred: only a command printed for cmd.exe
 
-    words = []
-    for arg in argv:
-        word = subprocess.list2cmdline([arg])
-        if not word.startswith('"') and any(c in _CMD_SPECIAL for c in arg):
-            trailing = len(word) - len(word.rstrip("\\"))
-            word = '"' + word + "\\" * trailing + '"'
-        words.append(word)
-    return " ".join(words)
+    return mslex.join(argv, for_cmd=True)

@@ -4,6 +4,7 @@ environment, and the kind of shell the user pastes a printed command into."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import shutil
 import sys
@@ -87,13 +88,41 @@ def is_wsl_launcher(path: str) -> bool:
 
 def user_shell(environ: Mapping[str, str] | None = None, system: str = sys.platform) -> str:
     """The kind of shell a printed command will be pasted into: "posix", "powershell"
-    or "cmd". On Windows: a POSIX shell when one set MSYSTEM or SHELL (Git Bash,
-    MSYS2, Cygwin); PowerShell when PSModulePath has the entries PowerShell adds to
-    the system's two; else cmd.exe."""
+    or "cmd". On Windows: the shell wfs was started from, as shellingham finds it among
+    its parent processes; where none is found (or `environ` is given), a guess from the
+    environment: a POSIX shell when one set MSYSTEM or SHELL (Git Bash, MSYS2, Cygwin);
+    PowerShell when PSModulePath has the entries PowerShell adds to the system's two;
+    else cmd.exe."""
     if system != "win32":
         return "posix"
-    environ = os.environ if environ is None else environ
+    if environ is None:
+        detected = _detected_shell()
+        if detected is not None:
+            return detected
+        environ = os.environ
     if environ.get("MSYSTEM") or environ.get("SHELL"):
         return "posix"
     modules = [part for part in environ.get("PSModulePath", "").split(";") if part]
     return "powershell" if len(modules) >= 3 else "cmd"
+
+
+def shell_kind(name: str) -> str:
+    """The kind of the shell called `name` as shellingham names it (`pwsh`, `cmd`,
+    `bash`): "powershell", "cmd", or "posix" for the others (all of them Bourne-like
+    or C shells, which read a POSIX-quoted word alike)."""
+    name = name.lower().removesuffix(".exe")
+    if name in ("powershell", "pwsh"):
+        return "powershell"
+    return "cmd" if name == "cmd" else "posix"
+
+
+@functools.cache
+def _detected_shell() -> str | None:
+    """The kind of the shell among this process's parents (Windows), looked for once."""
+    import shellingham  # deferred: only a command printed on Windows asks for its shell
+
+    try:
+        name, _ = shellingham.detect_shell()
+    except (shellingham.ShellDetectionFailure, RuntimeError, OSError):
+        return None
+    return shell_kind(str(name))

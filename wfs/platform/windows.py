@@ -24,7 +24,6 @@ if sys.platform == "win32":
     )
     _kernel32.AssignProcessToJobObject.argtypes = (wintypes.HANDLE, wintypes.HANDLE)
     _kernel32.TerminateJobObject.argtypes = (wintypes.HANDLE, wintypes.UINT)
-    _kernel32.GetExitCodeProcess.argtypes = (wintypes.HANDLE, ctypes.POINTER(wintypes.DWORD))
     _kernel32.CloseHandle.argtypes = (wintypes.HANDLE,)
     _kernel32.CreateToolhelp32Snapshot.restype = wintypes.HANDLE
     _kernel32.CreateToolhelp32Snapshot.argtypes = (wintypes.DWORD, wintypes.DWORD)
@@ -35,9 +34,6 @@ if sys.platform == "win32":
 
     _PROCESS_TERMINATE = 0x0001
     _PROCESS_SET_QUOTA = 0x0100
-    _PROCESS_QUERY_LIMITED_INFORMATION = 0x1000
-    _STILL_ACTIVE = 259
-    _ERROR_ACCESS_DENIED = 5
     _JOB_OBJECT_EXTENDED_LIMIT_INFORMATION = 9
     _JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE = 0x2000
     _TH32CS_SNAPTHREAD = 0x00000004
@@ -87,18 +83,6 @@ if sys.platform == "win32":
             ("PeakProcessMemoryUsed", ctypes.c_size_t),
             ("PeakJobMemoryUsed", ctypes.c_size_t),
         ]
-
-    def process_alive(pid: int) -> bool:
-        handle = _kernel32.OpenProcess(_PROCESS_QUERY_LIMITED_INFORMATION, False, pid)
-        if not handle:
-            return ctypes.get_last_error() == _ERROR_ACCESS_DENIED
-        try:
-            code = wintypes.DWORD()
-            if not _kernel32.GetExitCodeProcess(handle, ctypes.byref(code)):
-                return True
-            return code.value == _STILL_ACTIVE
-        finally:
-            _kernel32.CloseHandle(handle)
 
     def job_for(pid: int) -> int | None:
         """A job object holding process `pid` that kills all its processes when its
@@ -158,9 +142,6 @@ if sys.platform == "win32":
         _kernel32.CloseHandle(handle)
 
 else:
-
-    def process_alive(pid: int) -> bool:
-        raise NotImplementedError("Windows only")
 
     def job_for(pid: int) -> int | None:
         raise NotImplementedError("Windows only")
