@@ -1,6 +1,6 @@
 """`wfs mcp`: the wfs commands as an MCP server over stdio (the extra `wfs-sessions[mcp]`).
 
-Eight tools, each doing what its command does (wfs/actions.py) and answering with
+Eight tools, each doing what its command does (wfs/actions/) and answering with
 the JSON that command prints with `--json`, plus its exit code first:
 `{"exit_code": 3, "session": ..., "status": "paused", ...}`. An error the command
 would print on stderr is `{"exit_code": 2, "error": "..."}`, with the `problems` of a
