@@ -341,6 +341,7 @@ def test_a_watched_group_shows_its_output_as_it_comes_and_returns_it_whole(
     assert group.wait() == 0
 
 
+@pytest.mark.slow
 @posix_only
 @needs_bash
 @READERS
@@ -357,6 +358,7 @@ def test_a_watched_group_that_times_out_is_killed_and_keeps_its_output(
     _wait_until(lambda: not platform.step_processes(token), "the group is gone")
 
 
+@pytest.mark.slow
 @posix_only
 @needs_bash
 def test_a_timeout_kills_the_whole_group_and_keeps_its_output(tmp_path: Path) -> None:
@@ -503,6 +505,7 @@ def test_a_bash_step_without_bash_fails_with_one_line(
 # ------------------------------------------------------------------ isolated work
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "start",
     [
@@ -647,6 +650,7 @@ COMMON_COMMANDS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform != "linux", reason="simulates Windows on Linux")
 def test_every_common_command_runs_without_the_posix_only_names(tmp_path: Path) -> None:
     project = tmp_path / "project"
