@@ -362,6 +362,7 @@ def test_copilot_gets_skills_agents_a_hook_and_instructions(project: Path) -> No
     assert "`.github/agents/<name>.agent.md`" in block
 
 
+@pytest.mark.slow
 def test_copilot_install_prints_the_one_line_that_lets_wfs_run_headless(project: Path) -> None:
     run = wfs("agents", "install", "--target", "copilot")
     assert run.code == 0
@@ -438,6 +439,7 @@ def test_execute_waits_for_the_agent_and_resumes_from_stdin_with_no_file(
         assert "between a `<task_result>` line and a `</task_result>` line" in body
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("target", TARGETS)
 def test_every_wfs_command_line_in_the_installed_files_is_real(project: Path, target: str) -> None:
     install(project, target)
@@ -540,6 +542,7 @@ def test_the_plan_command_starts_from_the_brief_of_wfs_plan(project: Path) -> No
     assert brief.code == 0 and brief.out.startswith("# Plan: TOPIC\n")
 
 
+@pytest.mark.slow
 def test_rendering_is_deterministic_and_differs_only_where_editors_differ() -> None:
     from wfs.agents_install import rendered_files
 
@@ -630,6 +633,7 @@ def test_human_output_names_each_file(project: Path) -> None:
     assert again.out.splitlines() == [f"unchanged: {p}" for p in expected_files("claude")]
 
 
+@pytest.mark.slow
 def test_install_goes_to_the_project_root(tmp_path: Path, project: Path) -> None:
     (project / ".workflow").mkdir()
     nested = project / "src" / "deep"
@@ -665,6 +669,7 @@ def test_unknown_target_and_missing_target_are_usage_errors(project: Path) -> No
     assert not any(project.iterdir())
 
 
+@pytest.mark.slow
 def test_check_is_clean_after_installing_every_target(project: Path) -> None:
     """Done when: every target installed in a fresh project, then --check is clean."""
     for target in TARGETS:
@@ -683,6 +688,7 @@ def test_check_is_clean_after_installing_every_target(project: Path) -> None:
     ]
 
 
+@pytest.mark.slow
 def test_check_lists_what_is_missing_or_stale_and_exits_1(project: Path) -> None:
     install(project, "claude")
     install(project, "qwen")
@@ -708,6 +714,7 @@ def test_check_with_nothing_installed_is_clean(project: Path) -> None:
     assert (run.code, run.out) == (0, "no wfs editor files are installed here\n")
 
 
+@pytest.mark.slow
 def test_remove_deletes_only_what_wfs_installed(project: Path) -> None:
     (project / ".claude/commands").mkdir(parents=True)
     (project / ".claude/commands/mine.md").write_text("my command\n")
@@ -722,6 +729,7 @@ def test_remove_deletes_only_what_wfs_installed(project: Path) -> None:
     assert {row["action"] for row in again["files"]} == {"absent"}
 
 
+@pytest.mark.slow
 def test_remove_leaves_everything_when_a_file_was_changed_unless_forced(project: Path) -> None:
     install(project, "cursor")
     changed = project / command_path("cursor", "plan")
@@ -735,6 +743,7 @@ def test_remove_leaves_everything_when_a_file_was_changed_unless_forced(project:
     assert not (project / ".cursor").exists()
 
 
+@pytest.mark.slow
 def test_the_agents_md_block_never_touches_the_users_text(project: Path) -> None:
     mine = "# My project\n\nBuild with `make`.\n"
     (project / "AGENTS.md").write_text(mine)
@@ -754,6 +763,7 @@ def test_the_agents_md_block_never_touches_the_users_text(project: Path) -> None
     assert not (project / "AGENTS.md").exists() and not (project / ".agents").exists()
 
 
+@pytest.mark.slow
 def test_agents_md_and_opencode_share_one_block_in_agents_md(project: Path) -> None:
     """Both write AGENTS.md's block: it is one block, naming each one's commands, and
     either can be installed, checked and removed beside the other."""
@@ -785,6 +795,7 @@ def test_agents_md_and_opencode_share_one_block_in_agents_md(project: Path) -> N
     assert wfs("agents", "install", "--check").out == "no wfs editor files are installed here\n"
 
 
+@pytest.mark.slow
 def test_opencode_gets_its_wfs_rule_last_in_the_project_settings(project: Path) -> None:
     settings = project / ".opencode/opencode.json"
     install(project, "opencode")
@@ -833,6 +844,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return home
 
 
+@pytest.mark.slow
 def test_allow_shell_writes_only_the_wfs_user_policy_and_says_so(project: Path, home: Path) -> None:
     theirs = home / ".gemini/policies/mine.toml"
     theirs.write_text('[[rule]]\ntoolName = "run_shell_command"\ndecision = "deny"\npriority = 1\n')
@@ -871,6 +883,7 @@ def test_without_allow_shell_nothing_is_written_to_home(project: Path, home: Pat
     assert refused.code == 2 and "--allow-shell goes with --target gemini" in refused.err
 
 
+@pytest.mark.slow
 def test_agents_list_shows_what_each_editor_gets_and_its_state(project: Path) -> None:
     install(project, "claude")
     (project / ".claude/commands/wfs/status.md").write_text("changed\n")
@@ -893,6 +906,7 @@ def test_agents_list_shows_what_each_editor_gets_and_its_state(project: Path) ->
 # ---------------------------------------------------------------- bundles in this repository
 
 
+@pytest.mark.slow
 def test_editor_bundles_in_the_repository_are_up_to_date() -> None:
     run = subprocess.run(
         [sys.executable, str(REPO / "scripts" / "gen_editor_bundles.py"), "--check"],
@@ -1119,6 +1133,7 @@ def fake_agent(brief: str) -> str:
     return "Approved: `date` and $HOME stay as written."
 
 
+@pytest.mark.slow
 def test_execute_loop_as_installed_takes_a_session_from_plan_to_completed(
     tmp_path: Path, project: Path
 ) -> None:

@@ -114,6 +114,7 @@ def test_devins_rule_is_always_on_and_names_the_commands_and_agents(project: Pat
     assert not (project / "AGENTS.md").exists()
 
 
+@pytest.mark.slow
 def test_windsurf_is_devins_other_name(project: Path) -> None:
     run = wfs("agents", "install", "--target", "windsurf", "--json")
     assert run.code == 0, run.err
@@ -131,6 +132,7 @@ def test_windsurf_is_devins_other_name(project: Path) -> None:
     assert tree_listing(project) == []
 
 
+@pytest.mark.slow
 def test_the_workflows_of_an_earlier_install_are_left_alone(project: Path) -> None:
     """Devin Local reads no .windsurf/workflows: the docs say they can go; wfs leaves
     them to the user, and the agent skills an earlier install wrote are still wfs's."""
@@ -293,6 +295,7 @@ USERS_FILES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("target", "relative", "theirs", "merged"), USERS_FILES)
 def test_wfs_entry_joins_the_users_file_and_leaves_with_remove(
     project: Path, target: str, relative: str, theirs: Any, merged: Any
@@ -320,6 +323,7 @@ def test_wfs_entry_joins_the_users_file_and_leaves_with_remove(
     assert tree_listing(project) == before
 
 
+@pytest.mark.slow
 def test_cursors_hooks_file_keeps_the_version_the_user_wrote_it_with(project: Path) -> None:
     """The version is the file's, not wfs's: a file wfs created goes whole, one of the
     user's keeps it."""
@@ -335,6 +339,7 @@ def test_cursors_hooks_file_keeps_the_version_the_user_wrote_it_with(project: Pa
     assert path.read_text() == '{"version": 1, "hooks": {"stop": [{"command": "./done.sh"}]}}'
 
 
+@pytest.mark.slow
 def test_a_missing_permission_is_reported_and_a_changed_hook_is_stale(project: Path) -> None:
     install(project, "devin")
     install(project, "cursor")

@@ -132,6 +132,7 @@ def test_the_hook_prints_what_the_editor_reads(project: Path) -> None:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("target", sorted(HOOK_FILES))
 def test_the_hook_is_merged_into_the_users_settings_keeping_everything(
     project: Path, target: str
@@ -161,6 +162,7 @@ def test_the_hook_is_merged_into_the_users_settings_keeping_everything(
     assert path.read_text() == users_text()
 
 
+@pytest.mark.slow
 def test_a_file_on_one_line_stays_on_one_line(project: Path) -> None:
     path = project / ".claude/settings.json"
     path.parent.mkdir()
@@ -175,6 +177,7 @@ def test_a_file_on_one_line_stays_on_one_line(project: Path) -> None:
     assert path.read_text() == '{"model": "opus", "permissions": {"allow": ["Bash(make:*)"]}}'
 
 
+@pytest.mark.slow
 def test_the_settings_file_goes_with_remove_only_when_wfs_created_it(project: Path) -> None:
     install(project, "gemini")
     assert wfs("agents", "install", "--target", "gemini", "--remove").code == 0
@@ -192,6 +195,7 @@ def test_the_settings_file_goes_with_remove_only_when_wfs_created_it(project: Pa
     assert tree_listing(project) == [".gemini", ".gemini/settings.json"]
 
 
+@pytest.mark.slow
 def test_a_hook_missing_from_the_settings_is_reported_by_check(project: Path) -> None:
     install(project, "codex")
     path = project / ".codex/hooks.json"
@@ -203,6 +207,7 @@ def test_a_hook_missing_from_the_settings_is_reported_by_check(project: Path) ->
     assert wfs("agents", "install", "--check").code == 0
 
 
+@pytest.mark.slow
 def test_a_changed_hook_is_stale_and_replaced_in_place_only_with_force(project: Path) -> None:
     path = project / ".claude/settings.json"
     path.parent.mkdir()
@@ -228,6 +233,7 @@ def test_a_changed_hook_is_stale_and_replaced_in_place_only_with_force(project: 
     assert read(path) == {"hooks": {"SessionStart": [theirs]}, "model": "opus"}
 
 
+@pytest.mark.slow
 def test_a_hook_of_the_users_in_wfs_group_stays_when_wfs_removes_its_own(project: Path) -> None:
     path = project / ".codex/hooks.json"
     path.parent.mkdir()
@@ -241,6 +247,7 @@ def test_a_hook_of_the_users_in_wfs_group_stays_when_wfs_removes_its_own(project
     assert read(path) == {"hooks": {"SessionStart": [{"hooks": [mine]}]}}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("target", "text", "message"),
     [
@@ -307,6 +314,7 @@ def test_a_settings_file_wfs_cannot_edit_safely_is_named_and_nothing_is_written(
         assert path.read_text() == text
 
 
+@pytest.mark.slow
 def test_an_unreadable_settings_file_of_an_editor_not_installed_is_no_error(
     project: Path,
 ) -> None:
@@ -323,6 +331,7 @@ def test_an_unreadable_settings_file_of_an_editor_not_installed_is_no_error(
 # ---------------------------------------------------------------- CLAUDE.md and GEMINI.md
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("target", ["claude", "gemini", "qwen"])
 def test_the_instruction_file_block_never_touches_the_users_text(
     project: Path, target: str
@@ -352,6 +361,7 @@ def test_the_instruction_file_block_never_touches_the_users_text(
     assert path.read_text() == mine + "\n## Testing\n\nRun `make test`.\n"
 
 
+@pytest.mark.slow
 def test_the_qwen_rule_joins_the_users_rules_and_leaves_with_remove(project: Path) -> None:
     path = project / ".qwen/settings.json"
     path.parent.mkdir()
@@ -383,6 +393,7 @@ def test_the_qwen_rule_joins_the_users_rules_and_leaves_with_remove(project: Pat
     assert read(path) == theirs
 
 
+@pytest.mark.slow
 def test_a_qwen_settings_file_wfs_wrote_goes_whole_with_remove(project: Path) -> None:
     install(project, "qwen")
     assert wfs("agents", "install", "--target", "qwen", "--remove").code == 0
@@ -421,6 +432,7 @@ def test_the_mcp_extra_is_installed_here_so_the_server_is_added_by_default(
     assert (project / ".mcp.json").read_text() == pretty({"mcpServers": {"wfs": MCP_SERVER}})
 
 
+@pytest.mark.slow
 def test_the_read_only_tools_are_allowed_with_the_server_and_only_with_it(project: Path) -> None:
     """Claude Code asks before each MCP tool's first use: wfs allows the four read-only
     ones (status, next, task_show, validate) beside its server, never plan, execute,
@@ -440,6 +452,7 @@ def test_the_read_only_tools_are_allowed_with_the_server_and_only_with_it(projec
     assert not (project / ".mcp.json").exists()
 
 
+@pytest.mark.slow
 def test_no_mcp_leaves_mcp_json_alone_and_mcp_is_only_for_claude(project: Path) -> None:
     data = install(project, "claude", "--no-mcp")
     assert ".mcp.json" not in [row["path"] for row in data["files"]]
@@ -449,6 +462,7 @@ def test_no_mcp_leaves_mcp_json_alone_and_mcp_is_only_for_claude(project: Path) 
     assert refused.code == 2 and "--mcp and --no-mcp go with --target claude" in refused.err
 
 
+@pytest.mark.slow
 def test_the_server_is_merged_into_mcp_json_beside_the_users_servers(project: Path) -> None:
     path = project / ".mcp.json"
     theirs = {"mcpServers": {"docs": {"command": "docs-server", "args": ["--stdio"]}}}
@@ -460,6 +474,7 @@ def test_the_server_is_merged_into_mcp_json_beside_the_users_servers(project: Pa
     assert path.read_text() == pretty(theirs)
 
 
+@pytest.mark.slow
 def test_a_wfs_server_of_the_users_own_is_left_alone_unless_asked(project: Path) -> None:
     path = project / ".mcp.json"
     own = {
@@ -499,6 +514,7 @@ def run_without_the_extra(project: Path, *args: str) -> subprocess.CompletedProc
     )
 
 
+@pytest.mark.slow
 def test_without_the_extra_the_server_is_not_added_but_kept_when_there(project: Path) -> None:
     run = run_without_the_extra(project, "agents", "install", "--target", "claude")
     assert run.returncode == 0, run.stderr

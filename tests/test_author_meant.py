@@ -129,6 +129,7 @@ def where(name: str) -> str:
     return f"{TASKS.as_posix()}/{name}"
 
 
+@pytest.mark.slow
 def test_validate_names_only_what_breaks_the_plan(repo: tuple[Path, dict[str, str]]) -> None:
     root, env = repo
     run = wfs_process("validate", cwd=root, env=env)
@@ -156,6 +157,7 @@ def test_validate_names_only_what_breaks_the_plan(repo: tuple[Path, dict[str, st
     assert not any("meta.agent" in line or "output" in line for line in warnings)
 
 
+@pytest.mark.slow
 def test_status_next_and_task_commands_see_gates_as_tasks_of_their_own(
     repo: tuple[Path, dict[str, str]],
 ) -> None:
@@ -186,6 +188,7 @@ def test_status_next_and_task_commands_see_gates_as_tasks_of_their_own(
     ]
 
 
+@pytest.mark.slow
 def test_an_unreadable_gate_is_not_taken_for_a_subtask(repo: tuple[Path, dict[str, str]]) -> None:
     root, env = repo
     (root / TASKS / "IMPL-001.5-review.json").write_text('{"id": "IMPL-001.5", broken\n')
@@ -203,6 +206,7 @@ def test_an_unreadable_gate_is_not_taken_for_a_subtask(repo: tuple[Path, dict[st
     assert shown.err.startswith(f"wfs: error: {where('IMPL-001.5-review.json')}:1:22: ")
 
 
+@pytest.mark.slow
 def test_doctor_leaves_gates_alone(repo: tuple[Path, dict[str, str]]) -> None:
     root, env = repo
     before = {p.name: p.read_bytes() for p in (root / TASKS).iterdir()}
@@ -211,6 +215,7 @@ def test_doctor_leaves_gates_alone(repo: tuple[Path, dict[str, str]]) -> None:
     assert {p.name: p.read_bytes() for p in (root / TASKS).iterdir()} == before
 
 
+@pytest.mark.slow
 def test_execute_all_runs_the_chain_and_passes_the_task_it_cannot_run(
     repo: tuple[Path, dict[str, str]],
 ) -> None:
@@ -238,6 +243,7 @@ def test_execute_all_runs_the_chain_and_passes_the_task_it_cannot_run(
     assert "## Target files\n\n- src/app.ts:main:1-3\n" in brief
 
 
+@pytest.mark.slow
 def test_migrate_writes_what_the_author_meant_and_keeps_the_gate_files(
     repo: tuple[Path, dict[str, str]],
 ) -> None:

@@ -56,6 +56,7 @@ def run(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_an_authored_24_kb_plan_stays_readable_byte_for_byte_after_execute_and_doctor(
     project: Path,
 ) -> None:
@@ -103,6 +104,7 @@ def test_an_authored_24_kb_plan_stays_readable_byte_for_byte_after_execute_and_d
     assert run(project, "doctor").stdout == "OK: nothing to repair\n"
 
 
+@pytest.mark.slow
 def test_a_real_session_keeps_its_plan_and_its_own_session_fields(
     project: Path, tmp_path: Path
 ) -> None:
@@ -154,6 +156,7 @@ def test_wfs_keeps_session_fields_it_does_not_own(project: Path) -> None:
     assert (seed["type"], seed["current_phase"]) == ("medium", "PLAN")
 
 
+@pytest.mark.slow
 def test_an_authored_summary_is_kept_byte_for_byte_and_linked_from_wfs_s(
     project: Path,
 ) -> None:

@@ -165,6 +165,7 @@ def opened(chromium: Any, project: Path, serve: Callable[..., Board]) -> Board:
     return board
 
 
+@pytest.mark.slow
 def test_the_page_shows_every_task_of_a_forty_task_session_as_its_file_holds_it(
     chromium: Any, project: Path, serve: Callable[..., Board]
 ) -> None:
@@ -187,6 +188,7 @@ def test_the_page_shows_every_task_of_a_forty_task_session_as_its_file_holds_it(
     assert (len(nodes), len(edges)) == (40, written) == (40, 27)
 
 
+@pytest.mark.slow
 def test_a_status_set_by_another_process_shows_without_a_reload(
     chromium: Any, project: Path, serve: Callable[..., Board]
 ) -> None:
@@ -198,6 +200,7 @@ def test_a_status_set_by_another_process_shows_without_a_reload(
     assert chromium.execute_script("return window.notReloaded") is True
 
 
+@pytest.mark.slow
 def test_two_tasks_run_by_jobs_2_show_as_running_with_their_steps(
     chromium: Any, project: Path, serve: Callable[..., Board], tmp_path: Path, git_env: Path
 ) -> None:
@@ -239,6 +242,7 @@ def test_two_tasks_run_by_jobs_2_show_as_running_with_their_steps(
     until(lambda: {c for c, _ in cards(chromium).values()} == {"completed"}, "both completed")
 
 
+@pytest.mark.slow
 def test_a_hostile_title_is_shown_as_text_and_runs_nothing(
     chromium: Any, project: Path, serve: Callable[..., Board]
 ) -> None:
@@ -260,6 +264,7 @@ def test_a_hostile_title_is_shown_as_text_and_runs_nothing(
     assert not chromium.find_elements("css selector", "a[href^='javascript:']")
 
 
+@pytest.mark.slow
 def test_the_exported_file_opens_with_the_network_off_and_the_same_counts(
     chromium: Any, project: Path, serve: Callable[..., Board]
 ) -> None:
@@ -286,6 +291,7 @@ def test_the_exported_file_opens_with_the_network_off_and_the_same_counts(
     assert requests == []
 
 
+@pytest.mark.slow
 def test_with_allow_actions_resume_works_and_a_request_without_the_token_is_refused(
     chromium: Any, project: Path, serve: Callable[..., Board], tmp_path: Path
 ) -> None:
@@ -319,6 +325,7 @@ def test_with_allow_actions_resume_works_and_a_request_without_the_token_is_refu
     assert file_statuses(project)["IMPL-1"] == "completed"
 
 
+@pytest.mark.slow
 def test_diff_html_shows_a_plan_change_as_boards_before_and_after(
     chromium: Any, project: Path, git_env: Path
 ) -> None:

@@ -136,6 +136,7 @@ def shown(chromium: Any) -> dict[str, Any]:
 # ------------------------------------------------------------------ what it shows
 
 
+@pytest.mark.slow
 def test_every_task_shows_in_the_column_its_data_holds(chromium: Any, tmp_path: Path) -> None:
     data = forty_tasks()
     open_file(chromium, tmp_path, data)
@@ -154,6 +155,7 @@ def test_every_task_shows_in_the_column_its_data_holds(chromium: Any, tmp_path: 
     assert console_errors(chromium) == []
 
 
+@pytest.mark.slow
 def test_subtasks_are_drawn_inside_their_group_box(chromium: Any, tmp_path: Path) -> None:
     open_file(chromium, tmp_path, forty_tasks())
     outside = js(
@@ -176,6 +178,7 @@ def test_subtasks_are_drawn_inside_their_group_box(chromium: Any, tmp_path: Path
     assert outside == [[], 8]
 
 
+@pytest.mark.slow
 def test_blocked_and_running_tasks_show_reason_command_and_holder(
     chromium: Any, tmp_path: Path
 ) -> None:
@@ -217,6 +220,7 @@ def test_blocked_and_running_tasks_show_reason_command_and_holder(
     )
 
 
+@pytest.mark.slow
 def test_a_node_opens_the_tasks_detail(chromium: Any, tmp_path: Path) -> None:
     data = forty_tasks()
     # An exported file may carry each task's detail (data.details); the page shows it.
@@ -298,6 +302,7 @@ HOSTILE = {
 }
 
 
+@pytest.mark.slow
 def test_a_hostile_title_is_inert(chromium: Any, tmp_path: Path) -> None:
     from selenium.common.exceptions import NoAlertPresentException
 
@@ -383,6 +388,7 @@ def test_a_hostile_title_is_inert(chromium: Any, tmp_path: Path) -> None:
 # ------------------------------------------------------------------ the exported file
 
 
+@pytest.mark.slow
 def test_the_exported_file_opens_with_the_network_off(chromium: Any, tmp_path: Path) -> None:
     data = forty_tasks()
     chromium.set_network_conditions(offline=True, latency=0, throughput=0)
@@ -520,6 +526,7 @@ def stand_in(request: pytest.FixtureRequest) -> Iterator[StandIn]:
     server.close()
 
 
+@pytest.mark.slow
 def test_a_new_stamp_redraws_the_page_without_a_reload(chromium: Any, stand_in: StandIn) -> None:
     from selenium.webdriver.support.ui import WebDriverWait
 
@@ -550,6 +557,7 @@ def test_a_new_stamp_redraws_the_page_without_a_reload(chromium: Any, stand_in: 
     assert page["counts"]["completed"] == data["counts"]["completed"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stand_in", [True], indirect=True)
 def test_actions_post_json_with_the_token_header(chromium: Any, stand_in: StandIn) -> None:
     from selenium.webdriver.support.ui import Select, WebDriverWait

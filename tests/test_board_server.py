@@ -132,6 +132,7 @@ def row(board_data: dict[str, Any], tid: str) -> dict[str, Any]:
 # ------------------------------------------------------------------ the board's data
 
 
+@pytest.mark.slow
 def test_the_board_data_holds_containers_dependencies_blocked_and_claimed_tasks(
     project: Path,
 ) -> None:
@@ -217,6 +218,7 @@ def test_the_board_data_holds_containers_dependencies_blocked_and_claimed_tasks(
     assert data["critical_path"] == ["IMPL-1.1", "IMPL-1.2", "IMPL-2"]
 
 
+@pytest.mark.slow
 def test_a_task_detail_has_its_steps_acceptance_and_a_summary_made_inert(project: Path) -> None:
     plan(project)
     summaries = project / ".workflow" / SID / ".summaries"
@@ -257,6 +259,7 @@ def test_a_task_detail_has_its_steps_acceptance_and_a_summary_made_inert(project
 # ------------------------------------------------------------------ security
 
 
+@pytest.mark.slow
 def test_a_request_without_the_token_or_from_another_host_is_refused(project: Path) -> None:
     plan(project)
     with board(project) as served:
@@ -279,6 +282,7 @@ def test_a_request_without_the_token_or_from_another_host_is_refused(project: Pa
     assert "<b>it</b>" not in page.body
 
 
+@pytest.mark.slow
 def test_actions_are_refused_without_allow_actions(project: Path) -> None:
     plan(project)
     with board(project) as served:
@@ -288,6 +292,7 @@ def test_actions_are_refused_without_allow_actions(project: Path) -> None:
     assert read_json(project / ".workflow" / SID / ".task" / "IMPL-2.json")["status"] == "pending"
 
 
+@pytest.mark.slow
 def test_an_action_needs_the_token_in_its_header_and_json(project: Path) -> None:
     plan(project)
     change = {"action": "status", "session": SID, "task": "IMPL-2", "status": "completed"}
@@ -310,6 +315,7 @@ def test_an_action_needs_the_token_in_its_header_and_json(project: Path) -> None
     )
 
 
+@pytest.mark.slow
 def test_resume_starts_the_run_in_the_background(project: Path) -> None:
     plan(project)
     task_file = project / ".workflow" / SID / ".task" / "IMPL-3.json"
@@ -347,6 +353,7 @@ def next_event(stream: IO[bytes]) -> tuple[str, str]:
             return name, "\n".join(lines)
 
 
+@pytest.mark.slow
 def test_events_say_when_a_status_changes_in_another_process(project: Path) -> None:
     plan(project)
     with board(project) as served:
@@ -393,6 +400,7 @@ def test_export_writes_one_file_that_needs_no_network(project: Path) -> None:
     assert sorted(details) == sorted(t["id"] for t in json.loads(embedded.group(1))["tasks"])
 
 
+@pytest.mark.slow
 def test_plain_output_names_the_url_and_how_to_stop(project: Path) -> None:
     plan(project)
     proc = subprocess.Popen(
@@ -410,6 +418,7 @@ def test_plain_output_names_the_url_and_how_to_stop(project: Path) -> None:
     assert second == "Ctrl-C stops it.\n"
 
 
+@pytest.mark.slow
 @posix_only
 @pytest.mark.parametrize("ignored", [False, True], ids=["", "SIGINT ignored by its parent"])
 def test_ctrl_c_ends_the_board_cleanly(project: Path, ignored: bool) -> None:
@@ -449,6 +458,7 @@ def test_the_options_of_a_server_go_with_a_server_only(project: Path) -> None:
     assert not (project / "b.html").exists()
 
 
+@pytest.mark.slow
 @posix_only
 def test_open_gives_the_url_to_the_browser(project: Path, tmp_path: Path) -> None:
     """--open through the standard library's webbrowser, which runs $BROWSER: a fake

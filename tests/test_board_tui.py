@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from conftest import posix_only, read_json, wfs, wfs_process
 from test_board_server import SID, edit_execution, plan
 from test_watch import needs_tmux, pane, pane_until, tmux  # noqa: F401 (a fixture)
@@ -30,6 +31,7 @@ SCREEN = [
 ]
 
 
+@pytest.mark.slow
 def test_without_a_terminal_the_board_is_printed_once(project: Path) -> None:
     plan(project)
     result = wfs_process("board", "--tui", cwd=project)
@@ -37,6 +39,7 @@ def test_without_a_terminal_the_board_is_printed_once(project: Path) -> None:
     assert result.out.splitlines() == SCREEN
 
 
+@pytest.mark.slow
 def test_a_running_task_shows_its_holder_step_and_clock_and_controls_as_text(
     project: Path,
 ) -> None:
@@ -63,6 +66,7 @@ def test_a_running_task_shows_its_holder_step_and_clock_and_controls_as_text(
     assert len(lines) == 8
 
 
+@pytest.mark.slow
 @needs_tmux
 @posix_only
 def test_on_a_terminal_the_board_is_redrawn_in_place_when_a_status_changes(

@@ -82,6 +82,7 @@ def test_index_is_written_and_trusted(project: Path) -> None:
     assert skel is not None and skel[1] == names and None not in skel[2]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", READ_COMMANDS, ids=" ".join)
 @pytest.mark.parametrize("json_out", [False, True], ids=["text", "json"])
 def test_answers_from_the_index_are_those_derived_from_the_files(
@@ -99,6 +100,7 @@ def test_answers_from_the_index_are_those_derived_from_the_files(
     assert wfs(*argv).out == fresh.out
 
 
+@pytest.mark.slow
 def test_the_index_answers_from_a_subdirectory_and_with_global_options(project: Path) -> None:
     setup(project)
     expected = wfs_process("--json", "next", cwd=project)
@@ -110,6 +112,7 @@ def test_the_index_answers_from_a_subdirectory_and_with_global_options(project: 
     assert wfs_process("--json", "next", cwd=elsewhere, env={"WFS_ROOT": str(project)}) == expected
 
 
+@pytest.mark.slow
 def test_no_or_several_active_sessions_are_said_from_the_files(project: Path) -> None:
     setup(project)
     marker = project / f".workflow/.active-{SID}"
@@ -121,6 +124,7 @@ def test_no_or_several_active_sessions_are_said_from_the_files(project: Path) ->
     assert wfs_process("status", cwd=project).code == 2
 
 
+@pytest.mark.slow
 def test_in_place_edit_of_the_same_size_is_seen(project: Path) -> None:
     folder = setup(project)
     path = folder / "IMPL-3.1.json"
@@ -186,6 +190,7 @@ def test_task_list_with_an_unreadable_task_file_lists_the_others_and_names_it(
     assert "IMPL-4" in process.out  # the readable tasks are still listed
 
 
+@pytest.mark.slow
 def test_an_empty_task_list_says_so(project: Path) -> None:
     folder = setup(project)
     filtered = wfs_process("task", "list", "--status", "blocked", cwd=project)  # the CLI
@@ -205,6 +210,7 @@ def test_session_file_edit_is_seen(project: Path) -> None:
     assert wfs_process("--json", "status", cwd=project).json()["phase"] == "REVIEW"
 
 
+@pytest.mark.slow
 def test_git_checkout_is_seen(project: Path) -> None:
     folder = setup(project)
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
@@ -218,6 +224,7 @@ def test_git_checkout_is_seen(project: Path) -> None:
     assert wfs_process("--json", "next", cwd=project).json()["tasks"][0]["id"] == "IMPL-1"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("damage", [b"", b"garbage", b"\x00\x00\x00\xff" + b"x" * 40])
 def test_corrupt_or_missing_index_is_rebuilt(project: Path, damage: bytes) -> None:
     setup(project)
@@ -244,6 +251,7 @@ def test_index_from_another_python_is_ignored(project: Path) -> None:
     assert len(statuses()) == 7
 
 
+@pytest.mark.slow
 def test_index_matches_the_files_after_concurrent_writers(project: Path) -> None:
     setup(project)
     procs = [
@@ -382,6 +390,7 @@ def test_a_file_added_removed_or_renamed_is_validated_again(project: Path, chang
     assert result.code == 1 and expected in result.out
 
 
+@pytest.mark.slow
 def test_damaged_cache_files_are_ignored(project: Path) -> None:
     """Bytes flipped anywhere in any cache file change nothing that is printed, and
     never give a traceback: each file carries a CRC."""

@@ -164,6 +164,7 @@ def test_a_red_step_whose_check_fails_is_done_and_its_output_is_kept(
     ) in summary(repo)
 
 
+@pytest.mark.slow
 def test_a_red_step_whose_check_passes_fails_the_test_passes_before_the_code_exists(
     repo: Path, tmp_path: Path
 ) -> None:
@@ -188,6 +189,7 @@ def test_a_red_step_whose_check_passes_fails_the_test_passes_before_the_code_exi
     assert agent_calls(agent) == ["implementation_approach/1", "implementation_approach/2"]
 
 
+@pytest.mark.slow
 def test_a_red_check_that_cannot_run_does_not_count_as_failing(repo: Path, tmp_path: Path) -> None:
     plan(one_task(red(verification="bash(no-such-test-runner --all)")))
     run = wfs("execute", "--agent", str(fake_agent(tmp_path, {})), "--json")
@@ -205,6 +207,7 @@ def test_a_red_check_that_cannot_run_does_not_count_as_failing(repo: Path, tmp_p
     ), reason
 
 
+@pytest.mark.slow
 def test_expected_failure_decides_what_the_check_must_do(repo: Path, tmp_path: Path) -> None:
     # Words in expected_failure: it must fail (whatever the phase); false: it must pass.
     plan(
@@ -228,6 +231,7 @@ def test_expected_failure_decides_what_the_check_must_do(repo: Path, tmp_path: P
     assert steps["implementation_approach/2"]["how"] == "answered by the agent, red check passed"
 
 
+@pytest.mark.slow
 def test_a_check_with_expected_failure_words_that_passes_fails_the_step(
     repo: Path, tmp_path: Path
 ) -> None:
@@ -244,6 +248,7 @@ def test_a_check_with_expected_failure_words_that_passes_fails_the_step(
 # ------------------------------------------------------------------ green
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("iterations", [1, 3])
 def test_a_green_check_goes_back_to_the_agent_exactly_max_iterations_times(
     repo: Path, tmp_path: Path, iterations: int
@@ -277,6 +282,7 @@ def test_a_green_check_goes_back_to_the_agent_exactly_max_iterations_times(
     }
 
 
+@pytest.mark.slow
 def test_a_green_fix_gets_the_failing_output_and_completes_the_step(
     repo: Path, tmp_path: Path
 ) -> None:
@@ -307,6 +313,7 @@ def test_a_green_fix_gets_the_failing_output_and_completes_the_step(
     ) in run.err
 
 
+@pytest.mark.slow
 def test_a_fix_brief_says_which_check_failed_and_shows_its_output(
     repo: Path, tmp_path: Path
 ) -> None:
@@ -336,6 +343,7 @@ def test_a_fix_brief_says_which_check_failed_and_shows_its_output(
     }
 
 
+@pytest.mark.slow
 def test_a_green_fix_without_an_agent_pauses_and_the_answer_reruns_the_check(
     repo: Path,
 ) -> None:
@@ -360,6 +368,7 @@ def test_a_green_fix_without_an_agent_pauses_and_the_answer_reruns_the_check(
 # ------------------------------------------------------------------ auto_revert
 
 
+@pytest.mark.slow
 def test_auto_revert_restores_exactly_what_the_step_changed(repo: Path, tmp_path: Path) -> None:
     # Before the task: tracked files, one edited by the user, one untracked, one ignored.
     (repo / ".gitignore").write_text("build/\n")
@@ -424,6 +433,7 @@ def test_auto_revert_restores_exactly_what_the_step_changed(repo: Path, tmp_path
     assert (task["status"], task["execution"]["step"]) == ("blocked", "implementation_approach/2")
 
 
+@pytest.mark.slow
 def test_after_auto_revert_resume_does_the_step_again_from_the_start(
     repo: Path, tmp_path: Path
 ) -> None:
@@ -464,6 +474,7 @@ def test_after_auto_revert_resume_does_the_step_again_from_the_start(
     assert (entry["status"], len(entry["reverts"])) == ("done", 1)
 
 
+@pytest.mark.slow
 def test_auto_revert_outside_git_says_nothing_was_reverted(project: Path, tmp_path: Path) -> None:
     plan(one_task(green(1, test_fix_cycle={"max_iterations": 0, "auto_revert": True})))
     agent = fake_agent(tmp_path, {"implementation_approach/1": {"answer.txt": "5\n"}})
@@ -478,6 +489,7 @@ def test_auto_revert_outside_git_says_nothing_was_reverted(project: Path, tmp_pa
 # ------------------------------------------------------------------ refactor
 
 
+@pytest.mark.slow
 def test_a_refactor_step_must_still_pass_its_check(repo: Path, tmp_path: Path) -> None:
     refactor = step(3, "Tidy up", tdd_phase="refactor", verification=TEST)
     plan(one_task(red(), green(), refactor))
@@ -507,6 +519,7 @@ def test_a_refactor_step_must_still_pass_its_check(repo: Path, tmp_path: Path) -
 # ------------------------------------------------------------------ where checks are written
 
 
+@pytest.mark.slow
 def test_checks_of_the_flat_format_and_of_the_task(repo: Path, tmp_path: Path) -> None:
     runs = tmp_path / "runs.log"
     check = f"echo run >> {runs}; grep -qx 4 answer.txt"  # a shell line, not bash(...)
@@ -556,6 +569,7 @@ def test_checks_of_the_flat_format_and_of_the_task(repo: Path, tmp_path: Path) -
     assert agent_calls(agent) == ["implementation/1", "implementation/2", "implementation/2#fix1"]
 
 
+@pytest.mark.slow
 def test_a_step_with_a_check_ends_its_hand_off(repo: Path, tmp_path: Path) -> None:
     # Agent steps go to the agent together, but never past a check: the red test must
     # fail before the green code exists.

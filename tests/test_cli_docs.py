@@ -48,6 +48,7 @@ def test_generator_is_deterministic_and_ignores_the_terminal(
     assert gen.render(cli) == first
 
 
+@pytest.mark.slow
 def test_check_mode_of_the_script_passes_on_the_committed_file() -> None:
     proc = subprocess.run(
         [sys.executable, str(SCRIPT), "--check"], capture_output=True, text=True, timeout=60

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import click
+import pytest
 from conftest import wfs
 
 from wfs import commands as command_package
@@ -73,6 +74,7 @@ def test_help_lists_every_visible_command_with_its_short_help() -> None:
             assert len(text) > 20 and command.get_short_help_str(1000).startswith(text), name
 
 
+@pytest.mark.slow
 def test_a_bare_wfs_shows_the_help_and_succeeds() -> None:
     bare, helped = (
         subprocess.run(
@@ -116,6 +118,7 @@ def _command_modules(project: Path, *args: str) -> set[str]:
     return set(ast.literal_eval(proc.stderr.splitlines()[-1]))
 
 
+@pytest.mark.slow
 def test_a_command_imports_only_the_module_of_its_group(project: Path) -> None:
     tasks = [{"id": "IMPL-1", "title": "A"}]
     wfs("init", "--no-git")
@@ -135,6 +138,7 @@ def test_a_command_imports_only_the_module_of_its_group(project: Path) -> None:
     }
 
 
+@pytest.mark.slow
 def test_version_loads_no_command_module_and_a_command_help_only_its_own(project: Path) -> None:
     assert _command_modules(project, "--version") == {"wfs.commands"}
     assert _command_modules(project, "execute", "--help") == {

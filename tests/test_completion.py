@@ -72,6 +72,7 @@ def test_zsh_and_fish_source_print_their_scripts(tmp_path: Path, shell: str, sta
     assert proc.stdout.startswith(start)
 
 
+@pytest.mark.slow
 def test_bash_completes_the_command_name(tmp_path: Path) -> None:
     assert bash_complete(tmp_path, "wfs ta") == "plain,task\n"
     assert bash_complete(tmp_path, "wfs s") == (
@@ -80,6 +81,7 @@ def test_bash_completes_the_command_name(tmp_path: Path) -> None:
     assert bash_complete(tmp_path, "wfs task st") == "plain,status\n"
 
 
+@pytest.mark.slow
 def test_sourced_script_fills_compreply_in_a_real_bash(tmp_path: Path) -> None:
     script = (
         'eval "$(_WFS_COMPLETE=bash_source wfs)"\n'
@@ -103,6 +105,7 @@ def test_sourced_script_fills_compreply_in_a_real_bash(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_switch_completes_session_ids_full_or_short(planned: Path) -> None:
     assert bash_complete(planned, "wfs switch ") == "plain,WFS-alpha\nplain,WFS-beta\n"
     assert bash_complete(planned, "wfs switch wfs-a") == "plain,WFS-alpha\n"
@@ -113,12 +116,14 @@ def test_switch_completes_session_ids_full_or_short(planned: Path) -> None:
     assert bash_complete(planned, "wfs plan --session a") == "plain,alpha\n"
 
 
+@pytest.mark.slow
 def test_zsh_shows_each_session_status_and_topic(planned: Path) -> None:
     assert complete(planned, "zsh", "wfs switch ", 2) == (
         "plain\nWFS-alpha\npaused: Alpha\nplain\nWFS-beta\nactive: Beta\n"
     )
 
 
+@pytest.mark.slow
 def test_task_commands_complete_task_ids_of_the_active_session(planned: Path) -> None:
     everything = "plain,IMPL-1\nplain,IMPL-1.1\nplain,IMPL-1.2\nplain,IMPL-2\n"
     assert bash_complete(planned, "wfs task show ") == everything
@@ -136,12 +141,14 @@ def test_task_commands_complete_task_ids_of_the_active_session(planned: Path) ->
     assert bash_complete(planned, "wfs --session alpha task show ") == "plain,IMPL-1\n"
 
 
+@pytest.mark.slow
 def test_fish_shows_each_task_status_and_title(planned: Path) -> None:
     assert complete(planned, "fish", "wfs task show IMPL-1.", "IMPL-1.") == (
         "plain,IMPL-1.1\tpending: Design\nplain,IMPL-1.2\tpending: Build\n"
     )
 
 
+@pytest.mark.slow
 def test_completion_of_ids_never_fails(planned: Path) -> None:
     # Two active sessions and none named: no task ids, and no error in the shell.
     (planned / ".workflow/.active-WFS-alpha").touch()

@@ -59,6 +59,7 @@ def documented(name: str, page: str) -> bool:
     return any(name in span for span in re.findall(r"`([^`\n]+)`", page))
 
 
+@pytest.mark.slow
 def test_the_source_scan_finds_the_settings_we_know() -> None:
     # The scan must see what it is meant to see, or the test below proves nothing.
     assert {
@@ -147,6 +148,7 @@ def test_a_pause_for_want_of_an_agent_says_how_to_configure_one(project: Path) -
     ]
 
 
+@pytest.mark.slow
 @needs_bash
 @pytest.mark.parametrize("way", ["--agent", "WFS_AGENT", "config.json"])
 def test_each_way_the_pause_names_gives_the_step_to_the_agent(project: Path, way: str) -> None:
@@ -175,6 +177,7 @@ def test_each_way_the_pause_names_gives_the_step_to_the_agent(project: Path, way
     assert "Notes written." in summary.read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 @needs_bash
 def test_a_pause_with_an_agent_configured_does_not_ask_for_one(project: Path) -> None:
     assert wfs("init").code == 0

@@ -84,6 +84,7 @@ def run_refused(project: Path, outside: Path, *args: str) -> str:
     return run.err
 
 
+@pytest.mark.slow
 def test_a_symlinked_workflow_folder_is_never_written(project: Path, session: Path) -> None:
     outside = moved_outside(project, Path(".workflow"))
     sid = session.name
@@ -99,6 +100,7 @@ def test_a_symlinked_workflow_folder_is_never_written(project: Path, session: Pa
         run_refused(project, outside, *args)
 
 
+@pytest.mark.slow
 def test_a_symlinked_session_folder_is_never_written_by_the_commands_that_walk_all(
     project: Path, session: Path
 ) -> None:
@@ -128,6 +130,7 @@ def test_a_symlinked_session_folder_is_never_written_by_the_commands_that_walk_a
     assert snapshot(outside) == before
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [".task", ".locks"])
 def test_symlinked_task_and_lock_folders_are_never_written(
     project: Path, session: Path, name: str
@@ -145,6 +148,7 @@ def fake_agent(project: Path) -> Path:
     return agent
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [".summaries", ".runs"])
 def test_symlinked_run_folders_stop_execute_before_anything_outside_changes(
     project: Path, session: Path, name: str
@@ -172,6 +176,7 @@ def test_symlinked_run_folders_stop_execute_before_anything_outside_changes(
     )
 
 
+@pytest.mark.slow
 def test_a_symlinked_cache_folder_is_not_written_and_answers_stay_right(
     project: Path, session: Path
 ) -> None:
@@ -187,6 +192,7 @@ def test_a_symlinked_cache_folder_is_not_written_and_answers_stay_right(
     assert snapshot(outside) == before == {}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("active", [True, False])
 def test_symlinked_chat_and_scratchpad_folders_are_never_written(
     project: Path, session: Path, active: bool
@@ -199,6 +205,7 @@ def test_symlinked_chat_and_scratchpad_folders_are_never_written(
     run_refused(project, outside, "capture", "analyze", "auth flow", "--", "echo", "hi")
 
 
+@pytest.mark.slow
 def test_a_journal_cannot_rename_outside_the_root(project: Path, session: Path) -> None:
     """A journal (git-ignored, but a clone or a hand can put one there) naming a target
     outside the root is refused, not replayed."""

@@ -178,6 +178,7 @@ def run_instance(name: str, tmp_path: Path) -> dict[str, Any]:
     }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", instance_names())
 def test_every_output_and_dependency_summary_reaches_the_agent(name: str, tmp_path: Path) -> None:
     result = run_instance(name, tmp_path)

@@ -235,6 +235,7 @@ def two_sessions(seed: Path, inputs: Path) -> None:
         assert in_process(seed, "plan", topic, "--from", str(source)).code == 0
 
 
+@pytest.mark.slow
 def test_plan_of_a_new_topic_killed_at_each_write_point(tmp_path: Path) -> None:
     def build(seed: Path, inputs: Path) -> None:
         two_sessions(seed, inputs)
@@ -257,6 +258,7 @@ def test_plan_of_a_new_topic_killed_at_each_write_point(tmp_path: Path) -> None:
     print(f"\nkill points: wfs plan (new topic): {len(points)}")
 
 
+@pytest.mark.slow
 def test_plan_of_a_topic_again_killed_at_each_write_point(tmp_path: Path) -> None:
     """A second plan of a topic replaces its tasks and adds new ones (statuses kept)."""
 
@@ -281,6 +283,7 @@ def test_plan_of_a_topic_again_killed_at_each_write_point(tmp_path: Path) -> Non
 # ------------------------------------------------------------------------ task split
 
 
+@pytest.mark.slow
 def test_large_split_killed_at_each_write_point(tmp_path: Path) -> None:
     subtasks = [{"title": f"Part {n}", "description": f"Part {n} of the work"} for n in range(1, 9)]
 
@@ -336,6 +339,7 @@ def migrate_test(tmp_path: Path, build: Callable[[Path, Path], None], *argv: str
     )
 
 
+@pytest.mark.slow
 def test_migrate_to_the_active_layout_killed_at_each_write_point(tmp_path: Path) -> None:
     points = migrate_test(tmp_path, three_sessions, "--layout", "active")
     assert [p for p in points if p.startswith("move")] == [
@@ -346,6 +350,7 @@ def test_migrate_to_the_active_layout_killed_at_each_write_point(tmp_path: Path)
     print(f"\nkill points: wfs migrate --layout active: {len(points)}")
 
 
+@pytest.mark.slow
 def test_migrate_to_the_markers_layout_killed_at_each_write_point(tmp_path: Path) -> None:
     """From the `active/` layout without markers (its tools' own), where only a folder's
     place says what is archived and only the status what is active; another tool's
@@ -365,6 +370,7 @@ def test_migrate_to_the_markers_layout_killed_at_each_write_point(tmp_path: Path
     print(f"\nkill points: wfs migrate --layout markers: {len(points)}")
 
 
+@pytest.mark.slow
 def test_migrate_of_every_session_killed_at_each_write_point(tmp_path: Path) -> None:
     """Task files of other tools' forms (v1 statuses, the flat form) and session files
     without the fields wfs writes, in two sessions."""
@@ -414,6 +420,7 @@ def backups(root: Path) -> list[tuple[str, bytes]]:
     return found
 
 
+@pytest.mark.slow
 def test_doctor_fix_killed_at_each_write_point(tmp_path: Path) -> None:
     def build(seed: Path, inputs: Path) -> None:
         assert in_process(seed, "init", "--no-git").code == 0
@@ -470,6 +477,7 @@ def test_doctor_fix_killed_at_each_write_point(tmp_path: Path) -> None:
 # ----------------------------------------------------------------------------- merge
 
 
+@pytest.mark.slow
 def test_git_merge_through_the_drivers_and_hooks_killed_at_each_write_point(
     tmp_path: Path, git_env: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -551,6 +559,7 @@ def test_git_merge_through_the_drivers_and_hooks_killed_at_each_write_point(
 # ------------------------------------------------------------------------ the hook
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("value", ["", "0", "-1", "+1", "1.0", "one", "\u0661", " 1"])
 def test_the_crash_hook_ignores_anything_but_a_positive_integer(tmp_path: Path, value: str) -> None:
     """Only a positive integer (in ASCII digits: not the Arabic-Indic one) kills; the log

@@ -70,6 +70,7 @@ def _settle() -> None:
     time.sleep(index.FINE_MARGIN_NS / 1e9 * 1.5)  # stamps become trusted
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_random_edits_by_parts_match_a_full_render(
     project: Path, monkeypatch: pytest.MonkeyPatch, seed: int
@@ -123,6 +124,7 @@ def test_random_edits_by_parts_match_a_full_render(
     assert current >= 20
 
 
+@pytest.mark.slow
 def test_a_view_edited_by_hand_is_rendered_in_full_again(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -140,6 +142,7 @@ def test_a_view_edited_by_hand_is_rendered_in_full_again(
     _check(layout)
 
 
+@pytest.mark.slow
 def test_dependents_become_ready_and_wait_again(project: Path) -> None:
     layout = _session(project, 5)
     _settle()
@@ -160,6 +163,7 @@ def test_dependents_become_ready_and_wait_again(project: Path) -> None:
     assert "IMPL-4" not in answers["summary"]["ready"]
 
 
+@pytest.mark.slow
 def test_a_status_wfs_does_not_know_is_counted_as_a_full_render_counts_it(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -183,6 +187,7 @@ def test_a_status_wfs_does_not_know_is_counted_as_a_full_render_counts_it(
     assert "in_review" not in counts
 
 
+@pytest.mark.slow
 def test_an_invalid_task_set_back_to_pending_is_invalid_again(project: Path) -> None:
     """A task's errors are not counted while it is not pending; they are when it is."""
     layout = _session(project, 3)
@@ -231,6 +236,7 @@ edits = st.lists(
 )
 
 
+@pytest.mark.slow
 def test_any_edits_by_parts_give_the_bytes_of_a_full_render(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

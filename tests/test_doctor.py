@@ -189,6 +189,7 @@ REALWORLD = CORPUS / "realworld"
 REPOS = sorted(p.name for p in REALWORLD.iterdir() if p.is_dir()) if REALWORLD.is_dir() else []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "repo", REPOS or [pytest.param("", marks=pytest.mark.skip("no real-world corpus"))]
 )

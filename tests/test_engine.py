@@ -295,6 +295,7 @@ def test_configured_agent_gets_the_brief_on_stdin(project: Path, tmp_path: Path)
     assert brief["task"]["context"]["focus_paths"] == ["src"]
 
 
+@pytest.mark.slow
 @posix_only
 def test_timeout_kills_the_whole_process_group(project: Path) -> None:
     plan_tasks(one_task([step(1, "bash((sleep 30; echo late > late.txt) & sleep 30)", timeout=1)]))
@@ -316,6 +317,7 @@ def test_success_criteria(project: Path) -> None:
     assert "success criteria 'contains:bye' not met" in run.out
 
 
+@pytest.mark.slow
 def test_fake_cli_on_path_runs_and_missing_cli_fails(project: Path, tmp_path: Path) -> None:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
@@ -450,6 +452,7 @@ def test_containers_cannot_be_executed(project: Path) -> None:
     assert "IMPL-1 is a container; cannot execute it" in run.err
 
 
+@pytest.mark.slow
 def test_concurrent_executes_run_each_task_exactly_once(project: Path) -> None:
     tasks = [
         {
@@ -507,6 +510,7 @@ def test_flow_runs_the_inline_markdown_format(project: Path) -> None:
     assert run.json()["values"]["loud"] == "TOPIC NOTES"
 
 
+@pytest.mark.slow
 @posix_only
 def test_claim_of_a_killed_process_is_released_by_doctor(project: Path) -> None:
     import signal
@@ -604,6 +608,7 @@ def test_agent_from_workflow_config(project: Path, tmp_path: Path) -> None:
     del sid
 
 
+@pytest.mark.slow
 def test_fake_codex_on_path(project: Path, tmp_path: Path) -> None:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()

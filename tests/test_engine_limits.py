@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import pytest
 from conftest import needs_fifo, read_json, wfs, wfs_process
 
 SID = "WFS-limits"
@@ -73,6 +74,7 @@ def two_steps(first: str, second: str) -> None:
     assert wfs("plan", "Limits", "--from", "-", input=json.dumps(tasks)).code == 0
 
 
+@pytest.mark.slow
 def test_a_value_larger_than_the_environment_allows_arrives_whole(project: Path) -> None:
     big = "".join(f"line {n} $(touch PWNED) `x` 'q' \"d\"\n" for n in range(9000)) + "\n\n"
     assert len(big.encode()) > 300_000
@@ -87,6 +89,7 @@ def test_a_value_larger_than_the_environment_allows_arrives_whole(project: Path)
     assert not (project / "PWNED").exists()
 
 
+@pytest.mark.slow
 def test_a_huge_output_keeps_the_run_record_small(project: Path) -> None:
     data = "x" * 1023 + "\n"
     (project / "huge.txt").write_text(data * 20 * 1024)  # 20 MiB
@@ -102,6 +105,7 @@ def test_a_huge_output_keeps_the_run_record_small(project: Path) -> None:
     assert total < 2 * 20 * 1024 * 1024  # the output once, its summary copy once at most
 
 
+@pytest.mark.slow
 @needs_fifo
 def test_reading_a_fifo_fails_the_step_instead_of_hanging(project: Path) -> None:
     os.mkfifo(project / "pipe")
@@ -114,6 +118,7 @@ def test_reading_a_fifo_fails_the_step_instead_of_hanging(project: Path) -> None
     )
 
 
+@pytest.mark.slow
 def test_a_symlink_loop_is_a_clear_failure(project: Path) -> None:
     os.symlink("loop-b", project / "loop-a")
     os.symlink("loop-a", project / "loop-b")
@@ -127,6 +132,7 @@ def test_a_symlink_loop_is_a_clear_failure(project: Path) -> None:
     assert "Traceback" not in run.err
 
 
+@pytest.mark.slow
 def test_a_catastrophic_grep_stops_at_the_step_timeout(project: Path) -> None:
     (project / "text.txt").write_text("a" * 40 + "!\n")
     one_task("Grep((a+)+$, text.txt)", timeout=2)
@@ -137,6 +143,7 @@ def test_a_catastrophic_grep_stops_at_the_step_timeout(project: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_a_catastrophic_regex_criterion_stops_at_the_step_timeout(project: Path) -> None:
     one_task(
         "bash(printf 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!')",

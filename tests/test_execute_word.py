@@ -602,6 +602,7 @@ def test_flow_in_a_project_with_an_active_session_pauses_and_resumes(project: Pa
     assert done.json()["values"] == {"verdict": "It is enough."}
 
 
+@pytest.mark.slow
 def test_nothing_ready_lists_paused_blocked_and_running_tasks(project: Path) -> None:
     plan(
         [
@@ -804,6 +805,7 @@ def _no_step_left(project: Path) -> bool:
     return found.returncode == 1
 
 
+@pytest.mark.slow
 @posix_only
 @pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_an_interrupted_run_pauses_and_resumes_without_repeating_steps(
@@ -834,6 +836,7 @@ def test_an_interrupted_run_pauses_and_resumes_without_repeating_steps(
     assert lines_of(project / "count.txt") == ["s1", "s2", "s2", "s2-done", "s3"]
 
 
+@pytest.mark.slow
 @posix_only
 @pytest.mark.parametrize("kill", ["process", "process group"])
 @pytest.mark.parametrize("recover", ["resume", "doctor"])
@@ -864,6 +867,7 @@ def test_a_killed_runs_step_dies_with_it_and_runs_once_more_on_resume(
     assert task_json(project)["status"] == "completed"
 
 
+@pytest.mark.slow
 @posix_only
 @pytest.mark.parametrize("size", [len("first-output"), 300_000])
 def test_a_killed_run_resumes_a_step_of_several_commands_after_its_last_finished_one(
@@ -896,6 +900,7 @@ def test_a_killed_run_resumes_a_step_of_several_commands_after_its_last_finished
         assert part.read_bytes() == b"a" * size + b"\n"
 
 
+@pytest.mark.slow
 @posix_only
 @pytest.mark.parametrize("kill", ["process", "process group"])
 def test_a_killed_runs_agent_dies_with_it_and_is_asked_once_more_on_resume(
@@ -925,6 +930,7 @@ def test_a_killed_runs_agent_dies_with_it_and_is_asked_once_more_on_resume(
     assert task_json(project)["status"] == "completed"
 
 
+@pytest.mark.slow
 @posix_only
 def test_ctrl_c_between_tasks_stops_execute_all(project: Path) -> None:
     plan(
@@ -961,6 +967,7 @@ def test_resume_refuses_completed_and_unknown_tasks(project: Path) -> None:
 RUNS = Path(".workflow") / SID / ".runs"
 
 
+@pytest.mark.slow
 def test_quick_steps_are_appended_to_the_record_log_not_rewritten(project: Path) -> None:
     """Each finished step is one line appended to the record's log: the record itself is
     not rewritten after every step (it keeps its inode), and the run ends with the whole
@@ -987,6 +994,7 @@ def test_quick_steps_are_appended_to_the_record_log_not_rewritten(project: Path)
     ]
 
 
+@pytest.mark.slow
 @posix_only
 def test_a_log_line_cut_short_is_ignored_and_its_step_runs_again(project: Path) -> None:
     """A power cut can leave the last line of the log half written: the steps of the

@@ -101,6 +101,7 @@ def session_with(project: Path, tasks: dict[str, dict[str, Any]]) -> str:
     return sid
 
 
+@pytest.mark.slow
 def test_readiness_respects_dependencies_in_every_place_they_are_written(project: Path) -> None:
     tasks = {
         "IMPL-1": {"id": "IMPL-1", "title": "base", "status": "pending"},

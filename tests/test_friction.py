@@ -81,6 +81,7 @@ def test_session_after_the_subcommand_picks_the_session(project: Path) -> None:
     assert shown["task"]["title"] == "First of one"
 
 
+@pytest.mark.slow
 def test_root_after_the_subcommand_names_the_project(project: Path, tmp_path: Path) -> None:
     two_sessions(project)
     elsewhere = tmp_path / "elsewhere"
@@ -161,6 +162,7 @@ def test_outside_a_project_the_hook_still_prints_hook_json(project: Path) -> Non
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "args",
     [
@@ -542,6 +544,7 @@ def run_documented_plan(project: Path, tmp_path: Path, **env: str) -> str:
     return (tmp_path / "brief.in").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_an_agent_command_gets_the_markdown_brief_the_docs_show(
     project: Path, tmp_path: Path
 ) -> None:
@@ -554,6 +557,7 @@ def test_an_agent_command_gets_the_markdown_brief_the_docs_show(
     assert got.endswith(tail)
 
 
+@pytest.mark.slow
 def test_json_briefs_when_the_environment_or_the_config_asks(project: Path, tmp_path: Path) -> None:
     brief = json.loads(run_documented_plan(project, tmp_path, WFS_AGENT_INPUT="json"))
     assert brief["task"]["id"] == "IMPL-2"

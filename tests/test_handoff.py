@@ -82,6 +82,7 @@ def summary(project: Path, tid: str = "IMPL-1") -> str:
     return (project / ".workflow" / SID / ".summaries" / f"{tid}-summary.md").read_text()
 
 
+@pytest.mark.slow
 def test_the_brief_carries_the_whole_task(project: Path, tmp_path: Path) -> None:
     (project / "docs").mkdir()
     (project / "docs/design.md").write_text("the design\n")
@@ -194,6 +195,7 @@ def test_the_brief_carries_the_whole_task(project: Path, tmp_path: Path) -> None
     assert brief["task"]["id"] == "IMPL-2"
 
 
+@pytest.mark.slow
 def test_consecutive_agent_steps_go_to_the_agent_in_one_brief(
     project: Path, tmp_path: Path
 ) -> None:
@@ -241,6 +243,7 @@ def test_consecutive_agent_steps_go_to_the_agent_in_one_brief(
     assert len(calls(apart)) == 3
 
 
+@pytest.mark.slow
 def test_a_grouped_brief_paused_without_an_agent_resumes_with_one_answer(project: Path) -> None:
     steps = [step(1), step(2), step(3, "bash(printf '%s|%s' [out1] [out2] > got.txt)")]
     plan(
@@ -276,6 +279,7 @@ fi
 TEST = "bash(python3 -B -c 'from calc import add; assert add(2, 2) == 4, add(2, 2)')"
 
 
+@pytest.mark.slow
 def test_a_failing_check_goes_back_to_the_agent_until_it_passes(
     project: Path, tmp_path: Path
 ) -> None:
@@ -322,6 +326,7 @@ def test_a_failing_check_goes_back_to_the_agent_until_it_passes(
     assert "| implementation_approach/4 | Step 4 | done (after 1 fix) |" in summary(project)
 
 
+@pytest.mark.slow
 def test_the_fix_loop_stops_at_max_iterations_with_the_last_failure(
     project: Path, tmp_path: Path
 ) -> None:
@@ -345,6 +350,7 @@ def test_the_fix_loop_stops_at_max_iterations_with_the_last_failure(
     assert (project / "checks.txt").read_text() == "check\n" * 3
 
 
+@pytest.mark.slow
 def test_a_fix_brief_pauses_without_an_agent_and_the_answer_reruns_the_check(
     project: Path,
 ) -> None:
@@ -371,6 +377,7 @@ def test_a_fix_brief_pauses_without_an_agent_and_the_answer_reruns_the_check(
     assert done.code == 0, done.out + done.err
 
 
+@pytest.mark.slow
 def test_acceptance_checks_run_before_completion_and_go_into_the_fix_loop(
     project: Path, tmp_path: Path
 ) -> None:
@@ -402,6 +409,7 @@ def test_acceptance_checks_run_before_completion_and_go_into_the_fix_loop(
     assert "| acceptance/2 | acceptance check 2 | done (after 1 fix) |" in text
 
 
+@pytest.mark.slow
 def test_agents_are_routed_by_name_and_overridden_by_agent_and_wfs_agent(
     project: Path, tmp_path: Path
 ) -> None:
@@ -445,6 +453,7 @@ def test_bad_agent_routes_are_refused_naming_the_place(project: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_a_cli_task_is_handed_to_its_cli_tool_with_one_prompt(
     project: Path, tmp_path: Path
 ) -> None:

@@ -1491,6 +1491,7 @@ def time_limit() -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_hostile_input_is_refused_cleanly(
     case: Case,

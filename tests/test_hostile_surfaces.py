@@ -1472,6 +1472,7 @@ def outside_hash(project: Path) -> str:
     return tree_hash(project.parent / ELSEWHERE) + tree_hash(project.parent, ("project", ELSEWHERE))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", CASES, ids=[f"{c.surface}: {c.name}" for c in CASES])
 def test_hostile_surface_is_refused_cleanly(
     case: Case, project: Path, time_limit: None, holders: None
@@ -1685,6 +1686,7 @@ MCP_CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", MCP_CASES, ids=[f"mcp: {c.name}" for c in MCP_CASES])
 def test_hostile_mcp_request_gets_its_answer_and_the_server_serves_on(
     case: McpCase, project: Path

@@ -92,6 +92,7 @@ def test_lists_become_separate_arguments_unquoted_and_one_string_quoted(tmp_path
     assert not (tmp_path / CANARY).exists()
 
 
+@pytest.mark.slow
 def test_engine_passes_every_hostile_value_as_data(project: Path) -> None:
     tasks = []
     for n, value in enumerate(HOSTILE, start=1):

@@ -71,6 +71,7 @@ def run_in_namespace(tmp_path: Path) -> list[dict[str, object]]:
     return [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
 
 
+@pytest.mark.slow
 def test_a_full_disk_and_a_read_only_file_system_change_nothing(tmp_path: Path) -> None:
     results = {r.get("name", "check"): r for r in run_in_namespace(tmp_path)}
     assert results["check"] == {"unchanged": True}

@@ -36,6 +36,7 @@ def encoded(value: Any, indent: int | None) -> bytes:
     return (text + "\n").encode("utf-8", "surrogatepass")
 
 
+@pytest.mark.slow
 @given(documents, st.sampled_from([2, 4, None]))
 def test_a_file_written_the_usual_way_comes_back_byte_for_byte(
     value: dict[str, Any], indent: int | None
@@ -49,6 +50,7 @@ def test_a_file_written_the_usual_way_comes_back_byte_for_byte(
     assert jsonedit.dump(document.value, document) == raw
 
 
+@pytest.mark.slow
 @given(documents)
 def test_what_is_written_reads_back_as_the_same_values(value: dict[str, Any]) -> None:
     document = jsonedit.parse(encoded(value, 2).decode("utf-8", "replace").encode(), "f.json")

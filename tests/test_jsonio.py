@@ -137,6 +137,7 @@ plain = st.recursive(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(plain)
 def test_without_floats_the_bytes_are_the_standard_librarys_indented_form(data: Any) -> None:
@@ -160,6 +161,7 @@ values = st.recursive(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(values)
 def test_what_is_written_reads_back_the_same_type_for_type(data: Any) -> None:
@@ -339,6 +341,7 @@ def test_a_layout_is_each_level_indented_or_all_on_one_line(
     assert jsonio.dumps_as({"a": [1, {}], "b": {"c": "x, y"}}, indent) == written
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(plain, st.sampled_from([2, 4, "\t", None]))
 def test_a_layout_is_what_the_standard_library_writes_with_that_indent(
@@ -374,6 +377,7 @@ def test_a_pointer_escapes_tilde_and_slash() -> None:
     assert jsonio.pointer(()) == ""
 
 
+@pytest.mark.slow
 def test_no_module_but_jsonio_imports_a_json_library() -> None:
     package = Path(jsonio.__file__).parent
     found = []

@@ -116,6 +116,7 @@ def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
+@pytest.mark.slow
 def test_no_module_imports_a_module_that_imports_it_back() -> None:
     assert cycles(graph()) == []
 
@@ -124,6 +125,7 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
+@pytest.mark.slow
 def test_the_layers_hold() -> None:
     """import-linter's contract in pyproject.toml: each layer imports only downwards."""
     run = subprocess.run(
@@ -167,6 +169,7 @@ def test_the_readme_shows_the_layers() -> None:
                      for layer in layers()]  # fmt: skip
 
 
+@pytest.mark.slow
 def test_no_private_name_of_a_module_is_used_by_another() -> None:
     known = modules()
     found = []
@@ -199,6 +202,7 @@ def test_no_private_name_of_a_module_is_used_by_another() -> None:
     assert found == []
 
 
+@pytest.mark.slow
 def test_a_function_imports_only_what_it_defers_on_purpose_and_says_why() -> None:
     """A function-local import carries a comment (on its line, or on its own line just
     above) saying what it defers and why; a

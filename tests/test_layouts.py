@@ -9,6 +9,7 @@ import os
 import time
 from pathlib import Path
 
+import pytest
 from conftest import read_json, tree_listing, wfs, wfs_process
 
 from wfs import index
@@ -193,6 +194,7 @@ def test_folders_that_are_not_one_session_each_are_reported_and_never_crash(
     assert (workflow / "WFS-[session-id]/.process/notes.md").read_text() == "written by a tool\n"
 
 
+@pytest.mark.slow
 def test_migrate_layout_converts_both_ways_keeping_what_is_active(project: Path) -> None:
     for topic in ("Alpha", "Beta", "Gamma"):
         wfs("init", "--no-git")
@@ -246,6 +248,7 @@ def test_migrate_layout_refuses_a_session_in_two_places_and_moves_nothing(projec
     assert files(project) == before
 
 
+@pytest.mark.slow
 def test_the_index_answers_in_the_active_layout_as_the_files_do(project: Path) -> None:
     (project / ".workflow/active").mkdir(parents=True)
     plan = [{"id": "IMPL-1", "title": "One"}]

@@ -149,6 +149,7 @@ def remote_refs(clone: Path) -> dict[str, str]:
     return {name: oid for oid, name in (line.split("\t") for line in out.splitlines())}
 
 
+@pytest.mark.slow
 def test_a_remote_claim_is_a_ref_created_only_if_absent(clone: Path, tmp_path: Path) -> None:
     other = tmp_path / "other"
     git(tmp_path, "clone", "-q", str(tmp_path / "remote.git"), str(other))
@@ -171,6 +172,7 @@ def test_a_remote_claim_is_a_ref_created_only_if_absent(clone: Path, tmp_path: P
     assert ref not in remote_refs(clone) and theirs.holders(SID) == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", ["local", "remote"])
 def test_an_expired_lease_is_taken_over_and_its_old_holder_refused(clone: Path, where: str) -> None:
     remote = "origin" if where == "remote" else None
@@ -196,6 +198,7 @@ def test_an_expired_lease_is_taken_over_and_its_old_holder_refused(clone: Path, 
     assert err.value.message == f"{SID}/IMPL-1: lost the claim (epoch 1); nobody holds it now"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", ["local", "remote"])
 def test_a_holding_renews_its_lease_until_it_is_released(clone: Path, where: str) -> None:
     claims = store_for(clone, "origin" if where == "remote" else None, 0.6)
@@ -237,6 +240,7 @@ def race(roots: list[Path], remote: str, go: Path) -> list[str]:
     return outs
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", ["local", "bare folder", "git daemon"])
 def test_eight_processes_racing_for_one_task_one_wins(
     clone: Path, tmp_path: Path, where: str, request: pytest.FixtureRequest
@@ -246,6 +250,7 @@ def test_eight_processes_racing_for_one_task_one_wins(
     assert sorted(outs) == ["lost"] * 7 + ["won 1"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("remote", ["-", "origin"])
 def test_two_worktrees_racing_for_one_task_one_wins(
     clone: Path, tmp_path: Path, remote: str
@@ -325,6 +330,7 @@ def check_log(log: Path, tasks: int, seconds: float) -> None:
             assert (taken - start).total_seconds() >= seconds, (tid, before, after)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("where", "kills"), [("local", 20), ("bare folder", 20), ("git daemon", 12)]
 )
@@ -361,6 +367,7 @@ def plan_in(root: Path, tasks: list[dict[str, Any]], monkeypatch: pytest.MonkeyP
     return run.out.strip()
 
 
+@pytest.mark.slow
 def test_execute_leases_the_task_and_gives_it_back(
     clone: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -378,6 +385,7 @@ def test_execute_leases_the_task_and_gives_it_back(
     assert not (clone / ".git" / "wfs" / "claims").exists()  # given back
 
 
+@pytest.mark.slow
 def test_a_task_another_worktree_holds_is_refused_and_passed_over(
     clone: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -430,6 +438,7 @@ else:
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("remote", ["-", "origin"])
 def test_a_worker_that_lost_its_lease_writes_nothing_and_says_so(
     clone: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, remote: str
@@ -463,6 +472,7 @@ def fake_git(bin_dir: Path, marker: Path) -> None:
     shim.chmod(0o755)
 
 
+@pytest.mark.slow
 @posix_only
 def test_status_runs_git_only_for_a_claims_remote(
     clone: Path, git_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -492,6 +502,7 @@ def test_status_runs_git_only_for_a_claims_remote(
     ]
 
 
+@pytest.mark.slow
 def test_a_publish_lands_with_the_claim_given_back_or_not_at_all(
     clone: Path, tmp_path: Path
 ) -> None:
@@ -543,6 +554,7 @@ def test_a_publish_lands_with_the_claim_given_back_or_not_at_all(
     assert remote_main() == before and claims.holders(SID) == [forged]
 
 
+@pytest.mark.slow
 def test_a_worker_in_a_worktree_that_lost_its_lease_lands_nothing(
     clone: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

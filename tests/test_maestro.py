@@ -339,6 +339,7 @@ def standins(tmp_path: Path) -> dict[str, str]:
     return {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "WFS_AGENT": "fake-agent"}
 
 
+@pytest.mark.slow
 @needs_bash
 @pytest.mark.skipif(sys.platform == "win32", reason="the stand-ins are shell scripts")
 def test_an_imported_session_runs_to_completion_with_every_check(

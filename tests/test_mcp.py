@@ -91,6 +91,7 @@ def cli_error(run: Run) -> str:
     return run.err.removeprefix("wfs: error: ").removesuffix("\n")
 
 
+@pytest.mark.slow
 def test_mcp_drives_a_plan_to_a_completed_session(project: Path) -> None:
     async def scenario(client: Client) -> None:
         planned = await call(client, "plan", topic="Login", document=PLAN)
@@ -181,6 +182,7 @@ def test_mcp_drives_a_plan_to_a_completed_session(project: Path) -> None:
     assert "- [x] **IMPL-1**" in todo and "- [x] **IMPL-2**" in todo
 
 
+@pytest.mark.slow
 def test_mcp_has_at_most_eight_tools_and_marks_the_read_only_ones(project: Path) -> None:
     async def scenario(client: Client) -> None:
         tools = (await client.list_tools()).tools
@@ -199,6 +201,7 @@ def test_mcp_has_at_most_eight_tools_and_marks_the_read_only_ones(project: Path)
     session_with(project, scenario)
 
 
+@pytest.mark.slow
 def test_mcp_lists_and_reads_the_schemas_and_each_todo_list(project: Path) -> None:
     wfs("init", "--no-git")
     assert wfs("plan", "Login", "--from", "-", input=json.dumps(PLAN)).code == 0
@@ -232,6 +235,7 @@ def test_mcp_lists_and_reads_the_schemas_and_each_todo_list(project: Path) -> No
     session_with(project, scenario)
 
 
+@pytest.mark.slow
 def test_mcp_prompts_plan_and_execute(project: Path) -> None:
     async def scenario(client: Client) -> None:
         prompts = (await client.list_prompts()).prompts
@@ -261,6 +265,7 @@ BAD_PLAN = {
 }
 
 
+@pytest.mark.slow
 def test_mcp_refuses_an_invalid_plan_with_its_problems_and_writes_nothing(
     project: Path, tmp_path: Path
 ) -> None:
@@ -305,6 +310,7 @@ def test_mcp_refuses_an_invalid_plan_with_its_problems_and_writes_nothing(
     assert not any(p.name.startswith("WFS-") for p in (project / ".workflow").glob("*"))
 
 
+@pytest.mark.slow
 def test_mcp_errors_are_the_cli_errors_with_their_exit_codes(project: Path) -> None:
     wfs("init", "--no-git")
     assert wfs("plan", "Login", "--from", "-", input=json.dumps(PLAN)).code == 0
@@ -330,6 +336,7 @@ def test_mcp_errors_are_the_cli_errors_with_their_exit_codes(project: Path) -> N
     session_with(project, scenario)
 
 
+@pytest.mark.slow
 def test_mcp_runs_a_completed_session_again_only_with_force(project: Path) -> None:
     one = {"overview": "Build", "tasks": [PLAN["tasks"][0]]}
     wfs("init", "--no-git")
@@ -354,6 +361,7 @@ def test_mcp_runs_a_completed_session_again_only_with_force(project: Path) -> No
     assert (project / "built.txt").read_text() == "built\n"
 
 
+@pytest.mark.slow
 def test_mcp_speaks_the_initialize_handshake_of_older_clients(project: Path) -> None:
     async def scenario(client: Client) -> None:
         assert sorted(t.name for t in (await client.list_tools()).tools) == TOOLS
@@ -362,6 +370,7 @@ def test_mcp_speaks_the_initialize_handshake_of_older_clients(project: Path) -> 
     session_with(project, scenario, mode="legacy")
 
 
+@pytest.mark.slow
 @posix_only
 def test_sigterm_during_execute_leaves_the_task_resumable_and_ends_the_server(
     project: Path,
@@ -416,6 +425,7 @@ def test_sigterm_during_execute_leaves_the_task_resumable_and_ends_the_server(
     assert platform.step_processes(token) == {}
 
 
+@pytest.mark.slow
 def test_mcp_without_the_sdk_exits_2_and_says_how_to_install_it(project: Path) -> None:
     script = (
         "import sys\n"
@@ -438,6 +448,7 @@ def test_mcp_without_the_sdk_exits_2_and_says_how_to_install_it(project: Path) -
     )
 
 
+@pytest.mark.slow
 def test_no_other_command_imports_the_sdk(project: Path) -> None:
     (project / "plan.json").write_text(json.dumps(PLAN))
     commands = [
@@ -477,6 +488,7 @@ def test_no_other_command_imports_the_sdk(project: Path) -> None:
 NOT_A_MESSAGE = "Invalid request: not a JSON-RPC 2.0 request, notification or response"
 
 
+@pytest.mark.slow
 def test_mcp_answers_each_malformed_line_with_a_jsonrpc_error_and_serves_on(
     project: Path,
 ) -> None:
@@ -510,6 +522,7 @@ def nested(depth: int, inner: str = "") -> str:
     return "[" * depth + inner + "]" * depth
 
 
+@pytest.mark.slow
 def test_mcp_answers_a_request_nested_deeper_than_it_reads(project: Path) -> None:
     """The SDK reads 200 levels of nesting; a deeper request is answered with its id
     while it can be read at all (up to orjson's 1024 levels), else with id null."""
@@ -537,6 +550,7 @@ def test_mcp_answers_a_request_nested_deeper_than_it_reads(project: Path) -> Non
     assert client.close() == ""
 
 
+@pytest.mark.slow
 def test_mcp_plan_refuses_a_document_larger_than_the_cli_reads(
     project: Path, tmp_path: Path
 ) -> None:

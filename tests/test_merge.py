@@ -101,6 +101,7 @@ def fresh_views(project: Path) -> dict[str, str]:
     return render.render_views(load_session(layout, SID), load_tasks(layout, SID))
 
 
+@pytest.mark.slow
 def test_branches_changing_different_tasks_merge_cleanly_with_fresh_views(
     project: Path, git_env: Path
 ) -> None:
@@ -151,6 +152,7 @@ def test_plain_git_conflicts_on_the_same_merge(project: Path, git_env: Path) -> 
     assert files_with_markers(project) == conflicted
 
 
+@pytest.mark.slow
 def test_two_fields_of_one_task_merge_field_by_field(project: Path, git_env: Path) -> None:
     planned_repo(project)
     branch(project, "a", ("task", "status", "IMPL-2", "blocked"))
@@ -179,6 +181,7 @@ def test_plain_git_conflicts_on_two_fields_of_one_task(project: Path, git_env: P
     assert f"{SESSION.as_posix()}/.task/IMPL-2.json" in conflicted
 
 
+@pytest.mark.slow
 def test_a_real_conflict_keeps_git_markers_in_the_json_only(project: Path, git_env: Path) -> None:
     planned_repo(project)
     branch(project, "a", ("task", "update", "IMPL-1", "--title", "Parse JSON"))
@@ -202,6 +205,7 @@ def test_a_real_conflict_keeps_git_markers_in_the_json_only(project: Path, git_e
     assert "Parse JSON and YAML" in (project / SESSION / "TODO_LIST.md").read_text()
 
 
+@pytest.mark.slow
 def test_squash_merge_stages_fresh_views(project: Path, git_env: Path) -> None:
     planned_repo(project)
     two_branches(project)
@@ -228,6 +232,7 @@ def test_fast_forward_is_left_alone(project: Path, git_env: Path) -> None:
     assert git(project, "status", "--porcelain").stdout == ""
 
 
+@pytest.mark.slow
 def test_a_merge_the_hooks_did_not_see_start_is_left_alone(project: Path, git_env: Path) -> None:
     planned_repo(project)
     two_branches(project)
@@ -317,6 +322,7 @@ def test_a_hook_of_wfs_ends_at_once_in_a_merge_that_changes_no_plan(tmp_path: Pa
         )
 
 
+@pytest.mark.slow
 def test_a_merge_that_changes_no_plan_runs_no_hook_of_wfs_but_runs_the_users(
     project: Path, git_env: Path
 ) -> None:
@@ -377,6 +383,7 @@ def test_commit_all_commits_what_changed_says_when_nothing_did_and_names_a_refus
     assert git(project, "log", "--format=%s").stdout == "first\n"
 
 
+@pytest.mark.slow
 def test_git_merge_works_from_a_shell_without_wfs_on_path(project: Path, git_env: Path) -> None:
     """The drivers and hooks call the interpreter that ran `wfs init`, as pre-commit does."""
     planned_repo(project)
@@ -401,6 +408,7 @@ def test_git_merge_works_from_a_shell_without_wfs_on_path(project: Path, git_env
         assert git(project, "show", f"HEAD:{(SESSION / name).as_posix()}").stdout == text
 
 
+@pytest.mark.slow
 def test_merge_works_when_the_root_is_a_subdirectory(
     tmp_path: Path, git_env: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -60,6 +60,7 @@ def venv_bin(venv: Path) -> Path:
     return venv / ("Scripts" if sys.platform == "win32" else "bin")
 
 
+@pytest.mark.slow
 def test_sdist_holds_the_package_schemas_agents_and_templates(dist: Dist) -> None:
     with tarfile.open(dist.sdist) as archive:
         names = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
@@ -77,6 +78,7 @@ def test_sdist_holds_the_package_schemas_agents_and_templates(dist: Dist) -> Non
     assert {f"wfs/board/{name}" for name in BOARD_PAGE} <= names
 
 
+@pytest.mark.slow
 def test_wheel_contains_the_shipped_folders(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     for schema in ("task", "session", "plan"):
@@ -108,6 +110,7 @@ def test_wheel_contains_the_shipped_folders(wheel: Path) -> None:
     ]
 
 
+@pytest.mark.slow
 def test_installed_wheel_finds_its_resources(wheel: Path, tmp_path: Path) -> None:
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
@@ -205,6 +208,7 @@ def test_installed_wheel_finds_its_resources(wheel: Path, tmp_path: Path) -> Non
     assert (served.returncode, served.stderr) == (0, "")
 
 
+@pytest.mark.slow
 def test_installed_wheel_runs_the_demo_and_the_first_hour(wheel: Path, tmp_path: Path) -> None:
     """The README's first example, with nothing from the checkout on the path but the
     example itself: the wheel's `wfs` first on PATH; then the newcomer's first hour of

@@ -86,6 +86,7 @@ def worktrees(root: Path) -> list[str]:
     return [line for line in out.splitlines() if line.startswith("worktree ")]
 
 
+@pytest.mark.slow
 def test_a_diamond_runs_its_two_middle_tasks_at_once_and_merges_each_once(
     project: Path, git_env: Path, tmp_path: Path
 ) -> None:
@@ -119,6 +120,7 @@ def test_a_diamond_runs_its_two_middle_tasks_at_once_and_merges_each_once(
                                 "IMPL-4: completed"))  # fmt: skip
 
 
+@pytest.mark.slow
 def test_status_shows_a_running_task_once_with_the_worktree_its_lease_names(
     project: Path, git_env: Path
 ) -> None:
@@ -135,6 +137,7 @@ def test_status_shows_a_running_task_once_with_the_worktree_its_lease_names(
     assert not [line for line in lines if line.startswith("Claimed:")]  # said once
 
 
+@pytest.mark.slow
 def test_json_gives_each_event_with_its_task_and_the_result_last(
     project: Path, git_env: Path
 ) -> None:
@@ -156,6 +159,7 @@ def test_json_gives_each_event_with_its_task_and_the_result_last(
     assert sorted(t["task"] for t in result["tasks"]) == ["IMPL-1", "IMPL-2"]
 
 
+@pytest.mark.slow
 def test_a_code_conflict_blocks_the_second_task_until_it_is_resolved(
     project: Path, git_env: Path, tmp_path: Path
 ) -> None:
@@ -228,6 +232,7 @@ def wait_for(paths: list[Path], proc: subprocess.Popen[str], limit: float = 120)
         time.sleep(0.05)
 
 
+@pytest.mark.slow
 def test_ctrl_c_leaves_every_running_task_resumable(
     project: Path, git_env: Path, tmp_path: Path
 ) -> None:
@@ -288,6 +293,7 @@ echo "done"
 """
 
 
+@pytest.mark.slow
 def test_an_agent_step_works_in_the_task_worktree_which_its_brief_names(
     project: Path, git_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -327,6 +333,7 @@ def test_jobs_goes_with_all(project: Path, git_env: Path) -> None:
     assert "--jobs N goes with --all (and no ID, --resume or --dry-run)" in run.err
 
 
+@pytest.mark.slow
 def test_jobs_needs_a_branch_with_a_commit(project: Path, git_env: Path) -> None:
     git(project, "init", "-q", "-b", "main")
     assert wfs("init").code == 0
@@ -341,6 +348,7 @@ def test_jobs_needs_a_branch_with_a_commit(project: Path, git_env: Path) -> None
     )
 
 
+@pytest.mark.slow
 def test_a_merge_that_would_overwrite_an_uncommitted_change_blocks_the_task(
     project: Path, git_env: Path
 ) -> None:
@@ -365,6 +373,7 @@ def test_a_merge_that_would_overwrite_an_uncommitted_change_blocks_the_task(
     assert (project / "notes.txt").read_text() == "task\n"
 
 
+@pytest.mark.slow
 def test_a_process_started_ahead_runs_the_task_it_reads_or_nothing(
     project: Path, git_env: Path
 ) -> None:
@@ -398,6 +407,7 @@ def test_a_process_started_ahead_runs_the_task_it_reads_or_nothing(
     assert len(worktrees(project)) == 1 and git(project, "branch", "--list", "wfs/*").stdout == ""
 
 
+@pytest.mark.slow
 def test_the_time_a_task_took_before_orders_what_starts_first(project: Path, git_env: Path) -> None:
     sid = planned(
         project,
@@ -429,6 +439,7 @@ def gone(pid: int) -> bool:
     return open(f"/proc/{pid}/stat").read().split()[2] == "Z" if sys.platform == "linux" else False
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("when", ["running", "before its worktree"])
 def test_a_killed_run_is_taken_over_by_the_next_jobs_run(
     project: Path, git_env: Path, tmp_path: Path, when: str
@@ -495,6 +506,7 @@ def test_a_killed_run_is_taken_over_by_the_next_jobs_run(
     assert git(project, "branch", "--list", "wfs/*").stdout == ""
 
 
+@pytest.mark.slow
 def test_checks_and_fixes_of_each_task_are_shown_with_jobs_and_not_with_one(
     project: Path, git_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

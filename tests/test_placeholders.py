@@ -193,6 +193,7 @@ def test_read_of_a_sentence_or_of_the_home_folder_is_an_instruction_for_the_agen
     assert run.out.startswith("IMPL-1: completed")
 
 
+@pytest.mark.slow
 def test_read_takes_a_line_range_and_a_path_written_on_another_machine(project: Path) -> None:
     plan(
         project,

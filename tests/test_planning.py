@@ -265,6 +265,7 @@ def test_without_an_agent_plan_says_how_to_configure_one(initialized: Path) -> N
     assert list((initialized / ".workflow/WFS-login/.task").iterdir()) == []
 
 
+@pytest.mark.slow
 def test_the_planning_agent_is_routed_by_the_config(initialized: Path, tmp_path: Path) -> None:
     planner = make_agent(tmp_path / "planner", fenced(VALID))
     default = make_agent(tmp_path / "default", fenced(VALID))
@@ -345,6 +346,7 @@ def test_plan_without_a_project_asks_for_wfs_init(project: Path) -> None:
     assert (project / ".workflow/WFS-login").is_dir()
 
 
+@pytest.mark.slow
 def test_plan_in_a_subfolder_of_a_git_work_tree_names_its_top(project: Path) -> None:
     subprocess.run(["git", "init", "-q"], cwd=project, check=True)
     (project / "src/app").mkdir(parents=True)
@@ -357,6 +359,7 @@ def test_plan_in_a_subfolder_of_a_git_work_tree_names_its_top(project: Path) -> 
     assert not (project / "src/app/.workflow").exists()
 
 
+@pytest.mark.slow
 def test_plan_in_a_subfolder_uses_the_project_above(initialized: Path) -> None:
     (initialized / "src/app").mkdir(parents=True)
     (initialized / "src/app/plan.json").write_text(json.dumps(VALID))

@@ -1,4 +1,4 @@
-"""wfs/platform.py, the one module that holds every OS difference: each branch that
+"""wfs/platform/, the one package that holds every OS difference: each branch that
 Python allows here, with real files, real processes and real bash; and every common
 command run by a Python without the POSIX-only names (a rough simulation of Windows)."""
 
@@ -27,10 +27,6 @@ from wfs.errors import WfsError
 POSIX = sys.platform != "win32"
 posix_only = pytest.mark.skipif(not POSIX, reason="POSIX process groups and signals")
 needs_bash = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash on PATH")
-needs_proc = pytest.mark.skipif(
-    not os.path.exists("/proc/self/environ"), reason="needs /proc (Linux)"
-)
-needs_ps = pytest.mark.skipif(shutil.which("ps") is None, reason="needs ps")
 
 
 # ------------------------------------------------------------------ quoting
@@ -64,14 +60,21 @@ def test_powershell_quoting_doubles_single_quotes_of_every_kind() -> None:
     )
 
 
-def test_cmd_quoting_puts_what_cmd_acts_on_in_double_quotes() -> None:
+def test_cmd_quoting_escapes_what_cmd_acts_on_and_reads_back_the_same_argv() -> None:
+    import mslex
+
     argv = ["wfs", "--session", "WFS-x", "a&b", "x y", 'say "hi"', "end\\", "dir\\sub", "50%"]
-    assert platform.shell_join(argv, "cmd") == (
-        'wfs --session WFS-x "a&b" "x y" "say \\"hi\\"" end\\ dir\\sub "50%"'
-    )
-    # A trailing backslash inside quotes is doubled, so it does not escape the quote.
-    assert platform.cmd_join(["a|b\\"]) == '"a|b\\\\"'
+    joined = platform.shell_join(argv, "cmd")
+    assert joined == 'wfs --session WFS-x a^&b "x y" "say "\\^"hi\\^" end\\ dir\\sub 50^%'
+    # As cmd.exe and then the program split it (mslex.split does both).
+    assert mslex.split(joined) == argv
+    # cmd.exe expands %VAR% and !VAR! even inside double quotes, and a quote inside a
+    # word would end the quoting before an `&`: each is escaped with a caret.
+    assert platform.cmd_join(["%PATH%", "!x!", 'a"&b']) == '^%PATH^% ^!x^! a\\^""&b"'
+    assert platform.cmd_join(["a|b\\"]) == "a^|b\\"
     assert platform.cmd_join([""]) == '""'
+    for words in (["%PATH%", "!x!", 'a"&b'], ["a|b\\", ""], ["C:\\Program Files\\x", "it's"]):
+        assert mslex.split(platform.cmd_join(words)) == words
 
 
 @pytest.mark.parametrize(
@@ -90,6 +93,20 @@ def test_the_users_shell_is_read_from_the_environment(
     system: str, environ: dict[str, str], shell: str
 ) -> None:
     assert platform.user_shell(environ, system) == shell
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [("pwsh", "powershell"), ("powershell", "powershell"), ("PowerShell.exe", "powershell"),
+     ("cmd", "cmd"), ("bash", "posix"), ("sh", "posix"), ("zsh", "posix")],
+)  # fmt: skip
+def test_the_shell_shellingham_finds_is_read_as_its_kind(name: str, kind: str) -> None:
+    assert platform.shell_kind(name) == kind
+
+
+@posix_only
+def test_a_posix_system_is_pasted_into_a_posix_shell_whatever_runs_wfs() -> None:
+    assert platform.user_shell() == "posix"
 
 
 def test_printed_commands_use_the_one_quoting_function(project: Path) -> None:
@@ -324,6 +341,7 @@ def test_a_watched_group_shows_its_output_as_it_comes_and_returns_it_whole(
     assert group.wait() == 0
 
 
+@pytest.mark.slow
 @posix_only
 @needs_bash
 @READERS
@@ -340,6 +358,7 @@ def test_a_watched_group_that_times_out_is_killed_and_keeps_its_output(
     _wait_until(lambda: not platform.step_processes(token), "the group is gone")
 
 
+@pytest.mark.slow
 @posix_only
 @needs_bash
 def test_a_timeout_kills_the_whole_group_and_keeps_its_output(tmp_path: Path) -> None:
@@ -364,23 +383,18 @@ def test_stopping_a_group_stops_what_it_started(tmp_path: Path) -> None:
 
 @posix_only
 @needs_bash
-@pytest.mark.parametrize(
-    "how", [pytest.param("proc", marks=needs_proc), pytest.param("ps", marks=needs_ps)]
-)
-def test_orphaned_step_processes_are_found_by_their_token_and_stopped(
-    tmp_path: Path, how: str
-) -> None:
+def test_orphaned_step_processes_are_found_by_their_token_and_stopped(tmp_path: Path) -> None:
     token = _token(tmp_path)
     other = _group("sleep 300 & wait", tmp_path, token + "0")  # a token that only starts alike
     group = _group("sleep 300 & sleep 300 & wait", tmp_path, token)
     try:
-        _wait_until(lambda: len(platform.step_processes(token, how)) == 3, "the group started")
-        found = platform.step_processes(token, how)
+        _wait_until(lambda: len(platform.step_processes(token)) == 3, "the group started")
+        found = platform.step_processes(token)
         assert set(found.values()) == {group.process.pid}
         assert group.process.pid in found
-        assert platform.stop_orphans(token, how) == [group.process.pid]
-        assert platform.step_processes(token, how) == {}
-        assert len(platform.step_processes(token + "0", how)) == 2  # untouched
+        assert platform.stop_orphans(token) == [group.process.pid]
+        assert platform.step_processes(token) == {}
+        assert len(platform.step_processes(token + "0")) == 2  # untouched
     finally:
         other.stop(grace=0)
         group.stop(grace=0)
@@ -446,18 +460,6 @@ def test_a_group_dies_with_the_process_that_started_it(
             os.killpg(leader, signal.SIGKILL)
 
 
-def test_ps_output_is_read_by_whole_words_and_zombies_are_left_out() -> None:
-    text = (
-        "  101   101 S    bash -c sleep 300 HOME=/root WFS_STEP=s/IMPL-1/h:9 PATH=/bin\n"
-        "  102   101 S    sleep 300 WFS_STEP=s/IMPL-1/h:9\n"
-        "  103   101 Z    [bash] <defunct>  WFS_STEP=s/IMPL-1/h:9\n"
-        "  104   104 S    sleep 300 WFS_STEP=s/IMPL-1/h:90\n"
-        "  105   105 S    grep WFS_STEP=s/IMPL-1/h:9x\n"
-        "garbage line\n"
-    )
-    assert platform.parse_ps(text, "s/IMPL-1/h:9") == {101: 101, 102: 101}
-
-
 def test_bash_on_windows_is_git_bash_before_wsl(tmp_path: Path) -> None:
     wsl = str(tmp_path / "Windows" / "System32" / "bash.exe")
     git_bash = tmp_path / "Program Files" / "Git" / "bin" / "bash.exe"
@@ -503,6 +505,7 @@ def test_a_bash_step_without_bash_fails_with_one_line(
 # ------------------------------------------------------------------ isolated work
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "start",
     [
@@ -647,6 +650,7 @@ COMMON_COMMANDS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform != "linux", reason="simulates Windows on Linux")
 def test_every_common_command_runs_without_the_posix_only_names(tmp_path: Path) -> None:
     project = tmp_path / "project"
@@ -704,12 +708,12 @@ POSIX_ONLY_NAMES = {
 POSIX_ONLY_MODULES = {"fcntl", "termios", "tty", "pwd", "grp", "resource", "posix"}
 
 
-def test_nothing_posix_only_is_used_outside_the_platform_module() -> None:
+def test_nothing_posix_only_is_used_outside_the_platform_package() -> None:
     import ast
 
     found = []
     for path in sorted((REPO / "wfs").rglob("*.py")):
-        if path == REPO / "wfs" / "platform.py":
+        if REPO / "wfs" / "platform" in path.parents:
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             where = f"{path.relative_to(REPO).as_posix()}:{getattr(node, 'lineno', 0)}"

@@ -104,6 +104,7 @@ def line(name: str, result: str) -> str:
     return name + "." * (79 - len(name) - len(result)) + result
 
 
+@pytest.mark.slow
 def test_clean_plan_passes_both_hooks(hook_repo: tuple[Path, dict[str, str]]) -> None:
     code, out = pre_commit(*hook_repo, "--all-files")
     assert (code, out) == (
@@ -112,6 +113,7 @@ def test_clean_plan_passes_both_hooks(hook_repo: tuple[Path, dict[str, str]]) ->
     )
 
 
+@pytest.mark.slow
 def test_hooks_are_skipped_when_the_commit_does_not_touch_workflow(
     hook_repo: tuple[Path, dict[str, str]],
 ) -> None:
@@ -125,6 +127,7 @@ def test_hooks_are_skipped_when_the_commit_does_not_touch_workflow(
     )
 
 
+@pytest.mark.slow
 def test_hand_edited_todo_list_fails_render_check(
     hook_repo: tuple[Path, dict[str, str]],
 ) -> None:
@@ -144,6 +147,7 @@ def test_hand_edited_todo_list_fails_render_check(
     )
 
 
+@pytest.mark.slow
 def test_invalid_task_json_fails_validate(hook_repo: tuple[Path, dict[str, str]]) -> None:
     repo, env = hook_repo
     task = repo / ".workflow/WFS-jwt-auth/.task/IMPL-1.2.json"
@@ -163,6 +167,7 @@ def test_invalid_task_json_fails_validate(hook_repo: tuple[Path, dict[str, str]]
     )
 
 
+@pytest.mark.slow
 def test_malformed_task_json_fails_both_hooks_with_file_and_place(
     hook_repo: tuple[Path, dict[str, str]],
 ) -> None:

@@ -105,6 +105,7 @@ def test_prime_names_blocked_and_paused_tasks_with_their_resume_commands(project
     assert all(" ".join(e["resume"]) in result.out for e in stopped)
 
 
+@pytest.mark.slow
 def test_prime_says_when_everything_is_done_and_when_nothing_is_ready(project: Path) -> None:
     plan(
         {
@@ -191,6 +192,7 @@ def more_line(count: int) -> str:
     return f"... and {count} more stopped tasks: wfs status lists them."
 
 
+@pytest.mark.slow
 def test_prime_of_a_large_session_fits_the_cap_and_cuts_no_line(project: Path) -> None:
     plan(large_plan(300), "Big")
     text = wfs("prime").out
@@ -226,6 +228,7 @@ def test_prime_of_a_large_session_fits_the_cap_and_cuts_no_line(project: Path) -
     assert grown > prime.LIMIT
 
 
+@pytest.mark.slow
 def test_prime_without_a_session_says_how_to_start_one(project: Path) -> None:
     expected = (
         "wfs: no active session in this project.\n"
@@ -329,6 +332,7 @@ PRIME_FORMS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("argv", PRIME_FORMS, ids=" ".join)
 def test_prime_from_the_index_says_what_it_says_from_the_files(
     project: Path, argv: list[str]
@@ -342,6 +346,7 @@ def test_prime_from_the_index_says_what_it_says_from_the_files(
     assert wfs_process(*argv, cwd=project) == fresh
 
 
+@pytest.mark.slow
 def test_prime_imports_neither_templates_nor_schemas(project: Path) -> None:
     plan()
     age_everything(project)
@@ -365,6 +370,7 @@ def test_prime_imports_neither_templates_nor_schemas(project: Path) -> None:
     )
 
 
+@pytest.mark.slow
 @given(st.text())
 def test_any_text_reaches_the_agent_through_the_hook_envelope(text: str) -> None:
     envelope = json.loads(prime.hook_json(text, "claude"))
@@ -373,6 +379,7 @@ def test_any_text_reaches_the_agent_through_the_hook_envelope(text: str) -> None
     }
 
 
+@pytest.mark.slow
 def test_prime_shows_control_characters_from_files_as_escapes(project: Path) -> None:
     hostile = "Fix \x1b[2J\x1b]0;owned\x07login\u202enow"
     step = {**FAILING_STEP, "command": "bash(printf '\\033]0;owned\\007'; exit 3)"}

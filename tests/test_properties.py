@@ -7,6 +7,7 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -19,6 +20,7 @@ from wfs.tasks import TaskIndex
 SESSION_ID = re.compile(r"WFS-[a-z0-9]+(-[a-z0-9]+)*")
 
 
+@pytest.mark.slow
 @given(st.text(max_size=300))
 def test_slugs_are_always_valid_and_short(topic: str) -> None:
     try:
@@ -35,6 +37,7 @@ def test_slugs_are_always_valid_and_short(topic: str) -> None:
 ids = st.tuples(st.integers(0, 10**6), st.none() | st.integers(0, 10**6))
 
 
+@pytest.mark.slow
 @given(st.lists(ids, max_size=40))
 def test_task_ids_parse_back_and_sort_numerically(parts: list[tuple[int, int | None]]) -> None:
     texts = [f"IMPL-{a}" if b is None else f"IMPL-{a}.{b}" for a, b in parts]
@@ -50,6 +53,7 @@ shell_text = st.text(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(shell_text)
 def test_any_substituted_value_reaches_the_command_byte_exact(value: str) -> None:
@@ -106,6 +110,7 @@ def completed_through(index: TaskIndex, tid: str) -> bool:
     return index.by_id[tid].get("status") == "completed"
 
 
+@pytest.mark.slow
 @given(task_sets())
 def test_ready_tasks_never_have_an_unfinished_dependency(tasks: list[dict[str, object]]) -> None:
     index = TaskIndex(tasks)  # type: ignore[arg-type]
@@ -119,6 +124,7 @@ def test_ready_tasks_never_have_an_unfinished_dependency(tasks: list[dict[str, o
         assert all(completed_through(index, dep) for dep in wanted)
 
 
+@pytest.mark.slow
 @given(task_sets(), st.randoms())
 def test_rendering_is_deterministic(tasks: list[dict[str, object]], rng: object) -> None:
     session = {

@@ -154,6 +154,7 @@ def is_subagent(conversation: Conversation) -> bool:
 # ---------------------------------------------------------------- loading and permissions
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("allowed", [True, False])
 def test_copilot_loads_the_skills_and_runs_wfs_only_with_the_documented_option(
     editors: Path, project: Path, home: Path, allowed: bool
@@ -200,6 +201,7 @@ def test_copilot_loads_the_skills_and_runs_wfs_only_with_the_documented_option(
         assert "WFS-greeter" not in result
 
 
+@pytest.mark.slow
 def test_copilot_takes_its_own_skills_over_the_codex_skills_of_the_same_name(
     editors: Path, project: Path, home: Path
 ) -> None:
@@ -217,6 +219,7 @@ def test_copilot_takes_its_own_skills_over_the_codex_skills_of_the_same_name(
     }
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform == "win32", reason="drives the terminal UI through a pty")
 def test_copilot_interactive_runs_wfs_without_asking_once_a_wfs_skill_is_loaded(
     editors: Path, project: Path, home: Path
@@ -273,6 +276,7 @@ def reap(pid: int) -> None:
     os.waitpid(pid, 0)
 
 
+@pytest.mark.slow
 def test_copilot_loads_the_custom_agents_and_the_instructions(
     editors: Path, project: Path, home: Path
 ) -> None:
@@ -296,6 +300,7 @@ def test_copilot_loads_the_custom_agents_and_the_instructions(
     assert f"<custom_instruction>\n{block.rstrip()}" in first.system
 
 
+@pytest.mark.slow
 def test_copilot_runs_the_session_start_hook_in_a_trusted_folder(
     editors: Path, project: Path, home: Path
 ) -> None:
@@ -403,6 +408,7 @@ class CopilotExecuteModel:
         return Say(f"Created greeting.txt holding the line: {GREETING}")
 
 
+@pytest.mark.slow
 def test_copilot_execute_runs_the_agent_step_in_the_foreground_and_completes_the_task(
     editors: Path, project: Path, home: Path
 ) -> None:
@@ -438,6 +444,7 @@ def test_copilot_execute_runs_the_agent_step_in_the_foreground_and_completes_the
     assert report in summary
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["sync", "background"])
 def test_copilot_execute_a_blocked_agent_blocks_the_task_and_the_check_never_runs(
     editors: Path, project: Path, home: Path, mode: str

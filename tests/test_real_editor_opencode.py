@@ -265,6 +265,7 @@ def execute(
     return events
 
 
+@pytest.mark.slow
 def test_opencode_execute_takes_the_task_to_completed_through_a_subagent(
     editors: Path, project: Path, home: Path
 ) -> None:
@@ -314,6 +315,7 @@ def test_opencode_execute_takes_the_task_to_completed_through_a_subagent(
     assert closed["status"] == "completed" and closed["progress"]["completed"] == 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pass_back", ["report", "envelope"])
 def test_opencode_execute_blocks_the_task_when_the_subagent_is_blocked(
     editors: Path, project: Path, home: Path, pass_back: str
@@ -338,6 +340,7 @@ def test_opencode_execute_blocks_the_task_when_the_subagent_is_blocked(
     assert not (project / "greeting.txt").exists()
 
 
+@pytest.mark.slow
 def test_opencode_runs_the_plugin_and_reads_the_agents_md_block(
     editors: Path, project: Path, home: Path
 ) -> None:
@@ -364,6 +367,7 @@ def test_opencode_runs_the_plugin_and_reads_the_agents_md_block(
     assert inner.startswith("## wfs: planned work sessions\n") and inner in main.system
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", ["global", "project"])
 @pytest.mark.parametrize("with_rule", [True, False])
 def test_opencode_runs_wfs_unasked_only_with_the_rule(

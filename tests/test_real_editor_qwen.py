@@ -280,6 +280,7 @@ def run_record(project: Path, sid: str) -> dict[str, Any]:
     return record
 
 
+@pytest.mark.slow
 def test_qwen_code_execute_takes_a_task_to_completed_through_a_foreground_subagent(
     editors: Path, project: Path, home: Path
 ) -> None:
@@ -324,6 +325,7 @@ BLOCKED = (
 REASON = "the plan doesn't say which language to greet in"
 
 
+@pytest.mark.slow
 def test_qwen_code_execute_blocks_the_task_on_a_blocked_report_and_runs_no_check(
     editors: Path, project: Path, home: Path
 ) -> None:
@@ -355,6 +357,7 @@ def assert_blocked_before_the_check(project: Path, sid: str, answer: str) -> Non
     assert status["blocked"] == ["IMPL-1"], status
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("installed", [True, False])
 def test_a_subagent_runs_in_the_foreground_by_its_definition_even_unasked(
     editors: Path, project: Path, home: Path, installed: bool
@@ -393,6 +396,7 @@ def test_a_subagent_runs_in_the_foreground_by_its_definition_even_unasked(
     assert_blocked_before_the_check(project, sid, BLOCKED)
 
 
+@pytest.mark.slow
 def test_qwen_code_plan_ingests_the_plan_through_the_file_the_text_names(
     editors: Path, project: Path, home: Path
 ) -> None:
@@ -434,6 +438,7 @@ def test_qwen_code_plan_ingests_the_plan_through_the_file_the_text_names(
     assert shown.json()["task"]["title"] == "Write the greeting"
 
 
+@pytest.mark.slow
 def test_qwen_code_runs_the_session_start_hook_and_still_runs_the_command(
     editors: Path, project: Path, home: Path
 ) -> None:
@@ -469,6 +474,7 @@ def test_qwen_code_runs_the_session_start_hook_and_still_runs_the_command(
     assert result_event(events)["permission_denials"] == []
 
 
+@pytest.mark.slow
 def test_qwen_code_offers_no_shell_without_the_rule(
     editors: Path, project: Path, home: Path
 ) -> None:
@@ -492,6 +498,7 @@ def test_qwen_code_offers_no_shell_without_the_rule(
     assert denied["tool_input"]["command"] == "wfs status"
 
 
+@pytest.mark.slow
 def test_qwen_code_loads_the_commands_and_agents_wfs_installs(
     editors: Path, project: Path, home: Path
 ) -> None:

@@ -241,6 +241,7 @@ def subagent_report(text: str) -> str:
     return "\n".join(line.removeprefix("  ") for line in body.split("\n"))
 
 
+@pytest.mark.slow
 def test_claude_code_loads_the_command_substitutes_arguments_and_allows_wfs(
     editors: Path, project: Path, home: Path
 ) -> None:
@@ -271,6 +272,7 @@ def test_claude_code_loads_the_command_substitutes_arguments_and_allows_wfs(
     assert result["permission_denials"] == []
 
 
+@pytest.mark.slow
 def test_claude_code_refuses_wfs_without_the_command(
     editors: Path, project: Path, home: Path
 ) -> None:
@@ -349,6 +351,7 @@ class ClaudeExecuteModel:
         return Call("Agent", arguments)
 
 
+@pytest.mark.slow
 def test_claude_code_execute_takes_a_plan_to_completed_through_subagents(
     editors: Path, project: Path, home: Path
 ) -> None:
@@ -377,6 +380,7 @@ def test_claude_code_execute_takes_a_plan_to_completed_through_subagents(
     assert closed.json()["progress"]["completed"] == 3
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("report", [DONE_REPORT, BLOCKED_REPORT], ids=["done", "blocked"])
 def test_claude_code_execute_completes_a_checked_task_or_blocks_on_a_framed_report(
     editors: Path, project: Path, home: Path, report: str
@@ -417,6 +421,7 @@ def test_claude_code_execute_completes_a_checked_task_or_blocks_on_a_framed_repo
     assert_checked_plan_ended(project, sid, loop, report)
 
 
+@pytest.mark.slow
 def test_claude_code_plugin_validates_strictly_and_loads_as_wfs(
     editors: Path, project: Path, home: Path
 ) -> None:
@@ -455,6 +460,7 @@ def digest_of(project: Path) -> str:
     return primed.out
 
 
+@pytest.mark.slow
 def test_claude_code_runs_the_session_start_hook_and_the_digest_reaches_the_model(
     editors: Path, project: Path, home: Path
 ) -> None:
@@ -491,6 +497,7 @@ def trust(home: Path, project: Path) -> None:
     (home / ".claude.json").write_text(json.dumps(state))
 
 
+@pytest.mark.slow
 def test_claude_code_connects_to_wfs_mcp_and_its_status_tool_answers(
     editors: Path, project: Path, home: Path
 ) -> None:
@@ -592,6 +599,7 @@ def is_gemini_main(conversation: Conversation) -> bool:
     return "invoke_agent" in conversation.tool_names
 
 
+@pytest.mark.slow
 def test_gemini_cli_loads_the_command_agents_and_policy(
     editors: Path, project: Path, home: Path
 ) -> None:
@@ -634,6 +642,7 @@ def test_gemini_cli_loads_the_command_agents_and_policy(
     assert "Greeting written." in results[2]
 
 
+@pytest.mark.slow
 def test_gemini_cli_offers_no_shell_without_the_policy(
     editors: Path, project: Path, home: Path
 ) -> None:
@@ -649,6 +658,7 @@ def test_gemini_cli_offers_no_shell_without_the_policy(
     assert "read_file" in first.tool_names
 
 
+@pytest.mark.slow
 def test_gemini_cli_runs_the_hook_and_the_digest_reaches_the_model(
     editors: Path, project: Path, home: Path
 ) -> None:
@@ -670,6 +680,7 @@ def test_gemini_cli_runs_the_hook_and_the_digest_reaches_the_model(
     assert list(trusted) == [str(project)] and len(trusted[str(project)]) == 1
 
 
+@pytest.mark.slow
 def test_gemini_cli_headless_runs_the_command_and_the_hook_adds_the_digest_after_it(
     editors: Path, project: Path, home: Path
 ) -> None:
@@ -690,6 +701,7 @@ def test_gemini_cli_headless_runs_the_command_and_the_hook_adds_the_digest_after
     )
 
 
+@pytest.mark.slow
 def test_gemini_cli_install_takes_out_the_session_start_hook_of_an_earlier_wfs(
     project: Path,
 ) -> None:
@@ -719,6 +731,7 @@ def gemini_output(result: str) -> tuple[int, str]:
     return (int(match.group(1)) if match else 0), output
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("report", [DONE_REPORT, BLOCKED_REPORT], ids=["done", "blocked"])
 def test_gemini_cli_execute_completes_a_checked_task_or_blocks_on_a_wrapped_report(
     editors: Path, project: Path, home: Path, report: str
@@ -756,6 +769,7 @@ def test_gemini_cli_execute_completes_a_checked_task_or_blocks_on_a_wrapped_repo
     assert "Termination Reason: GOAL" in loop.answers[0]
 
 
+@pytest.mark.slow
 def test_gemini_cli_extension_installs_and_provides_the_commands(
     editors: Path, project: Path, home: Path
 ) -> None:
@@ -824,6 +838,7 @@ def commands_run(events: list[dict[str, Any]]) -> list[tuple[int | None, str]]:
     ]
 
 
+@pytest.mark.slow
 def test_codex_loads_the_skill_with_its_arguments_and_runs_wfs(
     editors: Path, project: Path, home: Path
 ) -> None:
@@ -857,6 +872,7 @@ def test_codex_loads_the_skill_with_its_arguments_and_runs_wfs(
     assert wfs_process("task", "show", "IMPL-3", cwd=project).code == 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("with_rule", [True, False])
 def test_codex_runs_wfs_outside_a_read_only_sandbox_only_with_the_rule(
     editors: Path, project: Path, home: Path, with_rule: bool
@@ -922,6 +938,7 @@ class CodexAppServer:
         self.proc.wait(timeout=30)
 
 
+@pytest.mark.slow
 def test_codex_runs_the_session_start_hook_once_the_user_trusts_it(
     editors: Path, project: Path, home: Path
 ) -> None:
@@ -976,6 +993,7 @@ def test_codex_runs_the_session_start_hook_once_the_user_trusts_it(
     assert digest in run_codex(trust)
 
 
+@pytest.mark.slow
 def test_codex_loads_the_custom_agents_and_spawns_one(
     editors: Path, project: Path, home: Path
 ) -> None:
@@ -1023,6 +1041,7 @@ def codex_output(result: str) -> tuple[int, str]:
     return int(match.group(1)), output
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("report", [DONE_REPORT, BLOCKED_REPORT], ids=["done", "blocked"])
 def test_codex_execute_completes_a_checked_task_or_blocks_on_a_wrapped_report(
     editors: Path, project: Path, home: Path, report: str
@@ -1059,6 +1078,7 @@ def test_codex_execute_completes_a_checked_task_or_blocks_on_a_wrapped_report(
     assert json.loads(loop.answers[0])["status"]
 
 
+@pytest.mark.slow
 def test_every_editor_is_the_newest_on_npm(editors: Path) -> None:
     """The programs are the newest versions the registry has, each answering to it."""
     installed = json.loads((editors.parent.parent / "installed.json").read_text())

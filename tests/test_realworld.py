@@ -392,6 +392,7 @@ def check_reads(root: Path, session: Session, env: dict[str, str]) -> None:
 # ---------------------------------------------------------------- in place
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("session", [s for s in SESSIONS if not shadowed(s)], ids=ids)
 def test_every_session_reads_in_place_in_its_repository(session: Session) -> None:
     root = corpus() / session.repo
@@ -400,6 +401,7 @@ def test_every_session_reads_in_place_in_its_repository(session: Session) -> Non
     assert tree_digest(root) == before  # nothing written in the corpus
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("session", [s for s in SESSIONS if shadowed(s)], ids=ids)
 def test_a_session_in_two_places_is_read_from_active_and_named_by_status(
     session: Session,
@@ -426,6 +428,7 @@ def test_a_session_in_two_places_is_read_from_active_and_named_by_status(
     } in doctor["findings"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("repo", sorted(PROBLEMS))
 def test_validate_all_names_exactly_the_real_problems_of_each_repository(repo: str) -> None:
     root = corpus() / repo
@@ -465,6 +468,7 @@ def copy_alone(session: Session, project: Path) -> Path:
     return target
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("session", SESSIONS, ids=ids)
 def test_every_session_copied_alone_reads_and_runs_its_next_ready_task(
     session: Session, tmp_path: Path, tools: dict[str, str]
@@ -522,6 +526,7 @@ def test_every_session_copied_alone_reads_and_runs_its_next_ready_task(
         assert tid not in run_wfs(project, "--session", sid, "status", "--json").json()["ready"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "session", [s for s in SESSIONS if s.folder.startswith(".workflow/active/")], ids=ids
 )
@@ -538,6 +543,7 @@ def test_a_session_alone_in_active_is_the_active_one_without_markers(
 # ---------------------------------------------------------------- migrate
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("repo", sorted(PROBLEMS))
 def test_migrate_then_validate_leaves_only_the_real_problems(repo: str, tmp_path: Path) -> None:
     root = tmp_path / repo

@@ -382,6 +382,7 @@ def runnable(project: Project, sid: str) -> list[str]:
 # ---------------------------------------------------------------- the tests
 
 
+@pytest.mark.slow
 def test_read_commands_leave_git_status_clean(project: Project) -> None:
     for session in sessions(project):
         sid = session["id"]
@@ -399,6 +400,7 @@ def test_read_commands_leave_git_status_clean(project: Project) -> None:
     assert git_status(project.root) == []
 
 
+@pytest.mark.slow
 def test_validate_reports_errors_exactly_for_what_breaks_a_plan(project: Project) -> None:
     run = project.wfs("validate", "--all", "--json")
     found = run.json()
@@ -440,6 +442,7 @@ def task_doc(project: Project, sid: str, tid: str) -> dict[str, Any]:
     return doc
 
 
+@pytest.mark.slow
 def test_every_unfinished_valid_task_is_accepted_with_every_step_and_check(
     project: Project,
 ) -> None:
@@ -459,6 +462,7 @@ def test_every_unfinished_valid_task_is_accepted_with_every_step_and_check(
             assert len(step_checks(plan)) == len(verifications(doc)), (tid, plan)
 
 
+@pytest.mark.slow
 def test_execute_all_completes_every_unfinished_valid_task_running_every_check(
     project: Project,
 ) -> None:
@@ -517,6 +521,7 @@ def test_execute_all_completes_every_unfinished_valid_task_running_every_check(
         assert kept or copies, f"{rel} was overwritten and no copy kept"
 
 
+@pytest.mark.slow
 def test_a_status_change_is_a_one_line_diff_in_lf_and_crlf_files(project: Project) -> None:
     for session in sessions(project):
         sid = session["id"]
@@ -576,6 +581,7 @@ TDD_TASK = {
 }
 
 
+@pytest.mark.slow
 def test_a_test_driven_task_as_the_design_writes_it_runs_each_check(tmp_path: Path) -> None:
     repo = next((r for r in REPOS if (REALWORLD / r / ".workflow").is_dir()), None)
     if repo is None:

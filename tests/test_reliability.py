@@ -219,6 +219,7 @@ class Harness:
             assert (self.project / ".workflow" / RUNS / ".summaries" / f"{tid}-summary.md").exists()
 
 
+@pytest.mark.slow
 def test_random_kills_never_corrupt_the_plan(tmp_path: Path) -> None:
     project = tmp_path / "crash"
     project.mkdir()
@@ -254,6 +255,7 @@ for n in range(first, first + count):
 """
 
 
+@pytest.mark.slow
 def test_eight_processes_make_800_updates_and_none_is_lost(project: Path) -> None:
     tasks = [{"id": f"IMPL-{n}", "title": f"T{n}"} for n in range(1, 801)]
     wfs("init", "--no-git")
@@ -287,6 +289,7 @@ for n in range(40):
 """
 
 
+@pytest.mark.slow
 def test_processes_hammering_one_task_leave_one_written_value(project: Path) -> None:
     wfs("init", "--no-git")
     assert (
@@ -308,6 +311,7 @@ def test_processes_hammering_one_task_leave_one_written_value(project: Path) -> 
     assert wfs("validate").code == 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("timeout", ["0.2", "1"])
 def test_held_session_lock_gives_exit_4_after_the_timeout(project: Path, timeout: str) -> None:
     wfs("init", "--no-git")

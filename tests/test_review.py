@@ -128,6 +128,7 @@ WFS-review
 """
 
 
+@pytest.mark.slow
 def test_diff_summarizes_every_kind_of_change(repo: Path) -> None:
     change_everything(repo)
     run = wfs("diff")
@@ -246,6 +247,7 @@ def test_views_and_other_files_are_not_plan_changes(repo: Path) -> None:
     assert wfs("diff", "--exit-code").code == 0
 
 
+@pytest.mark.slow
 def test_revision_ranges(repo: Path) -> None:
     base = git(repo, "rev-parse", "HEAD").stdout.strip()
     git(repo, "checkout", "-q", "-b", "feature")
@@ -272,6 +274,7 @@ def test_revision_ranges(repo: Path) -> None:
     assert run.out.startswith(f"Plan changes from {base} to feature:\n")
 
 
+@pytest.mark.slow
 def test_added_and_removed_sessions(repo: Path) -> None:
     wfs("init", "--no-git")
     assert wfs("plan", "Second", "--empty").code == 0
@@ -360,6 +363,7 @@ def test_a_subdirectory_root_reads_its_own_plan(
     assert data["summary"]["tasks"] == {"added": 0, "removed": 0, "changed": 1}
 
 
+@pytest.mark.slow
 def test_colors_follow_the_terminal_settings(repo: Path) -> None:
     assert wfs("task", "status", "IMPL-1", "completed").code == 0
     colored = CliRunner().invoke(cli, ["diff"], color=True)
@@ -372,6 +376,7 @@ def test_colors_follow_the_terminal_settings(repo: Path) -> None:
     assert plain.stdout == no_color.stdout == wfs("diff").out
 
 
+@pytest.mark.slow
 def test_one_git_process_reads_all_blobs_of_a_large_session(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

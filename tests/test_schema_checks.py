@@ -76,6 +76,7 @@ def assert_agree(name: str, data: Any) -> list[schemas.Found]:
 # ---------------------------------------------------------------- the corpus
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", corpus_files())
 def test_the_compiled_checks_and_jsonschema_agree_on_every_corpus_file(name: str) -> None:
     data = read(name)
@@ -83,6 +84,7 @@ def test_the_compiled_checks_and_jsonschema_agree_on_every_corpus_file(name: str
         assert_agree(schema, data)
 
 
+@pytest.mark.slow
 def test_the_corpus_holds_clean_files_and_files_with_errors_and_with_warnings_only() -> None:
     if not CORPUS.is_dir():
         pytest.skip(MISSING)
@@ -136,6 +138,7 @@ def fixture(name: str) -> dict[str, Any]:
     return data
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["seed-jwt-IMPL-1.2.json", "seed-v1-IMPL-1.2.json"])
 def test_the_checks_and_the_count_agree_with_jsonschema_for_junk_anywhere(name: str) -> None:
     base = fixture(name)
@@ -281,6 +284,7 @@ def mutated(draw: st.DrawFn) -> tuple[str, Any]:
     return SCHEMA_OF_DOCUMENT[kind], data
 
 
+@pytest.mark.slow
 @settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mutated())
 def test_the_compiled_checks_agree_with_jsonschema_on_generated_documents(
@@ -291,6 +295,7 @@ def test_the_compiled_checks_agree_with_jsonschema_on_generated_documents(
         assert_agree(name, data)
 
 
+@pytest.mark.slow
 def test_the_generated_documents_put_both_checks_to_the_test() -> None:
     """The documents `mutated` makes are clean, have warnings only, or have errors, in
     useful numbers (else the property above would prove little)."""
@@ -484,6 +489,7 @@ def test_a_stale_compiled_check_is_never_used(tmp_path: Path, change: str) -> No
 # ---------------------------------------------------------------- nothing kept outside
 
 
+@pytest.mark.slow
 def test_a_check_of_a_new_task_writes_nothing_outside_the_project(
     project: Path, tmp_path: Path
 ) -> None:
@@ -527,6 +533,7 @@ def imported(project: Path, *args: str, env: dict[str, str] | None = None) -> se
     return {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines() if "|" in line}
 
 
+@pytest.mark.slow
 def test_jsonschema_is_never_imported_by_the_commands_agents_call_all_the_time(
     project: Path,
 ) -> None:
@@ -611,6 +618,7 @@ def test_jsonschema_is_never_imported_by_the_commands_agents_call_all_the_time(
     assert "jsonschema" not in proc.stderr
 
 
+@pytest.mark.slow
 def test_validate_runs_jsonschema_only_on_files_the_compiled_check_rejects(
     project: Path,
 ) -> None:

@@ -260,6 +260,7 @@ def test_init_is_idempotent_and_ignores_run_records(project: Path) -> None:
     assert wfs("init").out == f"Already initialized {project / '.workflow'}\n"
 
 
+@pytest.mark.slow
 def test_root_discovery_order(project: Path, tmp_path: Path) -> None:
     wfs("init", "--no-git")
     wfs("plan", "Here", "--empty")
@@ -293,6 +294,7 @@ def test_missing_root_directory_is_an_error(project: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_lock_timeout_exits_4(project: Path) -> None:
     wfs("init")
     lock = project / ".workflow/.locks/workflow.lock"
@@ -325,6 +327,7 @@ def test_lock_timeout_exits_4(project: Path) -> None:
     assert not (project / ".workflow/WFS-blocked").exists()
 
 
+@pytest.mark.slow
 def test_concurrent_plans_get_distinct_ids_and_no_torn_files(project: Path) -> None:
     wfs("init")
     env = {**os.environ, "WFS_LOCK_TIMEOUT": "60"}
@@ -357,6 +360,7 @@ def test_concurrent_plans_get_distinct_ids_and_no_torn_files(project: Path) -> N
     assert not list((project / ".workflow").glob(".*.new"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "field", ["topic", "task_description", "description", "goal", "project", "title"]
 )

@@ -78,6 +78,7 @@ time.sleep(float(sys.argv[2]))
 """
 
 
+@pytest.mark.slow
 def test_lock_held_by_another_process_times_out_busy(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -106,6 +107,7 @@ def test_lock_held_by_another_process_times_out_busy(
         pass  # free again once the holder is gone
 
 
+@pytest.mark.slow
 def test_lock_is_reentrant_and_released_when_the_outer_hold_ends(tmp_path: Path) -> None:
     lock_path = tmp_path / "x.lock"
     probe = [sys.executable, "-c", PROBE_LOCK, str(lock_path)]
@@ -128,6 +130,7 @@ except TimeoutError:
 """
 
 
+@pytest.mark.slow
 def test_a_waiting_writer_gets_the_lock_when_the_holder_lets_go(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -236,6 +236,7 @@ def test_task_add_and_update(project: Path, chain: str) -> None:
     assert read_json(task_file(project, chain, "IMPL-4"))["context"]["depends_on"] == ["IMPL-2"]
 
 
+@pytest.mark.slow
 def test_complexity_is_recomputed_and_never_lowered(project: Path) -> None:
     wfs("init", "--no-git")
     wfs("plan", "Grow", "--from", "-", input=json.dumps([{"id": "IMPL-1", "title": "One"}]))

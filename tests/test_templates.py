@@ -128,6 +128,7 @@ def sessions(draw: st.DrawFn) -> tuple[dict[str, Any], list[dict[str, Any]], dic
     return session, tasks, kept
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(sessions())
 def test_every_rendered_view_is_marked_and_its_earlier_form_recognized(
@@ -142,6 +143,7 @@ def test_every_rendered_view_is_marked_and_its_earlier_form_recognized(
         assert render.authored_views(folder, session, tasks) == []
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(sessions(), st.text(min_size=1, max_size=30), st.integers(0, 200))
 def test_an_earlier_todo_list_with_a_line_of_prose_is_authored(
@@ -286,6 +288,7 @@ READ = (
 )
 
 
+@pytest.mark.slow
 def test_reads_never_import_jinja2(project: Path) -> None:
     tasks = '[{"id": "IMPL-1", "title": "One"}, {"id": "IMPL-2", "title": "Two"}]'
     assert wfs("init", "--no-git").code == 0

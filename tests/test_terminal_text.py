@@ -8,6 +8,7 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from conftest import wfs, wfs_process
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -70,6 +71,7 @@ def test_titles_and_topics_are_escaped_in_every_output(project: Path) -> None:
     assert SHOWN_TITLE in (project / ".workflow" / sid / "TODO_LIST.md").read_text()
 
 
+@pytest.mark.slow
 def test_the_fast_path_escapes_too(project: Path) -> None:
     tasks = [{"id": "IMPL-1", "title": HOSTILE_TITLE}]
     wfs("init", "--no-git")
@@ -108,6 +110,7 @@ def _escaped(text: str) -> str:
     return CONTROL.sub(one, text)
 
 
+@pytest.mark.slow
 @settings(max_examples=2000, deadline=None)
 @given(
     st.text(

@@ -156,6 +156,7 @@ def serving(where: str, tmp_path: Path, bare: Path) -> Iterator[str]:
         yield url
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", ["bare folder", "git daemon"])
 def test_three_clones_run_each_task_once_and_the_remote_ends_with_all_the_work(
     tmp_path: Path, git_env: Path, where: str
@@ -188,6 +189,7 @@ def test_three_clones_run_each_task_once_and_the_remote_ends_with_all_the_work(
             assert git(root, "status", "--porcelain", "--", ".", ":!.workflow").stdout == ""
 
 
+@pytest.mark.slow
 def test_a_task_completed_in_another_clone_is_not_run_again(tmp_path: Path, git_env: Path) -> None:
     ran = tmp_path / "ran.log"
     bare, sid = published(tmp_path, ran)
@@ -210,6 +212,7 @@ def test_a_task_completed_in_another_clone_is_not_run_again(tmp_path: Path, git_
     assert log[0] == "IMPL-1: task IMPL-1"
 
 
+@pytest.mark.slow
 def test_without_a_remote_nothing_is_committed_or_pushed(tmp_path: Path, git_env: Path) -> None:
     ran = tmp_path / "ran.log"
     bare, sid = published(tmp_path, ran)
@@ -298,6 +301,7 @@ def remote_done(bare: Path, sid: str) -> bool:
     return out.count(b'"status": "completed"') + out.count(b'"status":"completed"') == TASKS
 
 
+@pytest.mark.slow
 def test_killed_workers_are_taken_over_and_every_task_lands_once(
     tmp_path: Path, git_env: Path
 ) -> None:
@@ -370,6 +374,7 @@ def test_killed_workers_are_taken_over_and_every_task_lands_once(
     assert git(tmp_path, "ls-remote", str(bare), "refs/wfs/claims/*").stdout == ""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", [[], ["--all", "--jobs", "2"]], ids=["in place", "jobs 2"])
 def test_a_task_blocked_in_one_clone_is_left_to_a_person_by_the_others(
     tmp_path: Path, git_env: Path, how: list[str]

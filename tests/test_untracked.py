@@ -65,6 +65,7 @@ def read_everything(root: Path) -> None:
             wfs("--root", str(root), "--session", sid, "task", "show", row["id"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("repo", REPOS or [pytest.param("", marks=pytest.mark.skip(MISSING))])
 def test_reads_of_a_committed_corpus_leave_no_file_and_change_none(
     repo: str, tmp_path: Path, git_env: Path

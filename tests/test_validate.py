@@ -849,6 +849,7 @@ def test_target_files_must_be_strings() -> None:
 GARBAGE: list[Any] = [None, True, 0, -1.5, "", "x", [], [None], {}, {"a": [1]}]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("junk", GARBAGE)
 def test_any_json_value_anywhere_gives_problems_not_exceptions(junk: Any) -> None:
     base = seed_jwt_task()

@@ -79,11 +79,13 @@ def test_unknown_commands_are_found_in_the_click_tree() -> None:
     assert missing_commands("echo wfs-not-a-command") == set()
 
 
+@pytest.mark.slow
 def test_every_command_of_the_walkthrough_works(tmp_path: Path) -> None:
     failures = run_doc(WALKTHROUGH, REPO, cwd=tmp_path, tmp=tmp_path)
     assert not failures, "\n\n".join(failures)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("example", ["offline-demo", "jwt-auth"])
 def test_every_command_of_the_example_readme_works(example: str, tmp_path: Path) -> None:
     # They start from the wfs checkout and work in `mktemp -d`, here under tmp_path.

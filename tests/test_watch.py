@@ -86,6 +86,7 @@ def lines_until(stream: Any, wanted: str, seen: list[str]) -> None:
 # ---------------------------------------------------------------- the output log
 
 
+@pytest.mark.slow
 def test_a_running_steps_output_is_in_its_log_before_the_step_ends(project: Path) -> None:
     plan([task("IMPL-1", [step(1, WAITING, "Wait")])])
     proc = start(project, "execute", "IMPL-1")
@@ -128,6 +129,7 @@ def test_lines_are_cut_at_every_line_end_and_a_held_carriage_return() -> None:
 # ---------------------------------------------------------------- through a pipe
 
 
+@pytest.mark.slow
 def test_through_a_pipe_each_step_and_each_task_come_as_plain_lines_in_order(
     project: Path,
 ) -> None:
@@ -154,6 +156,7 @@ def test_through_a_pipe_each_step_and_each_task_come_as_plain_lines_in_order(
     ]
 
 
+@pytest.mark.slow
 def test_json_gives_one_event_per_line_and_the_result_last(project: Path) -> None:
     plan(
         [
@@ -265,6 +268,7 @@ def test_log_of_an_unknown_task_exits_2_naming_close_ones(project: Path) -> None
     )
 
 
+@pytest.mark.slow
 def test_log_follow_from_another_process_shows_the_output_as_it_comes(project: Path) -> None:
     plan([task("IMPL-1", [step(1, WAITING, "Wait"), step(2, "bash(echo last)", "Last")])])
     runner = start(project, "execute", "IMPL-1")
@@ -326,6 +330,7 @@ def test_log_shows_what_a_record_keeps_for_a_step_without_logged_output(project:
 # ---------------------------------------------------------------- Ctrl-C
 
 
+@pytest.mark.slow
 @posix_only
 def test_ctrl_c_each_finished_task_is_shown_before_the_interruption_and_none_after(
     project: Path,
@@ -396,6 +401,7 @@ def pane_until(server: list[str], wanted: str, proc_dir: Path) -> list[str]:
         time.sleep(0.05)
 
 
+@pytest.mark.slow
 @needs_tmux
 @posix_only
 def test_on_a_terminal_the_running_step_shows_its_elapsed_time_and_last_line(
@@ -425,6 +431,7 @@ def test_on_a_terminal_the_running_step_shows_its_elapsed_time_and_last_line(
     ]
 
 
+@pytest.mark.slow
 @needs_tmux
 @posix_only
 def test_on_a_terminal_the_status_line_is_cut_to_the_width_and_shows_controls_as_text(

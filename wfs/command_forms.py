@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 import shutil
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 # `[name]`: a variable a step fills in (its canonical spelling).
 TOKEN = re.compile(r"\[([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\]")
@@ -99,6 +99,39 @@ def quoted_command(argument: str) -> str:
         out.append(char)
         i += 1
     return "".join(out)
+
+
+def unquoted_bash(
+    step: dict[str, Any],
+) -> tuple[dict[str, Any], list[tuple[tuple[str | int, ...], str, str]]]:
+    """`step` with each `bash('...')` of its command or commands, the whole command in
+    quotes, written as `bash(...)` of the command inside them (as `wfs migrate` writes
+    it); and for each one, (its place in the step, what was written, the command)."""
+    unquoted: list[tuple[tuple[str | int, ...], str, str]] = []
+    new = step
+    places: list[tuple[tuple[str | int, ...], Any]] = [(("command",), step.get("command"))]
+    commands = step.get("commands")
+    if isinstance(commands, list):
+        places += [(("commands", j), c) for j, c in enumerate(commands)]
+    for place, text in places:
+        if not isinstance(text, str):
+            continue
+        match = BUILTIN.fullmatch(text.strip())
+        if match is None or match.group(1) != "bash":
+            continue
+        inner = quoted_command(match.group(2))
+        if inner == match.group(2) or quoted_command(inner) != inner:
+            continue  # not one quoted string, or not read the same once written
+        if new is step:
+            new = dict(step)
+            if isinstance(commands, list):
+                new["commands"] = list(commands)
+        if place[0] == "command":
+            new["command"] = f"bash({inner})"
+        else:
+            new["commands"][place[1]] = f"bash({inner})"
+        unquoted.append((place, text, inner))
+    return new, unquoted
 
 
 def is_path_argument(argument: str) -> bool:

@@ -221,12 +221,60 @@ def apply(
     skeleton or None when added, new skeleton)); raises Refused when it cannot.
 
     `refresh(session, tally)`: the session fields wfs owns, brought up to date."""
+    graph = _graph(state, changes)
+    status, children, old_status, added = graph.status, graph.children, graph.old, graph.added
+    moved = {t for t in old_status if old_status[t] != status[t]} | set(added)
+    eligible, waiting, ready, rows = _readiness(state, changes, graph, moved)
+    # The views and the session, by parts.
+    summary = state.answers["summary"]
+    leaves_moved = {t: old_status[t] for t in moved - set(added) if not children.get(t)}
+    counts = _recount(summary["counts"], status, leaves_moved, added)
+    new_tally = tally(status, children, counts)
+    new_session = refresh(session, new_tally)
+    stopped, blocked = _stopped_and_blocked(summary, changes, moved, status, children)
+    stuck = stuck_tasks(waiting, status, children, stopped)
+    new_summary = compute_summary(
+        state.sid, new_session, new_tally, counts, ready, blocked, stopped, stuck
+    )
+    answers = {
+        "summary": new_summary,
+        "next": [rows[t] for t in ready[:1]],
+        "ready_rows": [rows[t] for t in ready],
+        "status": status,
+        "children": children,
+        "waiting": waiting,
+    }
+    views, rewritten = _patch_views(
+        state, changes, moved, status, children, new_session, new_tally, added
+    )
+    new_extra = {
+        "wants": graph.wants,
+        "dependents": graph.dependents,
+        "eligible": [t for t in status if t in eligible],
+        "regular": True,
+    }
+    return Update(answers, new_extra, new_session, new_session != session, views, rewritten, added)
+
+
+class _Graph(NamedTuple):
+    """The tasks' statuses and links after a change (apply)."""
+
+    status: dict[str, str]
+    children: dict[str, list[str]]
+    wants: dict[str, list[str]]
+    dependents: dict[str, list[str]]
+    old: dict[str, Any]  # the status before, of each task whose status may have moved
+    added: list[str]
+
+
+def _graph(state: State, changes: dict[str, tuple[Task | None, Task]]) -> _Graph:
+    """The statuses and links after `changes`: each changed task's status, a task
+    appended at the end with its links, and the parents' statuses derived again;
+    Refused when the change is not one of those."""
     status = dict(state.status)
     children = {k: list(v) for k, v in state.children.items()}
-    extra = state.extra
-    wants: dict[str, list[str]] = extra["wants"]
-    dependents: dict[str, list[str]] = extra["dependents"]
-    eligible = set(extra["eligible"])
+    wants: dict[str, list[str]] = state.extra["wants"]
+    dependents: dict[str, list[str]] = state.extra["dependents"]
     last = next(reversed(state.status))
     added = [tid for tid, (old, _) in changes.items() if old is None]
     if len(added) > 1:
@@ -269,11 +317,22 @@ def apply(
         if parent in status and children.get(parent):
             old_status.setdefault(parent, status[parent])
             status[parent] = _derived(status, children[parent], parent)
-    moved = {t for t in old_status if old_status[t] != status[t]} | set(added)
-    # Readiness: the changed tasks and whoever waits for a task whose status moved.
+    return _Graph(status, children, wants, dependents, old_status, added)
+
+
+def _readiness(
+    state: State,
+    changes: dict[str, tuple[Task | None, Task]],
+    graph: _Graph,
+    moved: set[str],
+) -> tuple[set[str], dict[str, Any], list[str], dict[str, Any]]:
+    """(eligible, waiting, ready, ready rows) after the change: the changed tasks and
+    whoever waits for a task whose status moved are looked at again."""
+    status, children = graph.status, graph.children
+    eligible = set(state.extra["eligible"])
     reach = set(changes)
     for tid in moved:
-        reach.update(dependents.get(tid, ()))
+        reach.update(graph.dependents.get(tid, ()))
     waiting = dict(state.answers["waiting"])
     for tid, (_, new) in changes.items():
         if new.get("status") == "pending" and not new.get("errors") and not children.get(tid):
@@ -284,7 +343,7 @@ def apply(
     rows = {row["id"]: row for row in state.answers["ready_rows"]}
     skeletons = {tid: new for tid, (_, new) in changes.items()}
     for tid in sorted(reach, key=task_sort_key):
-        unmet = [d for d in wants.get(tid, ()) if status.get(d) != "completed"]
+        unmet = [d for d in graph.wants.get(tid, ()) if status.get(d) != "completed"]
         if unmet:
             waiting[tid] = unmet
         else:
@@ -300,12 +359,17 @@ def apply(
         elif not is_ready and present:
             del ready[at]
             rows.pop(tid, None)
-    # The views and the session, by parts.
-    summary = state.answers["summary"]
-    leaves_moved = {t: old_status[t] for t in moved - set(added) if not children.get(t)}
-    counts = _recount(summary["counts"], status, leaves_moved, added)
-    new_tally = tally(status, children, counts)
-    new_session = refresh(session, new_tally)
+    return eligible, waiting, ready, rows
+
+
+def _stopped_and_blocked(
+    summary: dict[str, Any],
+    changes: dict[str, tuple[Task | None, Task]],
+    moved: set[str],
+    status: dict[str, str],
+    children: dict[str, list[str]],
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """The summary's stopped entries and blocked tasks, with the changed ones redone."""
     stopped = [s for s in summary["stopped"] if s["id"] not in changes]
     for tid, (_, new) in changes.items():
         if not children.get(tid):
@@ -316,28 +380,7 @@ def apply(
     blocked = [t for t in summary["blocked"] if t not in moved]
     blocked += [t for t in moved if status[t] == "blocked" and not children.get(t)]
     blocked.sort(key=task_sort_key)
-    stuck = stuck_tasks(waiting, status, children, stopped)
-    new_summary = compute_summary(
-        state.sid, new_session, new_tally, counts, ready, blocked, stopped, stuck
-    )
-    answers = {
-        "summary": new_summary,
-        "next": [rows[t] for t in ready[:1]],
-        "ready_rows": [rows[t] for t in ready],
-        "status": status,
-        "children": children,
-        "waiting": waiting,
-    }
-    views, rewritten = _patch_views(
-        state, changes, moved, status, children, new_session, new_tally, added
-    )
-    new_extra = {
-        "wants": wants,
-        "dependents": dependents,
-        "eligible": [t for t in status if t in eligible],
-        "regular": True,
-    }
-    return Update(answers, new_extra, new_session, new_session != session, views, rewritten, added)
+    return stopped, blocked
 
 
 def _skeleton(state: State, tid: str) -> Task:

@@ -1,6 +1,6 @@
 """`wfs mcp`: the wfs commands as an MCP server over stdio (the extra `wfs-sessions[mcp]`).
 
-Eight tools, each doing what its command does (wfs/actions.py) and answering with
+Eight tools, each doing what its command does (wfs/actions/) and answering with
 the JSON that command prints with `--json`, plus its exit code first:
 `{"exit_code": 3, "session": ..., "status": "paused", ...}`. An error the command
 would print on stderr is `{"exit_code": 2, "error": "..."}`, with the `problems` of a
@@ -247,6 +247,10 @@ class WfsServer(MCPServer[Any]):
         return listed
 
 
+# The session a tool works on: the one it was given, else the server's default.
+Chosen = Callable[[str | None], str | None]
+
+
 def build_server(layout: Layout, session: str | None, root_option: str | None) -> WfsServer:
     """The server for the project at `layout`; `session`: the default session
     (`wfs --session`), `root_option`: a `--root` the printed commands keep."""
@@ -256,6 +260,22 @@ def build_server(layout: Layout, session: str | None, root_option: str | None) -
 
     def chosen(requested: str | None) -> str | None:
         return requested or session
+
+    _add_reading_tools(server, layout, chosen, root_option)
+    _add_planning_tools(server, layout, chosen)
+    _add_running_tools(server, layout, chosen, root_option)
+    _add_switch_tool(server, layout)
+    for name in SCHEMAS:
+        _add_schema(server, name)
+    _add_todo_list(server, layout)
+    _add_prompts(server)
+    return server
+
+
+def _add_reading_tools(
+    server: WfsServer, layout: Layout, chosen: Chosen, root_option: str | None
+) -> None:
+    """status, next and task_show: what the session holds, read only."""
 
     @server.tool(annotations=READ_ONLY)
     async def status(session: Session = None) -> CallToolResult:
@@ -278,6 +298,10 @@ def build_server(layout: Layout, session: str | None, root_option: str | None) -
     async def task_show(task_id: TaskId, session: Session = None) -> CallToolResult:
         """One task: its JSON, derived status, whether it is ready and what it waits on."""
         return _answer(lambda: _ok(actions.show_task(layout, chosen(session), task_id)[0]))
+
+
+def _add_planning_tools(server: WfsServer, layout: Layout, chosen: Chosen) -> None:
+    """plan (a new session, or tasks added to one) and validate."""
 
     @server.tool(annotations=ToolAnnotations(destructive_hint=False, open_world_hint=False))
     async def plan(
@@ -333,6 +357,12 @@ def build_server(layout: Layout, session: str | None, root_option: str | None) -
             return result.data, result.exit_code
 
         return _answer(work)
+
+
+def _add_running_tools(
+    server: WfsServer, layout: Layout, chosen: Chosen, root_option: str | None
+) -> None:
+    """execute and resume: a task's steps run, and a stopped task continued."""
 
     def run(
         requested: str | None,
@@ -417,6 +447,9 @@ def build_server(layout: Layout, session: str | None, root_option: str | None) -
 
         return _answer(work)
 
+
+def _add_switch_tool(server: WfsServer, layout: Layout) -> None:
+
     @server.tool(
         annotations=ToolAnnotations(
             destructive_hint=False, idempotent_hint=True, open_world_hint=False
@@ -428,8 +461,9 @@ def build_server(layout: Layout, session: str | None, root_option: str | None) -
         """Make a session the single active one; the others become paused."""
         return _answer(lambda: _ok(actions.switch(layout, session)))
 
-    for name in SCHEMAS:
-        _add_schema(server, name)
+
+def _add_todo_list(server: WfsServer, layout: Layout) -> None:
+    """Each session's TODO_LIST.md, a resource."""
 
     @server.resource(
         TODO_LIST_URI,
@@ -448,6 +482,10 @@ def build_server(layout: Layout, session: str | None, root_option: str | None) -
         except FileNotFoundError:
             raise ResourceNotFoundError(f"{layout.relative(path)}: no such file") from None
 
+
+def _add_prompts(server: WfsServer) -> None:
+    """The prompts that plan a topic and drive a session with the tools."""
+
     @server.prompt(name="plan", description="Plan a topic into a wfs session, with the tools.")
     def plan_prompt(
         topic: Annotated[str, Field(description="What to plan.")],
@@ -461,8 +499,6 @@ def build_server(layout: Layout, session: str | None, root_option: str | None) -
         which = f" {session}" if session else ""
         task = f' with session "{session}"' if session else ""
         return EXECUTE_PROMPT.format(which=which, task=task)
-
-    return server
 
 
 def _add_schema(server: WfsServer, name: str) -> None:

@@ -1,7 +1,7 @@
 """The commands of `wfs`, one small module per group, as pre-commit keeps them.
 
 Each module holds the click commands of its group: they parse options, call the
-library (wfs/actions.py and the modules it names) and print the result. The root group
+library (wfs/actions/ and the modules it names) and print the result. The root group
 (wfs/cli.py) imports a module only when one of its commands runs.
 """
 

@@ -146,25 +146,10 @@ def plan(
     """
     env = ctx.find_object(Env)
     assert env is not None
-    # WFS_SESSION in the environment must not turn `wfs plan TOPIC` into a replan.
-    explicit = replan_id
-    if explicit is None and env.session and ctx.parent is not None:
-        from_flag = ctx.parent.get_parameter_source("session") == ParameterSource.COMMANDLINE
-        if from_flag or (topic is None and document is None):
-            explicit = env.session
+    explicit = _replanned(ctx, env, replan_id, topic is None and document is None)
     if not explicit and topic is None and document is None:
         raise click.UsageError("missing TOPIC (or --from-doc FILE.md, or --session ID)")
-    sources = [
-        name
-        for name, given in (("--from", source), ("--from-doc", document), ("--empty", empty))
-        if given
-    ]
-    if len(sources) > 1:
-        raise click.UsageError(f"give one of {', '.join(sources)}")
-    if dry_run and (source is not None or empty):
-        raise click.UsageError(
-            "--dry-run prints the planning brief; it goes without --from and --empty"
-        )
+    _check_sources(source, document, empty, dry_run)
     if here:
         env.use_here()
     else:
@@ -222,6 +207,33 @@ def plan(
     if not env.json:
         env.echo(f"wfs: plan accepted in round {data['rounds']} of {max_rounds}", err=True)
     env.emit(data, lambda: env.echo(data["session"]))
+
+
+def _replanned(ctx: click.Context, env: Env, replan_id: str | None, no_topic: bool) -> str | None:
+    """The session to plan into: --session ID, or the global --session (and WFS_SESSION
+    when no topic is given). WFS_SESSION in the environment must not turn `wfs plan
+    TOPIC` into a replan."""
+    if replan_id is None and env.session and ctx.parent is not None:
+        from_flag = ctx.parent.get_parameter_source("session") == ParameterSource.COMMANDLINE
+        if from_flag or no_topic:
+            return env.session
+    return replan_id
+
+
+def _check_sources(source: str | None, document: str | None, empty: bool, dry_run: bool) -> None:
+    """Refuse options that exclude each other: one source of tasks at most, and
+    --dry-run (the planning brief) with none."""
+    sources = [
+        name
+        for name, given in (("--from", source), ("--from-doc", document), ("--empty", empty))
+        if given
+    ]
+    if len(sources) > 1:
+        raise click.UsageError(f"give one of {', '.join(sources)}")
+    if dry_run and (source is not None or empty):
+        raise click.UsageError(
+            "--dry-run prints the planning brief; it goes without --from and --empty"
+        )
 
 
 def _topic_args(topic: str | None, document: str | None) -> list[str]:
