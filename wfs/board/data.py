@@ -21,7 +21,7 @@ from typing import Any
 from wfs import actions, git, jsonio, leases, platform
 from wfs.errors import WfsError
 from wfs.flow import runlog, schedule, session_run
-from wfs.flow.engine import RUNS_DIR
+from wfs.flow.record import RUNS_DIR
 from wfs.index import (
     MAPS,
     answers,
@@ -312,7 +312,7 @@ def run_steps(layout: Layout, sid: str, tid: str) -> tuple[list[dict[str, Any]],
     shows them), and the last lines of the running step's output (None when none
     runs)."""
     runner = session_run.runner(layout, sid)
-    events, _, _, running = runlog.snapshot(runner, tid)
+    events, _, _, running = runlog.snapshot(runner.context, tid)
     elapsed: dict[str, Any] = {}
     lines: dict[str, list[str]] = {}
     for event in events[1:]:

@@ -29,7 +29,7 @@ from wfs.cli import Env, F, pass_env, root_option
 from wfs.completion import complete_task_id
 from wfs.flow import runlog, session_run
 from wfs.flow.answer import read_answer
-from wfs.flow.engine import WAITING_FOR_AGENT
+from wfs.flow.stepping import WAITING_FOR_AGENT
 from wfs.platform import shell_join
 from wfs.query import agent_setup_lines, idle_lines, one_line
 from wfs.store import read_input
@@ -738,8 +738,8 @@ def log(env: Env, task_id: str, follow: bool) -> None:
     Example:
       wfs log IMPL-2 --follow
     """
-    runner = session_run.runner(env.layout, env.current_session())
-    tid = runlog.known_task(runner, task_id)
+    context = session_run.runner(env.layout, env.current_session()).context
+    tid = runlog.known_task(context, task_id)
     pending: list[str] = []
 
     def emit(event: dict[str, Any]) -> None:
@@ -749,9 +749,9 @@ def log(env: Env, task_id: str, follow: bool) -> None:
             human_log(env, event, pending)
 
     if follow:
-        runlog.follow(runner, tid, emit)
+        runlog.follow(context, tid, emit)
     else:
-        events, _, _, _ = runlog.snapshot(runner, tid)
+        events, _, _, _ = runlog.snapshot(context, tid)
         for event in events:
             emit(event)
         for name in pending:

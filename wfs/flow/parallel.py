@@ -25,7 +25,8 @@ from wfs import jsonio, leases, platform
 from wfs.claims import claim_alive
 from wfs.errors import WfsError
 from wfs.flow import signals
-from wfs.flow.engine import RUNS_DIR
+from wfs.flow.engine import Runner
+from wfs.flow.record import RUNS_DIR
 from wfs.flow.schedule import Plan, leaf_graph
 from wfs.flow.session_run import Execution, conclude, refuse_finished
 from wfs.flow.worktrees import from_record, session_branch
@@ -113,7 +114,7 @@ class Child:
             came.put((self, "stderr closed"))
 
 
-def resumable(runner: Any, index: TaskIndex) -> list[str]:
+def resumable(runner: Runner, index: TaskIndex) -> list[str]:
     """The stopped tasks a new `--all --jobs N` continues, each where it ran:
 
     - a task a Ctrl-C stopped in its worktree (active, not claimed, paused by an
@@ -135,7 +136,7 @@ def resumable(runner: Any, index: TaskIndex) -> list[str]:
         elif not str(execution.get("paused_reason") or "").startswith(INTERRUPTED):
             continue
         try:
-            record = runner.load_record(tid)
+            record = runner.records.load(tid)
         except WfsError:
             continue  # `--resume ID` says what is wrong with it
         if from_record(record.get("worktree")) is not None:
@@ -145,12 +146,12 @@ def resumable(runner: Any, index: TaskIndex) -> list[str]:
     return found
 
 
-def known_costs(runner: Any, tids: Iterable[str]) -> dict[str, float] | None:
+def known_costs(runner: Runner, tids: Iterable[str]) -> dict[str, float] | None:
     """What each task is expected to take, in seconds, for the order of start: the
     time its steps took in its last run (its run record), and for a task never run,
     the mean of those known; None when no task's time is known (each task then
     counts 1)."""
-    folder = runner.session_dir / RUNS_DIR
+    folder = runner.records.session_dir / RUNS_DIR
     try:
         present = {name[: -len(".json")] for name in os.listdir(folder) if name.endswith(".json")}
     except OSError:
@@ -160,7 +161,7 @@ def known_costs(runner: Any, tids: Iterable[str]) -> dict[str, float] | None:
         if tid not in present:
             continue
         try:
-            steps = runner.load_record(tid).get("steps")
+            steps = runner.records.load(tid)["steps"]
         except WfsError:
             continue
         took = [
@@ -177,7 +178,7 @@ def known_costs(runner: Any, tids: Iterable[str]) -> dict[str, float] | None:
 
 
 def run_all(
-    runner: Any,
+    runner: Runner,
     jobs: int,
     child_command: ChildCommand,
     force: bool = False,
@@ -329,13 +330,13 @@ def run_all(
     return conclude(runner, results, signum)
 
 
-def clear_stale_claims(runner: Any) -> None:
+def clear_stale_claims(runner: Runner) -> None:
     """Give back what killed runs left claimed on tasks completed since (here, or in
     another clone: a claims remote keeps their claims until then); a store out of
     reach is left for the next run."""
     index = TaskIndex(load_skeletons(runner.layout, runner.sid))
     done = {tid for tid in index.leaves() if index.effective_status(tid) == "completed"}
     try:
-        leases.clear_stale(runner.claims, runner.sid, done)
+        leases.clear_stale(runner.claimer.claims, runner.sid, done)
     except WfsError:
         pass
