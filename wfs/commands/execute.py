@@ -477,16 +477,8 @@ def execute(
       wfs execute --resume IMPL-2 --output-file answer.md
     """
 
-    base = None
-    if task_from_stdin and (task_id or resume_id or in_worktree or run_all or jobs > 1 or dry_run):
-        raise click.UsageError("--task-from-stdin goes with no ID and no other mode")
-    if resume_id is not None and task_id is not None:
-        raise click.UsageError("give either a task ID or --resume ID, not both")
-    answer = _resume_answer(output_text, output_file, skip, resume_id is not None)
-    if jobs > 1 and (not run_all or task_id or resume_id or dry_run):
-        raise click.UsageError("--jobs N goes with --all (and no ID, --resume or --dry-run)")
-    if in_worktree and not task_id:
-        raise click.UsageError("--in-worktree goes with a task ID")
+    modes = (task_id, resume_id, run_all, dry_run, jobs, in_worktree, task_from_stdin)
+    answer = _checked_options(*modes, output_text, output_file, skip)
     progress = reporter(env, _show_result, many=jobs > 1 or task_from_stdin)
     runner = session_run.runner(
         env.layout,
@@ -500,6 +492,7 @@ def execute(
     if dry_run:
         _dry_run(env, runner, task_id if task_id is not None else resume_id)
         return
+    base = None
     if task_from_stdin:  # a process --jobs N started ahead: its task comes when ready
         session_run.warm_up()
         order = _order_from_stdin()
@@ -528,6 +521,38 @@ def execute(
             )
     finally:
         progress.close()
+    _show_run(env, run)
+
+
+def _checked_options(
+    task_id: str | None,
+    resume_id: str | None,
+    run_all: bool,
+    dry_run: bool,
+    jobs: int,
+    in_worktree: bool,
+    task_from_stdin: bool,
+    output_text: str | None,
+    output_file: str | None,
+    skip: bool,
+) -> str | None:
+    """The options of `wfs execute` that go together checked (a usage error, exit 2,
+    for those that do not), and the answer given to a resumed step."""
+    if task_from_stdin and (task_id or resume_id or in_worktree or run_all or jobs > 1 or dry_run):
+        raise click.UsageError("--task-from-stdin goes with no ID and no other mode")
+    if resume_id is not None and task_id is not None:
+        raise click.UsageError("give either a task ID or --resume ID, not both")
+    answer = _resume_answer(output_text, output_file, skip, resume_id is not None)
+    if jobs > 1 and (not run_all or task_id or resume_id or dry_run):
+        raise click.UsageError("--jobs N goes with --all (and no ID, --resume or --dry-run)")
+    if in_worktree and not task_id:
+        raise click.UsageError("--in-worktree goes with a task ID")
+    return answer
+
+
+def _show_run(env: Env, run: session_run.Execution) -> None:
+    """After the tasks' results (shown as each ended): what the run as a whole says,
+    and its exit code."""
     data = run.data
     if env.json:  # after the events, the result: the last line
         json_line(data)
