@@ -478,45 +478,12 @@ class _Reader:
             fixed = []
             for i, step in enumerate(steps):
                 if isinstance(step, dict):
-                    step = self._unquoted_step(step, ("flow_control", key, i))
+                    step = _unquoted_step(self, step, ("flow_control", key, i))
                 fixed.append(step)
             if any(a is not b for a, b in zip(fixed, steps, strict=True)):
                 writable = self.writable("flow_control")
                 assert writable is not None
                 writable[key] = fixed
-
-    def _unquoted_step(self, step: dict[str, Any], here: Pointer) -> dict[str, Any]:
-        where = self.origins.get(here, here)
-        new = step
-        places: list[tuple[Pointer, Any]] = [(("command",), step.get("command"))]
-        commands = step.get("commands")
-        if isinstance(commands, list):
-            places += [(("commands", j), c) for j, c in enumerate(commands)]
-        for place, text in places:
-            if not isinstance(text, str):
-                continue
-            match = BUILTIN.fullmatch(text.strip())
-            if match is None or match.group(1) != "bash":
-                continue
-            inner = quoted_command(match.group(2))
-            if inner == match.group(2) or quoted_command(inner) != inner:
-                continue  # not one quoted string, or not read the same once written
-            written = f"bash({inner})"
-            if new is step:
-                new = dict(step)
-                if isinstance(commands, list):
-                    new["commands"] = list(commands)
-            if place[0] == "command":
-                new["command"] = written
-            else:
-                new["commands"][place[1]] = written
-            self.moved(
-                (*where, *place),
-                (*here, *place),
-                f"{text.strip()} runs the command inside the quotes, {quote(inner)}; "
-                f"`wfs migrate` writes {written}",
-            )
-        return new
 
     def read_files(self) -> None:
         files = self.task.get("files")
@@ -635,6 +602,40 @@ class _Reader:
             if key not in ordered:
                 ordered[key] = value
         self.task = ordered
+
+
+def _unquoted_step(reader: _Reader, step: dict[str, Any], here: Pointer) -> dict[str, Any]:
+    where = reader.origins.get(here, here)
+    new = step
+    places: list[tuple[Pointer, Any]] = [(("command",), step.get("command"))]
+    commands = step.get("commands")
+    if isinstance(commands, list):
+        places += [(("commands", j), c) for j, c in enumerate(commands)]
+    for place, text in places:
+        if not isinstance(text, str):
+            continue
+        match = BUILTIN.fullmatch(text.strip())
+        if match is None or match.group(1) != "bash":
+            continue
+        inner = quoted_command(match.group(2))
+        if inner == match.group(2) or quoted_command(inner) != inner:
+            continue  # not one quoted string, or not read the same once written
+        written = f"bash({inner})"
+        if new is step:
+            new = dict(step)
+            if isinstance(commands, list):
+                new["commands"] = list(commands)
+        if place[0] == "command":
+            new["command"] = written
+        else:
+            new["commands"][place[1]] = written
+        reader.moved(
+            (*where, *place),
+            (*here, *place),
+            f"{text.strip()} runs the command inside the quotes, {quote(inner)}; "
+            f"`wfs migrate` writes {written}",
+        )
+    return new
 
 
 def object_step(approach: dict[str, Any], title: Any, flow: dict[str, Any]) -> dict[str, Any]:
