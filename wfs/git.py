@@ -7,6 +7,7 @@ Errors a user can act on (no git, not a repository, a bad revision) become WfsEr
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -400,11 +401,15 @@ def is_worktree_of(root: Path, path: Path) -> bool:
     return path.resolve() in listed
 
 
-def commit_all(root: Path, message: str) -> bool:
+def commit_all(root: Path, message: str, tracked_only: bool = False) -> bool:
     """Commit everything changed or new in the worktree at `root` (what .gitignore
-    leaves out stays out); False when nothing changed (no commit)."""
-    check(root, "add", "--all")
-    committed = run(root, "commit", "--quiet", "--no-verify", "-m", message)
+    leaves out stays out); False when nothing changed (no commit). `tracked_only`: the
+    caller knows no file is new to git, so the commit takes the changes itself
+    (`commit --all`, one git process fewer)."""
+    if not tracked_only:
+        check(root, "add", "--all")
+    everything = ("--all",) if tracked_only else ()
+    committed = run(root, "commit", "--quiet", "--no-verify", *everything, "-m", message)
     if committed.code == 0:
         return True
     # Refused: with nothing to commit (asked only then, one git process fewer).
@@ -472,6 +477,17 @@ def delete_branch(root: Path, branch: str) -> None:
     run(root, "branch", "--quiet", "-d", branch)
 
 
+def delete_branches(root: Path, branches: list[str]) -> None:
+    """Delete each of `branches` that is merged into HEAD, in one git process (one that
+    is not, or is gone, or is checked out somewhere, stays as it is)."""
+    run(root, "branch", "--quiet", "-d", "--", *branches)
+
+
+def prune_worktrees(root: Path) -> None:
+    """Forget the worktrees whose folders are gone."""
+    run(root, "worktree", "prune")
+
+
 # ---------------------------------------------------------------- claims (wfs.leases)
 
 
@@ -493,10 +509,17 @@ def common_dir_on_disk(root: Path) -> Path | None:
     files git keeps (gitrepository-layout: a `.git` folder, or a `.git` file naming the
     worktree's folder, whose `commondir` file names the common one), without running
     git: the readers that must stay fast use it. None when there is no `.git` above."""
+    found = _git_dirs_on_disk(root)
+    return found[1] if found is not None else None
+
+
+def _git_dirs_on_disk(root: Path) -> tuple[Path, Path] | None:
+    """(the git directory of the work tree holding `root`, the common one of its clone),
+    read off git's files (see common_dir_on_disk); None when they cannot be read so."""
     for folder in (root, *root.parents):
         dot_git = folder / ".git"
         if dot_git.is_dir():
-            return dot_git
+            return dot_git, dot_git
         if not dot_git.is_file():
             continue
         try:
@@ -510,12 +533,115 @@ def common_dir_on_disk(root: Path) -> Path | None:
         try:
             common = (private / "commondir").read_text("utf-8").strip()
         except FileNotFoundError:
-            return private
+            return private, private
         except (OSError, UnicodeDecodeError):
             return None
         target = Path(common)
-        return (target if target.is_absolute() else private / target).resolve()
+        return private, (target if target.is_absolute() else private / target).resolve()
     return None
+
+
+_OID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")  # SHA-1, or SHA-256
+
+
+def head_on_disk(root: Path) -> str | None:
+    """What HEAD of the work tree holding `root` names, read off git's files: a branch's
+    full ref (`refs/heads/main`), or a commit (a detached HEAD); None when it cannot be
+    read so (another store of refs, an unreadable file): then git is asked."""
+    found = _git_dirs_on_disk(root)
+    if found is None:
+        return None
+    try:
+        text = (found[0] / "HEAD").read_text("utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if text.startswith("ref: "):
+        ref = text.removeprefix("ref: ").strip()
+        # The reftable store keeps a HEAD naming `refs/heads/.invalid`: its refs are no files.
+        return ref if ref.startswith("refs/heads/") and ref != "refs/heads/.invalid" else None
+    return text if _OID.fullmatch(text) else None
+
+
+def ref_on_disk(root: Path, ref: str) -> str | None:
+    """The commit that the branch `ref` (`refs/heads/...`) of the clone holding `root`
+    points at, read off its file; None when it has none (a packed ref, another store of
+    refs, no such branch): then git is asked."""
+    found = _git_dirs_on_disk(root)
+    if found is None or not ref.startswith("refs/heads/") or ".." in ref.split("/"):
+        return None
+    try:
+        text = (found[1] / ref).read_text("utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return text if _OID.fullmatch(text) else None
+
+
+def checked_out(root: Path) -> str | None:
+    """The branch checked out at `root` (None: a detached HEAD, or no repository), read
+    off git's files where they say it, else asked of git (current_branch)."""
+    head = head_on_disk(root)
+    if head is None:
+        return current_branch(root)
+    return head.removeprefix("refs/heads/") if head.startswith("refs/heads/") else None
+
+
+def session_branch_of(root: Path) -> str | None:
+    """The branch checked out at `root`, when `root` is in a work tree and the branch has
+    a commit (one git process); None for anything else (not a work tree, a detached
+    HEAD, a branch with no commit yet), which the caller tells apart."""
+    result = run(root, "rev-parse", "--is-inside-work-tree", "--symbolic-full-name", "HEAD")
+    lines = result.out.decode("utf-8", "surrogateescape").splitlines()
+    if result.code != 0 or len(lines) != 2 or lines[0] != "true":
+        return None
+    ref = lines[1]
+    return ref.removeprefix("refs/heads/") if ref.startswith("refs/heads/") else None
+
+
+class Status(NamedTuple):
+    """What `git status` says of a work tree."""
+
+    head: str | None  # the commit checked out (None: none yet)
+    paths: list[str]  # every path changed or new, from the top of the work tree
+    moved_from: list[str]  # the paths that renames and copies came from
+    untracked: bool  # one of them is new to git
+    unmerged: bool  # one of them is in conflict
+
+
+def status(root: Path) -> Status | None:
+    """What changed in the work tree at `root`, each new file named (`git status`, one
+    process); None outside a repository, or when git cannot tell. No git runs where no
+    `.git` is found above `root` (and no GIT_DIR names one)."""
+    if common_dir_on_disk(root) is None and not os.environ.get("GIT_DIR"):
+        return None
+    command = ["git", "status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all"]
+    try:
+        proc = subprocess.run(command, cwd=root, capture_output=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if proc.returncode != 0:
+        return None
+    head: str | None = None
+    paths: list[str] = []
+    moved_from: list[str] = []
+    untracked = unmerged = False
+    entries = iter(proc.stdout.decode("utf-8", "replace").split("\0"))
+    for item in entries:
+        kind = item[:2]
+        if item.startswith("# branch.oid "):
+            oid = item.removeprefix("# branch.oid ")
+            head = oid if _OID.fullmatch(oid) else None
+        elif kind == "1 ":
+            paths.append(item.split(" ", 8)[8])
+        elif kind == "2 ":
+            paths.append(item.split(" ", 9)[9])
+            moved_from.append(next(entries, ""))
+        elif kind == "u ":
+            paths.append(item.split(" ", 10)[10])
+            unmerged = True
+        elif kind == "? ":
+            paths.append(item[2:])
+            untracked = True
+    return Status(head, paths, moved_from, untracked, unmerged)
 
 
 def hash_object(root: Path, kind: str, data: bytes) -> str:

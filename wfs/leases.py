@@ -120,7 +120,12 @@ def claim_store(
                 f"claims remote {chosen.remote!r}: {layout.root} is not in a git work tree"
             )
         return RemoteStore(layout.root, chosen.remote, seconds)
-    common = git.common_dir(layout.root)
+    # Read off the files git keeps (no git process), as status_holders reads it; git is
+    # asked only where its environment names another repository.
+    if os.environ.get("GIT_DIR") or os.environ.get("GIT_COMMON_DIR"):
+        common = git.common_dir(layout.root)
+    else:
+        common = git.common_dir_on_disk(layout.root)
     folder = common.joinpath(*LOCAL_FOLDER) if common else layout.locks.joinpath(*FALLBACK_FOLDER)
     return LocalStore(folder, seconds)
 

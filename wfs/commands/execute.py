@@ -24,10 +24,10 @@ from typing import Any
 
 import click
 
-from wfs import actions, jsonio, platform
+from wfs import jsonio, platform
 from wfs.cli import Env, F, pass_env, root_option
 from wfs.completion import complete_task_id
-from wfs.flow import runlog, session_run
+from wfs.flow import session_run
 from wfs.flow.answer import read_answer
 from wfs.flow.stepping import WAITING_FOR_AGENT
 from wfs.platform import shell_join
@@ -492,13 +492,13 @@ def execute(
     if dry_run:
         _dry_run(env, runner, task_id if task_id is not None else resume_id)
         return
-    base = None
+    base, tidy = None, True
     if task_from_stdin:  # a process --jobs N started ahead: its task comes when ready
         session_run.warm_up()
         order = _order_from_stdin()
         if order is None:
             return  # no task came: nothing to do
-        tid, resume, base = order
+        tid, resume, base, tidy = order
         task_id, resume_id, in_worktree = (None, tid, False) if resume else (tid, None, True)
     try:
         if jobs > 1:
@@ -518,6 +518,7 @@ def execute(
                 force=force,
                 in_worktree=in_worktree,
                 base=base,
+                tidy=tidy,
             )
     finally:
         progress.close()
@@ -582,10 +583,11 @@ def _child_command(
     return lambda: argv
 
 
-def _order_from_stdin() -> tuple[str, bool, str] | None:
+def _order_from_stdin() -> tuple[str, bool, str, bool] | None:
     """The task a process started by `--jobs N` runs, as one JSON line on stdin:
-    {"task": ID, "resume": bool, "base": the session's branch}; None at the end of
-    stdin (no task came)."""
+    {"task": ID, "resume": bool, "base": the session's branch}, and `"tidy": false`
+    when `--jobs N` has git forget the worktrees of its tasks itself, all at once; None
+    at the end of stdin (no task came)."""
     line = sys.stdin.buffer.readline()
     if not line.strip():
         return None
@@ -598,9 +600,10 @@ def _order_from_stdin() -> tuple[str, bool, str] | None:
         and isinstance(order.get("task"), str)
         and isinstance(order.get("resume"), bool)
         and isinstance(order.get("base"), str)
+        and isinstance(order.get("tidy", True), bool)
     ):
         raise click.UsageError('--task-from-stdin: expected {"task", "resume", "base"} on stdin')
-    return order["task"], order["resume"], order["base"]
+    return order["task"], order["resume"], order["base"], order.get("tidy", True)
 
 
 def invalid_lines(invalid: list[dict[str, Any]]) -> list[str]:
@@ -617,6 +620,7 @@ def invalid_lines(invalid: list[dict[str, Any]]) -> list[str]:
 
 
 def _dry_run(env: Env, runner: Any, task_id: str | None) -> None:
+    from wfs import actions  # deferred: only a dry run goes through the front door's steps
     from wfs.flow.preview import human_lines  # deferred: only a dry run loads the engine
 
     plan = actions.dry_run(env.layout, runner, task_id)
@@ -763,6 +767,8 @@ def log(env: Env, task_id: str, follow: bool) -> None:
     Example:
       wfs log IMPL-2 --follow
     """
+    from wfs.flow import runlog  # deferred: only `wfs log` reads a run back
+
     context = session_run.runner(env.layout, env.current_session()).context
     tid = runlog.known_task(context, task_id)
     pending: list[str] = []

@@ -17,7 +17,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from wfs import agents_install, store, templating
+from wfs import store, templating
 from wfs.flow.answer import CONTRACT
 from wfs.flow.context import RunContext
 from wfs.flow.variables import as_text as value_text
@@ -126,12 +126,12 @@ def _outputs(context: RunContext, tid: str, outputs: dict[str, tuple[str, str]])
 def dependencies(context: RunContext, task: Task) -> list[dict[str, Any]]:
     """The tasks this one depends on (a container: its children), with the whole text
     of their summaries (a missing summary, or one leading outside the project root: None)."""
-    if not context.sid:
-        return []
-
+    needed = depends_on(task)
+    if not context.sid or not needed:
+        return []  # no session's index to read
     index = TaskIndex(load_skeletons(context.layout, context.sid))
     found = []
-    for dep in depends_on(task):
+    for dep in needed:
         for tid in index.children.get(dep) or [dep]:
             path = context.records.summary_path(tid)
             text = read_summary(context, path)
@@ -283,6 +283,8 @@ def agent_entry(task: Task) -> dict[str, Any]:
 
 def agent_definition(name: str) -> str | None:
     """The shipped definition of `@name`, as text, or None when wfs has none."""
+    from wfs import agents_install  # deferred: only a brief for an agent reads its definition
+
     wanted = name.lstrip("@")
     for source in agents_install.sources("definitions"):
         if source.name == wanted:

@@ -26,7 +26,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from wfs import store
+from wfs import git, store
 from wfs.claims import owner_id
 from wfs.errors import WfsError
 from wfs.flow import signals, watch, worktrees
@@ -295,7 +295,7 @@ def run_task(runner: Runner, task: Task, resume: dict[str, Any] | None = None) -
     tid = task["id"]
     record = runner.records.load(tid)
     if "files_before" not in record:  # kept across stops, so a resumed run sees it all
-        record["files_before"] = file_states(runner.workdir)
+        record["files_before"] = file_states(runner.workdir, git.status(runner.workdir))
         runner.records.save(record)
     result, release = run_until_stop(runner, task, resume)
     if release is not None:

@@ -68,30 +68,15 @@ def commit_state(
     git.commit_paths(there.root, [there.relative(folder)], message)
 
 
-def file_states(root: Path) -> dict[str, str] | None:
-    """What each path git reports as changed or new (outside .workflow/) holds: its
-    size and two checksums of its content (64 bits: no change goes unseen by chance),
-    or size and mtime for a large file, "absent" for a deleted one. None outside a git
-    repository."""
-    import subprocess  # deferred: only a command that runs a process pays for it
-
-    try:
-        proc = subprocess.run(
-            ["git", "status", "--porcelain", "-z", "--untracked-files=all"],
-            cwd=root,
-            capture_output=True,
-            timeout=60,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    if proc.returncode != 0:
+def file_states(root: Path, status: git.Status | None) -> dict[str, str] | None:
+    """What each path that git reports as changed or new in `status` of the work tree
+    at `root` (outside .workflow/) holds: its size and two checksums of its content (64
+    bits: no change goes unseen by chance), or size and mtime for a large file,
+    "absent" for a deleted one. None outside a git repository."""
+    if status is None:
         return None
     states: dict[str, str] = {}
-    entries = iter(proc.stdout.decode("utf-8", "replace").split("\0"))
-    for item in entries:
-        code, path = item[:2], item[3:]
-        if "R" in code or "C" in code:
-            next(entries, None)  # a rename or copy: its original path comes next
+    for path in status.paths:
         if not path or path.startswith(".workflow/"):
             continue
         full = root / path
@@ -156,15 +141,21 @@ class Lander:
         place = self.context.worktree
         record = self.records.load(tid)
         landing = record.get("landing")
+        # What this run knows of the task's branch (its work committed just now): whether
+        # it changes a plan, and whether it has anything to merge; else git is asked.
+        known = worktrees.UNKNOWN
         if isinstance(landing, dict):  # the steps were done before; merging is what was left
             changed = [str(p) for p in landing.get("changed", [])]
             if place is not None and self.claimer.recovering:
                 worktrees.recover(place)  # what a stopped run left half done goes
         else:
-            changed = files_changed(record["files_before"], file_states(self.context.workdir))
+            workdir = self.context.workdir
+            status = git.status(workdir)  # one git process tells all that changed
+            changed = files_changed(record["files_before"], file_states(workdir, status))
             if place is not None:  # the work, on the task's own branch
                 title = task.get("title")
-                worktrees.commit_work(place, self.sid, tid, title if isinstance(title, str) else "")
+                title = title if isinstance(title, str) else ""
+                known = worktrees.commit_work(place, self.sid, tid, title, status)
                 record["landing"] = {"changed": changed}  # from now on, all it did is committed
                 self.records.save(record)
         self.claimer.check()  # a worker that lost its lease writes nothing more
@@ -175,7 +166,7 @@ class Lander:
                 return stopped
         else:
             if place is not None:
-                stopped = self.land(task, record)
+                stopped = self.land(task, record, known)
                 if stopped is not None:
                     return stopped
             self.records.write_summary(task, result, changed)
@@ -195,7 +186,9 @@ class Lander:
 
     # ------------------------------------------------------------ into the session's branch
 
-    def land(self, task: Task, record: dict[str, Any]) -> dict[str, Any] | None:
+    def land(
+        self, task: Task, record: dict[str, Any], known: worktrees.Work
+    ) -> dict[str, Any] | None:
         """Merge the task's branch (its work committed) into the session's branch; None
         when merged, else the outcome of the blocked task (its work stays on its branch,
         and `--resume` merges again)."""
@@ -203,7 +196,7 @@ class Lander:
         assert place is not None
         tid = task["id"]
         try:
-            landing = worktrees.land(self.layout, place, self.sid, tid)
+            landing = worktrees.land(self.layout, place, self.sid, tid, known)
         except WfsError as err:
             landing = worktrees.Landing([], err.message)
         if landing.merged:

@@ -24,7 +24,7 @@ from typing import Any
 from wfs import jsonio, leases, platform
 from wfs.claims import claim_alive
 from wfs.errors import WfsError
-from wfs.flow import signals
+from wfs.flow import signals, worktrees
 from wfs.flow.engine import Runner
 from wfs.flow.record import RUNS_DIR
 from wfs.flow.schedule import Plan, leaf_graph
@@ -73,8 +73,10 @@ class Child:
         threading.Thread(target=self.read_errors, args=(err, came), daemon=True).start()
 
     def give(self, tid: str, resume: bool, base: str) -> None:
+        """Its task: it runs it, then removes the task's folder only (`"tidy": false`):
+        the fleet has git forget its tasks' worktrees and branches all at once."""
         self.tid = tid
-        self.tell({"task": tid, "resume": resume, "base": base})
+        self.tell({"task": tid, "resume": resume, "base": base, "tidy": False})
 
     def dismiss(self) -> None:
         if self.tid is None:
@@ -193,6 +195,7 @@ def run_all(
             signum = fleet.run()
     finally:
         fleet.close()
+        fleet.forget()
     if signum is None:
         clear_stale_claims(runner)
     return conclude(runner, fleet.results, signum)
@@ -295,6 +298,12 @@ class Fleet:
             child.dismiss()
             if child.tid is None:
                 child.group.wait()
+
+    def forget(self) -> None:
+        """The worktrees of the tasks it completed, whose folders their processes
+        removed: git forgets them and deletes their branches, for all at once."""
+        done = [r["task"] for r in self.results if r.get("status") == "completed"]
+        worktrees.forget(self.layout, [worktrees.task_branch(self.sid, tid) for tid in done])
 
     # ------------------------------------------------------------ the processes
 

@@ -54,6 +54,7 @@ class Records:
         self.layout = layout
         self.sid = sid
         self.log = store.Appender()  # the current run record's log
+        self.paths: dict[str, Path] = {}  # each task's run record, found once
 
     @functools.cached_property
     def session_dir(self) -> Path:
@@ -61,7 +62,10 @@ class Records:
         return self.layout.session_dir(self.sid)
 
     def record_path(self, tid: str) -> Path:
-        return self.session_dir / RUNS_DIR / f"{check_task_id(tid)}.json"
+        path = self.paths.get(tid)
+        if path is None:  # the record is saved after every step: its path is kept
+            path = self.paths[tid] = self.session_dir / RUNS_DIR / f"{check_task_id(tid)}.json"
+        return path
 
     def output_log_path(self, tid: str) -> Path:
         """Where the task's steps' output goes as it comes (wfs.flow.watch)."""

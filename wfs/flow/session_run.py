@@ -76,6 +76,7 @@ def execute(
     force: bool = False,
     in_worktree: bool = False,
     base: str | None = None,
+    tidy: bool = True,
 ) -> Execution:
     """`wfs execute`: run task_id, continue resume_id (with `answer` or `skip`), or run
     the next ready task; with `run_all`, go on until nothing is ready.
@@ -91,7 +92,8 @@ def execute(
     git worktree of its own and its work is merged back when it completes; a task that
     ran in one resumes there. `base`: the session's branch, as `--jobs N` found it
     (else it is read from git). The worktree of a task merged back is removed after
-    its result is shown, so what waits on it can start while that is done.
+    its result is shown, so what waits on it can start while that is done (with
+    `tidy` false, only its folder: `--jobs N` has git forget it with the others).
     """
     if not force:
         refuse_finished(runner.layout, runner.sid)
@@ -121,7 +123,7 @@ def execute(
                 elif base is not None:  # `--jobs N` takes over a task killed before its worktree
                     set_up_worktree(runner, task["id"], base)
                 ended(engine.run_task(runner, task, {"skip": skip, "output": answer}))
-                tidy_up(runner, results[-1])
+                tidy_up(runner, results[-1], tidy)
         elif task_id is not None:
             if in_worktree and base is None:
                 base = worktrees.session_branch(runner.layout)
@@ -136,7 +138,7 @@ def execute(
                 if in_worktree and base is not None:
                     set_up_worktree(runner, claimed["id"], base)
                 ended(engine.run_task(runner, claimed))
-                tidy_up(runner, results[-1])
+                tidy_up(runner, results[-1], tidy)
         passed: set[str] = set()  # refused before they started: `--all` goes on past them
         while (
             (run_all or not results)
@@ -221,6 +223,7 @@ def set_up_worktree(runner: Runner, tid: str, base: str) -> None:
         raise
     record = runner.records.load(tid)
     record["worktree"] = place.as_record()
+    record["files_before"] = {}  # a worktree made afresh: nothing in it is changed yet
     runner.records.save(record)
     runner.worktree = place
 
@@ -236,11 +239,15 @@ def warm_up() -> None:
     templating.template("summary.md.j2")
 
 
-def tidy_up(runner: Runner, result: dict[str, Any]) -> None:
+def tidy_up(runner: Runner, result: dict[str, Any], tidy: bool = True) -> None:
     """After a task's work was merged back from its worktree: remove the worktree and
-    delete its branch (its commits are in the session's branch)."""
+    delete its branch (its commits are in the session's branch); without `tidy`, only
+    its folder (worktrees.let_go)."""
     if runner.worktree is not None and result["status"] == "completed":
-        worktrees.clear(runner.layout, runner.worktree)
+        if tidy:
+            worktrees.clear(runner.layout, runner.worktree)
+        else:
+            worktrees.let_go(runner.worktree)
 
 
 def ran_in(runner: Runner, tid: str) -> worktrees.Place | None:
