@@ -10,8 +10,9 @@ driver, as `wfs init` sets it up; code through git). A conflicted merge is abort
 the task blocked: the conflict is resolved on the task's branch, in its worktree, and
 `wfs execute --resume ID` merges again. After a merge (and once the task's result is
 out, so that what waits on it can start), the worktree is removed and the branch
-deleted (its commits are in the session's branch; the merge commit names it), so that
-running the task again (`--force`) starts from a fresh branch.
+deleted (its commits are in the session's branch; the merge commit names it): under
+`--jobs N`, the task's folder at once (`let_go`), and git's record of the worktrees and
+their branches when the run ends, for all its tasks in two git processes (`forget`).
 
 With a claims remote, the remote's branch decides instead: a completed task's branch
 lands there whole, with the task marked completed, by one atomic push that gives its
