@@ -7,12 +7,12 @@ Errors a user can act on (no git, not a repository, a bad revision) become WfsEr
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
+from wfs import gitfiles
 from wfs.errors import WfsError
 
 # Git hands these to hooks and drivers as paths relative to the directory it runs them
@@ -504,82 +504,10 @@ def common_dir(root: Path) -> Path | None:
     return (root / lines[1]).resolve() if not os.path.isabs(lines[1]) else Path(lines[1])
 
 
-def common_dir_on_disk(root: Path) -> Path | None:
-    """The common git directory of the work tree holding `root`, found by reading the
-    files git keeps (gitrepository-layout: a `.git` folder, or a `.git` file naming the
-    worktree's folder, whose `commondir` file names the common one), without running
-    git: the readers that must stay fast use it. None when there is no `.git` above."""
-    found = _git_dirs_on_disk(root)
-    return found[1] if found is not None else None
-
-
-def _git_dirs_on_disk(root: Path) -> tuple[Path, Path] | None:
-    """(the git directory of the work tree holding `root`, the common one of its clone),
-    read off git's files (see common_dir_on_disk); None when they cannot be read so."""
-    for folder in (root, *root.parents):
-        dot_git = folder / ".git"
-        if dot_git.is_dir():
-            return dot_git, dot_git
-        if not dot_git.is_file():
-            continue
-        try:
-            line = dot_git.read_text("utf-8").strip()
-        except (OSError, UnicodeDecodeError):
-            return None
-        if not line.startswith("gitdir:"):
-            return None
-        private = Path(line.removeprefix("gitdir:").strip())
-        private = private if private.is_absolute() else folder / private
-        try:
-            common = (private / "commondir").read_text("utf-8").strip()
-        except FileNotFoundError:
-            return private, private
-        except (OSError, UnicodeDecodeError):
-            return None
-        target = Path(common)
-        return private, (target if target.is_absolute() else private / target).resolve()
-    return None
-
-
-_OID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")  # SHA-1, or SHA-256
-
-
-def head_on_disk(root: Path) -> str | None:
-    """What HEAD of the work tree holding `root` names, read off git's files: a branch's
-    full ref (`refs/heads/main`), or a commit (a detached HEAD); None when it cannot be
-    read so (another store of refs, an unreadable file): then git is asked."""
-    found = _git_dirs_on_disk(root)
-    if found is None:
-        return None
-    try:
-        text = (found[0] / "HEAD").read_text("utf-8").strip()
-    except (OSError, UnicodeDecodeError):
-        return None
-    if text.startswith("ref: "):
-        ref = text.removeprefix("ref: ").strip()
-        # The reftable store keeps a HEAD naming `refs/heads/.invalid`: its refs are no files.
-        return ref if ref.startswith("refs/heads/") and ref != "refs/heads/.invalid" else None
-    return text if _OID.fullmatch(text) else None
-
-
-def ref_on_disk(root: Path, ref: str) -> str | None:
-    """The commit that the branch `ref` (`refs/heads/...`) of the clone holding `root`
-    points at, read off its file; None when it has none (a packed ref, another store of
-    refs, no such branch): then git is asked."""
-    found = _git_dirs_on_disk(root)
-    if found is None or not ref.startswith("refs/heads/") or ".." in ref.split("/"):
-        return None
-    try:
-        text = (found[1] / ref).read_text("utf-8").strip()
-    except (OSError, UnicodeDecodeError):
-        return None
-    return text if _OID.fullmatch(text) else None
-
-
 def checked_out(root: Path) -> str | None:
     """The branch checked out at `root` (None: a detached HEAD, or no repository), read
     off git's files where they say it, else asked of git (current_branch)."""
-    head = head_on_disk(root)
+    head = gitfiles.head_on_disk(root)
     if head is None:
         return current_branch(root)
     return head.removeprefix("refs/heads/") if head.startswith("refs/heads/") else None
@@ -611,7 +539,7 @@ def status(root: Path) -> Status | None:
     """What changed in the work tree at `root`, each new file named (`git status`, one
     process); None outside a repository, or when git cannot tell. No git runs where no
     `.git` is found above `root` (and no GIT_DIR names one)."""
-    if common_dir_on_disk(root) is None and not os.environ.get("GIT_DIR"):
+    if gitfiles.common_dir_on_disk(root) is None and not os.environ.get("GIT_DIR"):
         return None
     command = ["git", "status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all"]
     try:
@@ -629,7 +557,7 @@ def status(root: Path) -> Status | None:
         kind = item[:2]
         if item.startswith("# branch.oid "):
             oid = item.removeprefix("# branch.oid ")
-            head = oid if _OID.fullmatch(oid) else None
+            head = oid if gitfiles.OID.fullmatch(oid) else None
         elif kind == "1 ":
             paths.append(item.split(" ", 8)[8])
         elif kind == "2 ":

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-from wfs import actions, git, jsonio, leases, platform
+from wfs import actions, gitfiles, jsonio, leases, platform
 from wfs.errors import WfsError
 from wfs.flow import runlog, schedule, session_run
 from wfs.flow.record import RUNS_DIR
@@ -376,7 +376,7 @@ def watched_folders(layout: Layout, sid: str) -> list[str]:
     session = layout.session_dir(sid)
     folders = [layout.workflow, session, layout.task_dir(sid), session / RUNS_DIR]
     folders.append(session / SUMMARY_DIR)
-    common = git.common_dir_on_disk(layout.root)
+    common = gitfiles.common_dir_on_disk(layout.root)
     if common is not None:
         folders.append(common.joinpath(*leases.LOCAL_FOLDER, sid))
     folders.append(layout.locks.joinpath(*leases.FALLBACK_FOLDER, sid))

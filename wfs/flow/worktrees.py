@@ -29,7 +29,7 @@ from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import Any, NamedTuple
 
-from wfs import git, leases, platform, store
+from wfs import git, gitfiles, leases, platform, store
 from wfs.errors import WfsError
 from wfs.layout import Layout
 
@@ -135,7 +135,7 @@ def prepare(layout: Layout, sid: str, tid: str, base: str) -> Place:
             git.remove_worktree(layout.root, path)  # git still lists one that is gone
             git.add_worktree(layout.root, path, place.branch, base)
     # The commit the branch starts at, read off git's files (None when they do not say).
-    return place._replace(start=git.ref_on_disk(path, f"refs/heads/{place.branch}"))
+    return place._replace(start=gitfiles.ref_on_disk(path, f"refs/heads/{place.branch}"))
 
 
 def restore(layout: Layout, place: Place) -> None:
