@@ -193,7 +193,7 @@ def test_every_output_and_dependency_summary_reaches_the_agent(name: str, tmp_pa
         (outcome,) = data["tasks"]
         if outcome["status"] == "completed":
             # Completed without an agent: only when no step of it needs one.
-            from wfs.flow.engine import has_agent_part
+            from wfs.flow.stepping import has_agent_part
             from wfs.flow.work import task_steps
 
             task = read_json(

@@ -100,6 +100,25 @@ def test_outside_a_git_work_tree_claims_live_under_workflow(project: Path) -> No
     assert (folder / ".gitignore").read_text().endswith("*\n")
 
 
+@pytest.mark.parametrize("stray", ["a folder", "a file naming no repository"])
+def test_a_git_above_the_project_that_is_no_repository_is_passed_over(
+    tmp_path: Path, stray: str
+) -> None:
+    """As git does: a `.git` folder without a HEAD, or a `.git` file naming a folder that
+    is no git directory, holds no repository, and the claims stay under .workflow/."""
+    if stray == "a folder":
+        (tmp_path / ".git").mkdir()
+    else:
+        (tmp_path / ".git").write_text("gitdir: gone/worktrees/x\n")
+    project = tmp_path / "project"
+    (project / ".workflow").mkdir(parents=True)
+    lease = store_for(project, None).acquire(SID, "IMPL-1", str(project))
+    assert lease is not None
+    assert (project / ".workflow" / ".locks" / "claims" / SID / "IMPL-1.json").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".git", "project"]
+    assert not (tmp_path / ".git").is_dir() or list((tmp_path / ".git").iterdir()) == []
+
+
 def test_a_dead_local_holder_is_taken_over_at_once(clone: Path) -> None:
     go = clone.parent / "go"
     go.touch()
@@ -484,7 +503,7 @@ def test_status_runs_git_only_for_a_claims_remote(
     assert plain.code == 0 and "claims" not in plain.json()
     held = store_for(clone, None).acquire(sid, "IMPL-1", str(clone))
     assert held is not None
-    marker.unlink()  # the calls of this test's own acquire
+    marker.unlink(missing_ok=True)  # the calls of this test's own acquire, if any
     local = wfs_process("status", "--json", cwd=clone)
     assert [c["owner"] for c in local.json()["claims"]] == [held.owner]
     assert not marker.exists()  # the local store's files were read without git

@@ -606,3 +606,58 @@ def test_each_task_line_shows_its_last_check_or_fix(capsys: pytest.CaptureFixtur
     assert (
         "  IMPL-2 · Make it pass: failed (the check failed); fix 1 of 3 goes to the agent\n" in err
     )
+
+
+GIT_LOGGER = '#!/bin/sh\necho "$*" | head -n 1 >> "$LOGGED_GIT_CALLS"\nexec "$REAL_GIT" "$@"\n'
+
+
+@pytest.mark.slow
+def test_a_task_in_a_worktree_runs_git_at_most_six_times(
+    project: Path, git_env: Path, tmp_path: Path
+) -> None:
+    """Each task of `--jobs N` (its worktree made, what it changed found and committed,
+    its branch merged), with its share of what the run does once (the session's branch,
+    the worktrees and branches forgotten at the end), starts at most six git processes:
+    counted by a `git` first on PATH that logs each call, then runs the real one."""
+    count = 4
+    tasks = [
+        task(
+            f"IMPL-{n}",
+            f"bash(echo {n} >> README.md; echo {n} > new-{n}.txt)",
+            [f"IMPL-{n - 1}"] if n > 1 else None,
+        )
+        for n in range(1, count + 1)
+    ]
+    sid = planned(project, tasks)
+    real = subprocess.run(["sh", "-c", "command -v git"], capture_output=True, text=True)
+    logger = tmp_path / "logging-git"
+    logger.mkdir()
+    (logger / "git").write_text(GIT_LOGGER)
+    (logger / "git").chmod(0o755)
+    log = tmp_path / "git-calls.log"
+    env = {
+        **os.environ,
+        "PATH": f"{logger}{os.pathsep}{os.environ['PATH']}",
+        "REAL_GIT": real.stdout.strip(),
+        "LOGGED_GIT_CALLS": str(log),
+    }
+    run = subprocess.run(
+        [sys.executable, "-m", "wfs", "execute", "--all", "--jobs", "2"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert run.returncode == 0, run.stderr
+    calls = log.read_text().splitlines()
+    assert len(calls) <= 6 * count, "\n".join(calls)
+    assert (project / "README.md").read_text() == "project\n1\n2\n3\n4\n"
+    assert [(project / f"new-{n}.txt").read_text() for n in range(1, count + 1)] == [
+        f"{n}\n" for n in range(1, count + 1)
+    ]
+    assert sorted(merges(project)) == [
+        f"Merge IMPL-{n} of wfs session {sid} (wfs/{sid}/IMPL-{n})" for n in range(1, count + 1)
+    ]
+    assert len(worktrees(project)) == 1
+    assert git(project, "branch", "--list", "wfs/*").stdout == ""

@@ -22,7 +22,8 @@ from wfs import jsonedit, jsonio, lifecycle, render, sessions, store
 from wfs.claims import claim_alive
 from wfs.edit import normalize_task
 from wfs.errors import WfsError
-from wfs.flow.engine import Runner, now
+from wfs.flow.claiming import next_step, stop_orphans
+from wfs.flow.record import Records, now
 from wfs.formats import canonical_task, is_gate
 from wfs.index import load_skeletons
 from wfs.layout import ARCHIVE_DIR, MARKER_PREFIX, SESSION_FILE, Layout, parent_of, parse_task_id
@@ -393,9 +394,8 @@ def _stale_claims(layout: Layout, sid: str) -> Iterator[Finding]:
 def _release_claim(layout: Layout, sid: str, path: Path, task: dict[str, Any], owner: str) -> None:
     """Pause a task whose runner died: its orphaned step is stopped, its record kept."""
     tid = str(task["id"])
-    runner = Runner(layout, sid, None)
-    runner.stop_orphans(tid, owner)
-    where = runner.next_step(task)
+    stop_orphans(sid, tid, owner)
+    where = next_step(Records(layout, sid), task)
     execution = {k: v for k, v in obj(task, "execution").items() if k != "claimed_by"}
     execution.update(paused_reason=f"its runner {owner} stopped before the task was done")
     execution["stopped_at"] = now()

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
+from wfs import gitfiles
 from wfs.errors import WfsError
 
 # Git hands these to hooks and drivers as paths relative to the directory it runs them
@@ -423,11 +424,15 @@ def is_worktree_of(root: Path, path: Path) -> bool:
     return path.resolve() in listed
 
 
-def commit_all(root: Path, message: str) -> bool:
+def commit_all(root: Path, message: str, tracked_only: bool = False) -> bool:
     """Commit everything changed or new in the worktree at `root` (what .gitignore
-    leaves out stays out); False when nothing changed (no commit)."""
-    check(root, "add", "--all")
-    committed = run(root, "commit", "--quiet", "--no-verify", "-m", message)
+    leaves out stays out); False when nothing changed (no commit). `tracked_only`: the
+    caller knows no file is new to git, so the commit takes the changes itself
+    (`commit --all`, one git process fewer)."""
+    if not tracked_only:
+        check(root, "add", "--all")
+    everything = ("--all",) if tracked_only else ()
+    committed = run(root, "commit", "--quiet", "--no-verify", *everything, "-m", message)
     if committed.code == 0:
         return True
     # Refused: with nothing to commit (asked only then, one git process fewer).
@@ -497,6 +502,17 @@ def delete_branch(root: Path, branch: str) -> None:
     run(root, "branch", "--quiet", "-d", operand(branch, "branch"))
 
 
+def delete_branches(root: Path, branches: list[str]) -> None:
+    """Delete each of `branches` that is merged into HEAD, in one git process (one that
+    is not, or is gone, or is checked out somewhere, stays as it is)."""
+    run(root, "branch", "--quiet", "-d", "--", *branches)
+
+
+def prune_worktrees(root: Path) -> None:
+    """Forget the worktrees whose folders are gone."""
+    run(root, "worktree", "prune")
+
+
 # ---------------------------------------------------------------- claims (wfs.leases)
 
 
@@ -513,34 +529,72 @@ def common_dir(root: Path) -> Path | None:
     return (root / lines[1]).resolve() if not os.path.isabs(lines[1]) else Path(lines[1])
 
 
-def common_dir_on_disk(root: Path) -> Path | None:
-    """The common git directory of the work tree holding `root`, found by reading the
-    files git keeps (gitrepository-layout: a `.git` folder, or a `.git` file naming the
-    worktree's folder, whose `commondir` file names the common one), without running
-    git: the readers that must stay fast use it. None when there is no `.git` above."""
-    for folder in (root, *root.parents):
-        dot_git = folder / ".git"
-        if dot_git.is_dir():
-            return dot_git
-        if not dot_git.is_file():
-            continue
-        try:
-            line = dot_git.read_text("utf-8").strip()
-        except (OSError, UnicodeDecodeError):
-            return None
-        if not line.startswith("gitdir:"):
-            return None
-        private = Path(line.removeprefix("gitdir:").strip())
-        private = private if private.is_absolute() else folder / private
-        try:
-            common = (private / "commondir").read_text("utf-8").strip()
-        except FileNotFoundError:
-            return private
-        except (OSError, UnicodeDecodeError):
-            return None
-        target = Path(common)
-        return (target if target.is_absolute() else private / target).resolve()
-    return None
+def checked_out(root: Path) -> str | None:
+    """The branch checked out at `root` (None: a detached HEAD, or no repository), read
+    off git's files where they say it, else asked of git (current_branch)."""
+    head = gitfiles.head_on_disk(root)
+    if head is None:
+        return current_branch(root)
+    return head.removeprefix("refs/heads/") if head.startswith("refs/heads/") else None
+
+
+def session_branch_of(root: Path) -> str | None:
+    """The branch checked out at `root`, when `root` is in a work tree and the branch has
+    a commit (one git process); None for anything else (not a work tree, a detached
+    HEAD, a branch with no commit yet), which the caller tells apart."""
+    result = run(root, "rev-parse", "--is-inside-work-tree", "--symbolic-full-name", "HEAD")
+    lines = result.out.decode("utf-8", "surrogateescape").splitlines()
+    if result.code != 0 or len(lines) != 2 or lines[0] != "true":
+        return None
+    ref = lines[1]
+    return ref.removeprefix("refs/heads/") if ref.startswith("refs/heads/") else None
+
+
+class Status(NamedTuple):
+    """What `git status` says of a work tree."""
+
+    head: str | None  # the commit checked out (None: none yet)
+    paths: list[str]  # every path changed or new, from the top of the work tree
+    moved_from: list[str]  # the paths that renames and copies came from
+    untracked: bool  # one of them is new to git
+    unmerged: bool  # one of them is in conflict
+
+
+def status(root: Path) -> Status | None:
+    """What changed in the work tree at `root`, each new file named (`git status`, one
+    process); None outside a repository, or when git cannot tell. No git runs where no
+    `.git` is found above `root` (and no GIT_DIR names one)."""
+    if gitfiles.common_dir_on_disk(root) is None and not os.environ.get("GIT_DIR"):
+        return None
+    command = ["git", "status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all"]
+    try:
+        proc = subprocess.run(command, cwd=root, capture_output=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if proc.returncode != 0:
+        return None
+    head: str | None = None
+    paths: list[str] = []
+    moved_from: list[str] = []
+    untracked = unmerged = False
+    entries = iter(proc.stdout.decode("utf-8", "replace").split("\0"))
+    for item in entries:
+        kind = item[:2]
+        if item.startswith("# branch.oid "):
+            oid = item.removeprefix("# branch.oid ")
+            head = oid if gitfiles.OID.fullmatch(oid) else None
+        elif kind == "1 ":
+            paths.append(item.split(" ", 8)[8])
+        elif kind == "2 ":
+            paths.append(item.split(" ", 9)[9])
+            moved_from.append(next(entries, ""))
+        elif kind == "u ":
+            paths.append(item.split(" ", 10)[10])
+            unmerged = True
+        elif kind == "? ":
+            paths.append(item[2:])
+            untracked = True
+    return Status(head, paths, moved_from, untracked, unmerged)
 
 
 def hash_object(root: Path, kind: str, data: bytes) -> str:

@@ -35,7 +35,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, NamedTuple, Protocol
 
-from wfs import git, jsonio, store
+from wfs import git, gitfiles, jsonio, store
 from wfs.claims import claim_alive, owner_id
 from wfs.errors import FAILED, WfsError
 from wfs.layout import Layout, check_session_id, check_task_id
@@ -139,7 +139,12 @@ def claim_store(
                 f"claims remote {chosen.remote!r}: {layout.root} is not in a git work tree"
             )
         return RemoteStore(layout.root, chosen.remote, seconds)
-    common = git.common_dir(layout.root)
+    # Read off the files git keeps (no git process), as status_holders reads it; git is
+    # asked only where its environment names another repository.
+    if os.environ.get("GIT_DIR"):
+        common = git.common_dir(layout.root)
+    else:
+        common = gitfiles.common_dir_on_disk(layout.root)
     folder = common.joinpath(*LOCAL_FOLDER) if common else layout.locks.joinpath(*FALLBACK_FOLDER)
     return LocalStore(folder, seconds)
 
@@ -150,7 +155,7 @@ def status_holders(layout: Layout, sid: str) -> list[Lease]:
     chosen = settings(layout)
     if chosen.remote:
         return RemoteStore(layout.root, chosen.remote, chosen.lease_seconds).holders(sid)
-    common = git.common_dir_on_disk(layout.root)
+    common = gitfiles.common_dir_on_disk(layout.root)
     folders = [layout.locks.joinpath(*FALLBACK_FOLDER)]
     if common is not None:
         folders.insert(0, common.joinpath(*LOCAL_FOLDER))
@@ -168,7 +173,7 @@ def clone_lock(root: Path) -> Any:
     and removing of its worktrees, run one at a time: its worktrees share one object
     store and its refs, and git's fetches race each other and a worktree coming or
     going ("bad object worktrees/…/HEAD", "did not send all necessary objects")."""
-    common = git.common_dir_on_disk(root)  # read off git's files: no git process
+    common = gitfiles.common_dir_on_disk(root)  # read off git's files: no git process
     folder = common if common is not None else root / ".git"
     lock = folder.joinpath(*CLONE_LOCK)
     store.confine(folder)  # git's folder: outside the work tree in a worktree

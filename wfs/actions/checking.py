@@ -99,7 +99,7 @@ def dry_run(layout: Layout, runner: Any, task_id: str | None) -> dict[str, Any]:
         task_id = ready[0]
     if check_task_id(task_id) not in index.by_id:
         raise unknown_task(task_id, index.by_id)
-    return preview(runner, read_task(layout, runner.sid, task_id))
+    return preview(runner.context, read_task(layout, runner.sid, task_id))
 
 
 class Outcome(NamedTuple):

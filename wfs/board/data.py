@@ -18,10 +18,10 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-from wfs import actions, git, jsonio, leases, platform
+from wfs import actions, gitfiles, jsonio, leases, platform
 from wfs.errors import WfsError
 from wfs.flow import runlog, schedule, session_run
-from wfs.flow.engine import RUNS_DIR
+from wfs.flow.record import RUNS_DIR
 from wfs.index import (
     MAPS,
     answers,
@@ -312,7 +312,7 @@ def run_steps(layout: Layout, sid: str, tid: str) -> tuple[list[dict[str, Any]],
     shows them), and the last lines of the running step's output (None when none
     runs)."""
     runner = session_run.runner(layout, sid)
-    events, _, _, running = runlog.snapshot(runner, tid)
+    events, _, _, running = runlog.snapshot(runner.context, tid)
     elapsed: dict[str, Any] = {}
     lines: dict[str, list[str]] = {}
     for event in events[1:]:
@@ -376,7 +376,7 @@ def watched_folders(layout: Layout, sid: str) -> list[str]:
     session = layout.session_dir(sid)
     folders = [layout.workflow, session, layout.task_dir(sid), session / RUNS_DIR]
     folders.append(session / SUMMARY_DIR)
-    common = git.common_dir_on_disk(layout.root)
+    common = gitfiles.common_dir_on_disk(layout.root)
     if common is not None:
         folders.append(common.joinpath(*leases.LOCAL_FOLDER, sid))
     folders.append(layout.locks.joinpath(*leases.FALLBACK_FOLDER, sid))

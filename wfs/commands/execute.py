@@ -24,12 +24,12 @@ from typing import Any
 
 import click
 
-from wfs import actions, jsonio, platform
+from wfs import jsonio, platform
 from wfs.cli import Env, F, pass_env, root_option
 from wfs.completion import complete_task_id
-from wfs.flow import runlog, session_run
+from wfs.flow import session_run
 from wfs.flow.answer import read_answer
-from wfs.flow.engine import WAITING_FOR_AGENT
+from wfs.flow.stepping import WAITING_FOR_AGENT
 from wfs.platform import shell_join
 from wfs.query import agent_setup_lines, idle_lines, one_line
 from wfs.store import read_input
@@ -486,16 +486,8 @@ def execute(
       wfs execute --resume IMPL-2 --output-file answer.md
     """
 
-    base = None
-    if task_from_stdin and (task_id or resume_id or in_worktree or run_all or jobs > 1 or dry_run):
-        raise click.UsageError("--task-from-stdin goes with no ID and no other mode")
-    if resume_id is not None and task_id is not None:
-        raise click.UsageError("give either a task ID or --resume ID, not both")
-    answer = _resume_answer(output_text, output_file, skip, resume_id is not None)
-    if jobs > 1 and (not run_all or task_id or resume_id or dry_run):
-        raise click.UsageError("--jobs N goes with --all (and no ID, --resume or --dry-run)")
-    if in_worktree and not task_id:
-        raise click.UsageError("--in-worktree goes with a task ID")
+    modes = (task_id, resume_id, run_all, dry_run, jobs, in_worktree, task_from_stdin)
+    answer = _checked_options(*modes, output_text, output_file, skip)
     progress = reporter(env, _show_result, many=jobs > 1 or task_from_stdin)
     runner = session_run.runner(
         env.layout,
@@ -509,12 +501,13 @@ def execute(
     if dry_run:
         _dry_run(env, runner, task_id if task_id is not None else resume_id)
         return
+    base, tidy = None, True
     if task_from_stdin:  # a process --jobs N started ahead: its task comes when ready
         session_run.warm_up()
         order = _order_from_stdin()
         if order is None:
             return  # no task came: nothing to do
-        tid, resume, base = order
+        tid, resume, base, tidy = order
         task_id, resume_id, in_worktree = (None, tid, False) if resume else (tid, None, True)
     try:
         if jobs > 1:
@@ -534,9 +527,42 @@ def execute(
                 force=force,
                 in_worktree=in_worktree,
                 base=base,
+                tidy=tidy,
             )
     finally:
         progress.close()
+    _show_run(env, run)
+
+
+def _checked_options(
+    task_id: str | None,
+    resume_id: str | None,
+    run_all: bool,
+    dry_run: bool,
+    jobs: int,
+    in_worktree: bool,
+    task_from_stdin: bool,
+    output_text: str | None,
+    output_file: str | None,
+    skip: bool,
+) -> str | None:
+    """The options of `wfs execute` that go together checked (a usage error, exit 2,
+    for those that do not), and the answer given to a resumed step."""
+    if task_from_stdin and (task_id or resume_id or in_worktree or run_all or jobs > 1 or dry_run):
+        raise click.UsageError("--task-from-stdin goes with no ID and no other mode")
+    if resume_id is not None and task_id is not None:
+        raise click.UsageError("give either a task ID or --resume ID, not both")
+    answer = _resume_answer(output_text, output_file, skip, resume_id is not None)
+    if jobs > 1 and (not run_all or task_id or resume_id or dry_run):
+        raise click.UsageError("--jobs N goes with --all (and no ID, --resume or --dry-run)")
+    if in_worktree and not task_id:
+        raise click.UsageError("--in-worktree goes with a task ID")
+    return answer
+
+
+def _show_run(env: Env, run: session_run.Execution) -> None:
+    """After the tasks' results (shown as each ended): what the run as a whole says,
+    and its exit code."""
     data = run.data
     if env.json:  # after the events, the result: the last line
         json_line(data)
@@ -566,10 +592,11 @@ def _child_command(
     return lambda: argv
 
 
-def _order_from_stdin() -> tuple[str, bool, str] | None:
+def _order_from_stdin() -> tuple[str, bool, str, bool] | None:
     """The task a process started by `--jobs N` runs, as one JSON line on stdin:
-    {"task": ID, "resume": bool, "base": the session's branch}; None at the end of
-    stdin (no task came)."""
+    {"task": ID, "resume": bool, "base": the session's branch}, and `"tidy": false`
+    when `--jobs N` has git forget the worktrees of its tasks itself, all at once; None
+    at the end of stdin (no task came)."""
     line = sys.stdin.buffer.readline()
     if not line.strip():
         return None
@@ -582,9 +609,10 @@ def _order_from_stdin() -> tuple[str, bool, str] | None:
         and isinstance(order.get("task"), str)
         and isinstance(order.get("resume"), bool)
         and isinstance(order.get("base"), str)
+        and isinstance(order.get("tidy", True), bool)
     ):
         raise click.UsageError('--task-from-stdin: expected {"task", "resume", "base"} on stdin')
-    return order["task"], order["resume"], order["base"]
+    return order["task"], order["resume"], order["base"], order.get("tidy", True)
 
 
 def invalid_lines(invalid: list[dict[str, Any]]) -> list[str]:
@@ -601,6 +629,7 @@ def invalid_lines(invalid: list[dict[str, Any]]) -> list[str]:
 
 
 def _dry_run(env: Env, runner: Any, task_id: str | None) -> None:
+    from wfs import actions  # deferred: only a dry run goes through the front door's steps
     from wfs.flow.preview import human_lines  # deferred: only a dry run loads the engine
 
     plan = actions.dry_run(env.layout, runner, task_id)
@@ -747,8 +776,10 @@ def log(env: Env, task_id: str, follow: bool) -> None:
     Example:
       wfs log IMPL-2 --follow
     """
-    runner = session_run.runner(env.layout, env.current_session())
-    tid = runlog.known_task(runner, task_id)
+    from wfs.flow import runlog  # deferred: only `wfs log` reads a run back
+
+    context = session_run.runner(env.layout, env.current_session()).context
+    tid = runlog.known_task(context, task_id)
     pending: list[str] = []
 
     def emit(event: dict[str, Any]) -> None:
@@ -758,9 +789,9 @@ def log(env: Env, task_id: str, follow: bool) -> None:
             human_log(env, event, pending)
 
     if follow:
-        runlog.follow(runner, tid, emit)
+        runlog.follow(context, tid, emit)
     else:
-        events, _, _, _ = runlog.snapshot(runner, tid)
+        events, _, _, _ = runlog.snapshot(context, tid)
         for event in events:
             emit(event)
         for name in pending:

@@ -15,21 +15,19 @@ from __future__ import annotations
 import glob
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from wfs import agents_install, store, templating
+from wfs import store, templating
 from wfs.flow.answer import CONTRACT
+from wfs.flow.context import RunContext
 from wfs.flow.variables import as_text as value_text
-from wfs.flow.variables import substitute_prose, substitute_session
+from wfs.flow.variables import substitute_prose, substitute_session, task_values
 from wfs.flow.work import Step
 from wfs.formats import canonical_task
 from wfs.index import load_skeletons
 from wfs.layout import parse_task_id
 from wfs.rules import localized
 from wfs.tasks import Task, TaskIndex, depends_on, obj
-
-if TYPE_CHECKING:
-    from wfs.flow.engine import Runner
 
 INLINE_LIMIT = 8 * 1024  # a larger value goes to a file, passed by path
 FILE_LIMIT = 1024 * 1024  # what such a file keeps at most
@@ -46,14 +44,14 @@ LIST_FIELDS = (
 
 
 def resolved_step(
-    runner: Runner, step: Step, values: dict[str, Any], command: str | None
+    context: RunContext, step: Step, values: dict[str, Any], command: str | None
 ) -> dict[str, Any]:
     """One step as the agent reads it: every known `[variable]` resolved."""
     resolved: dict[str, Any] = {"key": step.key, "name": step.name}
     for field in PROSE_FIELDS:
         if isinstance(step.spec.get(field), str):
             resolved[field] = substitute_prose(
-                substitute_session(step.spec[field], runner.sid), values
+                substitute_session(step.spec[field], context.sid), values
             )
     for field in LIST_FIELDS:
         items = step.spec.get(field)
@@ -70,7 +68,7 @@ def resolved_step(
     if step.checks:
         resolved["checks"] = [
             {
-                "command": substitute_prose(substitute_session(c.command, runner.sid), values),
+                "command": substitute_prose(substitute_session(c.command, context.sid), values),
                 **({"phase": c.phase} if c.phase else {}),
                 "must": "fail" if c.must_fail else "pass",
                 **({"expected_failure": c.expected} if c.expected else {}),
@@ -81,7 +79,7 @@ def resolved_step(
 
 
 def build(
-    runner: Runner,
+    context: RunContext,
     task: Task,
     steps: list[dict[str, Any]],
     outputs: dict[str, tuple[str, str]],
@@ -92,21 +90,21 @@ def build(
     tid = task["id"]
     brief: dict[str, Any] = {
         "task": task,
-        "workflow": {"session": runner.sid, "phase": runner.session_phase()},
+        "workflow": {"session": context.sid, "phase": context.session_phase()},
         "steps": steps,
-        "outputs": _outputs(runner, tid, outputs),
-        "dependencies": [_cut(dep) for dep in dependencies(runner, task)],
-        "paths": session_paths(runner, tid),
-        "context": task_context(runner, task),
+        "outputs": _outputs(context, tid, outputs),
+        "dependencies": [_cut(dep) for dep in dependencies(context, task)],
+        "paths": session_paths(context, tid),
+        "context": task_context(context, task),
         "agent": agent_entry(task),
     }
     brief.update((key, value) for key, value in extra.items() if value)
     brief["contract"] = CONTRACT
-    brief["resume"] = runner.resume_argv(tid)
+    brief["resume"] = context.resume_argv(tid)
     return brief
 
 
-def _outputs(runner: Runner, tid: str, outputs: dict[str, tuple[str, str]]) -> dict[str, Any]:
+def _outputs(context: RunContext, tid: str, outputs: dict[str, tuple[str, str]]) -> dict[str, Any]:
     """Each output inline, or written to a file next to the run record when large."""
     shown: dict[str, Any] = {}
     for name, (key, text) in outputs.items():
@@ -114,33 +112,33 @@ def _outputs(runner: Runner, tid: str, outputs: dict[str, tuple[str, str]]) -> d
         if len(data) <= INLINE_LIMIT:
             shown[name] = {"from": key, "text": text}
             continue
-        path = runner.output_path(tid, name)
+        path = context.records.output_path(tid, name)
         store.write_bytes(path, data[:FILE_LIMIT], durable=False)
         shown[name] = {
             "from": key,
-            "path": runner.layout.relative(path),
+            "path": context.layout.relative(path),
             "bytes": len(data),
             **({"cut_to": FILE_LIMIT} if len(data) > FILE_LIMIT else {}),
         }
     return shown
 
 
-def dependencies(runner: Runner, task: Task) -> list[dict[str, Any]]:
+def dependencies(context: RunContext, task: Task) -> list[dict[str, Any]]:
     """The tasks this one depends on (a container: its children), with the whole text
     of their summaries (a missing summary, or one leading outside the project root: None)."""
-    if not runner.sid:
-        return []
-
-    index = TaskIndex(load_skeletons(runner.layout, runner.sid))
+    needed = depends_on(task)
+    if not context.sid or not needed:
+        return []  # no session's index to read
+    index = TaskIndex(load_skeletons(context.layout, context.sid))
     found = []
-    for dep in depends_on(task):
+    for dep in needed:
         for tid in index.children.get(dep) or [dep]:
-            path = runner.summary_path(tid)
-            text = read_summary(runner, path)
+            path = context.records.summary_path(tid)
+            text = read_summary(context, path)
             if text is None:
                 found.append({"task": tid, "summary": None})
             else:
-                found.append({"task": tid, "summary": runner.layout.relative(path), "text": text})
+                found.append({"task": tid, "summary": context.layout.relative(path), "text": text})
     return found
 
 
@@ -151,11 +149,11 @@ def _cut(dependency: dict[str, Any]) -> dict[str, Any]:
     return {**dependency, "text": text[:SUMMARY_LIMIT], "cut_to": SUMMARY_LIMIT}
 
 
-def read_summary(runner: Runner, path: Path) -> str | None:
+def read_summary(context: RunContext, path: Path) -> str | None:
     """A summary's text, unless it is missing or leads outside the project root."""
     try:
         real = path.resolve()
-        root = runner.layout.root.resolve()
+        root = context.layout.root.resolve()
         if root not in real.parents:
             return None
         return real.read_text(encoding="utf-8", errors="replace")
@@ -163,10 +161,10 @@ def read_summary(runner: Runner, path: Path) -> str | None:
         return None
 
 
-def session_paths(runner: Runner, tid: str) -> dict[str, str]:
+def session_paths(context: RunContext, tid: str) -> dict[str, str]:
     """Where things are, relative to the project root (the agent's working directory).
     An inline flow has no task file, and may have no session."""
-    place = runner.worktree
+    place = context.worktree
     paths = {"project": "."}
     if place is not None:
         # The task works in its own worktree (its working directory); the session's
@@ -174,16 +172,16 @@ def session_paths(runner: Runner, tid: str) -> dict[str, str]:
         paths = {"worktree": str(place.path), "branch": place.branch}
 
     def relative(path: Path) -> str:
-        return runner.layout.relative(path) if place is None else str(path.resolve())
+        return context.layout.relative(path) if place is None else str(path.resolve())
 
-    if runner.sid:
-        folder = runner.layout.session_dir(runner.sid)
+    if context.sid:
+        folder = context.layout.session_dir(context.sid)
         paths["session"] = relative(folder)
         if parse_task_id(tid):
-            paths["task_file"] = relative(runner.layout.task_file(runner.sid, tid))
+            paths["task_file"] = relative(context.layout.task_file(context.sid, tid))
         paths["summaries"] = relative(folder / ".summaries")
         paths["process"] = relative(folder / ".process")
-    paths["run_record"] = relative(runner.record_path(tid))
+    paths["run_record"] = relative(context.records.record_path(tid))
     return paths
 
 
@@ -202,13 +200,13 @@ NOTES: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 
 
-def task_context(runner: Runner, task: Task) -> dict[str, Any]:
+def task_context(run: RunContext, task: Task) -> dict[str, Any]:
     """Where to work and what done means, whatever format the task file is in (read in
     the seed form: `acceptance_criteria`, `convergence.criteria`, top-level
     `focus_paths`, `files`, … are where the seed keeps them); artifacts resolved to the
     files that exist. A path written on another machine is given where it is in this
     project (wfs.rules.localized), as the steps read it."""
-    seed = localized(canonical_task(task), runner.layout.root)
+    seed = localized(canonical_task(task), run.layout.root)
     context = obj(seed, "context")
     found: dict[str, Any] = {}
     for name, place in NOTES[:1]:
@@ -224,7 +222,7 @@ def task_context(runner: Runner, task: Task) -> dict[str, Any]:
         found["target_files"] = target_files
     artifacts = context.get("artifacts")
     if isinstance(artifacts, list) and artifacts:
-        found["artifacts"] = [_artifact(runner, a) for a in artifacts if isinstance(a, dict)]
+        found["artifacts"] = [_artifact(run, a) for a in artifacts if isinstance(a, dict)]
     for name, place in NOTES[1:]:
         value = _at(seed, place)
         if value and not (name == "files" and all(isinstance(f, str) for f in value)):
@@ -238,17 +236,17 @@ def _at(data: Any, place: tuple[str, ...]) -> Any:
     return data
 
 
-def _artifact(runner: Runner, artifact: dict[str, Any]) -> dict[str, Any]:
+def _artifact(context: RunContext, artifact: dict[str, Any]) -> dict[str, Any]:
     entry = dict(artifact)
     path = artifact.get("path")
     if isinstance(path, str) and path.strip():
-        entry["files"] = existing_files(runner, substitute_session(path, runner.sid))
+        entry["files"] = existing_files(context, substitute_session(path, context.sid))
     return entry
 
 
-def existing_files(runner: Runner, pattern: str) -> list[str]:
+def existing_files(context: RunContext, pattern: str) -> list[str]:
     """The files `pattern` names (a path or a glob) inside the project root."""
-    root = runner.layout.root.resolve()
+    root = context.layout.root.resolve()
     if os.path.isabs(pattern) or ".." in Path(pattern).parts:
         return []
     matches = glob.glob(pattern, root_dir=root, recursive=True)
@@ -258,6 +256,17 @@ def existing_files(runner: Runner, pattern: str) -> list[str]:
         if root in real.parents and real.is_file():
             files.append(Path(match).as_posix())
     return files
+
+
+def base_values(context: RunContext, task: Task) -> dict[str, Any]:
+    """The values a task's steps start with: its fields, whatever format its file is in,
+    its session's id and folder, and the summaries of the tasks it depends on."""
+    folder = context.layout.relative(context.records.session_dir) if context.sid else None
+    values = task_values(canonical_task(task), context.sid, folder)
+    if context.sid:
+        texts = [d["text"] for d in dependencies(context, task) if "text" in d]
+        values["dependency_summaries"] = "\n".join(texts)
+    return values
 
 
 def agent_entry(task: Task) -> dict[str, Any]:
@@ -274,6 +283,8 @@ def agent_entry(task: Task) -> dict[str, Any]:
 
 def agent_definition(name: str) -> str | None:
     """The shipped definition of `@name`, as text, or None when wfs has none."""
+    from wfs import agents_install  # deferred: only a brief for an agent reads its definition
+
     wanted = name.lstrip("@")
     for source in agents_install.sources("definitions"):
         if source.name == wanted:

@@ -21,7 +21,8 @@ from typing import Any
 from wfs import platform, query
 from wfs.errors import WfsError
 from wfs.flow import signals
-from wfs.flow.engine import RUNS_DIR, Progress, Runner, new_record, run_until_stop
+from wfs.flow.engine import Progress, Runner, run_until_stop
+from wfs.flow.record import RUNS_DIR, Records, new_record
 from wfs.flow.routing import AgentRoutes, agent_routes
 from wfs.flow.work import pre_analysis_step
 from wfs.layout import Layout
@@ -62,6 +63,17 @@ def parse_inline(text: str, where: str) -> list[dict[str, Any]]:
     return steps
 
 
+class FlowRecords(Records):
+    """The run record of an inline flow file: one per file, in `.workflow/.runs/`."""
+
+    def __init__(self, layout: Layout, sid: str, file: str) -> None:
+        super().__init__(layout, sid)
+        self.digest = hashlib.sha256(os.path.abspath(file).encode()).hexdigest()[:16]
+
+    def record_path(self, tid: str) -> Path:
+        return self.layout.workflow / RUNS_DIR / f"flow-{self.digest}.json"
+
+
 class FlowRunner(Runner):
     """Runs the steps of an inline flow file; its run record is kept per file."""
 
@@ -76,14 +88,18 @@ class FlowRunner(Runner):
         agent_option: str | None = None,
     ) -> None:
         options = ["--agent", agent_option] if agent_option else []
+        records = FlowRecords(layout, sid, file)
         super().__init__(
-            layout, sid, routes, progress, command_prefix, scope="step", resume_options=options
+            layout,
+            sid,
+            routes,
+            progress,
+            command_prefix,
+            scope="step",
+            resume_options=options,
+            records=records,
         )
         self.file = file
-        self.digest = hashlib.sha256(os.path.abspath(file).encode()).hexdigest()[:16]
-
-    def record_path(self, tid: str) -> Path:
-        return self.layout.workflow / RUNS_DIR / f"flow-{self.digest}.json"
 
     def resume_argv(self, tid: str) -> list[str]:
         return [
@@ -103,11 +119,11 @@ def run_flow(
     plan = [pre_analysis_step(i, spec, f"/{i}") for i, spec in enumerate(specs)]
     if resume is None:
         init(runner.layout)  # the record goes in .workflow/.runs/, which git ignores
-        runner.save_record(new_record(FLOW))
-    elif not runner.record_path(FLOW).exists():
+        runner.records.save(new_record(FLOW))
+    elif not runner.records.record_path(FLOW).exists():
         raise WfsError(f"{where} has no stopped run to resume; run it with `wfs flow {where}`")
     else:
-        record = runner.load_record(FLOW)
+        record = runner.records.load(FLOW)
         if record.get("finished_at"):
             raise WfsError(f"the last run of {where} completed; nothing to resume")
     result, release = run_until_stop(runner, task, resume, plan)

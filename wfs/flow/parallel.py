@@ -24,8 +24,9 @@ from typing import Any
 from wfs import jsonio, leases, platform
 from wfs.claims import claim_alive
 from wfs.errors import WfsError
-from wfs.flow import signals
-from wfs.flow.engine import RUNS_DIR
+from wfs.flow import signals, worktrees
+from wfs.flow.engine import Runner
+from wfs.flow.record import RUNS_DIR
 from wfs.flow.schedule import Plan, leaf_graph
 from wfs.flow.session_run import Execution, conclude, refuse_finished
 from wfs.flow.worktrees import from_record, session_branch
@@ -72,8 +73,10 @@ class Child:
         threading.Thread(target=self.read_errors, args=(err, came), daemon=True).start()
 
     def give(self, tid: str, resume: bool, base: str) -> None:
+        """Its task: it runs it, then removes the task's folder only (`"tidy": false`):
+        the fleet has git forget its tasks' worktrees and branches all at once."""
         self.tid = tid
-        self.tell({"task": tid, "resume": resume, "base": base})
+        self.tell({"task": tid, "resume": resume, "base": base, "tidy": False})
 
     def dismiss(self) -> None:
         if self.tid is None:
@@ -113,7 +116,7 @@ class Child:
             came.put((self, "stderr closed"))
 
 
-def resumable(runner: Any, index: TaskIndex) -> list[str]:
+def resumable(runner: Runner, index: TaskIndex) -> list[str]:
     """The stopped tasks a new `--all --jobs N` continues, each where it ran:
 
     - a task a Ctrl-C stopped in its worktree (active, not claimed, paused by an
@@ -135,7 +138,7 @@ def resumable(runner: Any, index: TaskIndex) -> list[str]:
         elif not str(execution.get("paused_reason") or "").startswith(INTERRUPTED):
             continue
         try:
-            record = runner.load_record(tid)
+            record = runner.records.load(tid)
         except WfsError:
             continue  # `--resume ID` says what is wrong with it
         if from_record(record.get("worktree")) is not None:
@@ -145,12 +148,12 @@ def resumable(runner: Any, index: TaskIndex) -> list[str]:
     return found
 
 
-def known_costs(runner: Any, tids: Iterable[str]) -> dict[str, float] | None:
+def known_costs(runner: Runner, tids: Iterable[str]) -> dict[str, float] | None:
     """What each task is expected to take, in seconds, for the order of start: the
     time its steps took in its last run (its run record), and for a task never run,
     the mean of those known; None when no task's time is known (each task then
     counts 1)."""
-    folder = runner.session_dir / RUNS_DIR
+    folder = runner.records.session_dir / RUNS_DIR
     try:
         present = {name[: -len(".json")] for name in os.listdir(folder) if name.endswith(".json")}
     except OSError:
@@ -160,7 +163,7 @@ def known_costs(runner: Any, tids: Iterable[str]) -> dict[str, float] | None:
         if tid not in present:
             continue
         try:
-            steps = runner.load_record(tid).get("steps")
+            steps = runner.records.load(tid)["steps"]
         except WfsError:
             continue
         took = [
@@ -177,7 +180,7 @@ def known_costs(runner: Any, tids: Iterable[str]) -> dict[str, float] | None:
 
 
 def run_all(
-    runner: Any,
+    runner: Runner,
     jobs: int,
     child_command: ChildCommand,
     force: bool = False,
@@ -186,60 +189,157 @@ def run_all(
     task's result goes to the runner's progress (`finished`) as it ends."""
     if not force:
         refuse_finished(runner.layout, runner.sid)
-    layout, sid, progress = runner.layout, runner.sid, runner.progress
-    base = session_branch(layout)  # refused before anything starts when there is no branch
-    results: list[dict[str, Any]] = []
-    came: queue.Queue[Any] = queue.Queue()
-    children: list[Child] = []  # every process started and not yet ended, spares too
-    tried: set[str] = set()  # started once in this run: never started again
+    fleet = Fleet(runner, jobs, child_command)
+    try:
+        with signals.handled(), platform.steady_environment():
+            signum = fleet.run()
+    finally:
+        fleet.close()
+        fleet.forget()
+    if signum is None:
+        clear_stale_claims(runner)
+    return conclude(runner, fleet.results, signum)
 
-    def scan() -> tuple[Plan, list[str]]:
-        index = TaskIndex(load_skeletons(layout, sid))
+
+class Fleet:
+    """One run of `--all --jobs N`: the wfs processes it started (spares too), which
+    task each runs, and the results of the tasks that ended."""
+
+    def __init__(self, runner: Runner, jobs: int, child_command: ChildCommand) -> None:
+        self.runner = runner
+        self.jobs = jobs
+        self.child_command = child_command
+        self.layout, self.sid, self.progress = runner.layout, runner.sid, runner.progress
+        # Refused before anything starts when there is no branch.
+        self.base = session_branch(self.layout)
+        self.results: list[dict[str, Any]] = []
+        self.came: queue.Queue[Any] = queue.Queue()
+        self.children: list[Child] = []  # every process started and not yet ended
+        self.tried: set[str] = set()  # started once in this run: never started again
+        self.plan, self.again = self.scan()
+
+    def scan(self) -> tuple[Plan, list[str]]:
+        """The plan of the tasks left to start, and the stopped tasks to resume."""
+        index = TaskIndex(load_skeletons(self.layout, self.sid))
         graph = leaf_graph(index)
         done = {tid for tid in graph if index.effective_status(tid) == "completed"}
         waiting = {
             tid
             for tid in graph
-            if tid not in tried
+            if tid not in self.tried
             and index.by_id[tid].get("status") == "pending"
             and not index.by_id[tid].get("errors")
         }
-        again = [tid for tid in resumable(runner, index) if tid not in tried]
-        return Plan(graph, done, waiting, known_costs(runner, sorted(waiting))), again
+        again = [tid for tid in resumable(self.runner, index) if tid not in self.tried]
+        costs = known_costs(self.runner, sorted(waiting))
+        return Plan(graph, done, waiting, costs), again
 
-    def busy() -> int:
-        return sum(1 for c in children if c.tid is not None and not c.freed)
+    # ------------------------------------------------------------ the loop
 
-    def starting() -> int:
+    def run(self) -> int | None:
+        """Start tasks as they become ready and room allows, pass on what they report,
+        until none is left to start and none runs; the signal that stopped the run, if
+        any (each running task is then stopped in turn)."""
+        while True:
+            signum = signals.pending()
+            if signum is None:
+                self.start_ready()
+            else:
+                self.interrupt(signum)
+            if not any(c.tid is not None for c in self.children):
+                if signum is not None:
+                    break
+                self.plan, self.again = self.scan()  # tasks added while it ran, or made ready
+                if not self.plan.ready() and not self.again:
+                    break
+                continue
+            self.hear()
+        return signals.pending()
+
+    def start_ready(self) -> None:
+        """Start the tasks to resume, then the ready ones, while there is room; keep
+        spares started for those that wait."""
+        for tid in self.again:
+            if self.room() and tid not in self.tried:
+                self.start(tid, True)
+        for tid in self.plan.ready():
+            if not self.room():
+                break
+            self.plan.started(tid)
+            self.start(tid, False)
+        left = len(self.plan.waiting) + sum(1 for tid in self.again if tid not in self.tried)
+        self.spares(min(SPARES, left, self.jobs))
+
+    def interrupt(self, signum: int) -> None:
+        """A stop signal: no task starts any more, and each running one is told."""
+        self.spares(0)
+        for child in self.children:
+            if child.tid is not None and not child.signalled:
+                child.signalled = True
+                child.group.interrupt(signum)
+
+    def hear(self) -> None:
+        """Wait for the next thing a process reports (at most a tick), and act on it."""
+        try:
+            child, event = self.came.get(timeout=TICK_SECONDS)
+        except queue.Empty:
+            self.progress("tick", {})
+            return
+        if isinstance(event, dict):
+            self.passed_on(child, event)
+            return
+        child.closed += 1
+        if child.closed == 2:  # both pipes: the process is ending
+            self.ended(child)
+
+    def close(self) -> None:
+        """Let the spares go (and, after an error here, any other process)."""
+        for child in self.children:
+            child.dismiss()
+            if child.tid is None:
+                child.group.wait()
+
+    def forget(self) -> None:
+        """The worktrees of the tasks it completed, whose folders their processes
+        removed: git forgets them and deletes their branches, for all at once."""
+        done = [r["task"] for r in self.results if r.get("status") == "completed"]
+        worktrees.forget(self.layout, [worktrees.task_branch(self.sid, tid) for tid in done])
+
+    # ------------------------------------------------------------ the processes
+
+    def busy(self) -> int:
+        return sum(1 for c in self.children if c.tid is not None and not c.freed)
+
+    def starting(self) -> int:
         """How many tasks are being started (claimed, given their worktree)."""
-        return sum(1 for c in children if c.tid is not None and not c.settled)
+        return sum(1 for c in self.children if c.tid is not None and not c.settled)
 
-    def room() -> bool:
-        return busy() < jobs and starting() < STARTING
+    def room(self) -> bool:
+        return self.busy() < self.jobs and self.starting() < STARTING
 
-    def start(tid: str, resume: bool) -> None:
-        tried.add(tid)
-        spare = next((c for c in children if c.tid is None and not c.freed), None)
+    def start(self, tid: str, resume: bool) -> None:
+        self.tried.add(tid)
+        spare = next((c for c in self.children if c.tid is None and not c.freed), None)
         if spare is None:
-            spare = Child(child_command(), layout.root, came)
-            children.append(spare)
-        spare.give(tid, resume, base)
+            spare = Child(self.child_command(), self.layout.root, self.came)
+            self.children.append(spare)
+        spare.give(tid, resume, self.base)
 
-    def spares(wanted: int) -> None:
+    def spares(self, wanted: int) -> None:
         """Keep `wanted` spare processes started (no more), dismissing the rest. While
         a task is starting and a spare waits, the others start after it (not on the
         cores that the task's start needs)."""
-        idle = [c for c in children if c.tid is None and not c.freed]
+        idle = [c for c in self.children if c.tid is None and not c.freed]
         for child in idle[wanted:]:
             child.dismiss()
-        if idle and starting():
+        if idle and self.starting():
             return
         for _ in range(wanted - len(idle)):
-            children.append(Child(child_command(), layout.root, came))
+            self.children.append(Child(self.child_command(), self.layout.root, self.came))
 
-    def ended(child: Child) -> None:
+    def ended(self, child: Child) -> None:
         code = child.group.wait()
-        children.remove(child)
+        self.children.remove(child)
         if child.tid is None:  # a spare that got no task
             return
         result = child.result
@@ -250,92 +350,42 @@ def run_all(
                 "status": "not run",
                 "reason": why.removeprefix("wfs: error: "),
             }
-        results.append(result)
-        progress("finished", result)
+        self.results.append(result)
+        self.progress("finished", result)
         if result["status"] == "completed":
-            plan.completed(child.tid)
+            self.plan.completed(child.tid)
         else:
-            plan.dropped(child.tid)
+            self.plan.dropped(child.tid)
 
-    def passed_on(child: Child, event: dict[str, Any]) -> None:
+    def passed_on(self, child: Child, event: dict[str, Any]) -> None:
         kind = event.get("event")
         if kind is None and isinstance(event.get("tasks"), list):
             if event["tasks"]:
                 child.result = event["tasks"][-1]
         elif kind == "step_started":
             child.settled = True
-            progress("start", event)
+            self.progress("start", event)
         elif kind == "output":
-            progress("output", event)
+            self.progress("output", event)
         elif kind == "step_finished":
-            progress("step", event)
+            self.progress("step", event)
         elif kind in ("check", "fix"):
-            progress(kind, event)
+            self.progress(kind, event)
         elif kind == "task_finished" and child.tid is not None and event.get("task") == child.tid:
             # Its task is over (merged, when completed): what waits on it may start
             # while its process tidies up (its worktree removed, its branch deleted).
             child.freed = child.settled = True
             if event.get("status") == "completed":
-                plan.completed(child.tid)
-
-    plan, again = scan()
-    try:
-        with signals.handled(), platform.steady_environment():
-            while True:
-                signum = signals.pending()
-                if signum is None:
-                    for tid in again:
-                        if room() and tid not in tried:
-                            start(tid, True)
-                    for tid in plan.ready():
-                        if not room():
-                            break
-                        plan.started(tid)
-                        start(tid, False)
-                    left = len(plan.waiting) + sum(1 for tid in again if tid not in tried)
-                    spares(min(SPARES, left, jobs))
-                else:
-                    spares(0)
-                    for child in children:
-                        if child.tid is not None and not child.signalled:
-                            child.signalled = True
-                            child.group.interrupt(signum)
-                if not any(c.tid is not None for c in children):
-                    if signum is not None:
-                        break
-                    plan, again = scan()  # tasks added while it ran, or made ready
-                    if not plan.ready() and not again:
-                        break
-                    continue
-                try:
-                    child, event = came.get(timeout=TICK_SECONDS)
-                except queue.Empty:
-                    progress("tick", {})
-                    continue
-                if isinstance(event, dict):
-                    passed_on(child, event)
-                    continue
-                child.closed += 1
-                if child.closed == 2:  # both pipes: the process is ending
-                    ended(child)
-            signum = signals.pending()
-    finally:
-        for child in children:  # spares (and, after an error here, any other)
-            child.dismiss()
-            if child.tid is None:
-                child.group.wait()
-    if signum is None:
-        clear_stale_claims(runner)
-    return conclude(runner, results, signum)
+                self.plan.completed(child.tid)
 
 
-def clear_stale_claims(runner: Any) -> None:
+def clear_stale_claims(runner: Runner) -> None:
     """Give back what killed runs left claimed on tasks completed since (here, or in
     another clone: a claims remote keeps their claims until then); a store out of
     reach is left for the next run."""
     index = TaskIndex(load_skeletons(runner.layout, runner.sid))
     done = {tid for tid in index.leaves() if index.effective_status(tid) == "completed"}
     try:
-        leases.clear_stale(runner.claims, runner.sid, done)
+        leases.clear_stale(runner.claimer.claims, runner.sid, done)
     except WfsError:
         pass

@@ -17,9 +17,11 @@ from typing import Any
 from wfs import git
 from wfs.command_forms import PLACEHOLDER, named_path
 from wfs.flow import steps as run_steps
-from wfs.flow.engine import Runner, fix_budget, hands_off_with
+from wfs.flow.brief import base_values
+from wfs.flow.context import RunContext
 from wfs.flow.routing import Handoff
 from wfs.flow.shell import TOKEN
+from wfs.flow.stepping import fix_budget, hands_off_with
 from wfs.flow.variables import (
     known_spelling,
     lookup,
@@ -36,31 +38,31 @@ from wfs.tasks import Task
 _SHELL_OPERATORS = re.compile(r"[|&;<>()$`\n]")
 
 
-def dry_run(runner: Runner, task: Task) -> dict[str, Any]:
+def dry_run(context: RunContext, task: Task) -> dict[str, Any]:
     """The resolved plan of a task's steps; runs nothing, changes nothing."""
     tid = task["id"]
-    path = runner.layout.task_file(runner.sid, tid)
-    where = runner.layout.relative(path)
-    refused = refusal(TaskSource(where, task, path.name[: -len(".json")], runner.layout.root))
+    path = context.layout.task_file(context.sid, tid)
+    where = context.layout.relative(path)
+    refused = refusal(TaskSource(where, task, path.name[: -len(".json")], context.layout.root))
     try:
         plan = task_steps(task)
     except Uninterpretable as err:
         refused.append(f"{where}{err.message}")
         plan = []
-    values = runner.base_values(task)
-    handoff = runner.routes.for_task(task)
+    values = base_values(context, task)
+    handoff = context.routes.for_task(task)
     position = {s.key: n for n, s in enumerate(plan)}
     producers = {s.output: s for s in plan if s.output}
     leaders: dict[str, str] = {}  # step key -> the first step of its hand-off
     for before, step in zip(plan, plan[1:], strict=False):
-        if runner.scope == "task" and hands_off_with(before, step):
+        if context.scope == "task" and hands_off_with(before, step):
             leaders[step.key] = leaders.get(before.key, before.key)
     rows = []
     agent_before = False  # agent work in an earlier step: a failing check goes back to it
     for n, step in enumerate(plan):
         problems: list[str] = []
         parts = [
-            _part(runner, handoff, step, text, values, problems) for text in step.parts or ("",)
+            _part(context, handoff, step, text, values, problems) for text in step.parts or ("",)
         ]
         for text in _texts(step):
             for match in TOKEN.finditer(text):
@@ -79,7 +81,7 @@ def dry_run(runner: Runner, task: Task) -> dict[str, Any]:
                         else "it stays as written"
                     )
                     problems.append(f"[{name}] is bound by {producer.key}, which {when}: {effect}")
-            for match in PLACEHOLDER.finditer(substitute_session(text, runner.sid)):
+            for match in PLACEHOLDER.finditer(substitute_session(text, context.sid)):
                 if (
                     match.group(0) == "{session}"
                     or _is_shell_variable(step, match.group(0))
@@ -87,7 +89,7 @@ def dry_run(runner: Runner, task: Task) -> dict[str, Any]:
                 ):
                     continue
                 problems.append(f"placeholder {match.group(0)} is not filled in")
-        checks = [_check(runner, check, values, producers, problems) for check in step.checks]
+        checks = [_check(context, check, values, producers, problems) for check in step.checks]
         if step.key.startswith("acceptance/"):  # a check of the task: its command must pass
             budget = fix_budget(step) if agent_before else 0
             checks.append({"of": "task", "from": step.pointer, "must": "pass", "fixes": budget})
@@ -112,7 +114,7 @@ def dry_run(runner: Runner, task: Task) -> dict[str, Any]:
 
 
 def _check(
-    runner: Runner,
+    context: RunContext,
     check: Check,
     values: dict[str, Any],
     producers: dict[str, Step],
@@ -120,7 +122,7 @@ def _check(
 ) -> dict[str, Any]:
     """A check of the step as it will run: its command as bash sees it, what it must
     do, how many fixes a failure gets, and whether the step is reverted at the end."""
-    text = substitute_session(check.command, runner.sid)
+    text = substitute_session(check.command, context.sid)
     command = run_steps.classify(text)
     row: dict[str, Any] = {"of": "step", "from": check.pointer, "kind": command.kind}
     row["shell"], refused = preview_shell(command.text, values)
@@ -142,7 +144,7 @@ def _check(
         row["expected_failure"] = check.expected
     row["fixes"] = check.fixes
     row["auto_revert"] = check.auto_revert
-    if check.auto_revert and not git.is_work_tree(runner.layout.root):
+    if check.auto_revert and not git.is_work_tree(context.layout.root):
         problems.append("auto_revert needs a git work tree: nothing will be reverted here")
     return row
 
@@ -185,14 +187,14 @@ def _is_shell_variable(step: Step, placeholder: str) -> bool:
 
 
 def _part(
-    runner: Runner,
+    context: RunContext,
     handoff: Handoff | None,
     step: Step,
     text: str,
     values: dict[str, Any],
     problems: list[str],
 ) -> dict[str, Any]:
-    text = substitute_session(text, runner.sid)
+    text = substitute_session(text, context.sid)
     command = run_steps.classify(text) if text.strip() else run_steps.Command("agent", "")
     row: dict[str, Any] = {"kind": command.kind}
     if command.kind in ("bash", "cli"):
@@ -208,7 +210,7 @@ def _part(
         row["argument"] = substitute_prose(command.text, values)
         if command.kind == "read":  # the file it reads, as a path in this project
             row["path"] = run_steps.in_project(
-                runner.layout.root, run_steps.read_target(row["argument"])[0]
+                context.layout.root, run_steps.read_target(row["argument"])[0]
             )
         if command.kind != "grep" and _is_prose(row["argument"]):
             problems.append(
@@ -217,10 +219,10 @@ def _part(
             )
         named = named_path(command)
         if named is not None and is_absolute_path(named.text):
-            mapped = project_path(runner.layout.root, named.text, named.pattern)
+            mapped = project_path(context.layout.root, named.text, named.pattern)
             if mapped is not None:
                 problems.append(f"{named.text} is a path on another machine: read as {mapped}")
-        why = run_steps.escapes_root(command, runner.layout.root)
+        why = run_steps.escapes_root(command, context.layout.root)
         if why:
             problems.append(why)
     else:

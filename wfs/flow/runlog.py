@@ -23,7 +23,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from wfs.claims import claim_alive
-from wfs.flow.engine import FINISHED, Runner
+from wfs.flow.context import RunContext
+from wfs.flow.record import FINISHED
 from wfs.flow.watch import STREAMS, Lines, read_events
 from wfs.flow.work import Uninterpretable, task_steps
 from wfs.formats import status_of
@@ -35,19 +36,19 @@ Event = dict[str, Any]
 POLL_SECONDS = 0.2  # how often --follow looks for new output
 
 
-def known_task(runner: Runner, task_id: str) -> str:
+def known_task(context: RunContext, task_id: str) -> str:
     """`task_id` checked: a task of the session (exit 2 naming close ones if not)."""
     tid = check_task_id(task_id)
-    known = answers(runner.layout, runner.sid)["status"]
+    known = answers(context.layout, context.sid)["status"]
     if tid not in known:
         raise unknown_task(task_id, known)
     return tid
 
 
-def run_state(runner: Runner, tid: str) -> tuple[dict[str, Any], str, bool]:
+def run_state(context: RunContext, tid: str) -> tuple[dict[str, Any], str, bool]:
     """The task, its status (paused: an active task that no process runs), and whether
     a live process runs it now."""
-    task = read_task(runner.layout, runner.sid, tid)
+    task = read_task(context.layout, context.sid, tid)
     status = status_of(task)
     owner = obj(task, "execution").get("claimed_by")
     running = status == "active" and isinstance(owner, str) and bool(owner) and claim_alive(owner)
@@ -120,19 +121,19 @@ def latest_runs(events: list[Event]) -> dict[str, list[Event]]:
     return runs
 
 
-def snapshot(runner: Runner, tid: str) -> tuple[list[Event], int, Reader, bool]:
+def snapshot(context: RunContext, tid: str) -> tuple[list[Event], int, Reader, bool]:
     """The task's run as it is now: (events, where the output log was read up to, the
     reader to go on with, whether it runs now)."""
-    task, status, running = run_state(runner, tid)
+    task, status, running = run_state(context, tid)
     try:
         plan = [(s.key, s.name) for s in task_steps(task)]
     except Uninterpretable:
         plan = []
-    record = runner.load_record(tid)
+    record = context.records.load(tid)
     recorded = record.get("steps", {})
     keys = [key for key, _ in plan]
     plan += [(key, key) for key in recorded if key not in keys]
-    logged, offset = read_events(runner.output_log_path(tid))
+    logged, offset = read_events(context.records.output_log_path(tid))
     runs = latest_runs(logged)
     reader = Reader(tid, dict(plan))
     starts = [e.get("step") for e in logged if e.get("event") == "step_started"]
@@ -166,7 +167,7 @@ def snapshot(runner: Runner, tid: str) -> tuple[list[Event], int, Reader, bool]:
         elif entry is not None:
             state = str(entry.get("status"))
             shown.append({"event": "step_started", "task": tid, "step": key, "name": name})
-            output = runner.entry_output(entry) if state in FINISHED else ""
+            output = context.records.entry_output(entry) if state in FINISHED else ""
             for line in output.splitlines():
                 shown.append(
                     {"event": "output", "task": tid, "step": key, "stream": "stdout"}
@@ -190,22 +191,22 @@ def _finished(tid: str, key: str, name: str, state: str, entry: Any) -> Event:
 
 
 def follow(
-    runner: Runner,
+    context: RunContext,
     tid: str,
     emit: Callable[[Event], None],
     poll: float = POLL_SECONDS,
 ) -> None:
     """Emit the task's run as it is, then its new output and steps as they come, until
     no process runs the task any more; then `task_finished`."""
-    events, offset, reader, running = snapshot(runner, tid)
+    events, offset, reader, running = snapshot(context, tid)
     for event in events:
         if event["event"] != "step_running":  # its output follows as it comes
             emit(event)
-    path = runner.output_log_path(tid)
+    path = context.records.output_log_path(tid)
     while True:
         if running:
             time.sleep(poll)
-            _, status, running = run_state(runner, tid)
+            _, status, running = run_state(context, tid)
         new, offset = read_events(path, offset)
         for event in new:
             for shown in reader.feed(event):
@@ -215,5 +216,5 @@ def follow(
     for key in list(reader.open):
         for shown in reader.end_lines(key):
             emit(shown)
-    _, status, _ = run_state(runner, tid)
+    _, status, _ = run_state(context, tid)
     emit({"event": "task_finished", "task": tid, "status": status})

@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 from wfs import platform, render, templating
 from wfs.errors import WfsError
 from wfs.flow import engine, signals, worktrees
+from wfs.flow.claiming import DoneElsewhere, HeldElsewhere, NotRunnable
 from wfs.flow.engine import Runner
 from wfs.flow.routing import agent_routes
 from wfs.index import answers, load_skeletons
@@ -32,7 +33,7 @@ def runner(
     progress: Any = None,
     scope: str = "task",
     remote: str | None = None,
-) -> Any:
+) -> Runner:
     """The engine's runner for a session, as `wfs execute` sets it up (`remote`: the
     claims remote of --remote). The resume commands it prints carry the options given
     here that change how the task runs: the agent command, the agent scope and the
@@ -65,7 +66,7 @@ GOING_ON = ("completed", "blocked", "not run")
 
 
 def execute(
-    runner: Any,
+    runner: Runner,
     task_id: str | None = None,
     resume_id: str | None = None,
     answer: str | None = None,
@@ -75,6 +76,7 @@ def execute(
     force: bool = False,
     in_worktree: bool = False,
     base: str | None = None,
+    tidy: bool = True,
 ) -> Execution:
     """`wfs execute`: run task_id, continue resume_id (with `answer` or `skip`), or run
     the next ready task; with `run_all`, go on until nothing is ready.
@@ -90,7 +92,8 @@ def execute(
     git worktree of its own and its work is merged back when it completes; a task that
     ran in one resumes there. `base`: the session's branch, as `--jobs N` found it
     (else it is read from git). The worktree of a task merged back is removed after
-    its result is shown, so what waits on it can start while that is done.
+    its result is shown, so what waits on it can start while that is done (with
+    `tidy` false, only its folder: `--jobs N` has git forget it with the others).
     """
     if not force:
         refuse_finished(runner.layout, runner.sid)
@@ -106,11 +109,11 @@ def execute(
             place = ran_in(runner, resume_id)
             try:
                 task, notes = runner.reclaim(resume_id)
-            except engine.DoneElsewhere as done:
+            except DoneElsewhere as done:
                 if place is not None:  # what the stopped run left there is not wanted
                     worktrees.clear(runner.layout, place)
                 ended(done_elsewhere(runner, done))
-            except engine.HeldElsewhere as held:
+            except HeldElsewhere as held:
                 ended(held_elsewhere(held, in_worktree or base is not None))
             else:
                 for text in notes:
@@ -120,22 +123,22 @@ def execute(
                 elif base is not None:  # `--jobs N` takes over a task killed before its worktree
                     set_up_worktree(runner, task["id"], base)
                 ended(engine.run_task(runner, task, {"skip": skip, "output": answer}))
-                tidy_up(runner, results[-1])
+                tidy_up(runner, results[-1], tidy)
         elif task_id is not None:
             if in_worktree and base is None:
                 base = worktrees.session_branch(runner.layout)
             try:
                 claimed = runner.claim(task_id)
-            except engine.DoneElsewhere as done:
+            except DoneElsewhere as done:
                 ended(done_elsewhere(runner, done))
-            except engine.HeldElsewhere as held:
+            except HeldElsewhere as held:
                 ended(held_elsewhere(held, in_worktree))
             else:
                 assert claimed is not None
                 if in_worktree and base is not None:
                     set_up_worktree(runner, claimed["id"], base)
                 ended(engine.run_task(runner, claimed))
-                tidy_up(runner, results[-1])
+                tidy_up(runner, results[-1], tidy)
         passed: set[str] = set()  # refused before they started: `--all` goes on past them
         while (
             (run_all or not results)
@@ -144,7 +147,7 @@ def execute(
         ):
             try:
                 claimed = runner.claim(None, frozenset(passed))
-            except engine.NotRunnable as refused:
+            except NotRunnable as refused:
                 if not run_all:
                     raise
                 passed.add(refused.task_id)
@@ -159,7 +162,7 @@ def execute(
     return conclude(runner, results, signum)
 
 
-def conclude(runner: Any, results: list[dict[str, Any]], signum: int | None) -> Execution:
+def conclude(runner: Runner, results: list[dict[str, Any]], signum: int | None) -> Execution:
     """The result of a run from the results of its tasks, and its exit code."""
     # A task another clone holds (with a claims remote) is that clone's to run: no failure.
     statuses = [r["status"] for r in results if not r.get("held")]
@@ -190,19 +193,19 @@ def conclude(runner: Any, results: list[dict[str, Any]], signum: int | None) -> 
     return Execution(data, code, signum, bool(interrupted))
 
 
-def done_elsewhere(runner: Any, done: Any) -> dict[str, Any]:
+def done_elsewhere(runner: Runner, done: DoneElsewhere) -> dict[str, Any]:
     """The result of a task that another clone completed (its work came in through the
     claims remote): completed, with nothing run here."""
     return {
         "task": done.task_id,
         "status": "completed",
-        "summary": runner.layout.relative(runner.summary_path(done.task_id)),
+        "summary": runner.layout.relative(runner.records.summary_path(done.task_id)),
         "steps": [],
         "note": done.message,
     }
 
 
-def held_elsewhere(held: Any, scheduled: bool) -> dict[str, Any]:
+def held_elsewhere(held: HeldElsewhere, scheduled: bool) -> dict[str, Any]:
     """The result of a task another clone holds: left to it when `--jobs N` asked for
     it (`held`: no failure); a person who asked for it is told, as a refusal."""
     if not scheduled:
@@ -210,7 +213,7 @@ def held_elsewhere(held: Any, scheduled: bool) -> dict[str, Any]:
     return {"task": held.task_id, "status": "not run", "reason": held.message, "held": True}
 
 
-def set_up_worktree(runner: Any, tid: str, base: str) -> None:
+def set_up_worktree(runner: Runner, tid: str, base: str) -> None:
     """Give the claimed task `tid` its worktree, made from the session's branch `base`;
     a task whose worktree cannot be made is blocked, saying why."""
     try:
@@ -218,9 +221,10 @@ def set_up_worktree(runner: Any, tid: str, base: str) -> None:
     except WfsError as err:
         runner.finish(tid, "blocked", f"cannot make the task's worktree: {err.message}")
         raise
-    record = runner.load_record(tid)
+    record = runner.records.load(tid)
     record["worktree"] = place.as_record()
-    runner.save_record(record)
+    record["files_before"] = {}  # a worktree made afresh: nothing in it is changed yet
+    runner.records.save(record)
     runner.worktree = place
 
 
@@ -235,23 +239,27 @@ def warm_up() -> None:
     templating.template("summary.md.j2")
 
 
-def tidy_up(runner: Any, result: dict[str, Any]) -> None:
+def tidy_up(runner: Runner, result: dict[str, Any], tidy: bool = True) -> None:
     """After a task's work was merged back from its worktree: remove the worktree and
-    delete its branch (its commits are in the session's branch)."""
+    delete its branch (its commits are in the session's branch); without `tidy`, only
+    its folder (worktrees.let_go)."""
     if runner.worktree is not None and result["status"] == "completed":
-        worktrees.clear(runner.layout, runner.worktree)
+        if tidy:
+            worktrees.clear(runner.layout, runner.worktree)
+        else:
+            worktrees.let_go(runner.worktree)
 
 
-def ran_in(runner: Any, tid: str) -> worktrees.Place | None:
+def ran_in(runner: Runner, tid: str) -> worktrees.Place | None:
     """The worktree the task's run record says it ran in, if any (what cannot be read
     is left for `reclaim` to say)."""
     try:
-        return worktrees.from_record(runner.load_record(tid).get("worktree"))
+        return worktrees.from_record(runner.records.load(tid).get("worktree"))
     except WfsError:
         return None
 
 
-def enter(runner: Any, place: worktrees.Place) -> None:
+def enter(runner: Runner, place: worktrees.Place) -> None:
     """Resume a task in the worktree it ran in (made again from its branch if gone)."""
     try:
         worktrees.restore(runner.layout, place)

@@ -10,8 +10,9 @@ driver, as `wfs init` sets it up; code through git). A conflicted merge is abort
 the task blocked: the conflict is resolved on the task's branch, in its worktree, and
 `wfs execute --resume ID` merges again. After a merge (and once the task's result is
 out, so that what waits on it can start), the worktree is removed and the branch
-deleted (its commits are in the session's branch; the merge commit names it), so that
-running the task again (`--force`) starts from a fresh branch.
+deleted (its commits are in the session's branch; the merge commit names it): under
+`--jobs N`, the task's folder at once (`let_go`), and git's record of the worktrees and
+their branches when the run ends, for all its tasks in two git processes (`forget`).
 
 With a claims remote, the remote's branch decides instead: a completed task's branch
 lands there whole, with the task marked completed, by one atomic push that gives its
@@ -20,11 +21,15 @@ claim back (`publish`), and the main worktree's branch follows the remote (`merg
 
 from __future__ import annotations
 
+import os
+import shutil
+import stat
+import sys
 from collections.abc import Callable
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, NamedTuple
 
-from wfs import git, leases, platform, store
+from wfs import git, gitfiles, leases, platform, store
 from wfs.errors import WfsError
 from wfs.layout import Layout
 
@@ -34,11 +39,13 @@ PUSH_TRIES = 40  # pushes of the session's branch refused (another clone first) 
 
 
 class Place(NamedTuple):
-    """Where a task works: its worktree, its branch, and the session's branch."""
+    """Where a task works: its worktree, its branch, and the session's branch; `start`:
+    the commit its branch was made at, when this run made it (read off git's files)."""
 
     path: Path
     branch: str
     base: str
+    start: str | None = None
 
     def as_record(self) -> dict[str, str]:
         return {"path": str(self.path), "branch": self.branch, "base": self.base}
@@ -52,6 +59,16 @@ def from_record(data: Any) -> Place | None:
     if not (isinstance(path, str) and isinstance(branch, str) and isinstance(base, str)):
         return None
     return Place(Path(path), branch, base) if path and branch and base else None
+
+
+class Work(NamedTuple):
+    """What a run knows of its task's branch once its work is committed: whether the
+    branch changes a plan, and whether it holds anything to merge (None: unknown, git
+    is asked; a branch this run did not make, or one with commits of its own, may hold
+    more than this run's work)."""
+
+    plans: bool | None = None
+    merge: bool = True
 
 
 def worktrees_folder(layout: Layout) -> Path:
@@ -75,6 +92,9 @@ def task_branch(sid: str, tid: str) -> str:
 
 def session_branch(layout: Layout) -> str:
     """The branch checked out in the main worktree: the one the session runs on."""
+    found = git.session_branch_of(layout.root)  # one git process; the rest says why not
+    if found is not None:
+        return found
     if not git.is_work_tree(layout.root):
         raise WfsError(
             f"{layout.root}: not a git repository; --jobs N runs each task in a git "
@@ -114,7 +134,8 @@ def prepare(layout: Layout, sid: str, tid: str, base: str) -> Place:
                 raise
             git.remove_worktree(layout.root, path)  # git still lists one that is gone
             git.add_worktree(layout.root, path, place.branch, base)
-    return place
+    # The commit the branch starts at, read off git's files (None when they do not say).
+    return place._replace(start=gitfiles.ref_on_disk(path, f"refs/heads/{place.branch}"))
 
 
 def restore(layout: Layout, place: Place) -> None:
@@ -146,25 +167,44 @@ def commit_message(sid: str, tid: str, title: str) -> str:
     return f"{tid}: {title}\n\nwfs session {sid}, task {tid}" if title else f"wfs {sid} {tid}"
 
 
-def commit_work(place: Place, sid: str, tid: str, title: str) -> None:
-    """Commit what the task changed in its worktree on its branch."""
-    git.commit_all(place.path, commit_message(sid, tid, title))
+def commit_work(place: Place, sid: str, tid: str, title: str, status: git.Status | None) -> Work:
+    """Commit what the task changed in its worktree on its branch (`status`: what git
+    says changed there, when it said it); what is then known of the branch."""
+    message = commit_message(sid, tid, title)
+    if status is None:
+        git.commit_all(place.path, message)
+        return Work()
+    committed = bool(status.paths) and git.commit_all(
+        place.path, message, tracked_only=not (status.untracked or status.unmerged)
+    )
+    if place.start is None or status.head != place.start:
+        return Work()  # the branch may hold more than this run's work: git tells
+    changed = [*status.paths, *status.moved_from]
+    plans = any(".workflow" in PurePosixPath(path).parts for path in changed)
+    return Work(plans if committed else False, committed)
 
 
-def land(layout: Layout, place: Place, sid: str, tid: str) -> Landing:
+UNKNOWN = Work()  # nothing known of a task's branch: git is asked
+
+
+def land(layout: Layout, place: Place, sid: str, tid: str, known: Work = UNKNOWN) -> Landing:
     """Merge the task's branch (its work committed) into the session's branch in the
     main worktree (one merge at a time in this repository). Merged: `clear` removes
-    the worktree and deletes the branch."""
-    current = git.current_branch(layout.root)
+    the worktree and deletes the branch. `known`: what the run knows of the branch."""
+    current = git.checked_out(layout.root)
     if current != place.base:
         return Landing(
             [],
             f"the main worktree is on {current or 'a detached HEAD'}, not on {place.base}, "
             "the session's branch",
         )
+    if not known.merge:
+        return Landing([], None)  # the branch holds nothing the session's branch has not
     # Work that leaves every plan as it is (the usual case: a task's code) needs none
     # of the hooks that refresh the views, which would each start wfs under the lock.
-    plans = git.changes_plans(layout.root, place.base, place.branch)
+    plans = known.plans
+    if plans is None:
+        plans = git.changes_plans(layout.root, place.base, place.branch)
     try:
         with merge_lock(layout):
             merged = git.merge_branch(
@@ -385,6 +425,34 @@ def clear(layout: Layout, place: Place) -> None:
     with leases.clone_lock(layout.root):
         git.remove_worktree(layout.root, place.path)
     git.delete_branch(layout.root, place.branch)
+
+
+def let_go(place: Place) -> None:
+    """Remove a merged task's folder only, leaving git's record of the worktree and its
+    branch to `forget` (what `--jobs N` does for all its tasks at once, when they are
+    over): no git process per task."""
+    if sys.version_info >= (3, 12):
+        shutil.rmtree(place.path, onexc=_writable_again)
+    else:
+        shutil.rmtree(place.path, onerror=_writable_again)
+
+
+def _writable_again(function: Any, path: str, _: object) -> None:
+    """A file that cannot be removed because it is read-only (Windows) is made
+    writable, then removed."""
+    os.chmod(path, stat.S_IWRITE)
+    function(path)
+
+
+def forget(layout: Layout, branches: list[str]) -> None:
+    """After tasks whose folders `let_go` removed: git forgets their worktrees, and
+    deletes their branches (`git branch -d`: a branch with work not merged stays), in
+    two git processes for them all."""
+    if not branches:
+        return
+    with leases.clone_lock(layout.root):
+        git.prune_worktrees(layout.root)
+    git.delete_branches(layout.root, branches)
 
 
 def blocked_reason(place: Place, into: str, landing: Landing, resume: str) -> str:
