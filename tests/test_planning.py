@@ -120,7 +120,7 @@ def test_an_agent_that_never_answers_validly_gets_nothing_written(
         f"The last answer is kept in {draft}: fix it, then run\n"
         f"  wfs plan Login --from {draft}\n"
         "Or ask the agent again, with more rounds:\n"
-        f"  wfs plan Login --max-rounds 4\n"
+        f"  wfs plan Login --agent {agent} --max-rounds 4\n"
     )
     # No session: only the draft, in a folder git ignores.
     after = set(tree_listing(initialized)) - set(before)
@@ -144,7 +144,7 @@ def test_a_refused_plan_in_json_names_the_problems_and_the_ways_on(
         "draft": ".workflow/.cache/plan-draft.json",
         "next": [
             "wfs plan Login --from .workflow/.cache/plan-draft.json",
-            "wfs plan Login --max-rounds 2",
+            f"wfs plan Login --agent {agent} --max-rounds 2",
         ],
     }
 

@@ -15,6 +15,7 @@ from wfs.cli import (
     progress_lines,
     refuse_unreadable,
     refused_answer,
+    root_option,
 )
 from wfs.completion import complete_task_id
 from wfs.errors import WfsError
@@ -250,14 +251,18 @@ def task_expand(env: Env, task_id: str, agent: str | None, max_rounds: int, dry_
         _, _, brief = actions.expand_brief(layout, env.session, task_id)
         env.emit({"brief": brief}, lambda: click.echo(brief, nl=False))
         return
+    # The commands printed below go on as this run would have: the same root, session
+    # and agent.
+    wfs_task = ["wfs", *(["--root", r] if (r := root_option(env)) else [])]
+    wfs_task += [*(["--session", env.session] if env.session else []), "task"]
     command = planner_command(layout, agent)
     if command is None:
         raise WfsError(
             no_agent_message(
                 layout,
-                shell_join(["wfs", "task", "expand", task_id, "--agent", "CMD"]),
+                shell_join([*wfs_task, "expand", task_id, "--agent", "CMD"]),
                 "or write the subtasks yourself and run "
-                f"`{shell_join(['wfs', 'task', 'split', task_id, '--from', 'FILE'])}`",
+                f"`{shell_join([*wfs_task, 'split', task_id, '--from', 'FILE'])}`",
             )
         )
     try:
@@ -265,8 +270,9 @@ def task_expand(env: Env, task_id: str, agent: str | None, max_rounds: int, dry_
             layout, env.session, task_id, command, max_rounds, progress_lines(env)
         )
     except PlanningFailed as failed:
-        again = ["wfs", "task", "expand", task_id, "--max-rounds", str(max_rounds * 2)]
-        refused_answer(env, failed, ["wfs", "task", "split", task_id, "--from"], again)
+        again = [*wfs_task, "expand", task_id, *(["--agent", agent] if agent else [])]
+        again += ["--max-rounds", str(max_rounds * 2)]
+        refused_answer(env, failed, [*wfs_task, "split", task_id, "--from"], again)
         return
     if not env.json:
         env.echo(f"wfs: subtasks accepted in round {data['rounds']} of {max_rounds}", err=True)

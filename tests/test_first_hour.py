@@ -1,0 +1,122 @@
+"""The first hour, round 2 (issue 45): each hint works as printed, typed as a user types
+it. Every command here runs through bash, with the `wfs` of this interpreter on PATH,
+and every command a message names is run as printed."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import Run
+from runnable_docs import BIN
+
+# A planning agent answering answer-1, answer-2, ... in turn (the last one again when
+# it runs out).
+PLANNER = """#!/usr/bin/env bash
+here="$(cd "$(dirname "$0")" && pwd)"
+n=$(( $(ls "$here" | grep -c '^brief-') + 1 ))
+cat > "$here/brief-$n.md"
+answer="$here/answer-$n"
+[ -f "$answer" ] || answer="$(ls "$here"/answer-* | sort -V | tail -n 1)"
+cat "$answer"
+"""
+INVALID = {"tasks": [{"id": "IMPL-1", "title": "Shout", "context": {"depends_on": ["IMPL-9"]}}]}
+VALID = {"tasks": [{"id": "IMPL-1", "title": "Shout"}]}
+
+
+def typed(line: str, cwd: Path, stdin: str | None = None) -> Run:
+    """`line` run by bash in `cwd`, as a user types it."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WFS_")}
+    env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
+    env.pop("NO_COLOR", None)
+    proc = subprocess.run(
+        ["bash", "--norc", "--noprofile", "-c", line],
+        cwd=cwd,
+        env=env,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return Run(proc.returncode, proc.stdout, proc.stderr)
+
+
+def printed_after(text: str, lead: str) -> str:
+    """The command printed on the line after `lead` (indented by two spaces)."""
+    lines = text.splitlines()
+    return lines[lines.index(lead) + 1].strip()
+
+
+def planner(folder: Path, *answers: object) -> Path:
+    folder.mkdir(parents=True)
+    script = folder / "planner.sh"
+    script.write_text(PLANNER)
+    script.chmod(0o755)
+    for n, answer in enumerate(answers, start=1):
+        (folder / f"answer-{n}").write_text(f"```json\n{json.dumps(answer)}\n```\n")
+    return script
+
+
+# ------------------------------------------------ 2: plan's ways on keep every option
+
+
+@pytest.mark.slow
+def test_plans_printed_retry_keeps_the_agent_and_every_option(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    assert typed("wfs init --no-git && wfs plan 'shout flag' --empty", project).code == 0
+    agent = planner(tmp_path / "agent", INVALID, INVALID, VALID)
+    root = shlex.quote(str(project))
+    run = typed(
+        f"wfs --root {root} plan 'shout flag' --agent {agent} --type medium --new --max-rounds 1",
+        elsewhere,
+    )
+    assert run.code == 1
+    retry = printed_after(run.err, "Or ask the agent again, with more rounds:")
+    assert retry == (
+        f"wfs --root {root} plan 'shout flag' --type medium --new --agent {agent} --max-rounds 2"
+    )
+    # As printed, from where it was printed: the agent answers twice more, validly the
+    # second time, and the plan is a second session of the topic, of the type given.
+    again = typed(retry, elsewhere)
+    assert (again.code, again.out) == (0, "WFS-shout-flag-002\n")
+    session = json.loads(
+        (project / ".workflow/WFS-shout-flag-002/workflow-session.json").read_text()
+    )
+    assert session["type"] == "medium"
+    # The kept draft's command, once the draft is fixed, as printed too.
+    fix = printed_after(
+        run.err, "The last answer is kept in .workflow/.cache/plan-draft.json: fix it, then run"
+    )
+    assert fix == (
+        f"wfs --root {root} plan 'shout flag' --type medium --new --from "
+        ".workflow/.cache/plan-draft.json"
+    )
+    (project / ".workflow/.cache/plan-draft.json").write_text(json.dumps(VALID))
+    fixed = typed(fix, project)
+    assert (fixed.code, fixed.out) == (0, "WFS-shout-flag-003\n")
+
+
+@pytest.mark.slow
+def test_task_expands_printed_retry_keeps_the_agent_and_the_session(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    plan = project / "plan.json"
+    plan.write_text(json.dumps({"tasks": [{"id": "IMPL-1", "title": "Checkout"}]}))
+    assert typed("wfs init --no-git && wfs plan Shop --from plan.json", project).code == 0
+    assert typed("wfs plan Other --empty", project).code == 0  # Shop is paused now
+    wrong = [{"id": "IMPL-2.1", "title": "Cart"}]
+    right = [{"title": "Cart"}, {"title": "Pay"}]
+    agent = planner(tmp_path / "agent", wrong, wrong, right)
+    run = typed(f"wfs task expand IMPL-1 --session shop --agent {agent} --max-rounds 1", project)
+    assert run.code == 1
+    retry = printed_after(run.err, "Or ask the agent again, with more rounds:")
+    assert retry == f"wfs --session shop task expand IMPL-1 --agent {agent} --max-rounds 2"
+    again = typed(retry, project)
+    assert (again.code, again.out) == (0, "IMPL-1.1\nIMPL-1.2\n")
