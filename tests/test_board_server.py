@@ -430,7 +430,7 @@ def test_ctrl_c_ends_the_board_cleanly(project: Path, ignored: bool) -> None:
 def test_without_a_session_the_board_says_so(project: Path) -> None:
     assert wfs("init", "--no-git").code == 0
     result = wfs("board", "--port", "0")
-    assert result.code == 2 and result.err.startswith("wfs: error: no active session")
+    assert result.code == 2 and result.err.startswith("wfs: error: no session yet")
 
 
 def test_global_options_work_after_the_subcommand(project: Path) -> None:

@@ -12,10 +12,13 @@ from pathlib import Path
 
 import pytest
 from conftest import Run
+from git_helpers import git_env
 from runnable_docs import BIN
 
 # A planning agent answering answer-1, answer-2, ... in turn (the last one again when
 # it runs out).
+__all__ = ["git_env"]  # the fixture, used by name
+
 PLANNER = """#!/usr/bin/env bash
 here="$(cd "$(dirname "$0")" && pwd)"
 n=$(( $(ls "$here" | grep -c '^brief-') + 1 ))
@@ -120,3 +123,97 @@ def test_task_expands_printed_retry_keeps_the_agent_and_the_session(tmp_path: Pa
     assert retry == f"wfs --session shop task expand IMPL-1 --agent {agent} --max-rounds 2"
     again = typed(retry, project)
     assert (again.code, again.out) == (0, "IMPL-1.1\nIMPL-1.2\n")
+
+
+# ------------------------------------------------ 8: a first hand-made task
+
+
+def test_task_add_without_a_session_points_to_plan_empty(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    assert typed("wfs init --no-git", project).code == 0
+    refused = typed('wfs task add --title "Shout"', project)
+    assert refused.code == 2
+    assert refused.err == (
+        "wfs: error: no session yet: `wfs plan TOPIC --empty` starts one with no tasks "
+        "(then `wfs task add`); `wfs plan --help` shows the other ways to plan\n"
+    )
+    started = typed("wfs plan Greeter --empty", project)  # as printed, with a topic
+    assert (started.code, started.out) == (0, "WFS-greeter\n")
+    added = typed('wfs task add --title "Shout"', project)
+    assert (added.code, added.out) == (0, "IMPL-1\n")
+    assert typed("wfs plan --help", project).code == 0
+
+
+# ------------------------------------------------ 9: no session chosen in a fresh clone
+
+
+def clone_of(origin: Path, where: Path) -> Path:
+    subprocess.run(["git", "clone", "-q", str(origin), str(where)], check=True)
+    return where
+
+
+def test_a_fresh_clone_uses_its_only_unfinished_session_and_says_so(
+    tmp_path: Path, git_env: Path
+) -> None:
+    origin = tmp_path / "origin"
+    origin.mkdir()
+    (origin / "plan.json").write_text(json.dumps(VALID))
+    setup = "git init -q && wfs init && wfs plan Greeter --from plan.json"
+    assert typed(f"{setup} && git add -A && git commit -qm plan", origin).code == 0
+    clone = clone_of(origin, tmp_path / "clone")
+    told = (
+        "wfs: no session is active here; using WFS-greeter, the only unfinished one "
+        "(`wfs switch WFS-greeter` makes it your active session)\n"
+    )
+    status = typed("wfs status", clone)
+    assert status.code == 0
+    assert status.out.startswith("Session:  WFS-greeter (active)\n")
+    assert status.err == told
+    listed = typed("wfs --json task list", clone)  # stdout is the JSON alone
+    assert json.loads(listed.out)["tasks"][0]["id"] == "IMPL-1"
+    assert listed.err == told
+    assert not list((clone / ".workflow").glob(".active-*"))  # a read marks nothing
+    # The command it names makes the choice one's own: then nothing more is said.
+    assert typed("wfs switch WFS-greeter", clone).code == 0
+    assert [p.name for p in (clone / ".workflow").glob(".active-*")] == [".active-WFS-greeter"]
+    assert typed("wfs status", clone).err == ""
+
+
+def test_with_several_unfinished_sessions_the_message_lists_them(
+    tmp_path: Path, git_env: Path
+) -> None:
+    origin = tmp_path / "origin"
+    origin.mkdir()
+    steps = "git init -q && wfs init && wfs plan Greeter --empty && wfs plan 'Shout flag' --empty"
+    assert typed(f"{steps} && git add -A && git commit -qm plans", origin).code == 0
+    clone = clone_of(origin, tmp_path / "clone")
+    refused = typed("wfs task list", clone)
+    assert refused.code == 2
+    assert refused.err == (
+        "wfs: error: no session is active here, and 2 are unfinished:\n"
+        "  - WFS-greeter (paused): Greeter\n"
+        "  - WFS-shout-flag: Shout flag\n"
+        "pick yours with `wfs switch ID`, or name one with --session ID\n"
+    )
+    status = typed("wfs status", clone)
+    assert (status.code, status.out) == (0, refused.err.replace("wfs: error: n", "N"))
+    assert json.loads(typed("wfs --json status", clone).out) == {
+        "session": None,
+        "unfinished": ["WFS-greeter", "WFS-shout-flag"],
+    }
+    assert typed("wfs switch WFS-shout-flag", clone).code == 0  # as printed, an ID listed
+    assert typed("wfs task list --session WFS-greeter", clone).code == 0
+    assert typed("wfs task list", clone).out == "No matching tasks.\n"
+
+
+# ------------------------------------------------ 10: the smaller ones
+
+
+def test_a_top_level_typo_gets_a_suggestion(tmp_path: Path) -> None:
+    run = typed("wfs stauts", tmp_path)
+    assert run.code == 2
+    assert run.err.endswith("Error: No such command 'stauts'. Did you mean 'status' or 'task'?\n")
+    assert typed("wfs status --help", tmp_path).code == 0
+    nothing_close = typed("wfs frobnicate", tmp_path)
+    assert nothing_close.err.endswith("Error: No such command 'frobnicate'.\n")

@@ -32,15 +32,23 @@ from wfs.sessions import (
     session_warnings,
     shown_status,
     topic_session,
+    unfinished_ids,
 )
 from wfs.tasks import TaskIndex, obj, read_task, task_row, unknown_task
 
 
 def status(layout: Layout, requested: str | None, root_option: str | None) -> dict[str, Any]:
-    """`wfs status`: the session's summary, or `{"session": None}` when none is active."""
+    """`wfs status`: the session's summary, or `{"session": None}` when none is chosen
+    (with the `unfinished` ones to choose from, when there are several)."""
     if requested is None and not active_ids(layout) and not marker_ids(layout):
-        found = maestro_sessions(layout)
-        return {"session": None, "maestro": found} if found else {"session": None}
+        unfinished = unfinished_ids(layout)
+        if len(unfinished) != 1:  # the only unfinished one is chosen by current_session
+            found = maestro_sessions(layout)
+            return {
+                "session": None,
+                **({"unfinished": unfinished} if unfinished else {}),
+                **({"maestro": found} if found else {}),
+            }
 
     sid = current_session(layout, requested)
     prefix = command_prefix(sid, root_option)
@@ -65,7 +73,7 @@ def prime(layout: Layout, requested: str | None) -> tuple[str | None, str]:
         active = active_ids(layout)
         if len(active) > 1:
             return None, digests.no_session_text(active)
-        if not active and not marker_ids(layout):
+        if not active and not marker_ids(layout) and len(unfinished_ids(layout)) != 1:
             return None, digests.no_session_text()
     sid = current_session(layout, requested)
     found = answers(layout, sid)

@@ -123,15 +123,46 @@ class WfsGroup(click.Group):
         command: click.Command = getattr(importlib.import_module(f"wfs.commands.{module}"), name)
         return with_global_options(command)
 
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        # click suggests from the commands a group holds; ours are loaded on demand.
+        name = args[0] if args else ""
+        if name not in COMMANDS and not name.startswith("-") and not ctx.resilient_parsing:
+            import difflib  # deferred: only on this error path
+
+            close = difflib.get_close_matches(name, sorted(COMMANDS), n=3)
+            if close:
+                ctx.fail(
+                    f"No such command {name!r}. Did you mean "
+                    + " or ".join(repr(c) for c in close)
+                    + "?"
+                )
+        return super().resolve_command(ctx, args)
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
-            return super().invoke(ctx)
+            with sessions.telling(_tell_once()):
+                return super().invoke(ctx)
         except WfsError as err:
             click.echo(f"wfs: error: {printable(err.message)}", err=True)
             ctx.exit(err.exit_code)
         except OSError as err:  # a full disk, a read-only file system, a permission...
             click.echo(f"wfs: error: {printable(_os_error(ctx, err))}", err=True)
             ctx.exit(2)
+
+
+def _tell_once() -> Callable[[str], None]:
+    """Say on stderr (never on stdout, which --json keeps for its answer) which session
+    a command chose by itself; once, however many times it is chosen."""
+    told: set[str] = set()
+
+    def tell(text: str) -> None:
+        if text not in told:
+            told.add(text)
+            click.echo(f"wfs: {printable(text)}", err=True)
+
+    return tell
 
 
 def _os_error(ctx: click.Context, err: OSError) -> str:

@@ -15,7 +15,7 @@ from wfs import prime as digests
 from wfs.cli import Env, pass_env, refuse_unreadable, root_option
 from wfs.errors import NotAProjectError, WfsError
 from wfs.query import next_lines, status_lines
-from wfs.sessions import maestro_label
+from wfs.sessions import maestro_label, no_session_message
 
 
 @click.command()
@@ -32,7 +32,13 @@ def status(env: Env) -> None:
     summary = actions.status(env.layout, env.session, root_option(env))
     maestro = [maestro_label(row) for row in summary.get("maestro", [])]
     if summary["session"] is None:
-        env.emit(summary, lambda: env.lines(["No active session.", *maestro]))
+        unfinished = summary.get("unfinished", [])
+        if unfinished:
+            told = no_session_message(env.layout, unfinished)
+            text = [told[0].upper() + told[1:], *maestro]
+        else:
+            text = ["No active session.", *maestro]
+        env.emit(summary, lambda: env.lines(text))
         return
 
     def human() -> None:
