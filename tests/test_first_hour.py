@@ -217,3 +217,54 @@ def test_a_top_level_typo_gets_a_suggestion(tmp_path: Path) -> None:
     assert typed("wfs status --help", tmp_path).code == 0
     nothing_close = typed("wfs frobnicate", tmp_path)
     assert nothing_close.err.endswith("Error: No such command 'frobnicate'.\n")
+
+
+# ------------------------------------------------ 7: a task file with a syntax error
+
+THREE = {
+    "tasks": [
+        {"id": "IMPL-1", "title": "One"},
+        {"id": "IMPL-2", "title": "Two"},
+        {"id": "IMPL-3", "title": "Three", "depends_on": ["IMPL-1"]},
+    ]
+}
+
+
+def test_every_read_command_shows_the_rest_and_names_the_broken_file(
+    tmp_path: Path, git_env: Path
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "plan.json").write_text(json.dumps(THREE))
+    start = "git init -q && wfs init && wfs plan Broken --from plan.json"
+    assert typed(f"{start} && git add -A && git commit -qm plan", project).code == 0
+    path = ".workflow/WFS-broken/.task/IMPL-2.json"
+    assert (
+        typed(f'sed -i.bak \'s/"title"/"title" oops/\' {path} && rm {path}.bak', project).code == 0
+    )
+    told = (
+        f"wfs: error: {path}:3:11: invalid JSON: unexpected character, expected ':' after key\n"
+        f"  see what changed: git diff -- {path}\n"
+        f"  restore it as committed: git checkout -- {path}\n"
+    )
+    shown = {
+        "wfs status": "Ready:    IMPL-1\n",
+        "wfs next": "[ ] IMPL-1  One  pending\n",
+        "wfs task list": "[ ] IMPL-3  Three  pending  (after IMPL-1)\n",
+        "wfs task show IMPL-3": "Depends on:  IMPL-1 (pending)\n",
+        "wfs task show IMPL-2": "Steps:       cannot be run as written: its file cannot be read\n",
+        "wfs diff": "  ~ IMPL-2  Two\n",
+        "wfs board --export board.html": "Wrote board.html\n",
+        "wfs render --check": "",
+    }
+    for command, line in shown.items():
+        run = typed(command, project)
+        assert (command, run.code, run.err) == (command, 2, told)
+        assert line in run.out, command
+    page = (project / "board.html").read_text()
+    assert "Three" in page  # the export shows the rest, as the live board does
+    # The commands it names, as printed.
+    assert '+  "title" oops: "Two",' in typed(f"git diff -- {path}", project).out
+    assert typed(f"git checkout -- {path}", project).code == 0
+    for command in shown:
+        assert typed(command, project).code == 0, command

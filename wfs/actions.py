@@ -146,8 +146,12 @@ def _shown(
     found = answers(layout, sid, MAPS)  # no ready rows: one task is shown
     if check_task_id(task_id) not in found["status"]:
         raise unknown_task(task_id, found["status"])
-    data = show_data(sid, found, task_id, read_task(layout, sid, task_id))
-    return sid, found, data, list(found["summary"].get("unreadable") or [])
+    unreadable = list(found["summary"].get("unreadable") or [])
+    # A task whose file cannot be read is shown as every read shows it: what its name
+    # says (the index's skeleton), the file named after it.
+    broken = [t for t in load_skeletons(layout, sid) if t["id"] == task_id and t.get("unreadable")]
+    task = broken[0] if unreadable and broken else read_task(layout, sid, task_id)
+    return sid, found, show_data(sid, found, task_id, task), unreadable
 
 
 def task_card(
@@ -200,10 +204,14 @@ def task_card(
     steps: list[dict[str, Any]] = []
     checks: list[dict[str, Any]] = []
     steps_error = None
-    try:
-        plan = task_steps(task)
-    except Uninterpretable as err:
-        plan, steps_error = [], one_line(f"{layout.relative(path)}{err.message}", 300)
+    plan = []
+    if task.get("unreadable"):  # the index's skeleton: the file says nothing of its steps
+        steps_error = "its file cannot be read"
+    else:
+        try:
+            plan = task_steps(task)
+        except Uninterpretable as err:
+            steps_error = one_line(f"{layout.relative(path)}{err.message}", 300)
     for step in plan:
         row = {
             "key": step.key,
@@ -749,14 +757,20 @@ def render(layout: Layout, sids: list[str], every: bool, check: bool) -> Outcome
     from wfs import render as views  # deferred: only a render loads the views
 
     which: dict[str, Any] = {"sessions": sids} if every else {"session": sids[0]}
-    # Views are rendered from the whole plan: a task file that cannot be read stops it.
-    skeletons = [t for sid in sids for t in load_skeletons(layout, sid)]
-    unreadable = [t["unreadable"] for t in skeletons if t.get("unreadable")]
-    if unreadable:
-        raise WfsError("\n".join(unreadable))
+    # Views are rendered from the whole plan: a task file that cannot be read stops the
+    # writing, and leaves its session unchecked (the others are checked).
+    broken = {
+        sid: [t["unreadable"] for t in load_skeletons(layout, sid) if t.get("unreadable")]
+        for sid in sids
+    }
+    unreadable = [reason for reasons in broken.values() for reason in reasons]
+    if unreadable and not check:
+        return Outcome({**which, "written": [], "unreadable": unreadable}, 2)
     paths: list[str] = []
     interrupted: list[str] = []  # sessions with a half-applied change (a pending journal)
     for sid in sids:
+        if broken[sid]:
+            continue
         session_dir = layout.session_dir(sid)
         if check:
             if layout.journal(sid).exists():
@@ -773,7 +787,9 @@ def render(layout: Layout, sids: list[str], every: bool, check: bool) -> Outcome
         paths += [layout.relative(session_dir / name) for name in names]
     if check:
         data = {**which, "stale": paths, "interrupted": interrupted}
-        return Outcome(data, 1 if paths or interrupted else 0)
+        if unreadable:
+            data["unreadable"] = unreadable
+        return Outcome(data, 2 if unreadable else 1 if paths or interrupted else 0)
     return Outcome({**which, "written": paths}, 0)
 
 

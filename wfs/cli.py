@@ -308,11 +308,42 @@ def with_global_options(command: click.Command) -> click.Command:
 # ---------------------------------------------------------------- shared by the commands
 
 
-def refuse_unreadable(found: list[str] | None) -> None:
-    """After answering from every task that could be read: exit 2 naming each task file
-    that could not (file, line, column, reason)."""
-    if found:
-        raise WfsError("\n".join(found))
+def refuse_unreadable(env: Env, found: list[str] | None) -> None:
+    """After answering from every task that could be read, what every read command does
+    about the files that could not (`found`: `file:line:column: reason` each): exit 2
+    naming each, with the git commands that show what changed in it and restore it
+    as committed (for a file git tracks)."""
+    if not found:
+        return
+    from wfs import git  # deferred: only a read that met a broken file runs git
+
+    root = env.layout.root
+    files = {reason: _file_of(root, reason) for reason in found}
+    kept = set(git.tracked(root, [f for f in files.values() if f is not None]))
+    lines = []
+    for reason, file in files.items():
+        lines.append(reason)
+        if file in kept:
+            lines.append(f"  see what changed: {_git_line(root, 'diff', file)}")
+            lines.append(f"  restore it as committed: {_git_line(root, 'checkout', file)}")
+    raise WfsError("\n".join(lines))
+
+
+def _file_of(root: Path, reason: str) -> str | None:
+    """The project file a reason names first (`path.json:3:5: …`), if it is one."""
+    head, found, _ = reason.partition(".json:")
+    path = head + ".json"
+    return path if found and (root / path).is_file() else None
+
+
+def _git_line(root: Path, command: str, file: str) -> str:
+    """`git COMMAND -- FILE` as typed from the current directory (from elsewhere than
+    the project, with `-C ROOT`)."""
+    here = Path.cwd().resolve()
+    absolute = (root / file).resolve()
+    if here == root.resolve() or root.resolve() in here.parents:
+        return shell_join(["git", command, "--", os.path.relpath(absolute, here)])
+    return shell_join(["git", "-C", str(root), command, "--", file])
 
 
 def root_option(env: Env) -> str | None:

@@ -68,15 +68,18 @@ def render_page(board: dict[str, Any], token: str | None, allow_actions: bool) -
     return str(page.render(data=board, token=token, actions=allow_actions, assets=assets()))
 
 
-def export_page(layout: Layout, requested: str | None, root_option: str | None = None) -> str:
+def export_page(
+    layout: Layout, requested: str | None, root_option: str | None = None
+) -> tuple[str, list[str]]:
     """One self-contained file of the board of now (`wfs board --export`), with every
-    task's detail in it (`details`: the page of a file cannot ask for them)."""
+    task's detail in it (`details`: the page of a file cannot ask for them); and the
+    task files it could not read (as the live page, it shows the rest)."""
     board = data.board_data(layout, requested, root_option)
     sid = board["session"]["id"]
     board["details"] = {
         task["id"]: data.task_detail(layout, sid, task["id"]) for task in board["tasks"]
     }
-    return render_page(board, None, False)
+    return render_page(board, None, False), board.get("unreadable", [])
 
 
 def diff_page(

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from wfs import jsonio, store
-from wfs.cli import Env, pass_env, root_option
+from wfs.cli import Env, pass_env, refuse_unreadable, root_option
 
 
 @click.command()
@@ -70,10 +70,11 @@ def board(
     from wfs.board import server
 
     if export_file is not None:
-        page = server.export_page(env.layout, env.session, root_option(env))
+        page, unreadable = server.export_page(env.layout, env.session, root_option(env))
         store.confine(export_file.resolve().parent)
         store.write_bytes(export_file.resolve(), page.encode("utf-8"), durable=False)
         env.emit({"written": str(export_file)}, lambda: env.echo(f"Wrote {export_file}"))
+        refuse_unreadable(env, unreadable)
         return
     if tui:
         from wfs.board import tui as terminal  # deferred: only --tui draws in the terminal

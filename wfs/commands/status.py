@@ -48,7 +48,7 @@ def status(env: Env) -> None:
     env.emit(summary, human)
     for warning in summary.get("warnings", []):
         env.echo(f"wfs: warning: {warning}", err=True)
-    refuse_unreadable(summary.get("unreadable"))
+    refuse_unreadable(env, summary.get("unreadable"))
     stop_if_stalled(summary)
 
 
@@ -64,7 +64,7 @@ def next_task(env: Env, all_ready: bool) -> None:
     """
     data, unreadable = actions.next_tasks(env.layout, env.session, all_ready, root_option(env))
     env.emit(data, lambda: env.lines(next_lines(data)))
-    refuse_unreadable(unreadable)
+    refuse_unreadable(env, unreadable)
     stop_if_stalled(data)
 
 

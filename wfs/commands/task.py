@@ -54,7 +54,7 @@ def task_list(env: Env, status_filter: str | None, ready: bool) -> None:
     """
     data, unreadable = actions.task_list(env.layout, env.session, status_filter, ready)
     env.emit(data, lambda: env.lines(list_lines(data)))
-    refuse_unreadable(unreadable)
+    refuse_unreadable(env, unreadable)
 
 
 @task.command("show")
@@ -77,7 +77,7 @@ def task_show(env: Env, task_id: str) -> None:
     else:
         card, unreadable = actions.task_card(env.layout, env.session, task_id)
         env.lines(show_lines(card))
-    refuse_unreadable(unreadable)
+    refuse_unreadable(env, unreadable)
 
 
 def _object_from(source: str | None) -> dict[str, Any] | None:
