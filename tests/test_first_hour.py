@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import Run
+from conftest import REPO, Run
 from git_helpers import git_env
 from runnable_docs import BIN
 
@@ -268,3 +268,83 @@ def test_every_read_command_shows_the_rest_and_names_the_broken_file(
     assert typed(f"git checkout -- {path}", project).code == 0
     for command in shown:
         assert typed(command, project).code == 0, command
+
+
+# ------------------------------------------------ 5: briefs without the boilerplate
+
+KB = 1024
+ROLES = ("code-developer", "test-fix-agent", "universal-executor", "action-planning-agent")
+ROLES += ("conceptual-planning-agent",)
+
+
+def small_repository(project: Path) -> None:
+    """A small project: a script, its test and a README, committed."""
+    (project / "README.md").write_text("# greeter\n\nRun `./greet.sh NAME` to be greeted.\n")
+    (project / "greet.sh").write_text('#!/bin/sh\necho "Hello, $1!"\n')
+    (project / "test_greet.sh").write_text('#!/bin/sh\n[ "$(./greet.sh Ada)" = "Hello, Ada!" ]\n')
+    steps = "git init -q && wfs init && git add -A && git commit -qm start"
+    assert typed(steps, project).code == 0
+
+
+def test_the_planning_brief_and_each_fix_round_stay_under_20_kb(
+    tmp_path: Path, git_env: Path
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    small_repository(project)
+    brief = typed("wfs plan 'shout flag' --dry-run", project)
+    assert brief.code == 0
+    assert len(brief.out.encode()) < 20 * KB
+    # A summary of the format and the command that prints the whole of it, as printed.
+    assert "## The task format\n" in brief.out
+    assert "`wfs schema task` prints\nthe task's" in brief.out
+    schema = typed("wfs schema task", project)
+    assert schema.out == (REPO / "schemas/task.schema.json").read_text()
+    assert '"$defs"' not in brief.out  # nothing of the schema itself
+    # Three rounds: two refused answers the size of the example plan, then a valid one.
+    example = json.loads((REPO / "schemas/plan.example.json").read_text())
+    refused = {**example, "tasks": [*example["tasks"], INVALID["tasks"][0] | {"id": "IMPL-9"}]}
+    agent = planner(tmp_path / "agent", refused, refused, example)
+    assert typed(f"wfs plan 'shout flag' --agent {agent}", project).code == 0
+    rounds = sorted((tmp_path / "agent").glob("brief-*.md"))
+    assert len(rounds) == 3
+    for number, sent in enumerate(rounds, start=1):
+        assert len(sent.read_bytes()) < 20 * KB, (number, len(sent.read_bytes()))
+    assert rounds[1].read_text().startswith("# Fix the plan (round 2 of 3)\n")
+
+
+def test_a_one_line_steps_brief_is_under_6_kb_and_its_role_is_the_work_alone(
+    tmp_path: Path,
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    keep = tmp_path / "brief.md"
+    agent = tmp_path / "agent.sh"
+    agent.write_text(f"#!/bin/sh\ncat > {shlex.quote(str(keep))}\necho done\n")
+    agent.chmod(0o755)
+    start = "wfs init --no-git && wfs plan Greeter --empty"
+    assert (
+        typed(f"{start} && wfs task add --title 'Add a --shout flag to greet.sh'", project).code
+        == 0
+    )
+    run = typed(f"wfs execute --agent {agent}", project)
+    assert run.code == 0, run.err
+    brief = keep.read_text()
+    assert len(brief.encode()) < 6 * KB, len(brief.encode())
+    assert "## Your role: @code-developer\n\nYou implement: " in brief
+    # The one rule an agent started this way needs, and nothing for editors.
+    assert "print it\nthere and nothing else" in brief
+    for editors_only in ("## What you receive", "here-document", "WFS_AGENT_INPUT", "/wfs:"):
+        assert editors_only not in brief, editors_only
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_every_role_in_a_brief_is_about_the_work(role: str) -> None:
+    from wfs.flow.brief import agent_definition
+
+    text = agent_definition(f"@{role}")
+    assert text is not None
+    assert len(text.encode()) < 2 * KB
+    for editors_only in ("What you receive", "here-document", "```json", "Ground rules", "{{"):
+        assert editors_only not in text, (role, editors_only)
+    assert agent_definition("@../roles/code-developer") is None

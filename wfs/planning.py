@@ -145,11 +145,10 @@ def sessions(layout: Layout) -> list[dict[str, Any]]:
 
 
 def _formats() -> dict[str, str]:
-    return {
-        "plan_schema": read_text("schemas", "plan.schema.json").strip(),
-        "task_schema": read_text("schemas", "task.schema.json").strip(),
-        "example": read_text("schemas", EXAMPLE_PLAN).strip(),
-    }
+    """The task format's part of a planning brief: the example plan (the schemas are
+    named by the command that prints them, `wfs schema task`, not copied: they were
+    most of the brief, and of every fix round)."""
+    return {"example": read_text("schemas", EXAMPLE_PLAN).strip()}
 
 
 def plan_brief(layout: Layout, request: Request, existing: str | None) -> str:
