@@ -114,7 +114,9 @@ def board_of(
 ) -> dict[str, Any]:
     """The board (without its stamp and its session picker) from the session's summary
     (as `wfs status --json` has it) and its tasks; `step_of` names the step a running
-    task is at."""
+    task is at. A row's `state` says why it stands where it is: `running` or `stale`
+    (its claim), `paused` (waiting for an agent or a person: its `reason` says which),
+    `blocked`, `invalid`, or None."""
     ready = set(index.ready())
     stopped = {entry["id"]: entry for entry in summary.get("stopped", [])}
     stuck: dict[str, list[str]] = {}
@@ -132,8 +134,7 @@ def board_of(
         task = index.by_id[tid]
         container = index.is_container(tid)
         column = column_of(index, tid, tid in ready)
-        if not container:
-            counts[column] += 1
+        counts[column] += 1  # every card its column shows, a container's too
         entry = stopped.get(tid, {})
         claim = claim_of(entry, holders.get(tid), here)
         if claim is not None and claim["step"] is None and column == "active" and step_of:
@@ -155,6 +156,7 @@ def board_of(
                 "continue": continue_command(prefix, tid, entry, tid in ready),
                 "critical": tid in on_path,
                 "claim": claim,
+                "state": claim["state"] if claim is not None else entry.get("state"),
             }
         )
     return {

@@ -40,13 +40,13 @@ def screen_lines(board: dict[str, Any], now: datetime, color: bool = False) -> l
         return bold(name.ljust(LABEL))
 
     session = board["session"]
-    tasks = [task for task in board["tasks"] if not task["container"]]
-    done = board["counts"]["completed"]
+    tasks = [task for task in board["tasks"] if not task["container"]]  # the leaves
+    done = sum(task["column"] == "completed" for task in tasks)
     head = f"{session['id']}: {one_line(session['topic'])} ({session['status']}, "
     lines = [bold(head + f"{session['phase']}), {done} of {len(tasks)} completed")]
     for column in data.COLUMNS:
         shown = [f"{t['id']} {one_line(t['title'])}" for t in tasks if t["column"] == column]
-        count = f"{board['counts'][column]:>3}"
+        count = f"{len(shown):>3}"
         lines.append(f"{label(column)}{count}  {' · '.join(shown)}".rstrip())
     running = [t for t in tasks if t["claim"] is not None]
     lines.append(f"{label('running')}{len(running):>3}")
