@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import subprocess
 from pathlib import Path
@@ -348,3 +349,132 @@ def test_every_role_in_a_brief_is_about_the_work(role: str) -> None:
     for editors_only in ("What you receive", "here-document", "```json", "Ground rules", "{{"):
         assert editors_only not in text, (role, editors_only)
     assert agent_definition("@../roles/code-developer") is None
+
+
+def test_completion_is_found_from_help_and_works_as_printed(tmp_path: Path) -> None:
+    shown = typed("wfs --help", tmp_path).out
+    line = next(text for text in shown.splitlines() if "bash_source" in text)
+    setup = line.split("~/.bashrc:", 1)[1].strip()
+    assert setup == 'eval "$(_WFS_COMPLETE=bash_source wfs)"'
+    assert 'eval "$(_WFS_COMPLETE=zsh_source wfs)"' in shown
+    assert "_WFS_COMPLETE=fish_source wfs > ~/.config/fish/completions/wfs.fish" in shown
+    # The bash line, as printed, gives `wfs` its completion: `wfs sta<TAB>` offers status.
+    offered = typed(
+        f"{setup} && COMP_WORDS=(wfs sta) && COMP_CWORD=1 && _wfs_completion wfs && "
+        'printf "%s\\n" "${COMPREPLY[@]}"',
+        tmp_path,
+    )
+    assert (offered.code, offered.out) == (0, "status\n"), offered.err
+
+
+def test_task_ids_are_taken_as_typed_loosely_when_unambiguous(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "plan.json").write_text(json.dumps(THREE))
+    assert typed("wfs init --no-git && wfs plan Loose --from plan.json", project).code == 0
+    for typed_id in ("IMPL-2", "impl-2", "2", "IMPL-002"):
+        shown = typed(f"wfs task show {typed_id}", project)
+        assert (shown.code, shown.out.splitlines()[0]) == (0, "IMPL-2  Two"), typed_id
+    assert typed("wfs task status impl-1 completed", project).out == "IMPL-1: completed\n"
+    ran = typed("wfs execute --dry-run 3", project)
+    assert ran.out.startswith("IMPL-3: Three (dry run, nothing is executed)\n")
+    unknown = typed("wfs task show 7", project)
+    assert (
+        unknown.err == "wfs: error: unknown task 'IMPL-7'; did you mean IMPL-3, IMPL-2, IMPL-1?\n"
+    )
+    # Two files for one number: the id must be typed as the file names it.
+    task_dir = project / ".workflow/WFS-loose/.task"
+    (task_dir / "IMPL-002.json").write_text((task_dir / "IMPL-2.json").read_text())
+    both = typed("wfs task show 2", project)
+    assert (both.code, both.err) == (
+        2,
+        "wfs: error: task '2' could be IMPL-002 or IMPL-2: give the one you mean\n",
+    )
+    assert typed("wfs task show IMPL-2", project).out.startswith("IMPL-2  Two\n")
+
+
+def test_status_shows_a_running_task_in_a_persons_terms(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    go = tmp_path / "go"
+    slow = {
+        "tasks": [
+            {
+                "id": "IMPL-1",
+                "title": "Slow",
+                "flow_control": {
+                    "implementation_approach": [
+                        {
+                            "title": "Wait for the signal",
+                            "command": f"bash(until [ -f {go} ]; do sleep 0.1; done)",
+                        }
+                    ]
+                },
+            }
+        ]
+    }
+    (project / "plan.json").write_text(json.dumps(slow))
+    assert typed("wfs init --no-git && wfs plan Slow --from plan.json", project).code == 0
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WFS_")}
+    env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
+    run = subprocess.Popen(
+        ["wfs", "execute"], cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    try:
+        line = ""
+        for _ in range(300):  # each poll a status run; the step waits for `go`
+            lines = typed("wfs status", project).out.splitlines()
+            line = next((text for text in lines if text.startswith("Running:")), "")
+            if "Wait for the signal" in line:
+                break
+        assert re.fullmatch(
+            rf'Running:  IMPL-1: step "Wait for the signal", for \d+s, by process {run.pid} '
+            rf"on this machine, in {re.escape(str(project.resolve()))}",
+            line,
+        ), line
+    finally:
+        go.touch()
+        run.communicate(timeout=120)
+    assert run.returncode == 0
+
+
+def test_dry_run_warns_of_a_program_missing_from_path(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    steps = [
+        {"title": "Test", "command": "bash(no-such-test-runner -q tests && echo done)"},
+        {"title": "Review", "description": "Review the change"},
+    ]
+    plan = {
+        "tasks": [
+            {"id": "IMPL-1", "title": "Check", "flow_control": {"implementation_approach": steps}}
+        ]
+    }
+    (project / "plan.json").write_text(json.dumps(plan))
+    assert typed("wfs init --no-git && wfs plan Check --from plan.json", project).code == 0
+    shown = typed("wfs execute --dry-run --agent 'no-such-agent -p'", project)
+    assert shown.code == 0
+    assert (
+        "      ! no-such-test-runner is not on PATH: this command fails unless an earlier step "
+        "installs it\n"
+    ) in shown.out
+    assert (
+        "      ! no-such-agent is not on PATH: the agent `no-such-agent -p` cannot start\n"
+        in shown.out
+    )
+    assert "echo" not in shown.out.split("! ", 1)[1]  # a builtin is not a program
+
+
+def test_no_agent_messages_point_to_nothing_a_pipx_install_lacks(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    plan = {"tasks": [{"id": "IMPL-1", "title": "Think"}]}
+    (project / "plan.json").write_text(json.dumps(plan))
+    assert typed("wfs init --no-git && wfs plan Think --from plan.json", project).code == 0
+    paused = typed("wfs execute", project)
+    assert paused.code == 3
+    planning = typed("wfs plan Other", project)
+    assert planning.code == 2
+    for said in (paused.out, planning.err):
+        assert "docs/" not in said and ".md" not in said
+        assert 'such as "claude -p"' in said

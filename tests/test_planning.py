@@ -255,9 +255,10 @@ def test_without_an_agent_plan_says_how_to_configure_one(initialized: Path) -> N
     assert run.code == 2
     assert run.err == (
         "wfs: error: no planning agent is configured: give one with "
-        '`wfs plan Login --agent CMD`, set WFS_AGENT, or map "@action-planning-agent" '
+        "`wfs plan Login --agent CMD` (a command that reads the brief on stdin and answers "
+        'on stdout, such as "claude -p"), set WFS_AGENT, or map "@action-planning-agent" '
         '(or "default") to a command in .workflow/config.json '
-        '(`{"agents": {"@action-planning-agent": "claude -p"}}`; docs/configuration.md); '
+        '(`{"agents": {"@action-planning-agent": "claude -p"}}`); '
         "or write the plan yourself and run `wfs plan Login --from FILE`, or "
         "`wfs plan Login --empty` for a session with no tasks\n"
     )

@@ -53,6 +53,7 @@ def status(layout: Layout, requested: str | None, root_option: str | None) -> di
     sid = current_session(layout, requested)
     prefix = command_prefix(sid, root_option)
     summary = status_data(_summary(layout, sid), prefix, task_path(layout, sid))
+    name_running_steps(layout, sid, summary["stopped"])
     holders = leases.status_holders(layout, sid)  # no git runs without a claims remote
     if holders:
         summary["claims"] = [leases.shown(lease) for lease in holders]
@@ -65,6 +66,29 @@ def status(layout: Layout, requested: str | None, root_option: str | None) -> di
     if waiting:
         summary["maestro"] = waiting
     return summary
+
+
+def name_running_steps(layout: Layout, sid: str, stopped: list[dict[str, Any]]) -> None:
+    """Give each running task's entry the step it is at (`step`, its key, and
+    `step_name`), for a person to read."""
+    for entry in stopped:
+        if entry["state"] == "running":
+            found = running_step(layout, sid, entry["id"])
+            if found is not None:
+                entry["step"], entry["step_name"] = found
+
+
+def running_step(layout: Layout, sid: str, tid: str) -> tuple[str, str] | None:
+    """(key, name) of the step a running task is at, from its run record and output log
+    (as `wfs log` reads them); None when none runs (it is starting, or tidying up)."""
+    from wfs.flow import runlog, session_run  # deferred: only a running task is looked into
+
+    try:
+        events = runlog.snapshot(session_run.runner(layout, sid), tid)[0]
+    except WfsError:
+        return None
+    steps = events[0]["steps"]
+    return next(((s["step"], s["name"]) for s in steps if s["status"] == "running"), None)
 
 
 def prime(layout: Layout, requested: str | None) -> tuple[str | None, str]:

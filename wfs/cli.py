@@ -21,8 +21,10 @@ from wfs import __version__, jsonio, sessions, store
 from wfs.commands import COMMANDS, WITHOUT_PROJECT
 from wfs.completion import complete_session_id
 from wfs.errors import NotAProjectError, WfsError, os_error_message
-from wfs.layout import Layout, find_root
+from wfs.index import load_skeletons
+from wfs.layout import Layout, find_root, typed_task_id
 from wfs.platform import shell_join
+from wfs.tasks import chosen_task_id
 from wfs.text import for_terminal, printable
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -206,6 +208,12 @@ def cli(
     Example:
       wfs plan "User Auth System" --from plan.json
       wfs status
+
+    \b
+    Shell completion (commands, options, session and task ids), set up once:
+      bash, in ~/.bashrc:  eval "$(_WFS_COMPLETE=bash_source wfs)"
+      zsh, in ~/.zshrc:    eval "$(_WFS_COMPLETE=zsh_source wfs)"
+      fish:                _WFS_COMPLETE=fish_source wfs > ~/.config/fish/completions/wfs.fish
     """
     ctx.obj = Env(
         root,
@@ -250,10 +258,13 @@ def _set_no_color(ctx: click.Context, _param: click.Parameter, value: bool) -> N
 
 def _global_options() -> list[click.Option]:
     return [
+        # --root and --session first, wherever they are typed: a task id before them is
+        # read in their session (TaskIdType).
         click.Option(
             ["--root", "global_root"],
             metavar="DIR",
             expose_value=False,
+            is_eager=True,
             callback=_set_root,
             help="Project root (as `wfs --root DIR`).",
         ),
@@ -261,6 +272,7 @@ def _global_options() -> list[click.Option]:
             ["--session", "global_session"],
             metavar="ID",
             expose_value=False,
+            is_eager=True,
             callback=_set_session,
             shell_complete=complete_session_id,
             help="Session to work on (as `wfs --session ID`).",
@@ -306,6 +318,23 @@ def with_global_options(command: click.Command) -> click.Command:
 
 
 # ---------------------------------------------------------------- shared by the commands
+
+
+def typed_task_ids(ctx: click.Context, _param: click.Parameter, value: Any) -> Any:
+    """The callback of a task id option or argument: each id as a person types it
+    (`IMPL-2`, `impl-2`, `2`, `2.1`) taken as the id of the session's task it names
+    (wfs.tasks.chosen_task_id); as typed when the session cannot be read (the command
+    then says why)."""
+    env = ctx.find_object(Env)
+    values = value if isinstance(value, tuple) else (value,)
+    if env is None or not any(isinstance(v, str) and typed_task_id(v) for v in values):
+        return value
+    try:
+        known = [task["id"] for task in load_skeletons(env.layout, env.current_session())]
+    except WfsError:
+        return value
+    chosen = tuple(chosen_task_id(v, known) if isinstance(v, str) else v for v in values)
+    return chosen if isinstance(value, tuple) else chosen[0]
 
 
 def refuse_unreadable(env: Env, found: list[str] | None) -> None:

@@ -225,13 +225,9 @@ def claim_of(
 
 
 def running_step(layout: Layout, sid: str, tid: str) -> str | None:
-    """The name of the step a running task is at, from its run record and output log
-    (as `wfs log` reads them); None when none runs (it is starting, or tidying up)."""
-    try:
-        steps, _ = run_steps(layout, sid, tid)
-    except WfsError:
-        return None
-    return next((step["name"] for step in steps if step["status"] == "running"), None)
+    """The name of the step a running task is at (wfs.actions.running_step)."""
+    found = actions.running_step(layout, sid, tid)
+    return found[1] if found is not None else None
 
 
 def critical_path(index: TaskIndex) -> list[str]:

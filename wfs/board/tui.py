@@ -20,11 +20,10 @@ import click
 
 from wfs import platform
 from wfs.board import data
-from wfs.commands.execute import elapsed_text
 from wfs.layout import Layout
 from wfs.query import one_line
 from wfs.sessions import current_session
-from wfs.text import for_terminal
+from wfs.text import elapsed_text, for_terminal
 
 POLL_SECONDS = 0.5
 LABEL = 11  # the width of a column's name

@@ -16,6 +16,7 @@ from wfs.cli import (
     refuse_unreadable,
     refused_answer,
     root_option,
+    typed_task_ids,
 )
 from wfs.completion import complete_task_id
 from wfs.errors import WfsError
@@ -58,7 +59,7 @@ def task_list(env: Env, status_filter: str | None, ready: bool) -> None:
 
 
 @task.command("show")
-@click.argument("task_id", metavar="ID", shell_complete=complete_task_id)
+@click.argument("task_id", metavar="ID", callback=typed_task_ids, shell_complete=complete_task_id)
 @pass_env
 def task_show(env: Env, task_id: str) -> None:
     """Show one task: status and why it is not ready, steps, checks and acceptance.
@@ -112,6 +113,7 @@ def task_field_options(func: F) -> F:
                 "depends",
                 multiple=True,
                 metavar="ID",
+                callback=typed_task_ids,
                 shell_complete=complete_task_id,
                 help="Task this one waits for (repeatable).",
             ),
@@ -134,6 +136,7 @@ def task_field_options(func: F) -> F:
 @click.option(
     "--parent",
     metavar="ID",
+    callback=typed_task_ids,
     shell_complete=complete_task_id,
     help="Add as the next subtask of this main task.",
 )
@@ -159,7 +162,7 @@ def task_add(env: Env, /, task_id: str | None, parent: str | None, **options: An
 
 
 @task.command("update")
-@click.argument("task_id", metavar="ID", shell_complete=complete_task_id)
+@click.argument("task_id", metavar="ID", callback=typed_task_ids, shell_complete=complete_task_id)
 @task_field_options
 @pass_env
 def task_update(env: Env, /, task_id: str, **options: Any) -> None:
@@ -179,7 +182,7 @@ def task_update(env: Env, /, task_id: str, **options: Any) -> None:
 
 
 @task.command("status")
-@click.argument("task_id", metavar="ID", shell_complete=complete_task_id)
+@click.argument("task_id", metavar="ID", callback=typed_task_ids, shell_complete=complete_task_id)
 @click.argument("new_status", metavar="STATUS", type=click.Choice(LEAF_STATUSES))
 @pass_env
 def task_status(env: Env, task_id: str, new_status: str) -> None:
@@ -194,7 +197,7 @@ def task_status(env: Env, task_id: str, new_status: str) -> None:
 
 
 @task.command("split")
-@click.argument("task_id", metavar="ID", shell_complete=complete_task_id)
+@click.argument("task_id", metavar="ID", callback=typed_task_ids, shell_complete=complete_task_id)
 @click.option(
     "--from",
     "source",
@@ -222,7 +225,7 @@ def task_split(env: Env, task_id: str, source: str) -> None:
 
 
 @task.command("expand")
-@click.argument("task_id", metavar="ID", shell_complete=complete_task_id)
+@click.argument("task_id", metavar="ID", callback=typed_task_ids, shell_complete=complete_task_id)
 @planning_agent_options
 @click.option("--dry-run", is_flag=True, help="Print the brief; ask no agent, write nothing.")
 @pass_env
