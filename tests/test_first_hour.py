@@ -478,3 +478,43 @@ def test_no_agent_messages_point_to_nothing_a_pipx_install_lacks(tmp_path: Path)
     for said in (paused.out, planning.err):
         assert "docs/" not in said and ".md" not in said
         assert 'such as "claude -p"' in said
+
+
+def test_with_every_session_completed_the_message_names_both_ways_on(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    steps = "wfs init --no-git && wfs plan Greeter --empty && wfs session complete"
+    assert typed(steps, project).code == 0  # completing it removes its marker
+    refused = typed("wfs task list", project)
+    assert (refused.code, refused.err) == (
+        2,
+        "wfs: error: no session is active here, and every session is completed: `wfs plan "
+        "TOPIC --empty` starts one with no tasks (then `wfs task add`), or `wfs switch ID` "
+        "goes back to one\n",
+    )
+    assert typed("wfs switch WFS-greeter", project).code == 0  # as printed, with an ID
+    assert typed("wfs task list", project).out == "No matching tasks.\n"
+
+
+def test_the_git_commands_for_a_broken_file_work_from_where_they_are_printed(
+    tmp_path: Path, git_env: Path
+) -> None:
+    project = tmp_path / "project"
+    (project / "src").mkdir(parents=True)
+    (project / "plan.json").write_text(json.dumps(THREE))
+    start = "git init -q && wfs init && wfs plan Broken --from plan.json"
+    assert typed(f"{start} && git add -A && git commit -qm plan", project).code == 0
+    task = project / ".workflow/WFS-broken/.task/IMPL-2.json"
+    committed = task.read_text()
+    root = shlex.quote(str(project))
+    for where, line in ((project / "src", "wfs status"), (tmp_path, f"wfs --root {root} status")):
+        task.write_text("{oops\n")
+        refused = typed(line, where)
+        assert refused.code == 2
+        see = printed_after(refused.err, refused.err.splitlines()[0])
+        restore = refused.err.splitlines()[2].strip()
+        assert see.startswith("see what changed: git ")
+        assert restore.startswith("restore it as committed: git ")
+        assert "-{" in typed(see.split(": ", 1)[1], where).out  # the change, as git shows it
+        assert typed(restore.split(": ", 1)[1], where).code == 0
+        assert task.read_text() == committed
