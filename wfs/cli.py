@@ -259,7 +259,7 @@ def _set_no_color(ctx: click.Context, _param: click.Parameter, value: bool) -> N
 def _global_options() -> list[click.Option]:
     return [
         # --root and --session first, wherever they are typed: a task id before them is
-        # read in their session (TaskIdType).
+        # read in their session (typed_task_ids).
         click.Option(
             ["--root", "global_root"],
             metavar="DIR",
