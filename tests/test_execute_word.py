@@ -633,7 +633,7 @@ def test_nothing_ready_lists_paused_blocked_and_running_tasks(project: Path) -> 
             f"          resume: wfs --session {SID} execute --resume IMPL-2\n"
         )
         # Running in a person's terms: what it is at, for how long, which process.
-        running = rf"Running:  IMPL-3: starting, for \d+h\d\dm, by process {sleeper.pid} on this machine\n"
+        running = rf"Running:  IMPL-3: for \d+h\d\dm, by process {sleeper.pid} on this machine\n"
         for args in (("next",), ("execute",)):
             run = wfs(*args)
             assert run.code == 0, args

@@ -153,8 +153,9 @@ def stopped_lines(
             step = ""
             if entry.get("step"):
                 name = entry.get("step_name")
-                step = f'step "{one_line(name, 80)}"' if name else f"step {one_line(entry['step'])}"
-            text = f"{tid}: {step or 'starting'}, for {held_for(entry, now)}, by {who(owner)}"
+                said = f'"{one_line(name, 80)}"' if name else one_line(entry["step"])
+                step = f"step {said}, "
+            text = f"{tid}: {step}for {held_for(entry, now)}, by {who(owner)}"
             lease = leased.get((entry.get("id"), entry.get("owner")))
             if lease is not None:
                 text += f", in {one_line(lease['where'])}"
