@@ -704,11 +704,13 @@ def test_dry_run_shows_what_the_run_will_use_and_names_what_it_cannot(
         # a sentence where Read() expects a path is an instruction for the agent
         "  implementation_approach/4 Step 4 [agent] → [roles] on_error=fail\n"
         "      to the agent `my-agent`: Read(each discovered role analysis file)\n"
+        "      ! my-agent is not on PATH: the agent `my-agent` cannot start\n"
         "  implementation_approach/5 Step 5 [cli] → [review] on_error=fail\n"
         '      cli: qwen-not-installed -p "review <output of implementation_approach/1>"\n'
         "      ! qwen-not-installed is not on PATH: this step will fail\n"
         "  implementation_approach/6 Step 6 [agent] → [later] on_error=fail\n"
         "      to the agent `my-agent`: Do step 6\n"
+        "      ! my-agent is not on PATH: the agent `my-agent` cannot start\n"
     )
     plan_json = wfs("execute", "--dry-run", "--json").json()
     assert plan_json["steps"][4]["parts"][0]["argv"] == [
