@@ -363,3 +363,102 @@ def test_diff_html_shows_a_plan_change_as_boards_before_and_after(
         "IMPL-2": ["ready", "pending"],
         "IMPL-3": ["pending", "pending"],
     }
+
+
+# ------------------------------------------------ the first hour, round 2 (issue 45)
+
+
+def test_the_counts_are_the_cards_of_each_column_containers_included(
+    chromium: Any, project: Path, serve: Callable[..., Board]
+) -> None:
+    opened(chromium, project, serve)
+    counted = chromium.execute_script(
+        "const found = {};"
+        "for (const c of document.querySelectorAll('#progress .count[data-column]'))"
+        "  found[c.dataset.column] = Number(c.querySelector('b').textContent);"
+        "return found;"
+    )
+    columns = chromium.execute_script(
+        "const found = {};"
+        "for (const c of document.querySelectorAll('#board .column'))"
+        "  found[c.dataset.column] = [c.querySelectorAll('.card').length,"
+        "                             Number(c.querySelector('h2 .n').textContent)];"
+        "return found;"
+    )
+    assert {column: n for column, (n, _) in columns.items()} == {
+        column: n for column, (_, n) in columns.items()
+    }
+    assert counted == {column: n for column, (n, _) in columns.items()} | {"total": 40}
+    assert counted["completed"] == 6  # IMPL-1.1 to 1.4, IMPL-2.1, and the group IMPL-1
+
+
+def test_a_task_waiting_for_an_agent_looks_apart_from_a_running_one(
+    chromium: Any, project: Path, serve: Callable[..., Board], tmp_path: Path
+) -> None:
+    go = tmp_path / "go"
+    agent = tmp_path / "agent"
+    agent.write_text(
+        f"#!/bin/sh\ncat > /dev/null\nwhile [ ! -f {go} ]; do sleep 0.1; done\necho ok\n"
+    )
+    agent.chmod(0o755)
+    tasks = [{"id": f"IMPL-{n}", "title": f"Agent task {n}",
+              "flow_control": {"implementation_approach": [step()]}} for n in (1, 2)]  # fmt: skip
+    planned(project, tasks)
+    assert wfs_run(project, "execute", "IMPL-1").code == 3  # no agent: it waits for one
+    run = subprocess.Popen(
+        [sys.executable, "-m", "wfs", "execute", "IMPL-2", "--agent", str(agent)],
+        cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        board = serve(project)
+        chromium.get(board.url)
+        until(lambda: rendered(chromium), "the first render")
+
+        def looks() -> dict[str, list[str]] | None:
+            found = chromium.execute_script(
+                "const found = {};"
+                "for (const id of ['IMPL-1', 'IMPL-2']) {"
+                "  const card = document.querySelector(`#board .card[data-task-id='${id}']`);"
+                "  const node = document.querySelector(`#graph g.node[data-task-id='${id}']`);"
+                "  const state = card.querySelector('.state');"
+                "  found[id] = [card.dataset.column, state ? state.textContent : '',"
+                "    getComputedStyle(card).borderLeftStyle, node.querySelector('.nid').textContent,"
+                "    getComputedStyle(node.querySelector('rect')).strokeDasharray];"
+                "}"
+                "return found;"
+            )
+            # Its lease is taken a moment before its file says active: both, then.
+            running = found["IMPL-2"][1].startswith("\u25b6 running")
+            return found if running and found["IMPL-2"][0] == "active" else None
+
+        shown = until(looks, "IMPL-2 running on the page")
+    finally:
+        go.touch()
+        run.communicate(timeout=300)
+    waiting, running = shown["IMPL-1"], shown["IMPL-2"]
+    assert waiting[:4] == ["active", "\u23f8 waiting", "dashed", "IMPL-1  \u23f8 waiting"]
+    assert running[0] == "active" and running[2] == "solid"
+    assert running[1] in (
+        "\u25b6 running \u00b7 work",
+        "\u25b6 running \u00b7 implementation_approach/1",
+    )
+    assert running[3] == "IMPL-2  \u25b6 running"
+    assert waiting[4] != running[4]  # the waiting box is dashed
+    reason = chromium.find_element("css selector", "#board .card[data-task-id='IMPL-1'] .reason")
+    assert reason.text == "waiting for an agent"
+
+
+def test_the_page_without_its_token_names_the_url_and_the_printed_one_opens(
+    chromium: Any, project: Path, serve: Callable[..., Board]
+) -> None:
+    planned(project, [{"id": "IMPL-1", "title": "one"}])
+    board = serve(project)
+    chromium.get(f"http://127.0.0.1:{board.port}/")
+    heading = chromium.find_element("css selector", "h1").text
+    assert heading == "Open the board with the URL wfs board printed"
+    assert "run wfs board in the project again to see it" in chromium.find_element(
+        "css selector", "main"
+    ).text.replace("\n", " ")
+    chromium.get(board.url)  # the URL it printed
+    until(lambda: rendered(chromium), "the board")
+    assert cards(chromium) == {"IMPL-1": ["ready", "pending"]}

@@ -11,6 +11,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -23,9 +24,12 @@ from typing import IO, Any, NamedTuple
 
 import pytest
 from conftest import posix_only, read_json, wfs
+from git_helpers import git_env
 
 from wfs import leases
 from wfs.layout import Layout
+
+__all__ = ["git_env"]  # the fixture, used by name
 
 SID = "WFS-board"
 ECHO = {"step": 1, "title": "Say it", "description": "Say it.", "command": "bash(printf done)"}
@@ -158,7 +162,9 @@ def test_the_board_data_holds_containers_dependencies_blocked_and_claimed_tasks(
         {"id": SID, "topic": "Board", "status": "active", "completed": 1, "total": 6}
     ]
     assert re.fullmatch(r"[0-9a-f]{24}", data["stamp"])
-    assert data["counts"] == {"pending": 2, "ready": 1, "active": 1, "blocked": 1, "completed": 1}
+    # Every card its columns show, the container IMPL-1 (pending) too.
+    assert data["counts"] == {"pending": 3, "ready": 1, "active": 1, "blocked": 1, "completed": 1}
+    assert sum(data["counts"].values()) == len(data["tasks"])
     assert [t["id"] for t in data["tasks"]] == [
         "IMPL-1", "IMPL-1.1", "IMPL-1.2", "IMPL-2", "IMPL-3", "IMPL-4", "IMPL-5",
     ]  # fmt: skip
@@ -175,6 +181,7 @@ def test_the_board_data_holds_containers_dependencies_blocked_and_claimed_tasks(
         "continue": None,
         "critical": False,
         "claim": None,
+        "state": None,
     }
     assert row(data, "IMPL-1.1") | {} == {
         **row(data, "IMPL-1"),
@@ -196,14 +203,16 @@ def test_the_board_data_holds_containers_dependencies_blocked_and_claimed_tasks(
     ship = row(data, "IMPL-2")
     assert (ship["parent"], ship["waiting_on"], ship["critical"]) == (None, ["IMPL-1"], True)
     stuck = row(data, "IMPL-3")
-    assert (stuck["column"], stuck["reason"], stuck["continue"]) == (
+    assert (stuck["column"], stuck["reason"], stuck["continue"], stuck["state"]) == (
         "blocked",
         "the disk <is> full",
         f"wfs --session {SID} execute --resume IMPL-3",
+        "blocked",
     )
     assert row(data, "IMPL-4")["column"] == "completed"
     claimed = row(data, "IMPL-5")
     assert (claimed["column"], claimed["status"], claimed["reason"]) == ("active", "active", None)
+    assert claimed["state"] == "running"
     assert claimed["claim"] == {
         "owner": lease.owner,
         "where": "the other desk",
@@ -280,6 +289,78 @@ def test_a_request_without_the_token_or_from_another_host_is_refused(project: Pa
     # A title from a file never closes the script it is embedded in.
     assert "Lay out \\u003cb\\u003eit\\u003c/b\\u003e" in page.body
     assert "<b>it</b>" not in page.body
+
+
+def test_the_page_without_its_token_says_to_use_the_url_wfs_board_printed(project: Path) -> None:
+    plan(project)
+    with board(project) as served:
+        without = ask(served, "/", token=False)
+        wrong = ask(served, "/?token=an-old-bookmark", token=False)
+        api = ask(served, "/api/board", token=False)
+    assert without.status == wrong.status == 403
+    for answer in (without, wrong):
+        assert answer.body.startswith("<!doctype html>")
+        assert "<h1>Open the board with the URL <code>wfs board</code> printed</h1>" in answer.body
+        assert f"<code>http://127.0.0.1:{served.port}/?token=…</code>" in answer.body
+        assert served.token not in answer.body and "Board" not in answer.body  # nothing of it
+    assert "<p>This address has no token.</p>" in without.body
+    assert "<p>Its token is not this board&#39;s.</p>" in wrong.body
+    assert (api.status, api.body) == (403, {"ok": False, "error": "a wrong or missing token"})
+
+
+def started(project: Path, *options: str) -> tuple[dict[str, Any], str]:
+    """`wfs board --json OPTIONS` started, its first line read, then stopped: (that line,
+    its stderr)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "wfs", "board", "--json", *options],
+        cwd=project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    first = proc.stdout.readline()
+    proc.terminate()
+    _, err = proc.communicate()
+    assert first, err
+    return json.loads(first), err
+
+
+def test_the_url_stays_the_same_from_one_start_to_the_next(project: Path, git_env: Path) -> None:
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    plan(project)
+    subprocess.run(["git", "add", "-A"], cwd=project, check=True)
+    subprocess.run(["git", "commit", "-qm", "plan"], cwd=project, check=True)
+    first, _ = started(project)
+    again, _ = started(project)
+    assert again == first
+    # Kept where git ignores it, readable by its owner only.
+    kept = project / ".workflow/.cache/board.json"
+    assert json.loads(kept.read_text()) == {"port": first["port"], "token": first["token"]}
+    if os.name == "posix":
+        assert kept.stat().st_mode & 0o777 == 0o600
+    status = subprocess.run(["git", "status", "--porcelain"], cwd=project, capture_output=True)
+    assert status.stdout == b""
+    # A board that can act gets a token of its own, and keeps nothing.
+    acting, _ = started(project, "--allow-actions")
+    assert acting["token"] != first["token"]
+    assert json.loads(kept.read_text())["token"] == first["token"]
+    # The kept port taken by another program: elsewhere this time, and said.
+    with socket.socket() as other:
+        other.bind(("127.0.0.1", first["port"]))
+        other.listen()
+        moved, err = started(project)
+    assert moved["token"] == first["token"] and moved["port"] != first["port"]
+    assert err == (
+        f"wfs: port {first['port']}, where this project's board was, is taken: the board is "
+        "on another one this time\n"
+    )
+    assert started(project)[0] == first  # and back at its port once it is free
+    # --port chooses another one, kept from then on; deleting the file makes a new URL.
+    chosen, _ = started(project, "--port", "0")
+    assert chosen["token"] == first["token"] and started(project)[0] == chosen
+    kept.unlink()
+    assert started(project)[0]["token"] != first["token"]
 
 
 @pytest.mark.slow
@@ -391,7 +472,7 @@ def test_export_writes_one_file_that_needs_no_network(project: Path) -> None:
     embedded = re.search(r'<script type="application/json" id="wfs-data">(.*?)</script>', page)
     assert embedded is not None
     assert json.loads(embedded.group(1))["counts"] == {
-        "pending": 2, "ready": 2, "active": 0, "blocked": 1, "completed": 1,
+        "pending": 3, "ready": 2, "active": 0, "blocked": 1, "completed": 1,
     }  # fmt: skip
     config = re.search(r'<script type="application/json" id="wfs-config">(.*?)</script>', page)
     assert config is not None
@@ -439,7 +520,7 @@ def test_ctrl_c_ends_the_board_cleanly(project: Path, ignored: bool) -> None:
 def test_without_a_session_the_board_says_so(project: Path) -> None:
     assert wfs("init", "--no-git").code == 0
     result = wfs("board", "--port", "0")
-    assert result.code == 2 and result.err.startswith("wfs: error: no active session")
+    assert result.code == 2 and result.err.startswith("wfs: error: no session yet")
 
 
 def test_global_options_work_after_the_subcommand(project: Path) -> None:

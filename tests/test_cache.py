@@ -117,7 +117,13 @@ def test_no_or_several_active_sessions_are_said_from_the_files(project: Path) ->
     setup(project)
     marker = project / f".workflow/.active-{SID}"
     marker.unlink()
-    assert wfs_process("status", cwd=project).out == "No active session.\n"
+    # No marker (a fresh clone): the only unfinished session, said on stderr.
+    shown = wfs_process("status", cwd=project)
+    assert shown.out.startswith(f"Session:  {SID} (active)\n")
+    assert shown.err == (
+        f"wfs: no session is active here; using {SID}, the only unfinished one "
+        f"(`wfs switch {SID}` makes it your active session)\n"
+    )
     marker.touch()
     (project / ".workflow/.active-WFS-other").touch()
     (project / ".workflow/WFS-other").mkdir()

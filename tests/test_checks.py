@@ -624,24 +624,24 @@ def test_dry_run_lists_every_check_with_its_command_as_it_will_run(repo: Path) -
             context={"focus_paths": ["answer.txt"]},
         )
     )
-    run = wfs("execute", "--dry-run", "--agent", "my-agent")
+    run = wfs("execute", "--dry-run", "--agent", "cat")  # cat: on PATH
     assert run.code == 0, run.err
     assert run.out == (
         "IMPL-1: Answer (dry run, nothing is executed)\n"
         "  implementation_approach/1 Write the failing test [agent] → [out1] on_error=fail\n"
-        "      to the agent `my-agent`: Write the failing test.\n"
+        "      to the agent `cat`: Write the failing test.\n"
         "      check (red: must fail): bash: grep -qx 4 answer.txt\n"
         "  implementation_approach/2 Make it pass [agent] → [out2] on_error=fail\n"
-        "      to the agent `my-agent`: Make it pass.\n"
+        "      to the agent `cat`: Make it pass.\n"
         "      check (green: must pass; up to 3 fixes, then auto_revert): bash: grep -qx 4 "
         "answer.txt\n"
         "  implementation_approach/3 Tidy up [agent] → [out3] on_error=fail\n"
-        "      to the agent `my-agent`: Tidy up.\n"
+        "      to the agent `cat`: Tidy up.\n"
         "      check (refactor: must pass; up to 1 fix): bash: ./lint "
         "'<output of implementation_approach/2>'\n"
         "      check (refactor: must pass; up to 1 fix): bash: grep -qx 4 answer.txt\n"
         "  implementation_approach/4 Look [agent] → [out4] on_error=fail\n"
-        "      to the agent `my-agent`: Look.\n"
+        "      to the agent `cat`: Look.\n"
         "      ! verification 'Open the page and look at the answer' is not a command: the "
         "agent's brief shows it; nothing runs\n"
     )

@@ -103,10 +103,10 @@ PLAN = {"tasks": [{"id": "IMPL-1", "title": "Write the notes", "description": "N
 AGENT = "#!/usr/bin/env bash\ncat > /dev/null\necho 'Notes written.'\n"
 SETUP = [
     "No agent is configured; an agent is a command CMD (the brief on its stdin, the answer "
-    "on its stdout):",
+    'on its stdout), such as "claude -p":',
     "  wfs --session WFS-notes execute --resume IMPL-1 --agent CMD",
     '  or set WFS_AGENT=CMD, or put {"agents": {"default": "CMD"}} in .workflow/config.json',
-    "  (every setting: docs/configuration.md)",
+    '  (one per agent of the plan: {"agents": {"@test-fix-agent": "CMD2", "default": "CMD"}})',
 ]
 
 
@@ -150,11 +150,15 @@ def test_a_pause_for_want_of_an_agent_says_how_to_configure_one(project: Path) -
 
 @pytest.mark.slow
 @needs_bash
-@pytest.mark.parametrize("way", ["--agent", "WFS_AGENT", "config.json"])
+@pytest.mark.parametrize("way", ["--agent", "WFS_AGENT", "config.json", "routes"])
 def test_each_way_the_pause_names_gives_the_step_to_the_agent(project: Path, way: str) -> None:
     lines = paused(project).out.splitlines()
     (first,) = [i for i, line in enumerate(lines) if line.startswith("No agent is configured;")]
     with_agent, elsewhere = lines[first + 1], lines[first + 2]
+    if way == "routes":  # the last line's config, put there as it says, CMD2 failing
+        routes = re.search(r"(\{.*\})", lines[first + 3])
+        assert routes, lines[first + 3]
+        elsewhere = f"put {routes.group(1).replace('CMD2', 'exit 9')} in .workflow/config.json"
     agent = agent_script(project)
     argv = shlex.split(with_agent)
     resume = argv[: argv.index("--agent")]

@@ -188,7 +188,7 @@ def test_the_brief_carries_the_whole_task(project: Path, tmp_path: Path) -> None
     }
     assert brief["workflow"] == {"session": SID, "phase": "IMPLEMENT"}
     assert brief["agent"]["name"] == "@code-developer"
-    assert brief["agent"]["definition"].startswith("# @code-developer\n")
+    assert brief["agent"]["definition"].startswith("You implement: ")  # agents/roles/
     assert "## TASK BLOCKED" in brief["contract"]
     resume = ["wfs", "--session", SID, "execute", "--agent", str(agent), "--resume", "IMPL-2"]
     assert brief["resume"] == resume
@@ -493,7 +493,7 @@ def test_a_cli_task_is_handed_to_its_cli_tool_with_one_prompt(
     assert "### implementation_approach/2: Step 2\n" in prompt
     assert "### [ctx] (from pre_analysis/1)\n\ngathered\n" in prompt
     assert "- tests pass\n" in prompt
-    assert "## Your role: @code-developer\n\n# @code-developer\n" in prompt
+    assert "## Your role: @code-developer\n\nYou implement: " in prompt
     assert "codex did it" in summary(project)
 
 

@@ -101,12 +101,18 @@ def test_switch_pause_complete_in_the_active_layout(project: Path) -> None:
     }
     assert (archived / ".task/IMPL-1.json").is_file()
     assert markers(project) == []
-    assert wfs("status").out == "No active session.\n"  # the one left is paused
+    # The one left is paused, and unfinished: status shows it, and says why.
+    left = wfs("status")
+    assert left.out.startswith("Session:  WFS-alpha (paused)\n")
+    assert left.err.startswith("wfs: no session is active here; using WFS-alpha, ")
+    assert markers(project) == []  # only read: nothing is marked
     assert wfs("session", "resume", "alpha").out == "WFS-alpha: active\n"
     assert wfs("status", "--json").json()["session"] == "WFS-alpha"
-    # pausing: status paused, not active; nothing active is left
+    # pausing: status paused, not active; nothing active is left, and it is still the
+    # only unfinished session
     assert wfs("session", "pause").out == "WFS-alpha: paused\n"
-    assert wfs("status").out == "No active session.\n"
+    assert wfs("status").out.startswith("Session:  WFS-alpha (paused)\n")
+    assert wfs("status", "--json").json()["status"] == "paused"
     # resuming an archived session reopens it in active/
     assert wfs("session", "resume", "beta").out == "WFS-beta: active\n"
     assert (active / "WFS-beta/workflow-session.json").is_file()

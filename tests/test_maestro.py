@@ -96,8 +96,9 @@ def test_a_project_with_only_maestro_sessions_names_them_and_their_import(maestr
     shown = wfs("next")
     assert shown.code == 2
     assert shown.err == (
-        "wfs: error: no active session; create one with `wfs plan TOPIC` or pick one with "
-        f"`wfs switch ID`; this project has Maestro-Flow sessions: {NAME} (`wfs import {SESSION}`)\n"
+        "wfs: error: no session yet: `wfs plan TOPIC --empty` starts one with no tasks (then "
+        "`wfs task add`); `wfs plan --help` shows the other ways to plan; this project has "
+        f"Maestro-Flow sessions: {NAME} (`wfs import {SESSION}`)\n"
     )
 
 

@@ -120,7 +120,7 @@ def test_an_agent_that_never_answers_validly_gets_nothing_written(
         f"The last answer is kept in {draft}: fix it, then run\n"
         f"  wfs plan Login --from {draft}\n"
         "Or ask the agent again, with more rounds:\n"
-        f"  wfs plan Login --max-rounds 4\n"
+        f"  wfs plan Login --agent {agent} --max-rounds 4\n"
     )
     # No session: only the draft, in a folder git ignores.
     after = set(tree_listing(initialized)) - set(before)
@@ -144,7 +144,7 @@ def test_a_refused_plan_in_json_names_the_problems_and_the_ways_on(
         "draft": ".workflow/.cache/plan-draft.json",
         "next": [
             "wfs plan Login --from .workflow/.cache/plan-draft.json",
-            "wfs plan Login --max-rounds 2",
+            f"wfs plan Login --agent {agent} --max-rounds 2",
         ],
     }
 
@@ -212,10 +212,12 @@ def test_dry_run_prints_the_brief_and_writes_nothing(project: Path) -> None:
     assert "### README.md (its first lines)\n\n~~~~markdown\n# Shop\n\nline 3\n" in brief
     assert "line 40\n~~~~\n\n... and 20 more lines.\n" in brief
     assert "- WFS-old-work (active): Old work; tasks: none\n" in brief
-    # The task format, from the shipped files: the schemas and the example plan.
-    schema = wfs("schema", "task").out.strip()
-    assert f"```json\n{schema}\n```" in brief
-    assert f"```json\n{wfs('schema', 'plan').out.strip()}\n```" in brief
+    # The task format: a summary, the commands that print the schemas (not the schemas:
+    # they were most of the brief) and the shipped example plan.
+    assert "`wfs schema task` prints\nthe task's, `wfs schema plan` the plan document's" in brief
+    for name in ("task", "plan"):
+        schema = wfs("schema", name).out.strip()
+        assert schema.startswith("{") and schema not in brief
     assert '"title": "Add the login rate limiter"' in brief
     assert "## Your answer\n\nAnswer with the whole plan document" in brief
     assert "`file#/json/pointer: rule: message`" in brief
@@ -253,9 +255,10 @@ def test_without_an_agent_plan_says_how_to_configure_one(initialized: Path) -> N
     assert run.code == 2
     assert run.err == (
         "wfs: error: no planning agent is configured: give one with "
-        '`wfs plan Login --agent CMD`, set WFS_AGENT, or map "@action-planning-agent" '
+        "`wfs plan Login --agent CMD` (a command that reads the brief on stdin and answers "
+        'on stdout, such as "claude -p"), set WFS_AGENT, or map "@action-planning-agent" '
         '(or "default") to a command in .workflow/config.json '
-        '(`{"agents": {"@action-planning-agent": "claude -p"}}`; docs/configuration.md); '
+        '(`{"agents": {"@action-planning-agent": "claude -p"}}`); '
         "or write the plan yourself and run `wfs plan Login --from FILE`, or "
         "`wfs plan Login --empty` for a session with no tasks\n"
     )

@@ -174,7 +174,8 @@ def test_malformed_task_json_fails_both_hooks_with_file_and_place(
     repo, env = hook_repo
     (repo / ".workflow/WFS-jwt-auth/.task/IMPL-1.1.json").write_text('{"id": "IMPL-1.1",\n')
     code, out = pre_commit(repo, env, "--all-files")
-    where = ".workflow/WFS-jwt-auth/.task/IMPL-1.1.json:2:1"
+    path = ".workflow/WFS-jwt-auth/.task/IMPL-1.1.json"
+    where = f"{path}:2:1"
     assert (code, out) == (
         1,
         f"{line('wfs validate', 'Failed')}\n"
@@ -188,5 +189,7 @@ def test_malformed_task_json_fails_both_hooks_with_file_and_place(
         "- exit code: 2\n"
         "\n"
         f"wfs: error: {where}: invalid JSON: unexpected end of data\n"
+        f"  see what changed: git diff -- {path}\n"
+        f"  restore it as committed: git checkout -- {path}\n"
         "\n",
     )

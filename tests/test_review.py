@@ -323,13 +323,28 @@ def test_outside_a_git_repository_exits_2(project: Path, git_env: Path) -> None:
 
 
 def test_malformed_json_in_the_tree_names_file_and_place(repo: Path) -> None:
+    edit_task(repo, "IMPL-1", lambda task: task.update(status="active"))
     (repo / TASKS / "IMPL-2.json").write_text('{\n  "id": "IMPL-2",\n  oops\n}\n')
     run = wfs("diff")
-    assert (run.code, run.out) == (2, "")
+    # The rest is shown, then the file is named with the git commands for it (exit 2,
+    # as every read command that meets a task file it cannot read).
+    assert run.code == 2
+    assert "  ~ IMPL-1  " in run.out
+    assert (
+        "  ~ IMPL-2  Render output\n"
+        "      its file cannot be read on one side: what changed is not shown\n"
+    ) in run.out
+    path = f"{TASKS.as_posix()}/IMPL-2.json"
     assert run.err == (
-        f"wfs: error: {TASKS.as_posix()}/IMPL-2.json:3:3: invalid JSON: unexpected character, "
-        "expected a string key\n"
+        f"wfs: error: {path}:3:3: invalid JSON: unexpected character, expected a string key\n"
+        f"  see what changed: git diff -- {path}\n"
+        f"  restore it as committed: git checkout -- {path}\n"
     )
+    # Both commands work as printed.
+    assert "+  oops" in git(repo, "diff", "--", path).stdout
+    git(repo, "checkout", "--", path)
+    assert wfs("diff").code == 0
+    assert wfs("diff", "--json").json()["summary"]["tasks"]["changed"] == 1
 
 
 def test_malformed_json_at_the_revision_names_revision_file_and_place(repo: Path) -> None:
@@ -341,9 +356,14 @@ def test_malformed_json_at_the_revision_names_revision_file_and_place(repo: Path
     (repo / TASKS / "IMPL-2.json").write_text("{}\n")
     run = wfs("diff")
     assert run.code == 2
+    assert "  ~ IMPL-1  " in run.out  # the rest is shown
+    # A revision's file is what it is: no command restores it.
     assert run.err == (
         f"wfs: error: HEAD:{TASKS.as_posix()}/IMPL-2.json: expected a JSON object, got array\n"
     )
+    assert wfs("diff", "--json").json()["unreadable"] == [
+        f"HEAD:{TASKS.as_posix()}/IMPL-2.json: expected a JSON object, got array"
+    ]
 
 
 def test_a_subdirectory_root_reads_its_own_plan(

@@ -21,8 +21,10 @@ from wfs import __version__, jsonio, sessions, store
 from wfs.commands import COMMANDS, WITHOUT_PROJECT
 from wfs.completion import complete_session_id
 from wfs.errors import NotAProjectError, WfsError, os_error_message
-from wfs.layout import Layout, find_root
+from wfs.index import load_skeletons
+from wfs.layout import Layout, find_root, typed_task_id
 from wfs.platform import shell_join
+from wfs.tasks import chosen_task_id
 from wfs.text import for_terminal, printable
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -123,15 +125,46 @@ class WfsGroup(click.Group):
         command: click.Command = getattr(importlib.import_module(f"wfs.commands.{module}"), name)
         return with_global_options(command)
 
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        # click suggests from the commands a group holds; ours are loaded on demand.
+        name = args[0] if args else ""
+        if name not in COMMANDS and not name.startswith("-") and not ctx.resilient_parsing:
+            import difflib  # deferred: only on this error path
+
+            close = difflib.get_close_matches(name, sorted(COMMANDS), n=3)
+            if close:
+                ctx.fail(
+                    f"No such command {name!r}. Did you mean "
+                    + " or ".join(repr(c) for c in close)
+                    + "?"
+                )
+        return super().resolve_command(ctx, args)
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
-            return super().invoke(ctx)
+            with sessions.telling(_tell_once()):
+                return super().invoke(ctx)
         except WfsError as err:
             click.echo(f"wfs: error: {printable(err.message)}", err=True)
             ctx.exit(err.exit_code)
         except OSError as err:  # a full disk, a read-only file system, a permission...
             click.echo(f"wfs: error: {printable(_os_error(ctx, err))}", err=True)
             ctx.exit(2)
+
+
+def _tell_once() -> Callable[[str], None]:
+    """Say on stderr (never on stdout, which --json keeps for its answer) which session
+    a command chose by itself; once, however many times it is chosen."""
+    told: set[str] = set()
+
+    def tell(text: str) -> None:
+        if text not in told:
+            told.add(text)
+            click.echo(f"wfs: {printable(text)}", err=True)
+
+    return tell
 
 
 def _os_error(ctx: click.Context, err: OSError) -> str:
@@ -175,6 +208,12 @@ def cli(
     Example:
       wfs plan "User Auth System" --from plan.json
       wfs status
+
+    \b
+    Shell completion (commands, options, session and task ids), set up once:
+      bash, in ~/.bashrc:  eval "$(_WFS_COMPLETE=bash_source wfs)"
+      zsh, in ~/.zshrc:    eval "$(_WFS_COMPLETE=zsh_source wfs)"
+      fish:                _WFS_COMPLETE=fish_source wfs > ~/.config/fish/completions/wfs.fish
     """
     ctx.obj = Env(
         root,
@@ -219,10 +258,13 @@ def _set_no_color(ctx: click.Context, _param: click.Parameter, value: bool) -> N
 
 def _global_options() -> list[click.Option]:
     return [
+        # --root and --session first, wherever they are typed: a task id before them is
+        # read in their session (typed_task_ids).
         click.Option(
             ["--root", "global_root"],
             metavar="DIR",
             expose_value=False,
+            is_eager=True,
             callback=_set_root,
             help="Project root (as `wfs --root DIR`).",
         ),
@@ -230,6 +272,7 @@ def _global_options() -> list[click.Option]:
             ["--session", "global_session"],
             metavar="ID",
             expose_value=False,
+            is_eager=True,
             callback=_set_session,
             shell_complete=complete_session_id,
             help="Session to work on (as `wfs --session ID`).",
@@ -277,11 +320,59 @@ def with_global_options(command: click.Command) -> click.Command:
 # ---------------------------------------------------------------- shared by the commands
 
 
-def refuse_unreadable(found: list[str] | None) -> None:
-    """After answering from every task that could be read: exit 2 naming each task file
-    that could not (file, line, column, reason)."""
-    if found:
-        raise WfsError("\n".join(found))
+def typed_task_ids(ctx: click.Context, _param: click.Parameter, value: Any) -> Any:
+    """The callback of a task id option or argument: each id as a person types it
+    (`IMPL-2`, `impl-2`, `2`, `2.1`) taken as the id of the session's task it names
+    (wfs.tasks.chosen_task_id); as typed when the session cannot be read (the command
+    then says why)."""
+    env = ctx.find_object(Env)
+    values = value if isinstance(value, tuple) else (value,)
+    if env is None or not any(isinstance(v, str) and typed_task_id(v) for v in values):
+        return value
+    try:
+        known = [task["id"] for task in load_skeletons(env.layout, env.current_session())]
+    except WfsError:
+        return value
+    chosen = tuple(chosen_task_id(v, known) if isinstance(v, str) else v for v in values)
+    return chosen if isinstance(value, tuple) else chosen[0]
+
+
+def refuse_unreadable(env: Env, found: list[str] | None) -> None:
+    """After answering from every task that could be read, what every read command does
+    about the files that could not (`found`: `file:line:column: reason` each): exit 2
+    naming each, with the git commands that show what changed in it and restore it
+    as committed (for a file git tracks)."""
+    if not found:
+        return
+    from wfs import git  # deferred: only a read that met a broken file runs git
+
+    root = env.layout.root
+    files = {reason: _file_of(root, reason) for reason in found}
+    kept = set(git.tracked(root, [f for f in files.values() if f is not None]))
+    lines = []
+    for reason, file in files.items():
+        lines.append(reason)
+        if file in kept:
+            lines.append(f"  see what changed: {_git_line(root, 'diff', file)}")
+            lines.append(f"  restore it as committed: {_git_line(root, 'checkout', file)}")
+    raise WfsError("\n".join(lines))
+
+
+def _file_of(root: Path, reason: str) -> str | None:
+    """The project file a reason names first (`path.json:3:5: …`), if it is one."""
+    head, found, _ = reason.partition(".json:")
+    path = head + ".json"
+    return path if found and (root / path).is_file() else None
+
+
+def _git_line(root: Path, command: str, file: str) -> str:
+    """`git COMMAND -- FILE` as typed from the current directory (from elsewhere than
+    the project, with `-C ROOT`)."""
+    here = Path.cwd().resolve()
+    absolute = (root / file).resolve()
+    if here == root.resolve() or root.resolve() in here.parents:
+        return shell_join(["git", command, "--", os.path.relpath(absolute, here)])
+    return shell_join(["git", "-C", str(root), command, "--", file])
 
 
 def root_option(env: Env) -> str | None:

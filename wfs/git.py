@@ -722,6 +722,19 @@ def uncommitted(root: Path, folder: str) -> list[str]:
     return changed + new
 
 
+def tracked(root: Path, paths: list[str]) -> list[str]:
+    """Those of `paths` (relative to root) that git tracks (in its index); none outside
+    a work tree, or where git cannot run."""
+    if not paths:
+        return []
+    try:
+        result = run(root, "ls-files", "-z", "--", *paths)
+    except WfsError:
+        return []
+    found = set(_names(result.out)) if result.code == 0 else set()
+    return [path for path in paths if path in found]
+
+
 def restore_paths(root: Path, paths: list[str]) -> None:
     """Put `paths` (relative to root) back as HEAD has them, in the index and the
     working tree; a path HEAD does not have is removed."""

@@ -320,6 +320,9 @@ def named_by_file(stem: str, task: Task) -> Task:
     }
 
 
+UNREADABLE_TITLE = "(unreadable file)"  # how a task whose file cannot be read is listed
+
+
 def unreadable_skeleton(stem: str, reason: str) -> Task:
     """What is known of a task whose file cannot be read: the id its name gives. A
     file named with a label (`IMPL-001.5-review.json`) is the design's gate, not a
@@ -327,7 +330,7 @@ def unreadable_skeleton(stem: str, reason: str) -> Task:
     tid = file_task_id(stem)
     return {
         "id": tid,
-        "title": "(unreadable file)",
+        "title": UNREADABLE_TITLE,
         "status": "pending",
         "errors": 1,
         "unreadable": reason,

@@ -278,6 +278,18 @@ def _parse_task_id(value: str) -> TaskId | None:
     return TaskId(int(major), int(minor) if dot else None)
 
 
+_TYPED_ID = re.compile(r"(?:impl-?)?([0-9]+)(?:\.([0-9]+))?", re.I)
+
+
+def typed_task_id(value: str) -> TaskId | None:
+    """What a person means by a task id typed loosely: `IMPL-2`, `impl-2`, `impl2`, `2`,
+    `IMPL-002`, `2.1`; None when it names no task id."""
+    match = _TYPED_ID.fullmatch(value.strip()) if len(value) <= MAX_TASK_ID else None
+    if match is None:
+        return None
+    return TaskId(int(match.group(1)), None if match.group(2) is None else int(match.group(2)))
+
+
 def parent_of(task_id: str) -> str | None:
     """`IMPL-1` for `IMPL-1.2` (keeping its spelling, e.g. `IMPL-001`); None for a main task."""
     return task_id.rsplit(".", 1)[0] if "." in task_id else None

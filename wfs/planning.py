@@ -77,14 +77,15 @@ def planner_command(layout: Layout, option: str | None) -> str | None:
 
 
 def no_agent_message(layout: Layout, retry: str, alternatives: str) -> str:
-    """Why planning with an agent cannot start, and each way on. `retry`: the command
-    again with --agent; `alternatives`: what works without an agent."""
+    """Why planning with an agent cannot start, and each way on, said whole (the docs
+    are not where a user installed wfs). `retry`: the command again with --agent;
+    `alternatives`: what works without an agent."""
     config = layout.relative(layout.workflow / "config.json")
     return (
-        f"no planning agent is configured: give one with `{retry}`, set WFS_AGENT, or map "
-        f'"{PLANNER}" (or "default") to a command in {config} '
-        f'(`{{"agents": {{"{PLANNER}": "claude -p"}}}}`; docs/configuration.md); '
-        f"{alternatives}"
+        f"no planning agent is configured: give one with `{retry}` (a command that reads "
+        f'the brief on stdin and answers on stdout, such as "claude -p"), set WFS_AGENT, '
+        f'or map "{PLANNER}" (or "default") to a command in {config} '
+        f'(`{{"agents": {{"{PLANNER}": "claude -p"}}}}`); {alternatives}'
     )
 
 
@@ -145,11 +146,10 @@ def sessions(layout: Layout) -> list[dict[str, Any]]:
 
 
 def _formats() -> dict[str, str]:
-    return {
-        "plan_schema": read_text("schemas", "plan.schema.json").strip(),
-        "task_schema": read_text("schemas", "task.schema.json").strip(),
-        "example": read_text("schemas", EXAMPLE_PLAN).strip(),
-    }
+    """The task format's part of a planning brief: the example plan (the schemas are
+    named by the command that prints them, `wfs schema task`, not copied: they were
+    most of the brief, and of every fix round)."""
+    return {"example": read_text("schemas", EXAMPLE_PLAN).strip()}
 
 
 def plan_brief(layout: Layout, request: Request, existing: str | None) -> str:

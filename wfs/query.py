@@ -7,10 +7,12 @@ thing the same way. Plain data in, plain data or lines out; nothing here imports
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 from wfs.claims import claim_alive
-from wfs.platform import shell_join
+from wfs.platform import host_name, shell_join
+from wfs.text import elapsed_text
 
 MARKS = {"completed": "[x]", "active": "[>]", "blocked": "[!]", "pending": "[ ]"}
 
@@ -34,22 +36,23 @@ def status_lines(summary: dict[str, Any], bold: Callable[[str], str]) -> list[st
 
 
 def claims_lines(
-    claims: list[dict[str, Any]], stopped: Sequence[dict[str, Any]] = (), shown: int = 10
+    claims: list[dict[str, Any]],
+    stopped: Sequence[dict[str, Any]] = (),
+    shown: int = 10,
+    now: datetime | None = None,
 ) -> list[str]:
-    """Each claim (wfs.leases) on a line: who holds the task, where, since when; but
-    not the claim of a task shown as running here already (stopped_lines says it)."""
+    """Each claim (wfs.leases) on a line, in a person's terms: who holds the task, in
+    which worktree, for how long; but not the claim of a task shown as running here
+    already (stopped_lines says it). `--json` has the owner, times and lease."""
     running = {(e["id"], e.get("owner")) for e in stopped if e["state"] == "running"}
     claims = [c for c in claims if (c["id"], c["owner"]) not in running]
     lines = []
     for entry in claims[:shown]:
-        tid, owner, where, since, until = (
-            one_line(entry[k]) for k in ("id", "owner", "where", "since", "expires")
-        )
+        tid, where = one_line(entry["id"]), one_line(entry["where"])
+        held = f"{tid}: held by {who(entry['owner'])} in {where}, for {held_for(entry, now)}"
         if entry["state"] == "stale":
-            text = f"{tid}: claimed by {owner} at {where} since {since}; free to take over"
-        else:
-            text = f"{tid}: claimed by {owner} at {where} since {since} (lease until {until})"
-        lines.append(f"{'Claimed:':<10}{text}")
+            held += "; its lease ran out: free to take over"
+        lines.append(f"{'Claimed:':<10}{held}")
     if len(claims) > shown:
         lines.append(f"{'':10}and {len(claims) - shown} more (`--json` lists them all)")
     return lines
@@ -129,26 +132,33 @@ STATE_LABELS = {
 
 
 def stopped_lines(
-    stopped: list[dict[str, Any]], claims: Sequence[dict[str, Any]] = (), shown: int = 10
+    stopped: list[dict[str, Any]],
+    claims: Sequence[dict[str, Any]] = (),
+    shown: int = 10,
+    now: datetime | None = None,
 ) -> list[str]:
     """Each stopped task on a line, with its resume command; `--json` has them all. A
-    running task's lease (its claim by the same process) says where and until when."""
+    running task says its step (by name when `step_name` holds it), for how long, which
+    process runs it and, when its lease (its claim by the same process) names it, in
+    which worktree."""
     leased = {(c["id"], c["owner"]): c for c in claims}
     lines = []
     for entry in stopped[:shown]:
         state = entry["state"]
         # Every value here may come from a file: one line each, control characters escaped.
-        tid, owner, since = (one_line(entry.get(k)) for k in ("id", "owner", "since"))
+        tid, owner = one_line(entry.get("id")), one_line(entry.get("owner"))
         where = f" at {one_line(entry['step'])}" if entry.get("step") else ""
         if state in ("running", "claimed"):
-            text = f"{tid}{where}: claimed by {owner} since {since}"
+            # In a person's terms: the step, for how long, who (`--json` has the rest).
+            step = ""
+            if entry.get("step"):
+                name = entry.get("step_name")
+                said = f'"{one_line(name, 80)}"' if name else one_line(entry["step"])
+                step = f"step {said}, "
+            text = f"{tid}: {step}for {held_for(entry, now)}, by {who(owner)}"
             lease = leased.get((entry.get("id"), entry.get("owner")))
             if lease is not None:
-                place, until = one_line(lease["where"]), one_line(lease["expires"])
-                text = (
-                    f"{tid}{where}: claimed by {owner} at {place} since {since} "
-                    f"(lease until {until})"
-                )
+                text += f", in {one_line(lease['where'])}"
         elif state == "stale":
             text = f"{tid}{where}: claimed by {owner}, which is no longer running"
         else:
@@ -159,6 +169,28 @@ def stopped_lines(
     if len(stopped) > shown:
         lines.append(f"{'':10}and {len(stopped) - shown} more (`--json` lists them all)")
     return lines
+
+
+def who(owner: Any) -> str:
+    """`process 21660 on this machine` for the claim owner `host:21660` of this host,
+    `process 4242 on laptop` for another's."""
+    host, _, pid = str(owner).rpartition(":")
+    if not host or not pid.isdigit():
+        return one_line(owner)
+    here = "this machine" if host == host_name() else one_line(host, 80)
+    return f"process {pid} on {here}"
+
+
+def held_for(entry: dict[str, Any], now: datetime | None = None) -> str:
+    """How long since the entry's `since` (`2m05s`), as `wfs execute` shows a clock;
+    `?` when it has no time wfs can read."""
+    try:
+        since = datetime.fromisoformat(str(entry.get("since")))
+    except ValueError:
+        return "?"
+    if since.tzinfo is None:
+        since = since.replace(tzinfo=UTC)
+    return elapsed_text(max(((now or datetime.now(UTC)) - since).total_seconds(), 0.0))
 
 
 def one_line(text: Any, limit: int = 200) -> str:
@@ -284,11 +316,12 @@ def _with_status(rows: list[dict[str, str]]) -> str:
 
 def agent_setup_lines(resume: list[str]) -> list[str]:
     """How to have an agent answer a step that waits for one: `--agent CMD`, WFS_AGENT or
-    .workflow/config.json (docs/configuration.md); `resume` continues the stopped run."""
+    .workflow/config.json; `resume` continues the stopped run. Said here whole: the
+    docs are not where a user installed wfs."""
     return [
         "No agent is configured; an agent is a command CMD (the brief on its stdin, the "
-        "answer on its stdout):",
+        'answer on its stdout), such as "claude -p":',
         f"  {shell_join([*resume, '--agent', 'CMD'])}",
         '  or set WFS_AGENT=CMD, or put {"agents": {"default": "CMD"}} in .workflow/config.json',
-        "  (every setting: docs/configuration.md)",
+        '  (one per agent of the plan: {"agents": {"@test-fix-agent": "CMD2", "default": "CMD"}})',
     ]

@@ -151,10 +151,13 @@ def same_json(first: Any, second: Any) -> bool:
 
 
 def diff_plans(old: Side, new: Side) -> dict[str, Any]:
-    """The `wfs diff` report (documented in docs/json-output.md)."""
+    """The `wfs diff` report (documented in docs/json-output.md). A file that cannot be
+    read on one side does not hide the rest: its task is listed with `unreadable` (why),
+    and the report's `unreadable` names each such file (`file:line:column: reason`)."""
     sessions = []
+    unreadable: list[str] = []
     for sid in sorted(set(old.sessions) | set(new.sessions)):
-        report = _diff_session(sid, old, new)
+        report = _diff_session(sid, old, new, unreadable)
         if report is not None:
             sessions.append(report)
     totals = {"added": 0, "removed": 0, "changed": 0}
@@ -169,6 +172,7 @@ def diff_plans(old: Side, new: Side) -> dict[str, Any]:
         "changed": bool(sessions),
         "summary": {"sessions": session_totals, "tasks": totals},
         "sessions": sessions,
+        **({"unreadable": unreadable} if unreadable else {}),
     }
 
 
@@ -176,7 +180,23 @@ def _session_path(sid: str, name: str) -> str:
     return f"{WORKFLOW_DIR}/{sid}/{name}"
 
 
-def _diff_session(sid: str, old: Side, new: Side) -> dict[str, Any] | None:
+class Unreadable(NamedTuple):
+    """A file of one side that cannot be read as a JSON object: why."""
+
+    reason: str
+
+
+def _parsed(raw: bytes | None, where: str, unreadable: list[str]) -> Any:
+    """The object in `raw` (None when there is no file), or Unreadable, noted in
+    `unreadable`."""
+    try:
+        return _parse_object(raw, where)
+    except WfsError as err:
+        unreadable.append(err.message)
+        return Unreadable(err.message)
+
+
+def _diff_session(sid: str, old: Side, new: Side, unreadable: list[str]) -> dict[str, Any] | None:
     empty = SessionFiles(None, {})
     before = old.sessions.get(sid, empty)
     after = new.sessions.get(sid, empty)
@@ -184,22 +204,28 @@ def _diff_session(sid: str, old: Side, new: Side) -> dict[str, Any] | None:
     in_both = sid in old.sessions and sid in new.sessions
     if in_both and before.session != after.session:
         where = _session_path(sid, SESSION_FILE)
-        old_data = _parse_object(before.session, old.where(where)) or {}
-        new_data = _parse_object(after.session, new.where(where)) or {}
-        fields = field_changes(old_data, new_data)
+        old_data = _parsed(before.session, old.where(where), unreadable)
+        new_data = _parsed(after.session, new.where(where), unreadable)
+        if isinstance(old_data, dict | None) and isinstance(new_data, dict | None):
+            fields = field_changes(old_data or {}, new_data or {})
     added, removed, changed = [], [], []
     for name in sorted(set(before.tasks) | set(after.tasks), key=task_sort_key):
         old_raw, new_raw = before.tasks.get(name), after.tasks.get(name)
         if old_raw == new_raw:
             continue
         where = _session_path(sid, f"{TASK_DIR}/{name}.json")
-        old_task = _parse_object(old_raw, old.where(where))
-        new_task = _parse_object(new_raw, new.where(where))
+        old_task = _parsed(old_raw, old.where(where), unreadable)
+        new_task = _parsed(new_raw, new.where(where), unreadable)
         if old_task is None:
-            assert new_task is not None
             added.append(_task_brief(name, new_task))
         elif new_task is None:
             removed.append(_task_brief(name, old_task))
+        elif isinstance(old_task, Unreadable) or isinstance(new_task, Unreadable):
+            # Named by the side that can be read; why the other cannot.
+            broken = new_task if isinstance(new_task, Unreadable) else old_task
+            readable = old_task if broken is new_task else new_task
+            brief = _task_brief(name, readable)
+            changed.append({**brief, "changes": {}, "unreadable": broken.reason})
         else:
             changes = task_changes(old_task, new_task)
             if changes:
@@ -217,7 +243,9 @@ def _diff_session(sid: str, old: Side, new: Side) -> dict[str, Any] | None:
     }
 
 
-def _task_brief(name: str, task: dict[str, Any]) -> dict[str, Any]:
+def _task_brief(name: str, task: dict[str, Any] | Unreadable) -> dict[str, Any]:
+    if isinstance(task, Unreadable):
+        return {"id": name, "title": None, "status": None, "unreadable": task.reason}
     return {"id": name, "title": task.get("title"), "status": task.get("status")}
 
 

@@ -15,6 +15,9 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -34,7 +37,7 @@ from wfs.layout import (
 )
 from wfs.layout import SESSION_FILE as NAME
 from wfs.schemas import SESSION_STATUSES
-from wfs.tasks import session_facts
+from wfs.tasks import session_facts, session_topic
 from wfs.text import json_kind
 
 
@@ -211,36 +214,102 @@ def require_session(layout: Layout, value: str) -> str:
     close = difflib.get_close_matches(sid, known, n=3, cutoff=0.5)
     hint = f"; did you mean {', '.join(close)}?" if close else ""
     if not known:
-        hint = "; there are no sessions yet (create one with `wfs plan TOPIC`)"
+        hint = "; there are no sessions yet (`wfs plan TOPIC --empty` starts one)"
     raise WfsError(f"unknown session {value!r}{hint}")
 
 
+def unfinished_ids(layout: Layout) -> list[str]:
+    """The sessions a person may go on with: every session the project lists
+    (session_ids) that is neither archived nor completed, sorted. A session whose file
+    cannot be read counts as unfinished (it is reported where it is read)."""
+    return [
+        sid
+        for sid in session_ids(layout)
+        if layout.place_of(layout.session_dir(sid)) != ARCHIVE_DIR
+        and file_status(layout, sid) != "completed"
+    ]
+
+
+# Who hears which session a command chose by itself (current_session): the CLI prints
+# it on stderr (`telling`); elsewhere (the MCP server, the board's requests) nobody does.
+_TELL: ContextVar[Callable[[str], None] | None] = ContextVar("wfs_session_tell", default=None)
+
+
+@contextmanager
+def telling(tell: Callable[[str], None]) -> Iterator[None]:
+    """Within it, `tell` hears each session that current_session chose by itself."""
+    token = _TELL.set(tell)
+    try:
+        yield
+    finally:
+        _TELL.reset(token)
+
+
 def current_session(layout: Layout, requested: str | None) -> str:
-    """The session a command works on: `--session`, else the single active one (an
-    empty `--session ''` is refused, not read as none)."""
+    """The session a command works on: `--session`, else the single active one, else,
+    when no session is active (a fresh clone: the markers are each person's own), the
+    only unfinished one, which it tells (`telling`) and leaves unmarked. An empty
+    `--session ''` is refused, not read as none."""
     if requested is not None:
         return require_session(layout, requested)
     active = active_ids(layout)
     if len(active) == 1:
         return require_session(layout, active[0])
-    if not active:
-        dangling = marker_ids(layout)
-        if dangling:
-            archived = is_session_dir(layout, dangling[0])
-            raise WfsError(
-                f"the active marker .active-{dangling[0]} names "
-                + ("an archived session" if archived else "no session folder")
-                + "; run `wfs doctor --fix`, or pick a session with `wfs switch ID`"
-            )
+    if active:
+        listing = "\n".join(f"  - {sid}" for sid in active)
         raise WfsError(
-            "no active session; create one with `wfs plan TOPIC` or pick one with `wfs switch ID`"
-            + maestro_hint(layout)
+            f"Multiple active sessions found:\n{listing}\n"
+            "Please specify which session to work with: --session ID (or `wfs switch ID`)"
         )
-    listing = "\n".join(f"  - {sid}" for sid in active)
-    raise WfsError(
-        f"Multiple active sessions found:\n{listing}\n"
-        "Please specify which session to work with: --session ID (or `wfs switch ID`)"
-    )
+    dangling = marker_ids(layout)
+    if dangling:
+        archived = is_session_dir(layout, dangling[0])
+        raise WfsError(
+            f"the active marker .active-{dangling[0]} names "
+            + ("an archived session" if archived else "no session folder")
+            + "; run `wfs doctor --fix`, or pick a session with `wfs switch ID`"
+        )
+    unfinished = unfinished_ids(layout)
+    if len(unfinished) == 1:
+        sid = require_session(layout, unfinished[0])
+        tell = _TELL.get()
+        if tell is not None:
+            tell(
+                f"no session is active here; using {sid}, the only unfinished one "
+                f"(`wfs switch {sid}` makes it your active session)"
+            )
+        return sid
+    raise WfsError(no_session_message(layout, unfinished) + maestro_hint(layout))
+
+
+def no_session_message(layout: Layout, unfinished: list[str]) -> str:
+    """Why no session was chosen, and the ways on: the unfinished sessions to switch to,
+    else how to start one."""
+    if unfinished:
+        rows = []
+        for sid in unfinished:
+            try:
+                data = load_session(layout, sid)
+            except WfsError:
+                data = {}
+            # On this line only (the CLI escapes control characters); "active" in the
+            # file says nothing here, where no marker is.
+            topic = " ".join((session_topic(data) or "").split())[:80]
+            status = " ".join(shown_status(layout, sid, data).split())[:40]
+            shown = "" if status == "active" else f" ({status})"
+            rows.append(f"  - {sid}{shown}" + (f": {topic}" if topic else ""))
+        return (
+            f"no session is active here, and {len(unfinished)} are unfinished:\n"
+            + "\n".join(rows)
+            + "\npick yours with `wfs switch ID`, or name one with --session ID"
+        )
+    start = "`wfs plan TOPIC --empty` starts one with no tasks (then `wfs task add`)"
+    if session_ids(layout):
+        return (
+            f"no session is active here, and every session is completed: {start}, or "
+            "`wfs switch ID` goes back to one"
+        )
+    return f"no session yet: {start}; `wfs plan --help` shows the other ways to plan"
 
 
 def load_session(layout: Layout, sid: str) -> dict[str, Any]:

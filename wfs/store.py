@@ -248,12 +248,12 @@ def move(source: Path, target: Path) -> None:
     os.replace(source, target)
 
 
-def write_bytes(path: Path, data: bytes, durable: bool = True) -> None:
+def write_bytes(path: Path, data: bytes, durable: bool = True, private: bool = False) -> None:
     """Replace `path` with `data` atomically, creating its directory on demand.
 
     `durable=False` skips the fsyncs, for derived files (caches) only: a crash may lose
-    them but never tears them."""
-    tmp = stage(path, data, durable)
+    them but never tears them. `private`: readable by its owner only (a secret)."""
+    tmp = stage(path, data, durable, private)
     try:
         write_point("replace", path)
         with _naming(path):
@@ -266,15 +266,16 @@ def write_bytes(path: Path, data: bytes, durable: bool = True) -> None:
         _fsync_dir(path.parent)
 
 
-def _temporary(path: Path) -> tuple[int, str]:
+def _temporary(path: Path, private: bool = False) -> tuple[int, str]:
     """A new file `.NAME.XXXXXXXX.tmp` beside `path`, opened for writing, with the mode
     a new file gets from the umask (tempfile.mkstemp makes it 0600, and a task file
-    renamed over would no longer be readable by the group that shares the plan)."""
+    renamed over would no longer be readable by the group that shares the plan); 0600
+    when `private`."""
     flags = os.O_RDWR | os.O_CREAT | os.O_EXCL
     while True:
         tmp = os.path.join(path.parent, f".{path.name}.{os.urandom(4).hex()}.tmp")
         try:
-            return platform.open_own(tmp, flags, _file_mode()), tmp
+            return platform.open_own(tmp, flags, 0o600 if private else _file_mode()), tmp
         except FileExistsError:
             continue
 
@@ -476,13 +477,13 @@ def write_together(
     _fsync_dir(base)
 
 
-def stage(path: Path, data: bytes, durable: bool = True) -> Path:
-    """`data` in a temporary file beside `path` (made durable unless told otherwise),
-    ready to be renamed over it."""
+def stage(path: Path, data: bytes, durable: bool = True, private: bool = False) -> Path:
+    """`data` in a temporary file beside `path` (made durable unless told otherwise;
+    readable by its owner only when `private`), ready to be renamed over it."""
     guard(path)
     with _naming(path):
         make_folder(path.parent)
-        fd, tmp = _temporary(path)
+        fd, tmp = _temporary(path, private)
     try:
         with _naming(path):
             with os.fdopen(fd, "wb") as handle:

@@ -10,7 +10,7 @@ from typing import Any, NamedTuple
 from wfs import store
 from wfs.errors import WfsError
 from wfs.formats import canonical, dependencies, parent_task
-from wfs.layout import Layout, is_absolute_path, task_sort_key
+from wfs.layout import Layout, is_absolute_path, parse_task_id, task_sort_key, typed_task_id
 from wfs.rules import TaskSource, path_places, refusal, task_error_count
 from wfs.schemas import COMPLEXITIES, PHASES, TASK_STATUSES, TOPIC_FIELDS
 from wfs.text import json_kind
@@ -374,6 +374,24 @@ def refresh_session(session: dict[str, Any], tally: Tally) -> dict[str, Any]:
             data["progress"]["completed_phases"] = completed
         data["current_phase"] = derived
     return data
+
+
+def chosen_task_id(value: str, known: Iterable[str]) -> str:
+    """The id of the task `value` names among `known` (a session's ids), however loosely
+    it is typed (wfs.layout.typed_task_id): `value` itself when it is one of them, else
+    the only one with its number; when none has, its number as an id (`IMPL-7`, which
+    the command says is unknown, with the close ones). Two with its number (`IMPL-1`
+    and `IMPL-001`) are refused, naming both (exit 2)."""
+    ids = list(known)
+    wanted = typed_task_id(value)
+    if value in ids or wanted is None:
+        return value
+    same = [tid for tid in ids if parse_task_id(tid) == wanted]
+    if len(same) > 1:
+        raise WfsError(f"task {value!r} could be {' or '.join(same)}: give the one you mean")
+    if same:
+        return same[0]
+    return f"IMPL-{wanted.major}" + ("" if wanted.minor is None else f".{wanted.minor}")
 
 
 def unknown_task(tid: str, known: Iterable[str]) -> WfsError:

@@ -76,3 +76,13 @@ def fences_closed(text: str) -> str:
         elif fence[0] == opened[0] and len(fence) >= len(opened) and not rest.strip():
             opened = None
     return text if opened is None else f"{text}\n{opened}"
+
+
+def elapsed_text(seconds: float) -> str:
+    """7s, 1m05s, 2h03m: a clock that grows without jumping about."""
+    whole = int(seconds)
+    if whole < 60:
+        return f"{whole}s"
+    if whole < 3600:
+        return f"{whole // 60}m{whole % 60:02d}s"
+    return f"{whole // 3600}h{whole % 3600 // 60:02d}m"

@@ -114,14 +114,20 @@ def render(layout: Layout, sids: list[str], every: bool, check: bool) -> Outcome
     from wfs import render as views  # deferred: only a render loads the views
 
     which: dict[str, Any] = {"sessions": sids} if every else {"session": sids[0]}
-    # Views are rendered from the whole plan: a task file that cannot be read stops it.
-    skeletons = [t for sid in sids for t in load_skeletons(layout, sid)]
-    unreadable = [t["unreadable"] for t in skeletons if t.get("unreadable")]
-    if unreadable:
-        raise WfsError("\n".join(unreadable))
+    # Views are rendered from the whole plan: a task file that cannot be read stops the
+    # writing, and leaves its session unchecked (the others are checked).
+    broken = {
+        sid: [t["unreadable"] for t in load_skeletons(layout, sid) if t.get("unreadable")]
+        for sid in sids
+    }
+    unreadable = [reason for reasons in broken.values() for reason in reasons]
+    if unreadable and not check:
+        return Outcome({**which, "written": [], "unreadable": unreadable}, 2)
     paths: list[str] = []
     interrupted: list[str] = []  # sessions with a half-applied change (a pending journal)
     for sid in sids:
+        if broken[sid]:
+            continue
         session_dir = layout.session_dir(sid)
         if check:
             if layout.journal(sid).exists():
@@ -138,7 +144,9 @@ def render(layout: Layout, sids: list[str], every: bool, check: bool) -> Outcome
         paths += [layout.relative(session_dir / name) for name in names]
     if check:
         data = {**which, "stale": paths, "interrupted": interrupted}
-        return Outcome(data, 1 if paths or interrupted else 0)
+        if unreadable:
+            data["unreadable"] = unreadable
+        return Outcome(data, 2 if unreadable else 1 if paths or interrupted else 0)
     return Outcome({**which, "written": paths}, 0)
 
 

@@ -23,19 +23,28 @@ from wfs.sessions import (
     session_ids,
     session_warnings,
     shown_status,
+    unfinished_ids,
 )
 from wfs.tasks import TaskIndex, obj, read_task, task_row, unknown_task
 
 
 def status(layout: Layout, requested: str | None, root_option: str | None) -> dict[str, Any]:
-    """`wfs status`: the session's summary, or `{"session": None}` when none is active."""
+    """`wfs status`: the session's summary, or `{"session": None}` when none is chosen
+    (with the `unfinished` ones to choose from, when there are several)."""
     if requested is None and not active_ids(layout) and not marker_ids(layout):
-        found = maestro_sessions(layout)
-        return {"session": None, "maestro": found} if found else {"session": None}
+        unfinished = unfinished_ids(layout)
+        if len(unfinished) != 1:  # the only unfinished one is chosen by current_session
+            found = maestro_sessions(layout)
+            return {
+                "session": None,
+                **({"unfinished": unfinished} if unfinished else {}),
+                **({"maestro": found} if found else {}),
+            }
 
     sid = current_session(layout, requested)
     prefix = command_prefix(sid, root_option)
     summary = status_data(_summary(layout, sid), prefix, task_path(layout, sid))
+    name_running_steps(layout, sid, summary["stopped"])
     holders = leases.status_holders(layout, sid)  # no git runs without a claims remote
     if holders:
         summary["claims"] = [leases.shown(lease) for lease in holders]
@@ -50,13 +59,36 @@ def status(layout: Layout, requested: str | None, root_option: str | None) -> di
     return summary
 
 
+def name_running_steps(layout: Layout, sid: str, stopped: list[dict[str, Any]]) -> None:
+    """Give each running task's entry the step it is at (`step`, its key, and
+    `step_name`), for a person to read."""
+    for entry in stopped:
+        if entry["state"] == "running":
+            found = running_step(layout, sid, entry["id"])
+            if found is not None:
+                entry["step"], entry["step_name"] = found
+
+
+def running_step(layout: Layout, sid: str, tid: str) -> tuple[str, str] | None:
+    """(key, name) of the step a running task is at, from its run record and output log
+    (as `wfs log` reads them); None when none runs (it is starting, or tidying up)."""
+    from wfs.flow import runlog, session_run  # deferred: only a running task is looked into
+
+    try:
+        events = runlog.snapshot(session_run.runner(layout, sid).context, tid)[0]
+    except WfsError:
+        return None
+    steps = events[0]["steps"]
+    return next(((s["step"], s["name"]) for s in steps if s["status"] == "running"), None)
+
+
 def prime(layout: Layout, requested: str | None) -> tuple[str | None, str]:
     """`wfs prime`: (the session, its digest), or (None, how to start) when there is none."""
     if requested is None:
         active = active_ids(layout)
         if len(active) > 1:
             return None, digests.no_session_text(active)
-        if not active and not marker_ids(layout):
+        if not active and not marker_ids(layout) and len(unfinished_ids(layout)) != 1:
             return None, digests.no_session_text()
     sid = current_session(layout, requested)
     found = answers(layout, sid)
@@ -129,8 +161,12 @@ def _shown(
     found = answers(layout, sid, MAPS)  # no ready rows: one task is shown
     if check_task_id(task_id) not in found["status"]:
         raise unknown_task(task_id, found["status"])
-    data = show_data(sid, found, task_id, read_task(layout, sid, task_id))
-    return sid, found, data, list(found["summary"].get("unreadable") or [])
+    unreadable = list(found["summary"].get("unreadable") or [])
+    # A task whose file cannot be read is shown as every read shows it: what its name
+    # says (the index's skeleton), the file named after it.
+    broken = [t for t in load_skeletons(layout, sid) if t["id"] == task_id and t.get("unreadable")]
+    task = broken[0] if unreadable and broken else read_task(layout, sid, task_id)
+    return sid, found, show_data(sid, found, task_id, task), unreadable
 
 
 def task_card(
@@ -183,10 +219,14 @@ def task_card(
     steps: list[dict[str, Any]] = []
     checks: list[dict[str, Any]] = []
     steps_error = None
-    try:
-        plan = task_steps(task)
-    except Uninterpretable as err:
-        plan, steps_error = [], one_line(f"{layout.relative(path)}{err.message}", 300)
+    plan = []
+    if task.get("unreadable"):  # the index's skeleton: the file says nothing of its steps
+        steps_error = "its file cannot be read"
+    else:
+        try:
+            plan = task_steps(task)
+        except Uninterpretable as err:
+            steps_error = one_line(f"{layout.relative(path)}{err.message}", 300)
     for step in plan:
         row = {
             "key": step.key,

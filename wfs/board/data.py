@@ -74,6 +74,8 @@ def board_data(
         lambda tid: running_step(layout, sid, tid),
     )
     board.update(sessions=session_rows(layout), stamp=stamp)
+    if summary.get("unreadable"):
+        board["unreadable"] = summary["unreadable"]
     return board
 
 
@@ -112,7 +114,9 @@ def board_of(
 ) -> dict[str, Any]:
     """The board (without its stamp and its session picker) from the session's summary
     (as `wfs status --json` has it) and its tasks; `step_of` names the step a running
-    task is at."""
+    task is at. A row's `state` says why it stands where it is: `running` or `stale`
+    (its claim), `paused` (waiting for an agent or a person: its `reason` says which),
+    `blocked`, `invalid`, or None."""
     ready = set(index.ready())
     stopped = {entry["id"]: entry for entry in summary.get("stopped", [])}
     stuck: dict[str, list[str]] = {}
@@ -130,8 +134,7 @@ def board_of(
         task = index.by_id[tid]
         container = index.is_container(tid)
         column = column_of(index, tid, tid in ready)
-        if not container:
-            counts[column] += 1
+        counts[column] += 1  # every card its column shows, a container's too
         entry = stopped.get(tid, {})
         claim = claim_of(entry, holders.get(tid), here)
         if claim is not None and claim["step"] is None and column == "active" and step_of:
@@ -153,6 +156,7 @@ def board_of(
                 "continue": continue_command(prefix, tid, entry, tid in ready),
                 "critical": tid in on_path,
                 "claim": claim,
+                "state": claim["state"] if claim is not None else entry.get("state"),
             }
         )
     return {
@@ -221,13 +225,9 @@ def claim_of(
 
 
 def running_step(layout: Layout, sid: str, tid: str) -> str | None:
-    """The name of the step a running task is at, from its run record and output log
-    (as `wfs log` reads them); None when none runs (it is starting, or tidying up)."""
-    try:
-        steps, _ = run_steps(layout, sid, tid)
-    except WfsError:
-        return None
-    return next((step["name"] for step in steps if step["status"] == "running"), None)
+    """The name of the step a running task is at (wfs.actions.running_step)."""
+    found = actions.running_step(layout, sid, tid)
+    return found[1] if found is not None else None
 
 
 def critical_path(index: TaskIndex) -> list[str]:
@@ -287,11 +287,15 @@ def task_detail(layout: Layout, requested: str | None, task_id: str) -> dict[str
     if row is None:
         known = answers(layout, sid, MAPS)["status"]
         raise UnknownTask(unknown_task(task_id, known).message)
-    task = read_task(layout, sid, tid)
+    task: dict[str, Any] = {}  # a file that cannot be read: its row says why
+    steps: list[dict[str, Any]] = []
+    output: str | None = None
+    if not any(t["id"] == tid and t.get("unreadable") for t in load_skeletons(layout, sid)):
+        task = read_task(layout, sid, tid)
+        steps, output = run_steps(layout, sid, tid)
     context = obj(task, "context")
     acceptance = context.get("acceptance")
     items = acceptance if isinstance(acceptance, list) else [acceptance] if acceptance else []
-    steps, output = run_steps(layout, sid, tid)
     return {
         "id": tid,
         "title": row["title"],

@@ -25,10 +25,10 @@ from collections.abc import Callable
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import parse_qs, urlsplit
 
-from wfs import actions, jsonio, platform, templating
+from wfs import actions, jsonio, platform, store, templating
 from wfs.board import data
 from wfs.errors import WfsError
 from wfs.layout import Layout
@@ -39,6 +39,11 @@ from wfs.sessions import current_session
 HERE = Path(__file__).resolve().parent
 TEMPLATE = "board.html.j2"
 DIFF_TEMPLATE = "board-diff.html.j2"
+REFUSED_TEMPLATE = "refused.html.j2"  # the page without the token
+# Where a project keeps its board's address (port and token), so that the URL stays the
+# same from one start to the next: a runtime folder git ignores, the file readable by
+# its owner only (docs/board.md, Security).
+ADDRESS_FILE = (".cache", "board.json")
 # The static files the page inlines (assets[name]); the graph layout library is the
 # page's (dagre, vendored in static/), and an empty text when it is not there.
 ASSETS = {"css": "board.css", "js": "board.js", "dagre": "dagre.min.js"}
@@ -68,15 +73,24 @@ def render_page(board: dict[str, Any], token: str | None, allow_actions: bool) -
     return str(page.render(data=board, token=token, actions=allow_actions, assets=assets()))
 
 
-def export_page(layout: Layout, requested: str | None, root_option: str | None = None) -> str:
+def refused_page(why: str, port: int) -> str:
+    """The page of a request for the board without its token: use the printed URL."""
+    page = templating.html_environment(str(HERE / "templates")).get_template(REFUSED_TEMPLATE)
+    return str(page.render(why=why, port=port))
+
+
+def export_page(
+    layout: Layout, requested: str | None, root_option: str | None = None
+) -> tuple[str, list[str]]:
     """One self-contained file of the board of now (`wfs board --export`), with every
-    task's detail in it (`details`: the page of a file cannot ask for them)."""
+    task's detail in it (`details`: the page of a file cannot ask for them); and the
+    task files it could not read (as the live page, it shows the rest)."""
     board = data.board_data(layout, requested, root_option)
     sid = board["session"]["id"]
     board["details"] = {
         task["id"]: data.task_detail(layout, sid, task["id"]) for task in board["tasks"]
     }
-    return render_page(board, None, False)
+    return render_page(board, None, False), board.get("unreadable", [])
 
 
 def diff_page(
@@ -95,6 +109,44 @@ def diff_page(
         for sid, old, new in pairs
     ]
     return str(page.render(before=before, after=after, pairs=shown))
+
+
+# ------------------------------------------------------------------ the address
+
+
+class Address(NamedTuple):
+    """Where a project's board listens, and its token: the URL it prints."""
+
+    port: int
+    token: str
+
+
+def kept_address(layout: Layout) -> Address | None:
+    """The address this project's board had at its last read-only start; None when it
+    has none (or its file is not one wfs wrote: a new one is made)."""
+    path = layout.workflow.joinpath(*ADDRESS_FILE)
+    try:
+        kept = jsonio.parse(path.read_bytes(), layout.relative(path))
+    except (OSError, WfsError):
+        return None
+    if not isinstance(kept, dict):
+        return None
+    port, token = kept.get("port"), kept.get("token")
+    if not isinstance(port, int) or isinstance(port, bool) or not 0 < port < 65536:
+        return None
+    if not isinstance(token, str) or not 32 <= len(token) <= 64 or not _urlsafe(token):
+        return None
+    return Address(port, token)
+
+
+def _urlsafe(token: str) -> bool:
+    return token.isascii() and all(c.isalnum() or c in "-_" for c in token)
+
+
+def keep_address(layout: Layout, address: Address) -> None:
+    """Keep the board's address for its next start in this project (owner-only file)."""
+    data = jsonio.dumps({"port": address.port, "token": address.token})
+    store.write_bytes(layout.workflow.joinpath(*ADDRESS_FILE), data, durable=False, private=True)
 
 
 # ------------------------------------------------------------------ the server
@@ -217,7 +269,16 @@ class Handler(BaseHTTPRequestHandler):
             raise Refused(HTTPStatus.FORBIDDEN, "a wrong or missing token")
 
     def get(self, path: str, query: dict[str, str]) -> None:
-        self.check_token(self.headers.get("X-WFS-Token") or query.get("token"))
+        given = self.headers.get("X-WFS-Token") or query.get("token")
+        if path == "/" and (given is None or not secrets.compare_digest(given, self.board.token)):
+            # A person at a browser, with an old bookmark or a URL cut short: say what to do.
+            why = (
+                "This address has no token." if given is None else "Its token is not this board's."
+            )
+            body = refused_page(why, self.board.port).encode()
+            self.send_body(body, "text/html; charset=utf-8", HTTPStatus.FORBIDDEN)
+            return
+        self.check_token(given)
         layout, sid = self.board.layout, self.board.session(query)
         if path == "/":
             board = data.board_data(layout, sid, self.board.root_option)
@@ -307,10 +368,20 @@ class Server(ThreadingHTTPServer):
         board.port = self.server_address[1]
 
 
-def serve(board: Board, port: int, ready: Callable[[Board], None]) -> None:
-    """Serve `board` on 127.0.0.1:`port` (0: a free one) until Ctrl-C; `ready` is told
-    once it listens (the CLI prints the URL)."""
-    server = Server(board, port)
+def listen(board: Board, port: int, fallback: bool = False) -> Server:
+    """The server of `board` on 127.0.0.1:`port` (0: a free one); on a free one when
+    `port` is taken and `fallback` (a kept port that something else holds now)."""
+    try:
+        return Server(board, port)
+    except OSError:
+        if not fallback or port == 0:
+            raise
+        return Server(board, 0)
+
+
+def serve(server: Server, ready: Callable[[Board], None]) -> None:
+    """Serve until Ctrl-C; `ready` is told once it listens (the CLI prints the URL)."""
+    board = server.board
     # Ctrl-C stops the board even where it was started with SIGINT ignored (a background
     # job of a script), in which case Python would not turn it into KeyboardInterrupt.
     signal.signal(signal.SIGINT, signal.default_int_handler)

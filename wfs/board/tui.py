@@ -20,11 +20,10 @@ import click
 
 from wfs import platform
 from wfs.board import data
-from wfs.commands.execute import elapsed_text
 from wfs.layout import Layout
 from wfs.query import one_line
 from wfs.sessions import current_session
-from wfs.text import for_terminal
+from wfs.text import elapsed_text, for_terminal
 
 POLL_SECONDS = 0.5
 LABEL = 11  # the width of a column's name
@@ -40,13 +39,13 @@ def screen_lines(board: dict[str, Any], now: datetime, color: bool = False) -> l
         return bold(name.ljust(LABEL))
 
     session = board["session"]
-    tasks = [task for task in board["tasks"] if not task["container"]]
-    done = board["counts"]["completed"]
+    tasks = [task for task in board["tasks"] if not task["container"]]  # the leaves
+    done = sum(task["column"] == "completed" for task in tasks)
     head = f"{session['id']}: {one_line(session['topic'])} ({session['status']}, "
     lines = [bold(head + f"{session['phase']}), {done} of {len(tasks)} completed")]
     for column in data.COLUMNS:
         shown = [f"{t['id']} {one_line(t['title'])}" for t in tasks if t["column"] == column]
-        count = f"{board['counts'][column]:>3}"
+        count = f"{len(shown):>3}"
         lines.append(f"{label(column)}{count}  {' · '.join(shown)}".rstrip())
     running = [t for t in tasks if t["claim"] is not None]
     lines.append(f"{label('running')}{len(running):>3}")

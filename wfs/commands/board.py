@@ -9,16 +9,16 @@ from pathlib import Path
 import click
 
 from wfs import jsonio, store
-from wfs.cli import Env, pass_env, root_option
+from wfs.cli import Env, pass_env, refuse_unreadable, root_option
 
 
 @click.command()
 @click.option(
     "--port",
     type=click.IntRange(min=0, max=65535),
-    default=0,
-    show_default=True,
-    help="The port on 127.0.0.1 (0: a free one).",
+    default=None,
+    help="The port on 127.0.0.1 (0: a free one), kept for the next starts (default: the "
+    "project's, else a free one).",
 )
 @click.option("--open", "open_browser", is_flag=True, help="Open the page in the browser.")
 @click.option(
@@ -38,7 +38,7 @@ from wfs.cli import Env, pass_env, root_option
 @pass_env
 def board(
     env: Env,
-    port: int,
+    port: int | None,
     open_browser: bool,
     allow_actions: bool,
     export_file: Path | None,
@@ -48,10 +48,13 @@ def board(
 
     Serves a page on 127.0.0.1 only, at a URL with a random token, and prints the URL;
     the page follows the files as `wfs execute`, `wfs task status`, an editor or `git
-    pull` change them. Read-only unless --allow-actions. --json prints the URL, token
-    and port on one line, then serves. --export writes one HTML file that opens with
-    no network (for a pull request or a CI artifact). --tui shows the columns and the
-    running tasks in the terminal, redrawn as they change; q or Ctrl-C ends it.
+    pull` change them. The URL stays the same from one start to the next in a project
+    (its port and token are kept in .workflow/.cache/board.json, which git ignores;
+    delete it for a new one). Read-only unless --allow-actions, which gets a new token
+    at every start. --json prints the URL, token and port on one line, then serves.
+    --export writes one HTML file that opens with no network (for a pull request or a CI
+    artifact). --tui shows the columns and the running tasks in the terminal, redrawn as
+    they change; q or Ctrl-C ends it.
 
     \b
     Example:
@@ -59,7 +62,7 @@ def board(
       wfs board --export plan.html
       wfs board --tui
     """
-    given = {"--port": port, "--open": open_browser, "--allow-actions": allow_actions}
+    given = {"--port": port is not None, "--open": open_browser, "--allow-actions": allow_actions}
     serving = [name for name, value in given.items() if value]
     if (tui or export_file is not None) and serving:
         alone = "--tui" if tui else "--export"
@@ -70,10 +73,11 @@ def board(
     from wfs.board import server
 
     if export_file is not None:
-        page = server.export_page(env.layout, env.session, root_option(env))
+        page, unreadable = server.export_page(env.layout, env.session, root_option(env))
         store.confine(export_file.resolve().parent)
         store.write_bytes(export_file.resolve(), page.encode("utf-8"), durable=False)
         env.emit({"written": str(export_file)}, lambda: env.echo(f"Wrote {export_file}"))
+        refuse_unreadable(env, unreadable)
         return
     if tui:
         from wfs.board import tui as terminal  # deferred: only --tui draws in the terminal
@@ -81,7 +85,26 @@ def board(
         terminal.run(env.layout, env.session, color=env.color)
         return
     env.current_session()  # no session: say so before listening
-    shown = server.Board(env.layout, env.session, root_option(env), allow_actions)
+    # A read-only board keeps its URL for its next start; one that can act gets a token
+    # of its own each time (docs/board.md, Security).
+    kept = None if allow_actions else server.kept_address(env.layout)
+    shown = server.Board(
+        env.layout, env.session, root_option(env), allow_actions, kept.token if kept else None
+    )
+    moved = False  # the kept port is someone else's now: this start only is elsewhere
+    if port is None and kept is not None:
+        listening_on = server.listen(shown, kept.port, fallback=True)
+        moved = shown.port != kept.port
+        if moved:
+            env.echo(
+                f"wfs: port {kept.port}, where this project's board was, is taken: the "
+                "board is on another one this time",
+                err=True,
+            )
+    else:
+        listening_on = server.listen(shown, port or 0)
+    if not allow_actions and not moved:
+        server.keep_address(env.layout, server.Address(shown.port, shown.token))
 
     def ready(listening: server.Board) -> None:
         if env.json:
@@ -96,4 +119,4 @@ def board(
 
             webbrowser.open(listening.url())
 
-    server.serve(shown, port, ready)
+    server.serve(listening_on, ready)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import click
 
 from wfs import actions
-from wfs.cli import Env, pass_env
+from wfs.cli import Env, pass_env, refuse_unreadable
 from wfs.resources import read_text
 from wfs.schemas import SCHEMA_NAMES
 from wfs.sessions import maestro_label
@@ -79,12 +79,15 @@ def render(env: Env, check: bool, all_sessions: bool) -> None:
                 env.echo(f"{journal}: {INTERRUPTED_CHANGE}")
             for path in data["stale"]:
                 env.echo(f"{path}: stale or hand-edited; run `{fix}`")
-            if not data["stale"] and not data["interrupted"]:
+            if not data["stale"] and not data["interrupted"] and not data.get("unreadable"):
                 env.echo(
                     f"OK: views of {', '.join(sids)} are up to date" if sids else "OK: no sessions"
                 )
 
         env.emit(data, human)
+        refuse_unreadable(env, data.get("unreadable"))
+    elif data.get("unreadable"):
+        refuse_unreadable(env, data["unreadable"])
     else:
         written = data["written"]
         env.emit(

@@ -24,8 +24,8 @@ from typing import Any
 
 import click
 
-from wfs import jsonio, platform
-from wfs.cli import Env, F, pass_env, root_option
+from wfs import actions, jsonio, platform
+from wfs.cli import Env, F, pass_env, root_option, typed_task_ids
 from wfs.completion import complete_task_id
 from wfs.flow import session_run
 from wfs.flow.answer import read_answer
@@ -33,7 +33,7 @@ from wfs.flow.stepping import WAITING_FOR_AGENT
 from wfs.platform import shell_join
 from wfs.query import agent_setup_lines, idle_lines, one_line
 from wfs.store import read_input
-from wfs.text import printable
+from wfs.text import elapsed_text, printable
 
 Show = Callable[[Env, dict[str, Any]], None]
 REDRAW_SECONDS = 0.2  # the status line is rewritten at most this often
@@ -43,16 +43,6 @@ def json_line(data: Any) -> None:
     """One JSON Lines record on stdout, written at once."""
     sys.stdout.buffer.write(jsonio.compact(data) + b"\n")
     sys.stdout.flush()
-
-
-def elapsed_text(seconds: float) -> str:
-    """7s, 1m05s, 2h03m: a clock that grows without jumping about."""
-    whole = int(seconds)
-    if whole < 60:
-        return f"{whole}s"
-    if whole < 3600:
-        return f"{whole // 60}m{whole % 60:02d}s"
-    return f"{whole // 3600}h{whole % 3600 // 60:02d}m"
 
 
 class Plain:
@@ -393,13 +383,20 @@ def _remote_option(value: str | None) -> str | None:
 
 
 @click.command()
-@click.argument("task_id", metavar="[ID]", required=False, shell_complete=complete_task_id)
+@click.argument(
+    "task_id",
+    metavar="[ID]",
+    required=False,
+    callback=typed_task_ids,
+    shell_complete=complete_task_id,
+)
 @click.option("--all", "run_all", is_flag=True, help="Keep going until no task is ready.")
 @click.option("--dry-run", is_flag=True, help="Show every resolved step; run nothing.")
 @click.option(
     "--resume",
     "resume_id",
     metavar="ID",
+    callback=typed_task_ids,
     shell_complete=complete_task_id,
     help="Continue a stopped task (paused, blocked, or left by a killed run).",
 )
@@ -629,7 +626,6 @@ def invalid_lines(invalid: list[dict[str, Any]]) -> list[str]:
 
 
 def _dry_run(env: Env, runner: Any, task_id: str | None) -> None:
-    from wfs import actions  # deferred: only a dry run goes through the front door's steps
     from wfs.flow.preview import human_lines  # deferred: only a dry run loads the engine
 
     plan = actions.dry_run(env.layout, runner, task_id)
@@ -756,7 +752,7 @@ def human_log(env: Env, event: dict[str, Any], pending: list[str]) -> None:
 
 
 @click.command("log")
-@click.argument("task_id", metavar="ID", shell_complete=complete_task_id)
+@click.argument("task_id", metavar="ID", callback=typed_task_ids, shell_complete=complete_task_id)
 @click.option(
     "--follow",
     "-f",

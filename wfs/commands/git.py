@@ -8,7 +8,8 @@ from typing import Any
 import click
 
 from wfs import jsonio, store
-from wfs.cli import Env, pass_env
+from wfs.cli import Env, pass_env, refuse_unreadable
+from wfs.index import UNREADABLE_TITLE
 
 
 @click.command("diff")
@@ -44,6 +45,7 @@ def diff(env: Env, revision: str | None, exit_code: bool, html_file: str | None)
     if html_file is not None:
         _write_html(env, report, old, new, Path(html_file))
     env.emit(report, lambda: _print_diff(env, report))
+    refuse_unreadable(env, report.get("unreadable"))
     if exit_code and report["changed"]:
         click.get_current_context().exit(1)
 
@@ -99,9 +101,19 @@ def _print_diff(env: Env, report: dict[str, Any]) -> None:
         tasks = session["tasks"]
         for kind in ("added", "removed"):
             for task in tasks[kind]:
-                env.echo(f"  {marks[kind]} {task['id']}  {task['title']}  [{task['status']}]")
+                if "unreadable" in task:
+                    env.echo(f"  {marks[kind]} {task['id']}  {UNREADABLE_TITLE}")
+                else:
+                    env.echo(f"  {marks[kind]} {task['id']}  {task['title']}  [{task['status']}]")
         for task in tasks["changed"]:
-            env.echo(f"  {marks['changed']} {task['id']}  {task['title']}")
+            title = (
+                UNREADABLE_TITLE
+                if task["title"] is None and "unreadable" in task
+                else task["title"]
+            )
+            env.echo(f"  {marks['changed']} {task['id']}  {title}")
+            if "unreadable" in task:
+                env.echo("      its file cannot be read on one side: what changed is not shown")
             for line in _task_change_lines(task["changes"], marks):
                 env.echo(f"      {line}")
     env.echo("")

@@ -9,7 +9,14 @@ import click
 from click.core import ParameterSource
 
 from wfs import actions
-from wfs.cli import Env, pass_env, planning_agent_options, progress_lines, refused_answer
+from wfs.cli import (
+    Env,
+    pass_env,
+    planning_agent_options,
+    progress_lines,
+    refused_answer,
+    root_option,
+)
 from wfs.completion import complete_session_id
 from wfs.errors import WfsError
 from wfs.platform import shell_join
@@ -182,17 +189,21 @@ def plan(
         planner_command,
     )
 
+    # The commands printed below go on as this run would have: from the same root and
+    # folder, with the same agent and options.
+    wfs_plan = ["wfs", *(["--root", r] if (r := root_option(env)) else []), "plan"]
+    kept = _kept_options(session_type, new, here)
     command = planner_command(layout, agent)
     if command is None:
-        with_agent = shell_join(["wfs", "plan", *_topic_args(topic, document), "--agent", "CMD"])
-        by_hand = shell_join(["wfs", "plan", request.topic, "--from", "FILE"])
+        with_agent = [*wfs_plan, *_topic_args(topic, document), *kept, "--agent", "CMD"]
+        by_hand = [*wfs_plan, request.topic, *kept, "--from", "FILE"]
+        empty_one = [*wfs_plan, request.topic, *kept, "--empty"]
         raise WfsError(
             no_agent_message(
                 layout,
-                with_agent,
-                f"or write the plan yourself and run `{by_hand}`, or "
-                f"`{shell_join(['wfs', 'plan', request.topic, '--empty'])}` for a session "
-                "with no tasks",
+                shell_join(with_agent),
+                f"or write the plan yourself and run `{shell_join(by_hand)}`, or "
+                f"`{shell_join(empty_one)}` for a session with no tasks",
             )
         )
     try:
@@ -200,8 +211,9 @@ def plan(
             layout, request, command, session_type, new, max_rounds, progress_lines(env)
         )
     except PlanningFailed as failed:
-        again = ["wfs", "plan", *_topic_args(topic, document), "--max-rounds", str(max_rounds * 2)]
-        refused_answer(env, failed, ["wfs", "plan", request.topic, "--from"], again)
+        again = [*wfs_plan, *_topic_args(topic, document), *kept]
+        again += [*(["--agent", agent] if agent else []), "--max-rounds", str(max_rounds * 2)]
+        refused_answer(env, failed, [*wfs_plan, request.topic, *kept, "--from"], again)
         return
     _announce(env, data, request.topic)
     if not env.json:
@@ -238,6 +250,15 @@ def _check_sources(source: str | None, document: str | None, empty: bool, dry_ru
 
 def _topic_args(topic: str | None, document: str | None) -> list[str]:
     return [*([topic] if topic else []), *(["--from-doc", document] if document else [])]
+
+
+def _kept_options(session_type: str | None, new: bool, here: bool) -> list[str]:
+    """The options of `wfs plan` that a printed way on repeats (besides --agent)."""
+    return [
+        *(["--type", session_type] if session_type else []),
+        *(["--new"] if new else []),
+        *(["--here"] if here else []),
+    ]
 
 
 def _announce(env: Env, data: dict[str, Any], topic: str | None) -> None:

@@ -15,7 +15,7 @@ from wfs import prime as digests
 from wfs.cli import Env, pass_env, refuse_unreadable, root_option
 from wfs.errors import NotAProjectError, WfsError
 from wfs.query import next_lines, status_lines
-from wfs.sessions import maestro_label
+from wfs.sessions import maestro_label, no_session_message
 
 
 @click.command()
@@ -32,7 +32,13 @@ def status(env: Env) -> None:
     summary = actions.status(env.layout, env.session, root_option(env))
     maestro = [maestro_label(row) for row in summary.get("maestro", [])]
     if summary["session"] is None:
-        env.emit(summary, lambda: env.lines(["No active session.", *maestro]))
+        unfinished = summary.get("unfinished", [])
+        if unfinished:
+            told = no_session_message(env.layout, unfinished)
+            text = [told[0].upper() + told[1:], *maestro]
+        else:
+            text = ["No active session.", *maestro]
+        env.emit(summary, lambda: env.lines(text))
         return
 
     def human() -> None:
@@ -42,7 +48,7 @@ def status(env: Env) -> None:
     env.emit(summary, human)
     for warning in summary.get("warnings", []):
         env.echo(f"wfs: warning: {warning}", err=True)
-    refuse_unreadable(summary.get("unreadable"))
+    refuse_unreadable(env, summary.get("unreadable"))
     stop_if_stalled(summary)
 
 
@@ -58,7 +64,7 @@ def next_task(env: Env, all_ready: bool) -> None:
     """
     data, unreadable = actions.next_tasks(env.layout, env.session, all_ready, root_option(env))
     env.emit(data, lambda: env.lines(next_lines(data)))
-    refuse_unreadable(unreadable)
+    refuse_unreadable(env, unreadable)
     stop_if_stalled(data)
 
 

@@ -15,6 +15,8 @@ from wfs.cli import (
     progress_lines,
     refuse_unreadable,
     refused_answer,
+    root_option,
+    typed_task_ids,
 )
 from wfs.completion import complete_task_id
 from wfs.errors import WfsError
@@ -53,11 +55,11 @@ def task_list(env: Env, status_filter: str | None, ready: bool) -> None:
     """
     data, unreadable = actions.task_list(env.layout, env.session, status_filter, ready)
     env.emit(data, lambda: env.lines(list_lines(data)))
-    refuse_unreadable(unreadable)
+    refuse_unreadable(env, unreadable)
 
 
 @task.command("show")
-@click.argument("task_id", metavar="ID", shell_complete=complete_task_id)
+@click.argument("task_id", metavar="ID", callback=typed_task_ids, shell_complete=complete_task_id)
 @pass_env
 def task_show(env: Env, task_id: str) -> None:
     """Show one task: status and why it is not ready, steps, checks and acceptance.
@@ -76,7 +78,7 @@ def task_show(env: Env, task_id: str) -> None:
     else:
         card, unreadable = actions.task_card(env.layout, env.session, task_id)
         env.lines(show_lines(card))
-    refuse_unreadable(unreadable)
+    refuse_unreadable(env, unreadable)
 
 
 def _object_from(source: str | None) -> dict[str, Any] | None:
@@ -111,6 +113,7 @@ def task_field_options(func: F) -> F:
                 "depends",
                 multiple=True,
                 metavar="ID",
+                callback=typed_task_ids,
                 shell_complete=complete_task_id,
                 help="Task this one waits for (repeatable).",
             ),
@@ -133,6 +136,7 @@ def task_field_options(func: F) -> F:
 @click.option(
     "--parent",
     metavar="ID",
+    callback=typed_task_ids,
     shell_complete=complete_task_id,
     help="Add as the next subtask of this main task.",
 )
@@ -158,7 +162,7 @@ def task_add(env: Env, /, task_id: str | None, parent: str | None, **options: An
 
 
 @task.command("update")
-@click.argument("task_id", metavar="ID", shell_complete=complete_task_id)
+@click.argument("task_id", metavar="ID", callback=typed_task_ids, shell_complete=complete_task_id)
 @task_field_options
 @pass_env
 def task_update(env: Env, /, task_id: str, **options: Any) -> None:
@@ -178,7 +182,7 @@ def task_update(env: Env, /, task_id: str, **options: Any) -> None:
 
 
 @task.command("status")
-@click.argument("task_id", metavar="ID", shell_complete=complete_task_id)
+@click.argument("task_id", metavar="ID", callback=typed_task_ids, shell_complete=complete_task_id)
 @click.argument("new_status", metavar="STATUS", type=click.Choice(LEAF_STATUSES))
 @pass_env
 def task_status(env: Env, task_id: str, new_status: str) -> None:
@@ -193,7 +197,7 @@ def task_status(env: Env, task_id: str, new_status: str) -> None:
 
 
 @task.command("split")
-@click.argument("task_id", metavar="ID", shell_complete=complete_task_id)
+@click.argument("task_id", metavar="ID", callback=typed_task_ids, shell_complete=complete_task_id)
 @click.option(
     "--from",
     "source",
@@ -221,7 +225,7 @@ def task_split(env: Env, task_id: str, source: str) -> None:
 
 
 @task.command("expand")
-@click.argument("task_id", metavar="ID", shell_complete=complete_task_id)
+@click.argument("task_id", metavar="ID", callback=typed_task_ids, shell_complete=complete_task_id)
 @planning_agent_options
 @click.option("--dry-run", is_flag=True, help="Print the brief; ask no agent, write nothing.")
 @pass_env
@@ -250,14 +254,18 @@ def task_expand(env: Env, task_id: str, agent: str | None, max_rounds: int, dry_
         _, _, brief = actions.expand_brief(layout, env.session, task_id)
         env.emit({"brief": brief}, lambda: click.echo(brief, nl=False))
         return
+    # The commands printed below go on as this run would have: the same root, session
+    # and agent.
+    wfs_task = ["wfs", *(["--root", r] if (r := root_option(env)) else [])]
+    wfs_task += [*(["--session", env.session] if env.session else []), "task"]
     command = planner_command(layout, agent)
     if command is None:
         raise WfsError(
             no_agent_message(
                 layout,
-                shell_join(["wfs", "task", "expand", task_id, "--agent", "CMD"]),
+                shell_join([*wfs_task, "expand", task_id, "--agent", "CMD"]),
                 "or write the subtasks yourself and run "
-                f"`{shell_join(['wfs', 'task', 'split', task_id, '--from', 'FILE'])}`",
+                f"`{shell_join([*wfs_task, 'split', task_id, '--from', 'FILE'])}`",
             )
         )
     try:
@@ -265,8 +273,9 @@ def task_expand(env: Env, task_id: str, agent: str | None, max_rounds: int, dry_
             layout, env.session, task_id, command, max_rounds, progress_lines(env)
         )
     except PlanningFailed as failed:
-        again = ["wfs", "task", "expand", task_id, "--max-rounds", str(max_rounds * 2)]
-        refused_answer(env, failed, ["wfs", "task", "split", task_id, "--from"], again)
+        again = [*wfs_task, "expand", task_id, *(["--agent", agent] if agent else [])]
+        again += ["--max-rounds", str(max_rounds * 2)]
+        refused_answer(env, failed, [*wfs_task, "split", task_id, "--from"], again)
         return
     if not env.json:
         env.echo(f"wfs: subtasks accepted in round {data['rounds']} of {max_rounds}", err=True)

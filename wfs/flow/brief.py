@@ -282,15 +282,17 @@ def agent_entry(task: Task) -> dict[str, Any]:
 
 
 def agent_definition(name: str) -> str | None:
-    """The shipped definition of `@name`, as text, or None when wfs has none."""
-    from wfs import agents_install  # deferred: only a brief for an agent reads its definition
+    """The role of `@name` (agents/roles/, the part of its shipped definition about its
+    work: what an agent started with a brief needs, and nothing about editors), as
+    text; None when wfs ships none."""
+    from wfs import agents_install  # deferred: only a brief for an agent reads its role
 
-    wanted = name.lstrip("@")
-    for source in agents_install.sources("definitions"):
-        if source.name == wanted:
-            text = agents_install.render_text(source.body, agents_install.TARGETS["claude"])
-            return text.strip() + "\n"
-    return None
+    roles = {path.stem: path for path in (agents_install.agents_dir() / "roles").glob("*.md")}
+    path = roles.get(name.lstrip("@"))
+    if path is None:
+        return None
+    body = path.read_text(encoding="utf-8")
+    return agents_install.render_text(body, agents_install.TARGETS["claude"]).strip() + "\n"
 
 
 # ---------------------------------------------------------------- as text

@@ -4,7 +4,8 @@ Commands are shown as bash will see them, with every known value written out as 
 quoted literal (lists as separate words where the real run passes separate words).
 Everything the run cannot resolve is named: unknown `[variables]`, unfilled template
 placeholders, inputs that come from a later step, prose where a built-in expects a path,
-CLI tools missing from PATH, and the steps that go to an agent.
+programs missing from PATH (a CLI tool, a program a bash command starts, the agent's
+command), and the steps that go to an agent.
 """
 
 from __future__ import annotations
@@ -131,6 +132,11 @@ def _check(
         program = command.text.split(None, 1)[0]
         if shutil.which(program) is None:
             problems.append(f"{program} is not on PATH: the check {check.command} will fail")
+    elif command.kind == "bash":
+        problems += [
+            f"{name} is not on PATH: the check {check.command} will fail"
+            for name in missing_programs(row["shell"])
+        ]
     for match in TOKEN.finditer(text):
         name = match.group(1)
         if name.split(".")[0] in producers and not lookup(name, values)[0]:
@@ -200,6 +206,11 @@ def _part(
     if command.kind in ("bash", "cli"):
         row["shell"], refused = preview_shell(command.text, values)
         problems.extend(refused)
+        if command.kind == "bash":
+            problems += [
+                f"{name} is not on PATH: this command fails unless an earlier step installs it"
+                for name in missing_programs(row["shell"])
+            ]
         if command.kind == "cli":
             program = command.text.split(None, 1)[0]
             if not _SHELL_OPERATORS.search(command.text):  # a plain command line
@@ -227,9 +238,59 @@ def _part(
             problems.append(why)
     else:
         row["agent"] = handoff.command if handoff else None
+        if handoff is not None:
+            problems += [
+                f"{name} is not on PATH: the agent `{handoff.command}` cannot start"
+                for name in missing_programs(handoff.command)
+            ]
         description = step.spec.get("description") or step.spec.get("action") or step.name
         row["brief"] = substitute_prose(command.text or str(description), values)
     return row
+
+
+# What bash runs itself: no program on PATH is needed for these words.
+_BASH_OWN = frozenset(
+    "! . : [ [[ ]] { } alias bg bind break builtin caller case cd command compgen complete "
+    "compopt continue coproc declare dirs disown do done echo elif else enable esac eval "
+    "exec exit export false fc fg fi for function getopts hash help history if in jobs kill "
+    "let local logout mapfile popd printf pushd pwd read readarray readonly return select "
+    "set shift shopt source suspend test then time times trap true type typeset ulimit "
+    "umask unalias unset until wait while".split()
+)
+_SEPARATORS = frozenset({";", ";;", "&", "&&", "|", "||", "|&", "(", ")"})
+# Words after which a command starts (`if cmd`, `then cmd`, `! cmd`).
+_LEADING = frozenset({"!", "{", "do", "elif", "else", "if", "then", "time", "until", "while"})
+_REDIRECTS = frozenset({"<", ">", ">>", "<&", ">&", "&>", "<>", ">|", "&>>"})
+
+
+def missing_programs(text: str) -> list[str]:
+    """The programs a bash command line starts that are not on PATH: the first word of
+    each command, unless bash runs it itself, it names a path (`./greet.sh`) or it is
+    not a plain word (`$TOOL`). Read up to a here-document, whose lines are data; a
+    line bash could not read names nothing."""
+    lexer = shlex.shlex(text.split("<<", 1)[0].replace("\n", " ; "), punctuation_chars=True)
+    lexer.whitespace_split = True
+    try:
+        words = list(lexer)
+    except ValueError:  # unbalanced quotes: bash will say so
+        return []
+    missing: list[str] = []
+    start, target = True, False
+    for word in words:
+        if word in _SEPARATORS:
+            start, target = True, False
+        elif word in _REDIRECTS:
+            target = True
+        elif target:
+            target = False
+        elif start:
+            if word in _LEADING or ("=" in word.split("/")[0] and not word.startswith("=")):
+                continue  # a keyword, or NAME=value, before the command
+            start = False
+            plain = not any(c in word for c in "/$`'\"*?[]{}~") and not word.isdigit()
+            if plain and word not in _BASH_OWN and shutil.which(word) is None:
+                missing.append(word)
+    return sorted(set(missing), key=missing.index)
 
 
 def _is_prose(argument: str) -> bool:

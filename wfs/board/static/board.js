@@ -8,6 +8,12 @@
 "use strict";
 (function () {
   const COLUMNS = ["pending", "ready", "active", "blocked", "completed"];
+  // The states a card and a node say in words (the row's `state`), each with a sign.
+  const STATES = {
+    running: "\u25B6 running",
+    stale: "\u25B6 running, its process gone",
+    paused: "\u23F8 waiting",
+  };
   const LEAF_STATUSES = ["pending", "active", "blocked", "completed"];
   const SVG = "http://www.w3.org/2000/svg";
   const NODE_W = 190;
@@ -281,7 +287,7 @@
       const y = b.y - NODE_H / 2;
       root.appendChild(nodeGroup(t, "node", [
         svg("rect", { x, y, width: NODE_W, height: NODE_H, rx: 5 }),
-        svg("text", { class: "nid", x: x + 8, y: y + 16 }, clean(t.id) + (t.claim ? "  \u25B6 running" : "")),
+        svg("text", { class: "nid", x: x + 8, y: y + 16 }, clean(t.id) + (STATES[t.state] ? "  " + STATES[t.state] : "")),
         svg("text", { x: x + 8, y: y + 32 }, shorten(clean(t.title), 30)),
       ]));
     }
@@ -293,6 +299,7 @@
 
   function nodeGroup(task, cls, children) {
     const classes = [cls, "col-" + task.column];
+    if (STATES[task.state]) classes.push("state-" + task.state);
     if (task.critical) classes.push("critical");
     if (task.id === openId) classes.push("selected");
     const group = svg("g", {
@@ -327,6 +334,7 @@
 
   function card(t) {
     const classes = ["card"];
+    if (STATES[t.state]) classes.push("state-" + t.state);
     if (t.critical) classes.push("critical");
     if (t.id === openId) classes.push("selected");
     const node = el("li", {
@@ -334,6 +342,7 @@
     },
       el("span", { class: "tid" }, clean(t.id)),
       el("span", { class: "title" }, clean(t.title)),
+      STATES[t.state] ? el("p", { class: "state", "data-state": t.state }, stateText(t)) : null,
       t.reason ? el("p", { class: "reason" }, clean(t.reason)) : null,
       t.waiting_on && t.waiting_on.length && t.column !== "completed"
         ? el("p", { class: "waiting" }, "waiting on " + t.waiting_on.map((x) => clean(x)).join(", ")) : null,
@@ -345,6 +354,16 @@
       openTask(t.id);
     });
     return node;
+  }
+
+  // What a task in the active column is doing: running (a process holds it, at a step)
+  // or waiting (paused for an agent or a person; its reason says which).
+  function stateText(t) {
+    if (t.state === "running" || t.state === "stale") {
+      const step = t.claim && t.claim.step ? " \u00b7 " + clean(t.claim.step) : "";
+      return STATES[t.state] + step;
+    }
+    return STATES[t.state];
   }
 
   function cardActions(t) {

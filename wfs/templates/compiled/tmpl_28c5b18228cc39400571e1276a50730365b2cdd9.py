@@ -13,8 +13,6 @@ def root(context, missing=missing):
     l_0_task_json = resolve('task_json')
     l_0_siblings = resolve('siblings')
     l_0_repo = resolve('repo')
-    l_0_plan_schema = resolve('plan_schema')
-    l_0_task_schema = resolve('task_schema')
     l_0_example = resolve('example')
     l_0_parts = missing
     pass
@@ -47,7 +45,7 @@ def root(context, missing=missing):
     yield '\n'
     yield str(context.call(environment.getattr((undefined(name='parts') if l_0_parts is missing else l_0_parts), 'repository'), (undefined(name='repo') if l_0_repo is missing else l_0_repo)))
     yield '\n'
-    yield str(context.call(environment.getattr((undefined(name='parts') if l_0_parts is missing else l_0_parts), 'formats'), (undefined(name='plan_schema') if l_0_plan_schema is missing else l_0_plan_schema), (undefined(name='task_schema') if l_0_task_schema is missing else l_0_task_schema), (undefined(name='example') if l_0_example is missing else l_0_example), with_plan=False))
+    yield str(context.call(environment.getattr((undefined(name='parts') if l_0_parts is missing else l_0_parts), 'formats'), (undefined(name='example') if l_0_example is missing else l_0_example)))
     yield "\n## Your answer\n\nAnswer with a JSON array of the subtasks, in one fenced ```json block; or write it to a\nfile and put that file's path (relative to the project root) alone on the last line of\nyour answer. Each subtask is a task as above, with the id `"
     yield str(context.call(environment.getattr((undefined(name='task') if l_0_task is missing else l_0_task), 'get'), 'id'))
     yield '.1`,\n`'
@@ -57,4 +55,4 @@ def root(context, missing=missing):
     yield ', which becomes their\ncontainer. A subtask may depend on an earlier one.\n\nwfs validates the subtasks and writes them only when they are valid, all of them. When\nthey are refused, you get the problems, one per line as `file#/json/pointer: rule:\nmessage`, and answer again with the whole corrected array. Do not write the files under\n`.workflow/` yourself.\n'
 
 blocks = {}
-debug_info = '5=21&6=24&8=28&9=32&15=34&20=36&21=40&24=48&25=50&30=52&31=54&32=56'
+debug_info = '5=19&6=22&8=26&9=30&15=32&20=34&21=38&24=46&25=48&30=50&31=52&32=54'

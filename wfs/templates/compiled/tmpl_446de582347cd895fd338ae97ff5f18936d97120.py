@@ -12,8 +12,6 @@ def root(context, missing=missing):
     l_0_repo = resolve('repo')
     l_0_sessions = resolve('sessions')
     l_0_existing = resolve('existing')
-    l_0_plan_schema = resolve('plan_schema')
-    l_0_task_schema = resolve('task_schema')
     l_0_example = resolve('example')
     l_0_parts = missing
     try:
@@ -79,8 +77,8 @@ def root(context, missing=missing):
         yield str(environment.getattr((undefined(name='existing') if l_0_existing is missing else l_0_existing), 'id'))
         yield '` before you plan.\n'
     yield '\n'
-    yield str(context.call(environment.getattr((undefined(name='parts') if l_0_parts is missing else l_0_parts), 'formats'), (undefined(name='plan_schema') if l_0_plan_schema is missing else l_0_plan_schema), (undefined(name='task_schema') if l_0_task_schema is missing else l_0_task_schema), (undefined(name='example') if l_0_example is missing else l_0_example)))
+    yield str(context.call(environment.getattr((undefined(name='parts') if l_0_parts is missing else l_0_parts), 'formats'), (undefined(name='example') if l_0_example is missing else l_0_example)))
     yield '\n## Your answer\n\nAnswer with the whole plan document, `{"overview": ..., "requirements": [...], "tasks":\n[...]}`, in one fenced ```json block. Or write it to a file and put that file\'s path\n(relative to the project root) alone on the last line of your answer.\n\nwfs validates the plan and writes it only when it is valid, all of it. When it is\nrefused, you get the problems, one per line as `file#/json/pointer: rule: message` (the\npointer names the task and the field, such as `plan.json#/tasks/0/context/focus_paths/0`),\nand answer again with the whole corrected plan. Do not write the files under\n`.workflow/` yourself.\n'
 
 blocks = {}
-debug_info = '6=32&7=35&9=37&16=39&17=42&20=44&23=48&26=51&29=54&30=58&34=74&36=77&38=79&41=82'
+debug_info = '6=30&7=33&9=35&16=37&17=40&20=42&23=46&26=49&29=52&30=56&34=72&36=75&38=77&41=80'

@@ -97,37 +97,19 @@ def root(context, missing=missing):
     context.exported_vars.add('repository')
     context.vars['repository'] = l_0_repository = Macro(environment, macro, 'repository', ('repo',), False, False, False, context.eval_ctx.autoescape)
     yield '\n'
-    def macro(l_1_plan_schema, l_1_task_schema, l_1_example, l_1_with_plan):
+    def macro(l_1_example):
         t_4 = []
-        if l_1_plan_schema is missing:
-            l_1_plan_schema = undefined("parameter 'plan_schema' was not provided", name='plan_schema')
-        if l_1_task_schema is missing:
-            l_1_task_schema = undefined("parameter 'task_schema' was not provided", name='task_schema')
         if l_1_example is missing:
             l_1_example = undefined("parameter 'example' was not provided", name='example')
-        if l_1_with_plan is missing:
-            l_1_with_plan = True
         pass
-        t_4.append(
-            '## The task format\n\nEvery task of the plan is a JSON object. `id` (`IMPL-N`, or `IMPL-N.M` for a subtask of\n`IMPL-N`) and `title` are required; the rest is filled in with defaults, but a good plan\nsays it:\n\n- `meta.type` (`feature`, `bugfix`, `refactor`, `test-gen`, `test-fix`, `docs`, `test`)\n  and `meta.agent` (`@code-developer`, `@test-fix-agent`, `@universal-executor`, ...);\n- `context.requirements`, `context.acceptance` (what "done" means),\n  `context.focus_paths` (real paths relative to the project root, no wildcards, no `..`:\n  files that exist, or files the plan creates) and `context.depends_on` (the ids of the\n  tasks that must be completed first);\n- `flow_control.pre_analysis`: steps that gather context before the work\n  (`{"step": NAME, "action": ..., "command": "bash(...)", "output_to": NAME}`);\n- `flow_control.implementation_approach`: the steps, numbered 1..n in array order, each\n  with `step`, `title`, `description`, `modification_points`, `logic_flow`,\n  `depends_on` (earlier step numbers) and `output` (a name later steps can use as\n  `[name]`). A step with a `command` such as `bash(python -m pytest -q tests/x)` is run\n  by wfs; a step without one is done by the task\'s agent. End each task with a step\n  whose command checks the work.\n\n',
-        )
-        if l_1_with_plan:
-            pass
-            t_4.extend((
-                '### The plan document (schemas/plan.schema.json)\n\n```json\n',
-                str(l_1_plan_schema),
-                '\n```\n\n',
-            ))
         t_4.extend((
-            '### A task (schemas/task.schema.json, the single definition of the format)\n\n```json\n',
-            str(l_1_task_schema),
-            '\n```\n\n### A complete example plan\n\n```json\n',
+            '## The task format\n\nEvery task of the plan is a JSON object. `id` (`IMPL-N`, or `IMPL-N.M` for a subtask of\n`IMPL-N`) and `title` are required; the rest is filled in with defaults, but a good plan\nsays it:\n\n- `meta.type` (`feature`, `bugfix`, `refactor`, `test-gen`, `test-fix`, `docs`, `test`)\n  and `meta.agent` (`@code-developer`, `@test-fix-agent`, `@universal-executor`, ...);\n- `context.requirements`, `context.acceptance` (what "done" means),\n  `context.focus_paths` (real paths relative to the project root, no wildcards, no `..`:\n  files that exist, or files the plan creates) and `context.depends_on` (the ids of the\n  tasks that must be completed first);\n- `flow_control.pre_analysis`: steps that gather context before the work\n  (`{"step": NAME, "action": ..., "command": "bash(...)", "output_to": NAME}`; other\n  commands: `Read(path)`, `Glob(pattern)`, `Grep(pattern, path)`);\n- `flow_control.implementation_approach`: the steps, numbered 1..n in array order, each\n  with `step`, `title`, `description`, `modification_points`, `logic_flow`,\n  `depends_on` (earlier step numbers) and `output` (a name later steps can use as\n  `[name]`). A step with a `command` such as `bash(python -m pytest -q tests/x)` is run\n  by wfs; a step without one is done by the task\'s agent. End each task with a step\n  whose command checks the work. Optional: `on_error` (`fail` by default, `retry_once`,\n  `skip_optional`, `manual_intervention`), `success_criteria` (`exit_code:0`,\n  `contains:TEXT`, `regex:PAT`, `not_empty`), `timeout` in seconds, `max_iterations`\n  (how many times a failing check after agent work goes back to the agent);\n- `[name]` in a description or a command is replaced by the output of an earlier step\n  or a task field (`[focus_paths]`, `[acceptance]`, `[requirements]`,\n  `[shared_context.key]`, `[dependency_summaries]`), as data, never as shell code.\n\nEach format is defined whole by a JSON Schema (draft 2020-12): `wfs schema task` prints\nthe task\'s, `wfs schema plan` the plan document\'s. Read them for a field not named here.\n\n### A complete example plan\n\n```json\n',
             str(l_1_example),
             '\n```\n',
         ))
         return concat(t_4)
     context.exported_vars.add('formats')
-    context.vars['formats'] = l_0_formats = Macro(environment, macro, 'formats', ('plan_schema', 'task_schema', 'example', 'with_plan'), False, False, False, context.eval_ctx.autoescape)
+    context.vars['formats'] = l_0_formats = Macro(environment, macro, 'formats', ('example',), False, False, False, context.eval_ctx.autoescape)
 
 blocks = {}
-debug_info = '5=24&8=31&10=34&12=39&15=49&18=58&19=62&22=69&24=73&27=78&29=82&32=84&34=87&36=91&41=100&63=114&67=118&74=123&80=125'
+debug_info = '5=24&8=31&10=34&12=39&15=49&18=58&19=62&22=69&24=73&27=78&29=82&32=84&34=87&36=91&41=100&76=107'
