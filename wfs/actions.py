@@ -18,13 +18,12 @@ from wfs.errors import WfsError, os_error_place
 from wfs.formats import canonical, dependencies, parent_task
 from wfs.index import MAPS, answers, load_skeletons
 from wfs.layout import Layout, check_task_id, check_topic, task_sort_key
+from wfs.plans import plan_rows
 from wfs.query import command_prefix, next_data, one_line, show_data, status_data
 from wfs.sessions import (
     active_ids,
     current_session,
-    imported_sessions,
     load_session,
-    maestro_sessions,
     marker_ids,
     require_session,
     session_folders,
@@ -39,7 +38,7 @@ from wfs.tasks import TaskIndex, obj, read_task, task_row, unknown_task
 def status(layout: Layout, requested: str | None, root_option: str | None) -> dict[str, Any]:
     """`wfs status`: the session's summary, or `{"session": None}` when none is active."""
     if requested is None and not active_ids(layout) and not marker_ids(layout):
-        found = maestro_sessions(layout)
+        found = plan_rows(layout)
         return {"session": None, "maestro": found} if found else {"session": None}
 
     sid = current_session(layout, requested)
@@ -53,9 +52,9 @@ def status(layout: Layout, requested: str | None, root_option: str | None) -> di
     warnings = session_warnings(layout, sid)  # a copy in another place, no session file
     if warnings:
         summary["warnings"] = warnings
-    waiting = [row for row in maestro_sessions(layout) if not row["imported_as"]]
-    if waiting:
-        summary["maestro"] = waiting
+    found = plan_rows(layout)
+    if found:
+        summary["maestro"] = found
     return summary
 
 
@@ -89,7 +88,12 @@ def next_tasks(
 ) -> tuple[dict[str, Any], list[str]]:
     """`wfs next [--all]`: the next ready task (or all of them), and what holds the rest;
     then the task files that cannot be read (file:line:column: reason), which the
-    command names after answering from every other task (exit 2)."""
+    command names after answering from every other task (exit 2). With no session
+    active and Maestro-Flow plans in the project: each plan, with its ready tasks."""
+    if requested is None and not active_ids(layout) and not marker_ids(layout):
+        plans = plan_rows(layout)
+        if plans:
+            return {"session": None, "maestro": plans}, []
     sid = current_session(layout, requested)
     found = answers(layout, sid)
     prefix = command_prefix(sid, root_option)
@@ -536,28 +540,15 @@ def expand_task(
 
 
 def import_session(layout: Layout, source: str, new: bool = False) -> dict[str, Any]:
-    """`wfs import PATH`: a new session (the only active one) from a Maestro-Flow session.
-
-    Importing a session again is idempotent while its files are unchanged (nothing is
-    written); once they changed, it is refused unless `new` (a second session)."""
+    """`wfs import PATH`: a new session from a Maestro-Flow plan (wfs.edit.import_plan)."""
     from wfs import edit  # deferred: only a write loads the writers
 
-    imported = maestro.read_session(layout, source)
+    imported, sid, made = edit.import_plan(layout, source, new)
     record = imported.fields[maestro.RECORD]
     summary = {"from": record["session"], "ids": record["ids"], "tasks": len(imported.tasks)}
-    earlier = imported_sessions(layout).get(record["session"])
-    if earlier is not None and not new:
-        before = load_session(layout, earlier).get(maestro.RECORD)
-        if isinstance(before, dict) and before.get("fingerprint") == record["fingerprint"]:
-            path = layout.relative(layout.session_dir(earlier))
-            return {"session": earlier, "path": path, "imported": False, **summary}
-        raise WfsError(
-            f"{record['session']} was imported as {earlier}, and its files have changed "
-            f"since; `wfs import --new {source}` makes a second session from it as it is now"
-        )
-    sid = edit.new_session_from_import(layout, imported)
     path = layout.relative(layout.session_dir(sid))
-    return {"session": sid, "path": path, "imported": True, **summary}
+    active = sid in active_ids(layout)
+    return {"session": sid, "path": path, "imported": made, "active": active, **summary}
 
 
 def switch(layout: Layout, value: str) -> dict[str, Any]:
@@ -579,7 +570,7 @@ def validated_sessions(layout: Layout, requested: str | None, every: bool) -> li
     "no active session") in a project whose only plans are Maestro-Flow sessions, which
     `validate` checks instead."""
     if not every and requested is None and not session_ids(layout):
-        if maestro_sessions(layout):
+        if maestro.find_plans(layout):
             return []
     return chosen_sessions(layout, requested, every)
 
@@ -604,7 +595,7 @@ def validate(layout: Layout, sids: list[str], every: bool = False) -> Validation
         problems = validate_project(layout)
     else:
         problems = [p for sid in sids for p in validate_session(layout, sid)]
-    found = maestro_sessions(layout)
+    found = plan_rows(layout)
     if every or not sids:
         problems += _maestro_problems(layout, [row for row in found if not row["imported_as"]])
     errors = sum(1 for p in problems if p.severity == "error")
@@ -630,7 +621,7 @@ def _maestro_problems(layout: Layout, waiting: list[dict[str, Any]]) -> list[Any
     problems: list[Any] = []
     for row in waiting:
         try:
-            imported = maestro.read_session(layout, row["path"])
+            imported = maestro.read_plan(layout, row["path"])
         except WfsError as err:
             problems.append(Problem(row["path"], "import", err.message))
             continue
@@ -672,7 +663,7 @@ def session_list(
     layout: Layout,
 ) -> tuple[list[dict[str, Any]], list[str], list[dict[str, Any]]]:
     """`wfs session list`: a row per session, why the unreadable ones are, and the
-    project's Maestro-Flow sessions (wfs.sessions.maestro_sessions)."""
+    project's Maestro-Flow plans (wfs.plans.plan_rows)."""
     active = set(active_ids(layout))
     rows: list[dict[str, Any]] = []
     errors: list[str] = []
@@ -695,7 +686,7 @@ def session_list(
                 "project": summary["project"],
             }
         )
-    return rows, errors, maestro_sessions(layout)
+    return rows, errors, plan_rows(layout)
 
 
 def session_show(layout: Layout, requested: str | None) -> tuple[dict[str, Any], dict[str, Any]]:

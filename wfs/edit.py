@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from wfs import delta, jsonedit, jsonio, lifecycle, render, schemas, sessions, store
+from wfs import delta, jsonedit, jsonio, lifecycle, maestro, render, schemas, sessions, store
 from wfs.errors import ProblemsError, WfsError
 from wfs.formats import canonical, parent_task
 from wfs.index import Snapshot, Stamper, compute_answers, unreadable_skeleton
@@ -494,12 +494,27 @@ def new_session_from_plan(
 _IMPL_ID = re.compile(r"\bIMPL-\d+\b")
 
 
+def imported_tasks(imported: Imported, root: Path | None) -> list[tuple[str, Task]]:
+    """The tasks a Maestro-Flow plan makes, as `wfs import` writes them: in the
+    canonical form `wfs migrate` writes (so that the session validates clean), each
+    with the Maestro file it comes from. Nothing is lost: every field wfs does not
+    know stays where Maestro put it."""
+    tasks = []
+    for where, task in imported.tasks:
+        converted = canonical(task).task
+        tasks.append((where, localized(converted, root) if root is not None else converted))
+    return tasks
+
+
 def import_problems(imported: Imported, root: Path) -> list[Any]:
-    """The problems of the tasks a Maestro-Flow session makes, each named by the
-    Maestro file the task comes from, with the Maestro id of each task it names."""
+    """The problems of the tasks a Maestro-Flow plan makes, each named by the Maestro
+    file the task comes from and the place in it (the tasks are checked as the file
+    lays them out, before they are written in the canonical form), with the Maestro id
+    of each task it names."""
     source = {new: old for old, new in imported.fields[RECORD]["ids"].items()}
     found = []
-    for problem in problems_of([(where, task, None) for where, task in imported.tasks], root):
+    items: list[tuple[str, Any, str | None]] = [(where, task, None) for where, task in imported.tasks]
+    for problem in problems_of(items, root):
         named = [i for i in dict.fromkeys(_IMPL_ID.findall(problem.message)) if i in source]
         if named:
             ids = ", ".join(f"{i} is {source[i]}" for i in named)
@@ -508,15 +523,42 @@ def import_problems(imported: Imported, root: Path) -> list[Any]:
     return found
 
 
-def new_session_from_import(layout: Layout, imported: Imported) -> str:
-    """A new session from a Maestro-Flow session read by wfs.maestro: its tasks are
+def import_plan(
+    layout: Layout, given: str, new: bool = False, activate: bool | None = None
+) -> tuple[Imported, str, bool]:
+    """`wfs import PATH`: (the plan as read, the wfs session made of it, whether it was
+    made now). Importing a plan again does nothing while its files are unchanged; once
+    they changed it is refused, unless `new` (a second session). The session is made
+    active when `activate` says so (default: when no session is active); no other
+    session is touched either way."""
+    imported = maestro.read_plan(layout, given)
+    record = imported.fields[RECORD]
+    earlier = sessions.imported_sessions(layout).get(record["session"])
+    if earlier is not None and not new:
+        before = sessions.load_session(layout, earlier).get(RECORD)
+        if isinstance(before, dict) and before.get("fingerprint") == record["fingerprint"]:
+            return imported, earlier, False
+        raise WfsError(
+            f"{record['session']} was imported as {earlier}, and its files have changed "
+            f"since; `wfs import --new {given}` makes a second session from it as it is now"
+        )
+    if activate is None:
+        activate = not sessions.active_ids(layout)
+    return imported, new_session_from_import(layout, imported, activate), True
+
+
+def new_session_from_import(layout: Layout, imported: Imported, activate: bool = True) -> str:
+    """A new session from a Maestro-Flow plan read by wfs.maestro: its tasks are
     validated as a whole first, each named by the Maestro file it comes from, and the
-    session is written all or nothing."""
+    session is written all or nothing; `activate`: it is made active (else it is
+    paused; no other session is touched either way)."""
     fields = dict(imported.fields)
     refuse_problems(import_problems(imported, layout.root), fields[RECORD]["plan_file"])
     plan = fields.pop("plan", None)
-    tasks = [task for _, task in imported.tasks]
-    return lifecycle.create_session(layout, imported.topic, plan=plan, tasks=tasks, extra=fields)
+    tasks = [task for _, task in imported_tasks(imported, layout.root)]
+    return lifecycle.create_session(
+        layout, imported.topic, plan=plan, tasks=tasks, extra=fields, activate=activate
+    )
 
 
 def replan(layout: Layout, sid: str, raw: bytes, where: str) -> tuple[int, int]:

@@ -7,9 +7,9 @@ import click
 
 from wfs import actions
 from wfs.cli import Env, pass_env
+from wfs.plans import plan_lines
 from wfs.resources import read_text
 from wfs.schemas import SCHEMA_NAMES
-from wfs.sessions import maestro_label
 
 
 @click.command()
@@ -18,9 +18,9 @@ from wfs.sessions import maestro_label
 def validate(env: Env, all_sessions: bool) -> None:
     """Check task and session files against every rule; one `path: rule: message` per problem.
 
-    Exits 1 when any error is found (warnings alone exit 0). Maestro-Flow sessions not
-    yet imported are named with their `wfs import`; with --all, or when they are the
-    project's only plans, they are checked as the import would read them.
+    Exits 1 when any error is found (warnings alone exit 0). The project's Maestro-Flow
+    plans are listed after; with --all, or when they are the project's only plans, those
+    not yet imported are checked as the import would read them.
 
     \b
     Example:
@@ -41,7 +41,7 @@ def validate(env: Env, all_sessions: bool) -> None:
             else:
                 sids_and_maestro = sids
             env.echo(f"OK: {', '.join(sids_and_maestro) or 'no sessions'}")
-        env.lines([maestro_label(row) for row in maestro if not row["imported_as"]])
+        env.lines(plan_lines(maestro, bool(sids)))
 
     env.emit(result.data, human)
     if result.exit_code:

@@ -20,16 +20,19 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import click
 
 from wfs import actions, jsonio, platform
 from wfs.cli import Env, F, pass_env, root_option
 from wfs.completion import complete_task_id
+from wfs.errors import WfsError
 from wfs.flow import runlog, session_run
 from wfs.flow.answer import read_answer
 from wfs.flow.engine import WAITING_FOR_AGENT
+from wfs.maestro import MAESTRO
+from wfs.plans import plan_lines
 from wfs.platform import shell_join
 from wfs.query import agent_setup_lines, idle_lines, one_line
 from wfs.store import read_input
@@ -487,6 +490,12 @@ def execute(
         raise click.UsageError("--jobs N goes with --all (and no ID, --resume or --dry-run)")
     if in_worktree and not task_id:
         raise click.UsageError("--in-worktree goes with a task ID")
+    if env.session is None and not (task_id or resume_id or task_from_stdin or in_worktree):
+        plans = session_run.plans_to_run(env.layout)
+        if plans is not None:  # no session is active, and the project has Maestro-Flow plans
+            options = Options(agent_option, agent_scope, force, jobs, remote)
+            _run_plans(env, plans, run_all, dry_run, options)
+            return
     progress = reporter(env, _show_result, many=jobs > 1 or task_from_stdin)
     runner = session_run.runner(
         env.layout,
@@ -511,7 +520,9 @@ def execute(
         if jobs > 1:
             from wfs.flow import parallel  # deferred: only --jobs N loads the scheduler
 
-            child = _child_command(env, agent_option, agent_scope, force, remote)
+            child = _child_command(
+                env, env.current_session(), agent_option, agent_scope, force, remote
+            )
             run = parallel.run_all(runner, jobs, child, force=force)
         else:
             run = session_run.execute(
@@ -543,18 +554,124 @@ def execute(
 
 
 def _child_command(
-    env: Env, agent_option: str | None, agent_scope: str, force: bool, remote: str | None
+    env: Env,
+    sid: str,
+    agent_option: str | None,
+    agent_scope: str,
+    force: bool,
+    remote: str | None,
 ) -> Callable[[], list[str]]:
     """How `--jobs N` starts a process for the run of one task: this wfs, on this
     session, with the same options, its events as JSON Lines; it reads its task from
     stdin (`_order_from_stdin`)."""
     root = root_option(env)
     argv = [sys.executable, "-m", "wfs", *(["--root", root] if root else [])]
-    argv += ["--session", env.current_session(), "execute", "--task-from-stdin"]
+    argv += ["--session", sid, "execute", "--task-from-stdin"]
     argv += ["--json", "--agent-scope", agent_scope]
     argv += [*(["--agent", agent_option] if agent_option else []), *(["--force"] * force)]
     argv += ["--remote", remote] if remote else []
     return lambda: argv
+
+
+class Options(NamedTuple):
+    """How each task runs: the options of `wfs execute` that every session's run takes."""
+
+    agent: str | None
+    scope: str
+    force: bool
+    jobs: int
+    remote: str | None
+
+
+def _run_plans(
+    env: Env, plans: list[dict[str, Any]], run_all: bool, dry_run: bool, options: Options
+) -> None:
+    """No session is active and the project has Maestro-Flow plans: run each plan with
+    tasks to do in the wfs session imported from it (imported now when there is none,
+    and left paused: no other session is touched), one plan after the other; without
+    --all, the next ready task of the first plan that has one."""
+    if dry_run or not plans:
+        _show_plans(env, plans, dry_run)
+        return
+    results: list[dict[str, Any]] = []
+    codes: list[int] = []
+    for row in plans:
+        try:
+            sid, made = session_run.session_of_plan(env.layout, row)
+        except WfsError as err:
+            codes.append(2)
+            if env.json:
+                json_line({"event": "plan", "plan": row["name"], "error": err.message})
+            else:
+                env.echo(f"{row['name']}: cannot run: {one_line(err.message, 1000)}", err=True)
+            continue
+        if env.json:
+            json_line({"event": "plan", "plan": row["name"], "session": sid, "imported": made})
+        else:
+            how = "imported as" if made else "runs in"
+            env.echo(f"{row['name']} ({how} {sid}):", err=True)
+        run = _run_session(env, sid, run_all, options)
+        results.append(run.data)
+        codes.append(run.exit_code)
+        if run.signum is not None or (not run_all and run.data["tasks"]):
+            break
+    code = session_run.worst(codes)
+    if env.json:
+        status = {0: "completed", 1: "failed", 2: "refused", 3: "paused"}.get(code, "interrupted")
+        tasks = [task for data in results for task in data["tasks"]]
+        json_line({"session": None, "status": status, "sessions": results, "tasks": tasks})
+    if code:
+        click.get_current_context().exit(code)
+
+
+def _run_session(env: Env, sid: str, run_all: bool, options: Options) -> Any:
+    """`wfs --session SID execute [--all]` with `options`, shown as it goes."""
+    progress = reporter(env, _show_result, many=options.jobs > 1)
+    runner = session_run.runner(
+        env.layout,
+        sid,
+        options.agent,
+        root_option(env),
+        progress=progress,
+        scope=options.scope,
+        remote=options.remote,
+    )
+    try:
+        if options.jobs > 1:
+            from wfs.flow import parallel  # deferred: only --jobs N loads the scheduler
+
+            child = _child_command(
+                env, sid, options.agent, options.scope, options.force, options.remote
+            )
+            run = parallel.run_all(runner, options.jobs, child, force=options.force)
+        else:
+            run = session_run.execute(runner, run_all=run_all, force=options.force)
+    finally:
+        progress.close()
+    if not env.json:
+        if run.data.get("invalid"):
+            env.lines(invalid_lines(run.data["invalid"]))
+        elif not run.data["tasks"]:
+            env.lines(idle_lines(run.data["stopped"]))
+        if run.signum is not None and not run.interrupted:
+            env.echo("Interrupted: stopped before the next task.")
+    return run
+
+
+def _show_plans(env: Env, plans: list[dict[str, Any]], dry_run: bool) -> None:
+    """Nothing to run (every plan is done), or a dry run: the plans, and what a run does."""
+    if env.json:
+        json_line({"session": None, "maestro": plans, "dry_run": dry_run})
+        return
+    if not plans:
+        env.echo(f"Nothing to do: every {MAESTRO} plan is done (`wfs status` lists them).")
+        return
+    env.lines(plan_lines(plans, False))
+    env.echo(
+        "Dry run: nothing is executed. Each plan is imported as a wfs session when it runs; "
+        "`wfs import PATH` makes it now, and `wfs --session ID execute --dry-run` then shows "
+        "each step and check."
+    )
 
 
 def _order_from_stdin() -> tuple[str, bool, str] | None:
