@@ -427,9 +427,7 @@ def test_an_imported_session_runs_to_completion_with_every_check(
     # Each task went to the agent once, with its whole Maestro task and its dependencies.
     briefs = [read_json(p) for p in sorted((tmp_path / "briefs").iterdir())]
     assert [b["task"]["id"] for b in briefs] == list(IDS.values())
-    assert (
-        briefs[0]["context"]["acceptance"] == source("TASK-001.json")["convergence"]["criteria"]
-    )
+    assert briefs[0]["context"]["acceptance"] == source("TASK-001.json")["convergence"]["criteria"]
     assert briefs[0]["task"]["read_first"] == ["src/auth/__init__.py", "src/config.py"]
     assert [d["task"] for d in briefs[3]["dependencies"]] == ["IMPL-2", "IMPL-3"]
     assert fingerprints(maestro / ".workflow/sessions") == before

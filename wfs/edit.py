@@ -513,7 +513,9 @@ def import_problems(imported: Imported, root: Path) -> list[Any]:
     of each task it names."""
     source = {new: old for old, new in imported.fields[RECORD]["ids"].items()}
     found = []
-    items: list[tuple[str, Any, str | None]] = [(where, task, None) for where, task in imported.tasks]
+    items: list[tuple[str, Any, str | None]] = [
+        (where, task, None) for where, task in imported.tasks
+    ]
     for problem in problems_of(items, root):
         named = [i for i in dict.fromkeys(_IMPL_ID.findall(problem.message)) if i in source]
         if named:
