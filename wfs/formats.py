@@ -31,6 +31,7 @@ from wfs.schemas import (
     FLAT_KEYS,
     LEGACY_KEYS,
     ON_ERROR_ALIASES,
+    ON_ERROR_MEANINGS,
     SEED_STEP_FIELDS,
     STATUS_ALIASES,
     quote,
@@ -233,6 +234,8 @@ class _Reader:
         self.moves: list[Move] = []
         self.origins: dict[Pointer, Pointer] = {}
         self.format = task_format(data)
+        # Places read_shapes rewrote, whose further move its own warning says already.
+        self.reshaped: set[Place] = set()
 
     def moved(self, source: Pointer, target: Pointer, message: str) -> None:
         self.moves.append(Move(source, target, message))
@@ -266,6 +269,7 @@ class _Reader:
         self.read_status()
         self.read_type()
         self.read_dependencies()
+        self.read_shapes()
         self.read_lists()
         self.read_objects()
         self.read_pre_analysis()
@@ -357,6 +361,42 @@ class _Reader:
             if origin != ("context", "depends_on", k):
                 self.origins[("context", "depends_on", k)] = origin
 
+    def read_shapes(self) -> None:
+        """A string or an array where the format has an object, or a string where it has
+        an array, read as what it says: `convergence` as its criteria, one criterion
+        or one step as a list of one."""
+        convergence = self.task.get("convergence")
+        if isinstance(convergence, str) or _strings(convergence):
+            criteria = [convergence] if isinstance(convergence, str) else list(convergence)
+            self.task["convergence"] = {"criteria": criteria}
+            self.reshaped.add(("convergence", "criteria"))
+            self.moved(
+                ("convergence",),
+                ("context", "acceptance"),
+                f"convergence written as {_kind(convergence)} is read as its criteria "
+                "(context.acceptance); `wfs migrate` moves it",
+            )
+        elif isinstance(convergence, dict) and isinstance(convergence.get("criteria"), str):
+            self.task["convergence"] = {**convergence, "criteria": [convergence["criteria"]]}
+            self.reshaped.add(("convergence", "criteria"))
+            self.moved(
+                ("convergence", "criteria"),
+                ("context", "acceptance"),
+                "convergence.criteria written as a string is read as one criterion "
+                "(context.acceptance); `wfs migrate` moves it",
+            )
+        for key in ("implementation", "implementation_steps"):
+            value = self.task.get(key)
+            if isinstance(value, str) and value.strip() and "flow_control" not in self.original:
+                self.task[key] = [value]
+                self.reshaped.add((key,))
+                self.moved(
+                    (key,),
+                    STEP_PLACES[0],
+                    f"{key} written as a string is read as one step; `wfs migrate` writes the "
+                    "step array",
+                )
+
     def read_lists(self) -> None:
         for source, target in LIST_MOVES:
             value = _get(self.task, source)
@@ -377,6 +417,8 @@ class _Reader:
             self.remove(source)
             if source == ("convergence", "criteria") and self.task.get("convergence") == {}:
                 self.task.pop("convergence")
+            if source in self.reshaped:
+                continue
             self.moved(
                 source,
                 target,
@@ -450,7 +492,8 @@ class _Reader:
             flow["pre_analysis"] = fixed
 
     def alias_on_error(self) -> None:
-        """`continue`, `skip` and `warn` mean what `skip_optional` means."""
+        """Another tool's `on_error` is read as the strategy nearest to what it says
+        (`abort` as `fail`, `continue` as `skip_optional`, …), with a warning naming it."""
         flow = self.task.get("flow_control")
         if not isinstance(flow, dict):
             return
@@ -460,10 +503,21 @@ class _Reader:
                 continue
             writable = self.writable("flow_control")
             assert writable is not None
-            writable[key] = [
-                {**s, "on_error": ON_ERROR_ALIASES[s["on_error"]]} if _aliased(s) else s
-                for s in steps
-            ]
+            fixed = []
+            for i, step in enumerate(steps):
+                if _aliased(step):
+                    written = step["on_error"]
+                    new = ON_ERROR_ALIASES[written]
+                    here = ("flow_control", key, i)
+                    self.moved(
+                        (*self.origins.get(here, here), "on_error"),
+                        (*here, "on_error"),
+                        f'on_error "{written}" is read as "{new}", the nearest strategy '
+                        f'({ON_ERROR_MEANINGS[new]}); `wfs migrate` writes "{new}"',
+                    )
+                    step = {**step, "on_error": new}
+                fixed.append(step)
+            writable[key] = fixed
 
     def unquote_bash(self) -> None:
         """`bash('npm test')`, the whole command in quotes, runs `npm test`
@@ -519,25 +573,37 @@ class _Reader:
         return new
 
     def read_files(self) -> None:
+        """The files the task changes, as flow_control.target_files: `files` (paths,
+        objects with a path, or an object of such lists by role, `{owned, read_only}`:
+        every role but reading), `file`, `files_to_create` and `files_to_modify`. Plain
+        paths move; anything with more to say (an object, a role) stays where it is for
+        the agent, its paths copied."""
         files = self.task.get("files")
         single = self.task.get("file")
-        paths: list[str] = []
-        source: Place | None = None
-        keep_files = False
+        found: list[tuple[Place, list[str], bool]] = []  # (place, paths, kept there)
         if isinstance(files, list) and files:
-            strings = all(isinstance(f, str) for f in files)
-            objects = all(isinstance(f, dict) and isinstance(f.get("path"), str) for f in files)
-            if strings:
-                paths = list(files)
-                source = ("files",)
-            elif objects:
-                paths = [f["path"] for f in files]
-                source = ("files",)
-                keep_files = True  # their details (action, changes) stay with them
+            paths = [_path_of(f) for f in files]
+            if all(isinstance(f, str) for f in files):
+                found.append((("files",), list(files), False))
+            elif all(p is not None for p in paths):
+                found.append((("files",), [p for p in paths if p is not None], True))
+        elif isinstance(files, dict):
+            written = [
+                p
+                for role, items in files.items()
+                if role.lower().replace("-", "_") not in _READ_ROLES and isinstance(items, list)
+                for p in (_path_of(item) for item in items)
+                if p is not None
+            ]
+            if written:
+                found.append((("files",), written, True))
         elif isinstance(single, str) and single.strip():
-            paths = [single]
-            source = ("file",)
-        if source is None:
+            found.append((("file",), [single], False))
+        for key in ("files_to_create", "files_to_modify"):
+            value = self.task.get(key)
+            if _strings(value):
+                found.append(((key,), list(value), True))
+        if not found:
             return
         flow = self.writable("flow_control")
         if flow is None:
@@ -546,26 +612,26 @@ class _Reader:
         if current is not None and not isinstance(current, list):
             return
         combined = list(current or [])
-        added = [p for p in paths if p not in combined]
-        if not added and keep_files:
-            return
-        for p in added:
-            combined.append(p)
-        flow["target_files"] = combined
-        if keep_files:
+        for source, paths, kept in found:
+            added = [p for p in paths if p not in combined]
+            if not added and kept:
+                continue
+            combined += added
+            flow["target_files"] = combined
+            if kept:
+                self.moved(
+                    source,
+                    ("flow_control", "target_files"),
+                    f"the paths of {_where(source)} are read as flow_control.target_files; "
+                    "`wfs migrate` copies them there",
+                )
+                continue
+            self.task.pop(source[0])
             self.moved(
                 source,
                 ("flow_control", "target_files"),
-                "the paths of files are read as flow_control.target_files; "
-                "`wfs migrate` copies them there",
+                f"{_where(source)} is read as flow_control.target_files; `wfs migrate` moves it",
             )
-            return
-        self.task.pop(source[0])
-        self.moved(
-            source,
-            ("flow_control", "target_files"),
-            f"{_where(source)} is read as flow_control.target_files; `wfs migrate` moves it",
-        )
 
     # ------------------------------------------------------------ steps
 
@@ -608,12 +674,13 @@ class _Reader:
             if flow_now is None:
                 return
             self.remove(place)
-            self.moved(
-                place,
-                STEP_PLACES[0],
-                f"{_where(place)} is read as flow_control.implementation_approach; "
-                "`wfs migrate` moves it",
-            )
+            if place not in self.reshaped:
+                self.moved(
+                    place,
+                    STEP_PLACES[0],
+                    f"{_where(place)} is read as flow_control.implementation_approach; "
+                    "`wfs migrate` moves it",
+                )
         converted = _complete_steps(steps, self.task)
         if converted is not steps or place != STEP_PLACES[0]:
             flow_now = self.writable("flow_control")
@@ -749,6 +816,29 @@ def _complete_steps(steps: list[Any], task: dict[str, Any]) -> list[Any]:
         ordered.update((k, v) for k, v in step.items() if k not in ordered)
         out.append(ordered)
     return out
+
+
+# The roles of a `files` object whose paths the task reads, not changes.
+_READ_ROLES = frozenset(
+    {"read_only", "readonly", "read", "reads", "read_first", "reference", "references", "context"}
+)
+
+
+def _path_of(item: Any) -> str | None:
+    """The path of an entry of `files`: a path, or an object with one."""
+    if isinstance(item, str) and item.strip():
+        return item
+    path = item.get("path") if isinstance(item, dict) else None
+    return path if isinstance(path, str) and path.strip() else None
+
+
+def _strings(value: Any) -> bool:
+    """A non-empty array of strings."""
+    return isinstance(value, list) and bool(value) and all(isinstance(v, str) for v in value)
+
+
+def _kind(value: Any) -> str:
+    return "a string" if isinstance(value, str) else "an array"
 
 
 def _aliased(step: Any) -> bool:
