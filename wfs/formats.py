@@ -23,7 +23,7 @@ problem found in the canonical form can be shown at its place in the file.
 from __future__ import annotations
 
 import copy
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeGuard
 
 from wfs.command_forms import BUILTIN, quoted_command
 from wfs.layout import parent_of, parse_task_id
@@ -582,11 +582,11 @@ class _Reader:
         single = self.task.get("file")
         found: list[tuple[Place, list[str], bool]] = []  # (place, paths, kept there)
         if isinstance(files, list) and files:
-            paths = [_path_of(f) for f in files]
+            named = [_path_of(f) for f in files]
             if all(isinstance(f, str) for f in files):
                 found.append((("files",), list(files), False))
-            elif all(p is not None for p in paths):
-                found.append((("files",), [p for p in paths if p is not None], True))
+            elif all(p is not None for p in named):
+                found.append((("files",), [p for p in named if p is not None], True))
         elif isinstance(files, dict):
             written = [
                 p
@@ -832,7 +832,7 @@ def _path_of(item: Any) -> str | None:
     return path if isinstance(path, str) and path.strip() else None
 
 
-def _strings(value: Any) -> bool:
+def _strings(value: Any) -> TypeGuard[list[str]]:
     """A non-empty array of strings."""
     return isinstance(value, list) and bool(value) and all(isinstance(v, str) for v in value)
 
