@@ -27,7 +27,15 @@ from wfs.flow.variables import (
     substitute_prose,
     substitute_session,
 )
-from wfs.flow.work import Check, Step, Uninterpretable, has_agent_work, task_steps
+from wfs.flow.work import (
+    Check,
+    Criterion,
+    Step,
+    Uninterpretable,
+    has_agent_work,
+    task_criteria,
+    task_steps,
+)
 from wfs.layout import is_absolute_path, project_path
 from wfs.query import one_line
 from wfs.rules import TaskSource, refusal
@@ -108,7 +116,25 @@ def dry_run(runner: Runner, task: Task) -> dict[str, Any]:
         )
         if step.output:
             values[step.output] = f"<output of {step.key}>"
-    return {"task": tid, "title": task.get("title"), "refused": refused, "steps": rows}
+    checks = [] if refused and not plan else [_criterion(c) for c in task_criteria(task)]
+    return {
+        "task": tid,
+        "title": task.get("title"),
+        "refused": refused,
+        "steps": rows,
+        "checks": checks,
+    }
+
+
+def _criterion(criterion: Criterion) -> dict[str, Any]:
+    """A check the author wrote, and how it is done: `run` (the command) or `agent`
+    (verified by the agent, with what made it words rather than a command)."""
+    row: dict[str, Any] = {"from": criterion.pointer, "of": criterion.of, "text": criterion.text}
+    if criterion.command is not None:
+        row.update(how="run", command=criterion.command)
+    else:
+        row.update(how="agent", why=criterion.why)
+    return row
 
 
 def _check(
@@ -258,6 +284,16 @@ def human_lines(plan: dict[str, Any]) -> list[str]:
         if row.get("handoff_with"):
             lines.append(f"      (in one hand-off with {row['handoff_with']})")
         lines.extend(f"      ! {problem}" for problem in row["problems"])
+    if plan.get("checks"):
+        lines.append("  checks the author wrote:")
+        for check in plan["checks"]:
+            if check["how"] == "run":
+                lines.append(f"    run: {one_line(check['command'])} ({check['from']})")
+            else:
+                lines.append(
+                    f"    checked by the agent: {one_line(check['text'])} "
+                    f"({check['from']}: {one_line(check['why'])})"
+                )
     return lines
 
 

@@ -39,17 +39,47 @@ def root(context, missing=missing):
         def t_3(*unused):
             raise TemplateRuntimeError("No filter named 'length' found.")
     try:
-        t_4 = environment.filters['replace']
+        t_4 = environment.filters['list']
     except KeyError:
         @internalcode
         def t_4(*unused):
-            raise TemplateRuntimeError("No filter named 'replace' found.")
+            raise TemplateRuntimeError("No filter named 'list' found.")
     try:
-        t_5 = environment.tests['none']
+        t_5 = environment.filters['reject']
     except KeyError:
         @internalcode
         def t_5(*unused):
+            raise TemplateRuntimeError("No filter named 'reject' found.")
+    try:
+        t_6 = environment.filters['replace']
+    except KeyError:
+        @internalcode
+        def t_6(*unused):
+            raise TemplateRuntimeError("No filter named 'replace' found.")
+    try:
+        t_7 = environment.tests['mapping']
+    except KeyError:
+        @internalcode
+        def t_7(*unused):
+            raise TemplateRuntimeError("No test named 'mapping' found.")
+    try:
+        t_8 = environment.tests['none']
+    except KeyError:
+        @internalcode
+        def t_8(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
+    try:
+        t_9 = environment.tests['sequence']
+    except KeyError:
+        @internalcode
+        def t_9(*unused):
+            raise TemplateRuntimeError("No test named 'sequence' found.")
+    try:
+        t_10 = environment.tests['string']
+    except KeyError:
+        @internalcode
+        def t_10(*unused):
+            raise TemplateRuntimeError("No test named 'string' found.")
     pass
     yield '# '
     yield str(context.call(environment.getattr((undefined(name='task') if l_0_task is missing else l_0_task), 'get'), 'id'))
@@ -95,11 +125,11 @@ def root(context, missing=missing):
         yield 'Error: '
         yield str(environment.getattr((undefined(name='fix') if l_0_fix is missing else l_0_fix), 'error'))
         yield '\n'
-        def t_6(fiter):
+        def t_11(fiter):
             for l_1_stream in fiter:
                 if context.call(environment.getattr((undefined(name='fix') if l_0_fix is missing else l_0_fix), 'get'), l_1_stream):
                     yield l_1_stream
-        for l_1_stream in t_6(('stdout', 'stderr')):
+        for l_1_stream in t_11(('stdout', 'stderr')):
             _loop_vars = {}
             pass
             yield '\n'
@@ -124,11 +154,11 @@ def root(context, missing=missing):
         yield ': '
         yield str(environment.getattr(l_1_step, 'name'))
         yield '\n'
-        def t_7(fiter):
+        def t_12(fiter):
             for l_2_field in fiter:
                 if ((l_2_field in l_1_step) and (environment.getitem(l_1_step, l_2_field) != environment.getattr(l_1_step, 'name'))):
                     yield l_2_field
-        for l_2_field in t_7(('description', 'action', 'command')):
+        for l_2_field in t_12(('description', 'action', 'command')):
             _loop_vars = {}
             pass
             yield str(t_1(l_2_field))
@@ -136,26 +166,26 @@ def root(context, missing=missing):
             yield str(environment.getitem(l_1_step, l_2_field))
             yield '\n'
         l_2_field = missing
-        def t_8(fiter):
+        def t_13(fiter):
             for l_2_field in fiter:
                 if (l_2_field in l_1_step):
                     yield l_2_field
-        for l_2_field in t_8(('phase', 'validation', 'cli_prompt')):
+        for l_2_field in t_13(('phase', 'validation', 'cli_prompt')):
             _loop_vars = {}
             pass
-            yield str(t_1(t_4(context.eval_ctx, l_2_field, '_', ' ')))
+            yield str(t_1(t_6(context.eval_ctx, l_2_field, '_', ' ')))
             yield ': '
             yield str(environment.getitem(l_1_step, l_2_field))
             yield '\n'
         l_2_field = missing
-        def t_9(fiter):
+        def t_14(fiter):
             for l_2_field in fiter:
                 if context.call(environment.getattr(l_1_step, 'get'), l_2_field):
                     yield l_2_field
-        for l_2_field in t_9(('modification_points', 'logic_flow', 'steps')):
+        for l_2_field in t_14(('modification_points', 'logic_flow', 'steps')):
             _loop_vars = {}
             pass
-            yield str(t_1(t_4(context.eval_ctx, l_2_field, '_', ' ')))
+            yield str(t_1(t_6(context.eval_ctx, l_2_field, '_', ' ')))
             yield ':\n'
             for l_3_item in environment.getitem(l_1_step, l_2_field):
                 _loop_vars = {}
@@ -175,6 +205,14 @@ def root(context, missing=missing):
             yield 'Deliverable: '
             yield str(environment.getattr(l_1_step, 'deliverable'))
             yield '\n'
+        for (l_2_name, l_2_value) in context.call(environment.getattr(context.call(environment.getattr(l_1_step, 'get'), 'fields', {}, _loop_vars=_loop_vars), 'items'), _loop_vars=_loop_vars):
+            _loop_vars = {}
+            pass
+            yield str(l_2_name)
+            yield ': '
+            yield str(context.call((undefined(name='value_text') if l_0_value_text is missing else l_0_value_text), l_2_value, _loop_vars=_loop_vars))
+            yield '\n'
+        l_2_name = l_2_value = missing
         for l_2_check in context.call(environment.getattr(l_1_step, 'get'), 'checks', [], _loop_vars=_loop_vars):
             _loop_vars = {}
             pass
@@ -198,15 +236,15 @@ def root(context, missing=missing):
         yield str(context.call(environment.getattr(l_1_checkpoint, 'rstrip'), _loop_vars=_loop_vars))
         yield '\n'
     l_1_loop = l_1_checkpoint = missing
-    def t_10(fiter):
+    def t_15(fiter):
         for l_1_field in fiter:
             if context.call(environment.getattr((undefined(name='task_context') if l_0_task_context is missing else l_0_task_context), 'get'), l_1_field):
                 yield l_1_field
-    for l_1_field in t_10(('requirements', 'acceptance', 'focus_paths', 'target_files')):
+    for l_1_field in t_15(('requirements', 'acceptance', 'focus_paths', 'target_files')):
         _loop_vars = {}
         pass
         yield '\n## '
-        yield str(t_1(t_4(context.eval_ctx, l_1_field, '_', ' ')))
+        yield str(t_1(t_6(context.eval_ctx, l_1_field, '_', ' ')))
         yield '\n\n'
         for l_2_item in environment.getitem((undefined(name='task_context') if l_0_task_context is missing else l_0_task_context), l_1_field):
             _loop_vars = {}
@@ -230,19 +268,66 @@ def root(context, missing=missing):
             yield str((t_2(context.eval_ctx, (context.call(environment.getattr(l_1_artifact, 'get'), 'files', _loop_vars=_loop_vars) or []), ', ') or 'no file yet'))
             yield ')\n'
         l_1_artifact = missing
-    def t_11(fiter):
+    def t_16(fiter):
         for l_1_field in fiter:
             if context.call(environment.getattr((undefined(name='task_context') if l_0_task_context is missing else l_0_task_context), 'get'), l_1_field):
                 yield l_1_field
-    for l_1_field in t_11(('inherited', 'shared_context', 'analysis', 'convergence', 'files', 'cli_execution', 'execution_config', 'context_package_path')):
+    for l_1_field in t_16(('inherited', 'shared_context', 'analysis', 'convergence', 'files', 'cli_execution', 'execution_config', 'context_package_path')):
         _loop_vars = {}
         pass
         yield '\n## '
-        yield str(t_1(t_4(context.eval_ctx, l_1_field, '_', ' ')))
+        yield str(t_1(t_6(context.eval_ctx, l_1_field, '_', ' ')))
         yield '\n\n'
         yield str(context.call((undefined(name='value_text') if l_0_value_text is missing else l_0_value_text), environment.getitem((undefined(name='task_context') if l_0_task_context is missing else l_0_task_context), l_1_field), _loop_vars=_loop_vars))
         yield '\n'
     l_1_field = missing
+    for (l_1_name, l_1_value) in context.call(environment.getattr(context.call(environment.getattr((undefined(name='task_context') if l_0_task_context is missing else l_0_task_context), 'get'), 'fields', {}), 'items')):
+        _loop_vars = {}
+        pass
+        yield '\n## '
+        yield str(l_1_name)
+        yield '\n\n'
+        if t_10(l_1_value):
+            pass
+            yield str(context.call(environment.getattr(l_1_value, 'rstrip'), _loop_vars=_loop_vars))
+            yield '\n'
+        elif (t_7(l_1_value) and (t_3(t_4(context.eval_ctx, t_5(context, context.call(environment.getattr(l_1_value, 'values'), _loop_vars=_loop_vars), 'string'))) == 0)):
+            pass
+            for (l_2_key, l_2_item) in context.call(environment.getattr(l_1_value, 'items'), _loop_vars=_loop_vars):
+                _loop_vars = {}
+                pass
+                yield '- '
+                yield str(l_2_key)
+                yield ': '
+                yield str(l_2_item)
+                yield '\n'
+            l_2_key = l_2_item = missing
+        elif ((t_9(l_1_value) and (not t_7(l_1_value))) and (t_3(t_4(context.eval_ctx, t_5(context, l_1_value, 'string'))) == 0)):
+            pass
+            for l_2_item in l_1_value:
+                _loop_vars = {}
+                pass
+                yield '- '
+                yield str(l_2_item)
+                yield '\n'
+            l_2_item = missing
+        else:
+            pass
+            yield str(context.call((undefined(name='value_text') if l_0_value_text is missing else l_0_value_text), l_1_value, _loop_vars=_loop_vars))
+            yield '\n'
+    l_1_name = l_1_value = missing
+    if context.call(environment.getattr((undefined(name='task_context') if l_0_task_context is missing else l_0_task_context), 'get'), 'verify'):
+        pass
+        yield '\n## Checks for you to verify (words, not commands: wfs runs none of these)\n\n'
+        for l_1_check in environment.getattr((undefined(name='task_context') if l_0_task_context is missing else l_0_task_context), 'verify'):
+            _loop_vars = {}
+            pass
+            yield '- '
+            yield str(environment.getattr(l_1_check, 'text'))
+            yield ' ('
+            yield str(environment.getattr(l_1_check, 'from'))
+            yield ')\n'
+        l_1_check = missing
     if (undefined(name='outputs') if l_0_outputs is missing else l_0_outputs):
         pass
         yield '\n## Gathered so far\n\n'
@@ -276,7 +361,7 @@ def root(context, missing=missing):
         for l_1_dependency in (undefined(name='dependencies') if l_0_dependencies is missing else l_0_dependencies):
             _loop_vars = {}
             pass
-            if t_5(context.call(environment.getattr(l_1_dependency, 'get'), 'summary', _loop_vars=_loop_vars)):
+            if t_8(context.call(environment.getattr(l_1_dependency, 'get'), 'summary', _loop_vars=_loop_vars)):
                 pass
                 yield '- '
                 yield str(environment.getattr(l_1_dependency, 'task'))
@@ -299,11 +384,11 @@ def root(context, missing=missing):
                 yield '\n\n'
         l_1_dependency = missing
     yield '\n## Paths\n\n'
-    def t_12(fiter):
+    def t_17(fiter):
         for (l_1_key, l_1_value) in fiter:
             if l_1_value:
                 yield (l_1_key, l_1_value)
-    for (l_1_key, l_1_value) in t_12(context.call(environment.getattr((undefined(name='paths') if l_0_paths is missing else l_0_paths), 'items'))):
+    for (l_1_key, l_1_value) in t_17(context.call(environment.getattr((undefined(name='paths') if l_0_paths is missing else l_0_paths), 'items'))):
         _loop_vars = {}
         pass
         yield '- '
@@ -327,4 +412,4 @@ def root(context, missing=missing):
     yield '\n'
 
 blocks = {}
-debug_info = '6=55&8=59&9=62&13=69&15=72&17=74&19=77&21=83&22=86&24=93&26=96&27=98&29=106&30=108&31=112&36=117&37=119&39=123&40=127&41=134&43=139&44=146&46=151&47=158&48=160&49=164&52=168&53=171&55=173&56=176&58=178&59=182&62=192&64=196&66=198&68=201&70=209&72=211&73=215&76=219&80=222&81=226&84=233&86=241&88=243&90=246&94=249&95=252&96=255&98=259&101=264&105=273&109=276&110=279&111=282&112=284&113=287&115=294&117=298&125=302&126=310&128=315&130=318&131=320&133=323&139=326'
+debug_info = '6=85&8=89&9=92&13=99&15=102&17=104&19=107&21=113&22=116&24=123&26=126&27=128&29=136&30=138&31=142&36=147&37=149&39=153&40=157&41=164&43=169&44=176&46=181&47=188&48=190&49=194&52=198&53=201&55=203&56=206&58=208&59=211&61=216&62=220&65=230&67=234&69=236&71=239&73=247&75=249&76=253&79=257&83=260&84=264&87=271&89=279&91=281&94=284&96=288&98=290&99=292&100=294&101=296&102=300&104=305&105=307&106=311&109=316&112=319&116=322&117=326&120=331&124=334&125=337&126=340&128=344&131=349&135=358&139=361&140=364&141=367&142=369&143=372&145=379&147=383&155=387&156=395&158=400&160=403&161=405&163=408&169=411'
