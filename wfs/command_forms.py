@@ -240,7 +240,8 @@ def check_form(text: str) -> CheckForm:
     if problem:
         return CheckForm(None, problem)
     command = _windows_paths(inner, words)
-    if command == line and classify(line).kind == "cli":
+    # A builtin (`test`, `cd`) is bash's own, whatever PATH holds: it runs in bash.
+    if command == line and classify(line).kind == "cli" and words[0].text not in SHELL_WORDS:
         return CheckForm(line, "a command")  # a command line of a program, run as written
     return CheckForm(line if command == inner and found else f"bash({command})", "a command")
 

@@ -100,7 +100,6 @@ def dry_run(runner: Runner, task: Task) -> dict[str, Any]:
             budget = fix_budget(step) if agent_before else 0
             checks.append({"of": "task", "from": step.pointer, "must": "pass", "fixes": budget})
         agent_before = agent_before or has_agent_work(step)
-        problems += _unrun_checks(step)
         on_error = step.spec.get("on_error", "fail")
         rows.append(
             {
@@ -171,22 +170,6 @@ def _check(
     if check.auto_revert and not git.is_work_tree(runner.layout.root):
         problems.append("auto_revert needs a git work tree: nothing will be reverted here")
     return row
-
-
-def _unrun_checks(step: Step) -> list[str]:
-    """A step's verification in words, not a command: the agent reads it, nothing runs."""
-    written = step.spec.get("verification")
-    if isinstance(written, list):
-        items = [(f"{step.pointer}/verification/{i}", text) for i, text in enumerate(written)]
-    else:
-        items = [(f"{step.pointer}/verification", written)]
-    run = {c.pointer for c in step.checks}
-    return [
-        f"verification {one_line(text)!r} is not a command: the agent's brief shows it; "
-        "nothing runs"
-        for pointer, text in items
-        if isinstance(text, str) and text.strip() and pointer not in run
-    ]
 
 
 def _texts(step: Step) -> list[str]:
