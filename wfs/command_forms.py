@@ -209,6 +209,8 @@ _CJK = re.compile(
     r"[\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef]"
 )
 _PLAIN_WORD = re.compile(r"[A-Za-z]+")
+# `<pdf>`, `<file-path>`: a placeholder the author left for a person to fill in.
+_ANGLED = re.compile(r"(?<![<\w])<[A-Za-z_][\w-]*>(?![>\w])")
 _WINDOWS_PATH = re.compile(r"(?<=[\w.~:-])\\(?=[\w.-])")
 
 
@@ -226,6 +228,9 @@ def check_form(text: str) -> CheckForm:
     line = text.strip()
     if not line:
         return CheckForm(None, "empty")
+    placeholder = _ANGLED.search(line)
+    if placeholder:
+        return CheckForm(None, f"{placeholder.group()} is a placeholder to fill in")
     found = builtin(line)
     if found is not None and found.kind != "bash":
         return CheckForm(None, f"{found.kind}: for the agent")
@@ -348,8 +353,12 @@ def _prose_in(words: list[_Word]) -> str:
     for k, word in enumerate(words):
         if word.operator:
             target = words[k + 1] if k + 1 < len(words) else None
+            if word.text in _REDIRECTS and (target is None or target.operator):
+                if k + 2 < len(words) or target is None or target.text not in _SEPARATORS:
+                    return f"{word.text} with nothing to read or write"
             if word.text in _REDIRECTS and target is not None and not target.operator:
-                if target.text.startswith("=") or target.text.isdigit():
+                number = target.text.isdigit() and word.text in (">", ">>", "<")
+                if target.text.startswith("=") or number:
                     shown = _line_of(words, k, k + 2)
                     return f"{shown} is a comparison in words, not a redirect"
             continue

@@ -253,11 +253,16 @@ def task_context(runner: Runner, task: Task) -> dict[str, Any]:
 
 
 # What wfs reads of a task itself (its steps, its checks, its place in the plan) or shows
-# in a part of the brief of its own; every other field reaches the agent as it is.
+# in a part of the brief of its own; every other field reaches the agent as it is
+# (docs/formats.md, "Task fields": the table of every field, which a test holds to these).
 CONSUMED = frozenset(
     {"id", "task_id", "title", "status", "meta", "context", "flow_control", "execution"}
     | {name for name, place in NOTES if len(place) == 1}
-    | {"verification"}  # the task's checks: run, or listed for the agent to verify
+)
+# Bookkeeping of the tool that wrote the file, not the author's word: its format tag, and
+# the times and history of an earlier run (the brief says what to do, not what was).
+IGNORED = frozenset(
+    {"_meta", "$schema", "status_history", "completed_at", "actual_duration", "executed_at"}
 )
 CONSUMED_META = frozenset(
     {"type", "agent", "execution_config", "depends_on", "dependencies", "blocked_by"}
@@ -277,7 +282,9 @@ def authored_fields(seed: Task) -> dict[str, Any]:
     `deliverables`, `files_to_create`, `test`, `rationale`, … Nothing the author wrote is
     dropped on the way to the agent. What is left of `meta` and `context` comes as
     `meta` and `context`."""
-    fields = _written(seed, CONSUMED)
+    fields = _written(seed, CONSUMED | IGNORED)
+    if isinstance(fields.get("verification"), (str, list)):
+        del fields["verification"]  # the task's checks: run, or listed for the agent
     for name, consumed in (("meta", CONSUMED_META), ("context", CONSUMED_CONTEXT)):
         rest = _written(obj(seed, name), consumed)
         if rest:
