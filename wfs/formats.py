@@ -72,10 +72,11 @@ LIST_MOVES: tuple[tuple[Place, Place], ...] = (
     (("convergence", "criteria"), ("context", "acceptance")),
     (("target_files",), ("flow_control", "target_files")),
 )
-# (from, to): objects that take the seed place when it is free.
+# (from, to): objects (and the artifacts' array) that take the seed place when it is free.
 OBJECT_MOVES: tuple[tuple[Place, Place], ...] = (
     (("inherited",), ("context", "inherited")),
     (("shared_context",), ("context", "shared_context")),
+    (("artifacts",), ("context", "artifacts")),
 )
 STEP_PLACES: tuple[Place, ...] = (
     ("flow_control", "implementation_approach"),
@@ -428,7 +429,7 @@ class _Reader:
     def read_objects(self) -> None:
         for source, target in OBJECT_MOVES:
             value = _get(self.task, source)
-            if not isinstance(value, dict):
+            if not isinstance(value, list if source == ("artifacts",) else dict) or not value:
                 continue
             holder = self.writable(target[0])
             if holder is None or target[1] in holder:

@@ -610,7 +610,17 @@ def _first_text(data: dict[str, Any], keys: tuple[str, ...]) -> str | None:
 
 
 # Dependency lists that hold task ids. `deps` is the short name of plan-task/1.0.
-_DEPENDENCY_PLACES = (("depends_on",), ("deps",), ("meta", "depends_on"))
+_DEPENDENCY_PLACES = (("depends_on",), ("deps",), ("meta", "depends_on"), ("context", "depends_on"))
+# Loosely named lists, read as dependencies only when every entry is a task of the plan
+# (a project's `dependencies` may just as well list packages), as wfs.formats reads them.
+_LOOSE_PLACES = (
+    ("dependencies",),
+    ("blocked_by",),
+    ("meta", "dependencies"),
+    ("meta", "blocked_by"),
+    ("context", "dependencies"),
+    ("context", "blocked_by"),
+)
 
 
 def _convert(
@@ -662,10 +672,12 @@ def _map_dependencies(
 ) -> list[str]:
     """Rename the task ids of every dependency list in place; the IMPL ids it depends on."""
     own: list[str] = []
-    for place in _DEPENDENCY_PLACES:
+    for place in _DEPENDENCY_PLACES + _LOOSE_PLACES:
         holder = out if len(place) == 1 else out.get(place[0])
         value = holder.get(place[-1]) if isinstance(holder, dict) else None
         if not isinstance(value, list):
+            continue
+        if place in _LOOSE_PLACES and not all(isinstance(e, str) and e in ids for e in value):
             continue
         mapped = []
         for entry in value:

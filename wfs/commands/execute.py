@@ -603,7 +603,9 @@ def _run_plans(
             if env.json:
                 json_line({"event": "plan", "plan": row["name"], "error": err.message})
             else:
-                env.echo(f"{row['name']}: cannot run: {one_line(err.message, 1000)}", err=True)
+                first, *more = err.message.splitlines() or [""]
+                env.echo(f"{row['name']}: cannot run: {one_line(first, 1000)}", err=True)
+                env.lines([f"  {one_line(line, 1000)}" for line in more], err=True)
             continue
         if env.json:
             json_line({"event": "plan", "plan": row["name"], "session": sid, "imported": made})

@@ -272,6 +272,10 @@ CONSUMED_CONTEXT = frozenset(
     {"depends_on", "focus_paths", "requirements", "acceptance", "artifacts", "parent"}
     | {"inherited", "shared_context", "analysis", "dependencies", "blocked_by"}
 )
+CONSUMED_FLOW = frozenset(
+    {"pre_analysis", "implementation_approach", "implementation_steps", "target_files"}
+    | {"test_fix_cycle"}
+)
 # Acceptance criteria are in the brief's Acceptance part, wherever the file keeps them.
 ACCEPTANCE_PLACES = ("/context/acceptance", "/convergence/criteria", "/acceptance")
 
@@ -280,12 +284,16 @@ def authored_fields(seed: Task) -> dict[str, Any]:
     """Every field of the task (in the seed form) that wfs does not consume itself, under
     its own name, unknown ones included: `goal`, `action`, `read_first`, `objective`,
     `deliverables`, `files_to_create`, `test`, `rationale`, … Nothing the author wrote is
-    dropped on the way to the agent. What is left of `meta` and `context` comes as
-    `meta` and `context`."""
+    dropped on the way to the agent. What is left of `meta`, `context` and
+    `flow_control` comes under those names."""
     fields = _written(seed, CONSUMED | IGNORED)
     if isinstance(fields.get("verification"), (str, list)):
         del fields["verification"]  # the task's checks: run, or listed for the agent
-    for name, consumed in (("meta", CONSUMED_META), ("context", CONSUMED_CONTEXT)):
+    for name, consumed in (
+        ("meta", CONSUMED_META),
+        ("context", CONSUMED_CONTEXT),
+        ("flow_control", CONSUMED_FLOW),
+    ):
         rest = _written(obj(seed, name), consumed)
         if rest:
             fields[name] = rest

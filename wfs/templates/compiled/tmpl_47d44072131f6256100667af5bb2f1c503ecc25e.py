@@ -267,12 +267,25 @@ def root(context, missing=missing):
             yield ' ('
             yield str((t_2(context.eval_ctx, (context.call(environment.getattr(l_1_artifact, 'get'), 'files', _loop_vars=_loop_vars) or []), ', ') or 'no file yet'))
             yield ')\n'
+            def t_16(fiter):
+                for (l_2_key, l_2_value) in fiter:
+                    if (l_2_key not in ('type', 'path', 'files')):
+                        yield (l_2_key, l_2_value)
+            for (l_2_key, l_2_value) in t_16(context.call(environment.getattr(l_1_artifact, 'items'), _loop_vars=_loop_vars)):
+                _loop_vars = {}
+                pass
+                yield '  '
+                yield str(l_2_key)
+                yield ': '
+                yield str(context.call((undefined(name='value_text') if l_0_value_text is missing else l_0_value_text), l_2_value, _loop_vars=_loop_vars))
+                yield '\n'
+            l_2_key = l_2_value = missing
         l_1_artifact = missing
-    def t_16(fiter):
+    def t_17(fiter):
         for l_1_field in fiter:
             if context.call(environment.getattr((undefined(name='task_context') if l_0_task_context is missing else l_0_task_context), 'get'), l_1_field):
                 yield l_1_field
-    for l_1_field in t_16(('inherited', 'shared_context', 'analysis', 'convergence', 'files', 'cli_execution', 'execution_config', 'context_package_path')):
+    for l_1_field in t_17(('inherited', 'shared_context', 'analysis', 'convergence', 'files', 'cli_execution', 'execution_config', 'context_package_path')):
         _loop_vars = {}
         pass
         yield '\n## '
@@ -384,11 +397,11 @@ def root(context, missing=missing):
                 yield '\n\n'
         l_1_dependency = missing
     yield '\n## Paths\n\n'
-    def t_17(fiter):
+    def t_18(fiter):
         for (l_1_key, l_1_value) in fiter:
             if l_1_value:
                 yield (l_1_key, l_1_value)
-    for (l_1_key, l_1_value) in t_17(context.call(environment.getattr((undefined(name='paths') if l_0_paths is missing else l_0_paths), 'items'))):
+    for (l_1_key, l_1_value) in t_18(context.call(environment.getattr((undefined(name='paths') if l_0_paths is missing else l_0_paths), 'items'))):
         _loop_vars = {}
         pass
         yield '- '
@@ -412,4 +425,4 @@ def root(context, missing=missing):
     yield '\n'
 
 blocks = {}
-debug_info = '6=85&8=89&9=92&13=99&15=102&17=104&19=107&21=113&22=116&24=123&26=126&27=128&29=136&30=138&31=142&36=147&37=149&39=153&40=157&41=164&43=169&44=176&46=181&47=188&48=190&49=194&52=198&53=201&55=203&56=206&58=208&59=211&61=216&62=220&65=230&67=234&69=236&71=239&73=247&75=249&76=253&79=257&83=260&84=264&87=271&89=279&91=281&94=284&96=288&98=290&99=292&100=294&101=296&102=300&104=305&105=307&106=311&109=316&112=319&116=322&117=326&120=331&124=334&125=337&126=340&128=344&131=349&135=358&139=361&140=364&141=367&142=369&143=372&145=379&147=383&155=387&156=395&158=400&160=403&161=405&163=408&169=411'
+debug_info = '6=85&8=89&9=92&13=99&15=102&17=104&19=107&21=113&22=116&24=123&26=126&27=128&29=136&30=138&31=142&36=147&37=149&39=153&40=157&41=164&43=169&44=176&46=181&47=188&48=190&49=194&52=198&53=201&55=203&56=206&58=208&59=211&61=216&62=220&65=230&67=234&69=236&71=239&73=247&75=249&76=253&79=257&83=260&84=264&85=270&86=278&90=284&92=292&94=294&97=297&99=301&101=303&102=305&103=307&104=309&105=313&107=318&108=320&109=324&112=329&115=332&119=335&120=339&123=344&127=347&128=350&129=353&131=357&134=362&138=371&142=374&143=377&144=380&145=382&146=385&148=392&150=396&158=400&159=408&161=413&163=416&164=418&166=421&172=424'
