@@ -40,6 +40,8 @@ REAL = {"bash", "sh", "env", "git", "wfs", "python", "python3"}
 BOOKKEEPING = {
     "id", "task_id", "status", "_meta", "$schema", "status_history", "completed_at",
     "actual_duration", "executed_at", "execution",
+    # what wfs consumes itself: the order of the tasks, the agent's route
+    "depends_on", "deps", "type",
 }  # fmt: skip
 DONE = ("completed", "completed_with_deviations", "done")
 AGENT = """#!{python}
@@ -103,6 +105,21 @@ def checks_of(doc: dict[str, Any]) -> list[str]:
     return texts
 
 
+def commands_of(doc: dict[str, Any]) -> list[str]:
+    """The commands of a task's steps (they need their programs, as its checks do)."""
+    flow = doc.get("flow_control") if isinstance(doc.get("flow_control"), dict) else {}
+    groups = [flow.get("pre_analysis"), flow.get("implementation_approach")]
+    groups += [doc.get("implementation"), doc.get("pre_analysis")]
+    found: list[str] = []
+    for group in groups:
+        for step in group if isinstance(group, list) else []:
+            if isinstance(step, dict):
+                for value in (step.get("command"), step.get("commands")):
+                    items = value if isinstance(value, list) else [value]
+                    found += [v for v in items if isinstance(v, str)]
+    return found
+
+
 def programs(text: str) -> set[str]:
     """The programs a check calls (the first word of each command), when it reads as
     shell at all; empty for words."""
@@ -146,7 +163,7 @@ def fields_carried(doc: dict[str, Any], brief: str) -> tuple[int, int]:
     """(fields of the task file, those whose every value is in the brief)."""
     text = " ".join(brief.split())
     fields = [k for k in doc if k not in BOOKKEEPING]
-    carried = 0
+    carried = counted = 0
     for key in fields:
         value = doc[key]
         if key in ("meta", "context") and isinstance(value, dict):
@@ -156,12 +173,15 @@ def fields_carried(doc: dict[str, Any], brief: str) -> tuple[int, int]:
         if key in STEPS:
             continue
         values = [" ".join(s.split())[:60] for s in leaves(value)]
+        if value in (None, "", [], {}):
+            continue  # nothing to carry
+        counted += 1
         if all(v in text for v in values) and (values or key in text):
             carried += 1
         elif os.environ.get("MEASURE_DEBUG"):
             missing = [v for v in values if v not in text][:2]
             print(f"  not carried: {doc.get('id')} {key}: {missing}", file=sys.stderr)
-    return len(fields), carried
+    return counted, carried
 
 
 def named_files(doc: Any) -> set[str]:
@@ -169,7 +189,8 @@ def named_files(doc: Any) -> set[str]:
     target_files): the corpus holds the plans, not the projects, so they are made."""
     found: set[str] = set()
     for text in leaves(doc):
-        found |= {m.strip("'\" ") for m in re.findall(r"Read\(([^()]*)\)", text)}
+        for read in re.findall(r"Read\(([^()]*)\)", text):  # a line range after the path
+            found.add(re.split(r"[: ]", read.strip("'\" "), maxsplit=1)[0])
     for key in ("files", "read_first", "focus_paths", "target_files"):
         value = doc.get(key) if isinstance(doc, dict) else None
         for entry in value if isinstance(value, list) else []:
@@ -267,15 +288,21 @@ def measure(repo: Path, checkout: Path, by_hand: bool, tmp: Path, again: bool) -
         subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
     workflow = root / ".workflow"
     # What was to do, from the files as they are.
+    # A session in two places is worked on where wfs looks first (active/, .workflow/,
+    # archives/): the other copy is left alone, by design.
+    places = {"active": 0, ".workflow": 1, "archives": 2}
+    folders: dict[str, Path] = {}
+    for folder in sorted(workflow.rglob("WFS-*"), key=lambda f: places.get(f.parent.name, 3)):
+        if folder.is_dir() and (folder / ".task").is_dir():
+            folders.setdefault(folder.name, folder)
     wfs_tasks = [
-        (p, doc) for p in sorted(workflow.rglob("WFS-*/.task/*.json"))
+        (p, doc) for folder in folders.values() for p in sorted((folder / ".task").glob("*.json"))
         if isinstance(doc := load(p), dict) and doc.get("status") not in ("completed", "container")
     ]  # fmt: skip
     plans = plan_folders(workflow)
     todo_maestro = [(f, p, d) for f in plans for p, d, done in maestro_tasks(f) if not done]
-    texts = [c for _, d in wfs_tasks for c in checks_of(d)] + [
-        c for _, _, d in todo_maestro for c in checks_of(d)
-    ]
+    docs = [d for _, d in wfs_tasks] + [d for _, _, d in todo_maestro]
+    texts = [c for d in docs for c in checks_of(d) + commands_of(d)]
     bin_dir, log, briefs = tmp / "bin", tmp / "argv.log", tmp / "briefs.md"
     bin_dir.mkdir()
     for name in {w for t in texts for w in programs(t)}:
@@ -297,7 +324,9 @@ def measure(repo: Path, checkout: Path, by_hand: bool, tmp: Path, again: bool) -
         ),
     }
     for sid in sorted({p.parent.parent.name for p, _ in wfs_tasks}):
-        run.wfs("--session", sid, "execute", "--all", "--force")
+        done = run.wfs("--session", sid, "execute", "--all", "--force")
+        if os.environ.get("MEASURE_DEBUG"):
+            print(done.stdout[-1500:], done.stderr[-1500:], file=sys.stderr)
     if plans and by_hand:
         for folder in plans:
             made = json.loads(run.wfs("--json", "import", str(folder)).stdout or "{}")

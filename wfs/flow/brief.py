@@ -234,7 +234,11 @@ def task_context(runner: Runner, task: Task) -> dict[str, Any]:
         found["target_files"] = target_files
     artifacts = context.get("artifacts")
     if isinstance(artifacts, list) and artifacts:
-        found["artifacts"] = [_artifact(runner, a) for a in artifacts if isinstance(a, dict)]
+        found["artifacts"] = [
+            _artifact(runner, a if isinstance(a, dict) else {"path": a})
+            for a in artifacts
+            if isinstance(a, dict) or (isinstance(a, str) and a.strip())  # a path alone
+        ]
     for name, place in NOTES[1:]:
         value = _at(seed, place)
         if value and not (name == "files" and all(isinstance(f, str) for f in value)):

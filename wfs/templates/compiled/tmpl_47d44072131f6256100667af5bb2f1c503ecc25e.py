@@ -304,16 +304,37 @@ def root(context, missing=missing):
             pass
             yield str(context.call(environment.getattr(l_1_value, 'rstrip'), _loop_vars=_loop_vars))
             yield '\n'
-        elif (t_7(l_1_value) and (t_3(t_4(context.eval_ctx, t_5(context, context.call(environment.getattr(l_1_value, 'values'), _loop_vars=_loop_vars), 'string'))) == 0)):
+        elif t_7(l_1_value):
             pass
             for (l_2_key, l_2_item) in context.call(environment.getattr(l_1_value, 'items'), _loop_vars=_loop_vars):
                 _loop_vars = {}
                 pass
-                yield '- '
-                yield str(l_2_key)
-                yield ': '
-                yield str(l_2_item)
-                yield '\n'
+                if t_10(l_2_item):
+                    pass
+                    yield '- '
+                    yield str(l_2_key)
+                    yield ': '
+                    yield str(l_2_item)
+                    yield '\n'
+                elif ((t_9(l_2_item) and (not t_7(l_2_item))) and (t_3(t_4(context.eval_ctx, t_5(context, l_2_item, 'string'))) == 0)):
+                    pass
+                    yield '- '
+                    yield str(l_2_key)
+                    yield ':\n'
+                    for l_3_entry in l_2_item:
+                        _loop_vars = {}
+                        pass
+                        yield '  - '
+                        yield str(l_3_entry)
+                        yield '\n'
+                    l_3_entry = missing
+                else:
+                    pass
+                    yield '- '
+                    yield str(l_2_key)
+                    yield ': '
+                    yield str(context.call((undefined(name='value_text') if l_0_value_text is missing else l_0_value_text), l_2_item, _loop_vars=_loop_vars))
+                    yield '\n'
             l_2_key = l_2_item = missing
         elif ((t_9(l_1_value) and (not t_7(l_1_value))) and (t_3(t_4(context.eval_ctx, t_5(context, l_1_value, 'string'))) == 0)):
             pass
@@ -425,4 +446,4 @@ def root(context, missing=missing):
     yield '\n'
 
 blocks = {}
-debug_info = '6=85&8=89&9=92&13=99&15=102&17=104&19=107&21=113&22=116&24=123&26=126&27=128&29=136&30=138&31=142&36=147&37=149&39=153&40=157&41=164&43=169&44=176&46=181&47=188&48=190&49=194&52=198&53=201&55=203&56=206&58=208&59=211&61=216&62=220&65=230&67=234&69=236&71=239&73=247&75=249&76=253&79=257&83=260&84=264&85=270&86=278&90=284&92=292&94=294&97=297&99=301&101=303&102=305&103=307&104=309&105=313&107=318&108=320&109=324&112=329&115=332&119=335&120=339&123=344&127=347&128=350&129=353&131=357&134=362&138=371&142=374&143=377&144=380&145=382&146=385&148=392&150=396&158=400&159=408&161=413&163=416&164=418&166=421&172=424'
+debug_info = '6=85&8=89&9=92&13=99&15=102&17=104&19=107&21=113&22=116&24=123&26=126&27=128&29=136&30=138&31=142&36=147&37=149&39=153&40=157&41=164&43=169&44=176&46=181&47=188&48=190&49=194&52=198&53=201&55=203&56=206&58=208&59=211&61=216&62=220&65=230&67=234&69=236&71=239&73=247&75=249&76=253&79=257&83=260&84=264&85=270&86=278&90=284&92=292&94=294&97=297&99=301&101=303&102=305&103=307&104=309&105=312&106=315&107=319&108=322&109=324&110=328&113=334&116=339&117=341&118=345&121=350&124=353&128=356&129=360&132=365&136=368&137=371&138=374&140=378&143=383&147=392&151=395&152=398&153=401&154=403&155=406&157=413&159=417&167=421&168=429&170=434&172=437&173=439&175=442&181=445'
