@@ -645,3 +645,19 @@ def test_a_maestro_session_with_no_plan_yet_is_refused(maestro: Path) -> None:
         "wfs: error: .workflow/sessions/20260302-idea: this Maestro-Flow session has no plan yet "
         "(no runs/<run>/outputs/plan.json); make one with Maestro's plan command first\n"
     )
+
+
+def test_doctor_and_the_board_list_the_plans(maestro: Path) -> None:
+    doctor = wfs("doctor")
+    assert (doctor.code, doctor.out) == (0, f"OK: nothing to repair\n{LISTING}")
+    assert wfs("--json", "doctor").json()["maestro"][0]["name"] == PLAN
+    assert wfs("import", SESSION).code == 0
+    from wfs.board.data import board_data
+    from wfs.layout import Layout
+
+    board = board_data(Layout(maestro), None)
+    assert board["maestro"] == [
+        {"name": PLAN, "kind": "session", "imported_as": SID, "tasks": 4, "completed": 0}
+    ]
+    page = (Path(__file__).resolve().parent.parent / "wfs/board/static/board.js").read_text()
+    assert "data.maestro" in page  # the picker shows them

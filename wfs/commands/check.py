@@ -7,9 +7,10 @@ import click
 
 from wfs import actions
 from wfs.cli import Env, pass_env
-from wfs.plans import plan_lines
+from wfs.plans import plan_lines, plan_rows
 from wfs.resources import read_text
 from wfs.schemas import SCHEMA_NAMES
+from wfs.sessions import active_ids
 
 
 @click.command()
@@ -113,6 +114,9 @@ def doctor(env: Env, fix: bool) -> None:
     """
     result = actions.doctor(env.layout, fix)
     rows = result.data["findings"]
+    plans = plan_rows(env.layout)
+    if plans:  # listed, as every command that looks at the whole project lists them
+        result.data["maestro"] = plans
 
     def human() -> None:
         for row in rows:
@@ -127,6 +131,7 @@ def doctor(env: Env, fix: bool) -> None:
                 env.echo(f"found: {row['where']}: {row['problem']} ({row['action']})")
         if not rows:
             env.echo("OK: nothing to repair")
+        env.lines(plan_lines(plans, bool(active_ids(env.layout))))
 
     env.emit(result.data, human)
     if result.exit_code:
