@@ -769,6 +769,11 @@ def test_a_status_change_is_a_one_line_diff_in_lf_and_crlf_files(project: Projec
             rel = path.relative_to(project.root).as_posix()
             numstat = git(project.root, "diff", "--numstat", "--", rel)
             assert numstat == f"1\t1\t{rel}\n", git(project.root, "diff", "--", rel)
+            # and nothing else a person wrote changed: a view written by hand stays as it
+            # is (`wfs render` takes it over when asked), so the diff is that one line
+            changed = git(project.root, "diff", "--numstat").splitlines()
+            others = [line for line in changed if not line.endswith(rel)]
+            assert all("workflow-session.json" in line for line in others), changed
             assert path.read_bytes().count(ends) == data.count(ends)
             git(project.root, "checkout", "--", rel)
         return

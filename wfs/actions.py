@@ -751,7 +751,10 @@ def render(layout: Layout, sids: list[str], every: bool, check: bool) -> Outcome
             with store.locked(layout.session_lock(sid), sid):
                 store.replay(layout.journal(sid))
                 names = views.write_views(
-                    session_dir, load_session(layout, sid), load_skeletons(layout, sid)
+                    session_dir,
+                    load_session(layout, sid),
+                    load_skeletons(layout, sid),
+                    take_over=True,
                 )
         paths += [layout.relative(session_dir / name) for name in names]
     if check:
