@@ -262,6 +262,7 @@ class Run:
             capture_output=True,
             text=True,
             env={**self.env, "PYTHONPATH": str(self.checkout)},
+            cwd=self.root,  # not this checkout's folder, which `-m` would import wfs from
             stdin=subprocess.DEVNULL,
             timeout=600,
         )

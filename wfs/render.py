@@ -10,9 +10,9 @@ IMPL_PLAN.md written by a planning agent, a TODO_LIST.md kept by hand, however c
 wfs's format) is never destroyed: a change of the plan leaves it as it is (the change
 is the lines of JSON it changes), and `wfs render` or `wfs doctor --fix` renames it,
 byte for byte, to `IMPL_PLAN.authored.md` (or `TODO_LIST.authored.md`) and writes the
-generated view, which links to it. Versions of wfs before the mark wrote none: a view without it that is exactly
-what they wrote for the session as it is now is wfs's too, and gains the mark at the
-next write (no resemblance: the same bytes).
+generated view, which links to it. Versions of wfs before the mark wrote none: a view
+without it that is exactly what they wrote for the session as it is now is wfs's too,
+and gains the mark at the next write (no resemblance: the same bytes).
 """
 
 from __future__ import annotations
