@@ -51,9 +51,12 @@ with open({briefs!r}, "a", encoding="utf-8") as f:
     f.write(brief + "\\n\\x00\\n")
 print("done")
 """
+# A stand-in succeeds, but for a call a check negates (`! grep -q old src/a.ts`): the
+# work the fake agent stands for removed what such a check looks for.
 STANDIN = """#!/bin/sh
-printf '%s\\037' "$(basename "$0")" "$@" >> "{log}"
-printf '\\n' >> "{log}"
+called=$(printf '%s\\037' "$(basename "$0")" "$@")
+printf '%s\\n' "$called" >> "{log}"
+"{grep}" -qxF -- "$called" "{negated}" 2>/dev/null && exit 1
 exit 0
 """
 
@@ -172,6 +175,8 @@ def fields_carried(doc: dict[str, Any], brief: str) -> tuple[int, int]:
             value = {k: v for k, v in value.items() if k not in STEPS}
         if key in STEPS:
             continue
+        if key in ("verification", "verify") and isinstance(value, (str, list)):
+            continue  # checks: counted as checks, run or given to the agent
         values = [" ".join(s.split())[:60] for s in leaves(value)]
         if value in (None, "", [], {}):
             continue  # nothing to carry
@@ -306,8 +311,16 @@ def measure(repo: Path, checkout: Path, by_hand: bool, tmp: Path, again: bool) -
     texts = [c for d in docs for c in checks_of(d) + commands_of(d)]
     bin_dir, log, briefs = tmp / "bin", tmp / "argv.log", tmp / "briefs.md"
     bin_dir.mkdir()
+    negated = tmp / "negated"
+    calls = []
+    for text in texts:
+        line = text.strip().removeprefix("bash(").removesuffix(")")
+        if line.startswith("! ") and not re.search(r"[|&;<>()$`]", line):
+            calls.append("".join(f"{arg}\x1f" for arg in shlex.split(line[2:])))
+    negated.write_text("".join(f"{c}\n" for c in calls))
+    grep = shutil.which("grep") or "grep"
     for name in {w for t in texts for w in programs(t)}:
-        (bin_dir / name).write_text(STANDIN.format(log=log))
+        (bin_dir / name).write_text(STANDIN.format(log=log, negated=negated, grep=grep))
         (bin_dir / name).chmod(0o755)
     agent = tmp / "agent"
     agent.write_text(AGENT.format(python=sys.executable, briefs=str(briefs)))
@@ -334,7 +347,9 @@ def measure(repo: Path, checkout: Path, by_hand: bool, tmp: Path, again: bool) -
             if made.get("session"):
                 run.wfs("--session", made["session"], "execute", "--all")
     elif plans:
-        run.wfs("execute", "--all")
+        done = run.wfs("execute", "--all")
+        if os.environ.get("MEASURE_DEBUG"):
+            print(done.stdout[-3000:], done.stderr[-3000:], file=sys.stderr)
     called = (
         {line.split("\x1f")[0] for line in log.read_text(encoding="utf-8").splitlines()}
         if log.exists()
