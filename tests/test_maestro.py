@@ -11,6 +11,7 @@ documentation gives: the full task template, the plan-task/1.0 skeleton (`deps`,
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import shlex
@@ -661,3 +662,94 @@ def test_doctor_and_the_board_list_the_plans(maestro: Path) -> None:
     ]
     page = (Path(__file__).resolve().parent.parent / "wfs/board/static/board.js").read_text()
     assert "data.maestro" in page  # the picker shows them
+
+
+# ---------------------------------------------------------------- every layout
+
+TASK_A = {"id": "TASK-001", "title": "Write a", "status": "pending", "implementation": ["a"]}
+TASK_B = {
+    "id": "TASK-002",
+    "title": "Write b",
+    "depends_on": ["TASK-001"],
+    "convergence": {"criteria": ["b exists"], "verification": "test -f b.txt"},
+}
+PLAN_FILE = {"summary": "Two tasks", "task_ids": ["TASK-001", "TASK-002"]}
+# (where the plan is under .workflow/, its files, the kind wfs lists it as): the layouts
+# Maestro-Flow's and lite-plan's releases write (docs/formats.md, "Where plans are").
+LAYOUTS = [
+    (
+        "phases/01-auth",
+        {"index.json": {"phase": 1, "slug": "auth", "plan": {}}, "plan.json": PLAN_FILE},
+        "phase",
+    ),
+    ("scratch/plan-auth-2026-04-20", {"plan.json": PLAN_FILE}, "scratch"),
+    ("scratch/20260601-plan-P1-auth", {"plan.json": PLAN_FILE}, "scratch"),
+    ("milestones/M1/artifacts/20260601-plan-P1-auth", {"plan.json": PLAN_FILE}, "milestone"),
+    (".lite-plan/auth-2026-02-01", {"plan.json": PLAN_FILE}, "lite-plan"),
+    (
+        "scratch/quick-auth-2026-05-01",
+        {"index.json": {"id": "quick-auth", "type": "quick", "title": "Auth", "plan": PLAN_FILE}},
+        "quick",
+    ),
+]
+
+
+@needs_bash
+@pytest.mark.skipif(sys.platform == "win32", reason="the fake agent is a sh script")
+@pytest.mark.parametrize(("where", "files", "kind"), LAYOUTS, ids=[w for w, _, _ in LAYOUTS])
+def test_a_plan_in_any_layout_is_listed_and_run_by_execute_all(
+    project: Path, tmp_path: Path, where: str, files: dict[str, Any], kind: str
+) -> None:
+    folder = project / ".workflow" / where
+    (folder / ".task").mkdir(parents=True)
+    for name, data in files.items():
+        (folder / name).write_text(json.dumps(data))
+    for task in (TASK_A, TASK_B):
+        (folder / ".task" / f"{task['id']}.json").write_text(json.dumps(task))
+    before = fingerprints(project / ".workflow")
+    [row] = wfs("--json", "session", "list").json()["maestro"]
+    assert (row["name"], row["kind"], row["tasks"], row["ready"]) == (where, kind, 2, ["TASK-001"])
+    agent = tmp_path / "agent"
+    agent.write_text("#!/bin/sh\ncat > /dev/null\ntouch a.txt b.txt\necho done\n")
+    agent.chmod(0o755)
+    ran = wfs("--json", "execute", "--all", "--agent", str(agent))
+    assert ran.code == 0, ran.out + ran.err
+    result = ran.result()
+    assert [(t["task"], t["status"]) for t in result["tasks"]] == [
+        ("IMPL-1", "completed"),
+        ("IMPL-2", "completed"),
+    ]
+    [session] = result["sessions"]
+    assert wfs("--json", "session", "list").json()["maestro"][0] | {"ready": None} == row | {
+        "imported_as": session["session"],
+        "completed": 2,
+        "ready": None,
+    }
+    assert wfs("--json", "status").json()["session"] is None  # none was made active
+    after = fingerprints(project / ".workflow")
+    assert {k: v for k, v in after.items() if k in before} == before  # Maestro's: as they were
+    again = wfs("execute", "--all")
+    assert (again.code, again.out) == (
+        0,
+        "Nothing to do: every Maestro-Flow plan is done (`wfs status` lists them).\n",
+    )
+
+
+def test_importing_never_touches_another_session(maestro: Path) -> None:
+    """The user's own active session stays active and as it was, file for file."""
+    wfs("init", "--no-git")
+    assert wfs("plan", "Other work", "--empty").code == 0
+    other = fingerprints(maestro / ".workflow" / "WFS-other-work")
+    marker = maestro / ".workflow" / ".active-WFS-other-work"
+    assert marker.is_file()
+    imported = wfs("import", SESSION)
+    assert imported.code == 0
+    assert imported.out.endswith(
+        f"  Another session is active, and stays so: `wfs switch {SID}` makes this one "
+        f"active, or run it with `wfs --session {SID} execute --all`\n"
+    )
+    assert fingerprints(maestro / ".workflow" / "WFS-other-work") == other
+    assert marker.is_file()
+    assert read_json(maestro / ".workflow" / SID / "workflow-session.json")["status"] == "paused"
+    assert wfs("status").out.startswith("Session:  WFS-other-work (active)\n")
+    assert wfs("validate", "--all").out.startswith(f"OK: {SID}, WFS-other-work\n")

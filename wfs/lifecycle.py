@@ -124,7 +124,9 @@ def create_session(
             data["plan"] = plan
         data.update(extra or {})
         if data.get("status") in STARTABLE:
-            data["status"] = "active" if activate else "paused"
+            data["status"] = "active"
+        if not activate:
+            data["status"] = "paused"
         # Counted and shown in the seed form, as every later read sees them.
         seeds = [skeleton(task, 0) for task in tasks]
         data = refresh_session(data, TaskIndex(seeds).tally())
