@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "realworld"
-REAL = {"bash", "sh", "env", "git", "wfs", "python", "python3"}
+REAL = {"bash", "sh", "env", "git", "wfs"}
 BOOKKEEPING = {
     "id", "task_id", "status", "_meta", "$schema", "status_history", "completed_at",
     "actual_duration", "executed_at", "execution",
