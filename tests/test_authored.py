@@ -67,8 +67,30 @@ def test_an_authored_24_kb_plan_stays_readable_byte_for_byte_after_execute_and_d
     authored = authored_plan()
     (folder / "IMPL_PLAN.md").write_bytes(authored)  # as a planning agent leaves it
     (folder / "TODO_LIST.md").write_text("# TODO\n\n- [ ] IMPL-1 with my own notes\n")
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=project, check=True)
+    subprocess.run(
+        ["git", "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-qm", "plan"],
+        cwd=project,
+        check=True,
+    )
     assert run(project, "execute").returncode == 0
     assert (project / "greeting.txt").read_text() == "hello\n"
+    # The change of the plan is its lines of JSON: the authored views are as they were.
+    assert (folder / "IMPL_PLAN.md").read_bytes() == authored
+    assert (folder / "TODO_LIST.md").read_text() == "# TODO\n\n- [ ] IMPL-1 with my own notes\n"
+    numstat = subprocess.run(
+        ["git", "diff", "--numstat"], cwd=project, capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    assert [line.split("\t")[2] for line in numstat] == [
+        f".workflow/{sid}/.task/IMPL-1.json",
+        f".workflow/{sid}/workflow-session.json",
+    ]
+    assert sum(int(line.split("\t")[0]) + int(line.split("\t")[1]) for line in numstat) < 40
+    stale = run(project, "render", "--check")
+    assert stale.returncode == 1
+    assert f".workflow/{sid}/IMPL_PLAN.md" in stale.stdout
+    assert run(project, "render").returncode == 0  # asked for: kept aside, view written
     kept = folder / "IMPL_PLAN.authored.md"
     assert kept.read_bytes() == authored
     plan_view = (folder / "IMPL_PLAN.md").read_text()
@@ -205,6 +227,9 @@ def test_an_authored_todo_list_close_to_wfs_s_format_is_kept_not_overwritten(
     )
     (folder / "TODO_LIST.md").write_text(authored, encoding="utf-8")
     assert wfs("task", "status", "IMPL-1", "completed").code == 0
+    assert (folder / "TODO_LIST.md").read_text(encoding="utf-8") == authored  # as it was
+    assert wfs("render", "--check").code == 1
+    assert wfs("render").code == 0
     assert (folder / "TODO_LIST.authored.md").read_text(encoding="utf-8") == authored
     todo = (folder / "TODO_LIST.md").read_text(encoding="utf-8")
     assert todo.startswith(

@@ -620,3 +620,24 @@ def test_actions_post_json_with_the_token_header(chromium: Any, stand_in: StandI
             {"action": "status", "session": "WFS-demo", "task": "IMPL-7.2", "status": "completed"},
         ),
     ]
+
+
+def test_the_picker_names_the_maestro_flow_plans(chromium: Any, tmp_path: Path) -> None:
+    data = forty_tasks()
+    data["maestro"] = [
+        {"name": "scratch/20260101-plan-a", "kind": "scratch", "imported_as": None,
+         "tasks": 4, "completed": 1},
+        {"name": "sessions/20260102-b", "kind": "session", "imported_as": None,
+         "error": "plan.json: invalid JSON"},
+    ]  # fmt: skip
+    open_file(chromium, tmp_path, data)
+    plans = js(
+        chromium,
+        """return [...document.querySelectorAll('#sessions .plan')]
+                 .map((p) => [p.tagName, p.dataset.plan, p.textContent])""",
+    )
+    assert plans == [
+        ["SPAN", "scratch/20260101-plan-a", "scratch/20260101-plan-a (Maestro-Flow, 1/4)"],
+        ["SPAN", "sessions/20260102-b", "sessions/20260102-b (Maestro-Flow, cannot be read)"],
+    ]
+    assert console_errors(chromium) == []

@@ -562,6 +562,11 @@ def test_checks_of_the_flat_format_and_of_the_task(repo: Path, tmp_path: Path) -
         "  acceptance/1 acceptance check 1 [bash] on_error=fail",
         "      bash: test -s answer.txt",
         "      check of the task (/convergence/verification): must pass; up to 1 fix",
+        "  checks the author wrote:",
+        f"    run: bash(cd . && {check}) (/implementation/0/verification)",
+        f"    run: bash(cd . && {check}) (/implementation/1/verification)",
+        "    run: bash(test -s answer.txt) (/convergence/verification)",
+        "    checked by the agent: it is 4 (/convergence/criteria/0: 'it' is not a program)",
     ]
     run = wfs("execute", "--agent", str(agent))
     assert run.code == 0, run.out + run.err
@@ -642,8 +647,14 @@ def test_dry_run_lists_every_check_with_its_command_as_it_will_run(repo: Path) -
         "      check (refactor: must pass; up to 1 fix): bash: grep -qx 4 answer.txt\n"
         "  implementation_approach/4 Look [agent] → [out4] on_error=fail\n"
         "      to the agent `cat`: Look.\n"
-        "      ! verification 'Open the page and look at the answer' is not a command: the "
-        "agent's brief shows it; nothing runs\n"
+        "  checks the author wrote:\n"
+        "    run: bash(grep -qx 4 [focus_paths]) (/flow_control/implementation_approach/0/"
+        "verification)\n"
+        f"    run: {TEST} (/flow_control/implementation_approach/1/verification)\n"
+        "    run: bash(./lint [out2]) (/flow_control/implementation_approach/2/verification/0)\n"
+        f"    run: {TEST} (/flow_control/implementation_approach/2/verification/1)\n"
+        "    checked by the agent: Open the page and look at the answer "
+        "(/flow_control/implementation_approach/3/verification: 'Open' is not a program)\n"
     )
     rows = wfs("execute", "--dry-run", "--json").json()["steps"]
     assert rows[1]["checks"] == [

@@ -144,6 +144,7 @@ def test_version_loads_no_command_module_and_a_command_help_only_its_own(project
     assert _command_modules(project, "execute", "--help") == {
         "wfs.commands",
         "wfs.commands.execute",
+        "wfs.commands.progress",
     }
 
 

@@ -108,9 +108,9 @@ def test_template_with_another_prefix_and_placeholder_n() -> None:
         "IMPL-N or IMPL-N.M",
         f"{name}#/context/depends_on/0: depends-on: REFACTOR-1.1 depends on IMPL-1.1, which "
         "does not exist",
-        f'{name}#/flow_control/pre_analysis/1/on_error: pre-analysis: warning: on_error "warn" is '
-        'read as "skip_optional" (a failure does not stop the task); `wfs migrate` writes '
-        '"skip_optional"',
+        f'{name}#/flow_control/pre_analysis/1/on_error: format: warning: on_error "warn" is '
+        'read as "skip_optional", the nearest strategy (a failure does not stop the task); '
+        '`wfs migrate` writes "skip_optional"',
     ]
     # The header of the flat format (cli_execution, no flow_control), where meta, context
     # and flow_control are not required.

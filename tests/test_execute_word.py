@@ -293,7 +293,7 @@ def test_an_unknown_on_error_is_refused_with_validates_message(project: Path) ->
     plan([task("IMPL-1", [step(1, "bash(true)")])])
     data = task_json(project)
     # (continue, skip and warn, written by other tools, are read as skip_optional)
-    data["flow_control"]["implementation_approach"][0]["on_error"] = "ignore"
+    data["flow_control"]["implementation_approach"][0]["on_error"] = "explode"
     task_file(project).write_text(json.dumps(data))
     run = wfs("execute", "IMPL-1")
     assert run.code == 2
@@ -735,13 +735,13 @@ def test_dry_run_shows_what_the_run_will_use_and_names_what_it_cannot(
 def test_dry_run_names_why_execute_would_refuse(project: Path) -> None:
     plan([task("IMPL-1", [step(1, "bash(true)")])])
     data = task_json(project)
-    data["flow_control"]["implementation_approach"][0]["on_error"] = "ignore"
+    data["flow_control"]["implementation_approach"][0]["on_error"] = "explode"
     task_file(project).write_text(json.dumps(data))
     run = wfs("execute", "--dry-run", "IMPL-1")
     assert run.out.splitlines()[1:3] == [
         "  refused: `wfs execute` will not run this task as written:",
         f"    .workflow/{SID}/.task/IMPL-1.json#/flow_control/implementation_approach/0/on_error: "
-        'implementation-approach: on_error "ignore" is not one of skip_optional, fail, '
+        'implementation-approach: on_error "explode" is not one of skip_optional, fail, '
         "retry_once, manual_intervention",
     ]
 

@@ -369,6 +369,7 @@ Steps:
        bash: python -m build
 Checks:
   - bash: pytest -q (must pass)
+  - cli: pytest -q tests/auth (must pass)
 Acceptance:
   - A token refreshes 5 minutes before expiry
   - pytest -q tests/auth

@@ -1436,6 +1436,196 @@ CASES = [
 ]
 
 
+# --------------------------------------------------------------------------- Maestro-Flow
+
+# A Maestro-Flow plan beside the session: in a scratch folder, and in a session of runs.
+SCRATCH = ".workflow/scratch/20260101-plan-x"
+MAESTRO_SESSION = ".workflow/sessions/20260101-y"
+RUN_OUTPUTS = f"{MAESTRO_SESSION}/runs/20260101-001-plan/outputs"
+MAESTRO_TASK = '{"id": "TASK-001", "title": "Write it", "status": "pending"}'
+MAESTRO_LINES = (
+    "Maestro-Flow plans:\n"
+    "  scratch/20260101-plan-x (Maestro-Flow scratch plan): 0 of 2 tasks completed; "
+    "ready: TASK-001, TASK-002\n"
+    "  sessions/20260101-y (Maestro-Flow session): 0 of 1 tasks completed; ready: TASK-001\n"
+    "  (`wfs import PATH` makes a wfs session of one)\n"
+)
+
+
+def maestro_plans(root: Path) -> None:
+    """Two Maestro-Flow plans: a scratch plan of two tasks, and a session of runs."""
+    write(f"{SCRATCH}/plan.json", '{"summary": "x", "task_ids": ["TASK-001", "TASK-002"]}')(root)
+    write(f"{SCRATCH}/.task/TASK-001.json", MAESTRO_TASK)(root)
+    write(f"{SCRATCH}/.task/TASK-002.json", MAESTRO_TASK.replace("001", "002"))(root)
+    write(f"{MAESTRO_SESSION}/session.json", '{"intent": "y"}')(root)
+    write(f"{RUN_OUTPUTS}/plan.json", '{"summary": "y", "task_ids": ["TASK-001"]}')(root)
+    write(f"{RUN_OUTPUTS}/tasks/TASK-001.json", MAESTRO_TASK)(root)
+
+
+def same_output(args: tuple[str, ...], out: str) -> Callable[[Path, Run], None]:
+    """A check: another command prints `out` (the plan the case spoiled stays unlisted)."""
+
+    def check(root: Path, done: Run) -> None:
+        assert wfs(*args).out == out
+
+    return check
+
+
+def maestro(*more: Callable[[Path], None]) -> Callable[[Path], None]:
+    return steps(maestro_plans, *more)
+
+
+def unreadable_plan(reason: str) -> str:
+    return MAESTRO_LINES.replace(
+        "0 of 2 tasks completed; ready: TASK-001, TASK-002",
+        f"cannot be read: {SCRATCH}/.task/TASK-002.json: {reason}",
+    )
+
+
+MAESTRO_CASES = [
+    Case(
+        "maestro",
+        "artifacts.json a FIFO: status, session list and validate do not wait on it",
+        maestro(fifo(f"{MAESTRO_SESSION}/artifacts.json")),
+        ("status",),
+        0,
+        "",
+        out=STATUS_OUT + MAESTRO_LINES,
+        posix=True,
+    ),
+    Case(
+        "maestro",
+        "artifacts.json a FIFO: session list",
+        maestro(fifo(f"{MAESTRO_SESSION}/artifacts.json")),
+        ("session", "list"),
+        0,
+        "",
+        out="* WFS-h  active  PLAN  simple  h\n" + MAESTRO_LINES,
+        posix=True,
+    ),
+    Case(
+        "maestro",
+        "artifacts.json a FIFO: validate --all",
+        maestro(fifo(f"{MAESTRO_SESSION}/artifacts.json")),
+        ("validate", "--all"),
+        0,
+        "",
+        out="OK: WFS-h, scratch/20260101-plan-x, sessions/20260101-y\n" + MAESTRO_LINES,
+        posix=True,
+    ),
+    Case(
+        "maestro",
+        "artifacts.json a symlink to /dev/zero",
+        maestro(symlink(f"{MAESTRO_SESSION}/artifacts.json", "/dev/zero")),
+        ("status",),
+        0,
+        "",
+        out=STATUS_OUT + MAESTRO_LINES,
+        posix=True,
+    ),
+    Case(
+        "maestro",
+        "session.json a FIFO: import does not wait on it",
+        maestro(replaced_by(f"{MAESTRO_SESSION}/session.json", "fifo")),
+        ("import", MAESTRO_SESSION),
+        0,
+        "",
+        out="WFS-y\n  1 tasks from .workflow/sessions/20260101-y: TASK-001 -> IMPL-1\n"
+        "  Another session is active, and stays so: `wfs switch WFS-y` makes this one active, "
+        "or run it with `wfs --session WFS-y execute --all`\n",
+        writes=(".workflow/WFS-y", ".workflow/.cache", LOCKS),
+        check=both(still(f"{MAESTRO_SESSION}/session.json", "fifo"), present(".workflow/WFS-y")),
+        posix=True,
+    ),
+    Case(
+        "maestro",
+        "a task file a FIFO: import names it",
+        maestro(replaced_by(f"{SCRATCH}/.task/TASK-002.json", "fifo")),
+        ("import", SCRATCH),
+        2,
+        f"wfs: error: {SCRATCH}/.task/TASK-002.json: {NOT_REGULAR}\n",
+        posix=True,
+    ),
+    Case(
+        "maestro",
+        "a task file a FIFO: status names it and goes on",
+        maestro(replaced_by(f"{SCRATCH}/.task/TASK-002.json", "fifo")),
+        ("status",),
+        0,
+        "",
+        out=STATUS_OUT + unreadable_plan(NOT_REGULAR),
+        posix=True,
+    ),
+    Case(
+        "maestro",
+        "a task file a symlink to /dev/zero: status reads none of it",
+        maestro(link(f"{SCRATCH}/.task/TASK-002.json", "/dev/zero")),
+        ("status",),
+        0,
+        "",
+        out=STATUS_OUT + unreadable_plan(NOT_REGULAR),
+        posix=True,
+    ),
+    Case(
+        "maestro",
+        "a task file a symlink to /dev/zero: import refuses it",
+        maestro(link(f"{SCRATCH}/.task/TASK-002.json", "/dev/zero")),
+        ("import", SCRATCH),
+        2,
+        f"wfs: error: {SCRATCH}/.task/TASK-002.json: {NOT_REGULAR}\n",
+        posix=True,
+    ),
+    Case(
+        "maestro",
+        "a task file a symlink out of the project: import does not follow it",
+        maestro(
+            write(outside("TASK-002.json"), MAESTRO_TASK.replace("001", "002")),
+            link(f"{SCRATCH}/.task/TASK-002.json", outside("TASK-002.json")),
+        ),
+        ("import", SCRATCH),
+        2,
+        f"wfs: error: {SCRATCH}/.task/TASK-002.json: refused: a symlink leads this path "
+        "outside the project root (to <PARENT>/elsewhere/TASK-002.json); nothing was read\n",
+    ),
+    Case(
+        "maestro",
+        "a task folder a symlink out of the project: import does not follow it",
+        maestro(
+            write(outside("tasks/TASK-001.json"), MAESTRO_TASK),
+            link(f"{RUN_OUTPUTS}/tasks", outside("tasks")),
+        ),
+        ("import", MAESTRO_SESSION),
+        2,
+        f"wfs: error: {RUN_OUTPUTS}/tasks/TASK-001.json: refused: a symlink leads this path "
+        "outside the project root (to <PARENT>/elsewhere/tasks/TASK-001.json); nothing was "
+        "read\n",
+    ),
+    Case(
+        "maestro",
+        "a plan folder a symlink out of the project: not listed, and not imported",
+        maestro(
+            write(outside("z/plan.json"), '{"task_ids": ["TASK-001"]}'),
+            write(outside("z/.task/TASK-001.json"), MAESTRO_TASK),
+            link(".workflow/scratch/20260102-plan-z", outside("z")),
+        ),
+        ("import", ".workflow/scratch/20260102-plan-z"),
+        2,
+        "wfs: error: .workflow/scratch/20260102-plan-z/plan.json: refused: a symlink leads this "
+        "path outside the project root (to <PARENT>/elsewhere/z/plan.json); nothing was read\n",
+        check=same_output(("status",), STATUS_OUT + MAESTRO_LINES),
+    ),
+    Case(
+        "maestro",
+        "a task file over 64 MiB: import refuses it as every command does",
+        maestro(sparse(f"{SCRATCH}/.task/TASK-002.json", 64 * 1024 * 1024 + 1)),
+        ("import", SCRATCH),
+        2,
+        f"wfs: error: {SCRATCH}/.task/TASK-002.json: larger than 64 MiB; refused\n",
+    ),
+]
+CASES += MAESTRO_CASES
+
+
 def aged(root: Path) -> None:
     """Every file of the project a minute older, as if written before this run."""
     for path in [root, *root.rglob("*")]:
@@ -1455,6 +1645,7 @@ def test_each_case_is_named_once_and_every_surface_has_some() -> None:
         "kills",
         "argv",
         "files",
+        "maestro",
     }
 
 

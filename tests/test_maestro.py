@@ -11,6 +11,7 @@ documentation gives: the full task template, the plan-task/1.0 skeleton (`deps`,
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import shlex
@@ -37,7 +38,10 @@ NAME = "20260301-auth-flow"
 SESSION = f".workflow/sessions/{NAME}"
 PLAN_RUN = f"{SESSION}/runs/20260301-001-plan"
 TASKS = f"{PLAN_RUN}/outputs/tasks"
-HINT = f"{NAME} (Maestro-Flow; `wfs import {SESSION}`)"
+PLAN = f"sessions/{NAME}"  # the plan's name: where it is under .workflow/
+WAITING = f"  {PLAN} (Maestro-Flow session): 0 of 4 tasks completed; ready: TASK-001, TASK-002\n"
+RUN_ALL = "  (`wfs execute --all` runs each plan with tasks to do, in a wfs session of its own)\n"
+LISTING = f"Maestro-Flow plans:\n{WAITING}{RUN_ALL}"
 SID = "WFS-auth-flow"
 IDS = {"TASK-001": "IMPL-1", "TASK-002": "IMPL-2", "TASK-003": "IMPL-3", "TASK-004": "IMPL-4"}
 # Every command the tasks give as a check, in the order the tasks run.
@@ -87,18 +91,20 @@ def task(project: Path, tid: str) -> dict[str, Any]:
 
 def test_a_project_with_only_maestro_sessions_names_them_and_their_import(maestro: Path) -> None:
     listed = wfs("session", "list")
-    assert (listed.code, listed.out, listed.err) == (0, f"  {HINT}\n", "")
+    assert (listed.code, listed.out, listed.err) == (0, LISTING, "")
     status = wfs("status")
-    assert (status.code, status.out) == (0, f"No active session.\n{HINT}\n")
+    assert (status.code, status.out) == (0, f"No active session.\n{LISTING}")
     checked = wfs("validate")
-    assert (checked.code, checked.out) == (0, f"OK: {NAME}\n{HINT}\n")
-    assert wfs("validate", "--all").out == f"OK: {NAME}\n{HINT}\n"
+    assert (checked.code, checked.out) == (0, f"OK: {PLAN}\n{LISTING}")
+    assert wfs("validate", "--all").out == f"OK: {PLAN}\n{LISTING}"
     shown = wfs("next")
-    assert shown.code == 2
-    assert shown.err == (
+    assert (shown.code, shown.out) == (0, LISTING)
+    refused = wfs("task", "list")
+    assert refused.code == 2
+    assert refused.err == (
         "wfs: error: no session yet: `wfs plan TOPIC --empty` starts one with no tasks (then "
         "`wfs task add`); `wfs plan --help` shows the other ways to plan; this project has "
-        f"Maestro-Flow sessions: {NAME} (`wfs import {SESSION}`)\n"
+        f"Maestro-Flow plans: {PLAN} (`wfs execute --all` runs them; `wfs status` lists them)\n"
     )
 
 
@@ -106,13 +112,18 @@ def test_the_json_of_session_list_status_and_validate_names_each_maestro_session
     maestro: Path,
 ) -> None:
     row = {
-        "name": NAME,
+        "name": PLAN,
+        "kind": "session",
         "path": SESSION,
         "import": f"wfs import {SESSION}",
         "imported_as": None,
+        "tasks": 4,
+        "completed": 0,
+        "ready": ["TASK-001", "TASK-002"],
     }
     assert wfs("--json", "session", "list").json() == {"sessions": [], "maestro": [row]}
     assert wfs("--json", "status").json() == {"session": None, "maestro": [row]}
+    assert wfs("--json", "next").json() == {"session": None, "maestro": [row]}
     assert wfs("--json", "validate").json() == {
         "sessions": [],
         "problems": [],
@@ -131,7 +142,7 @@ def named_commands(text: str) -> list[list[str]]:
 
 
 @pytest.mark.parametrize("where", ["root", "subfolder"])
-def test_the_import_each_message_names_works_as_printed(
+def test_the_commands_each_message_names_work_as_printed(
     maestro: Path, monkeypatch: pytest.MonkeyPatch, where: str
 ) -> None:
     if where == "subfolder":
@@ -141,22 +152,31 @@ def test_the_import_each_message_names_works_as_printed(
         wfs("session", "list").out,
         wfs("status").out,
         wfs("validate").out,
-        wfs("next").err,
+        wfs("next").out,
         wfs("task", "list").err,
     ]
-    named = [named_commands(text) for text in shown]
-    imports = [argv for commands in named for argv in commands if argv[0] == "import"]
-    assert imports == [["import", SESSION]] * len(shown)
-    assert wfs("--json", "status").json()["maestro"][0]["import"] == f"wfs import {SESSION}"
-    first = wfs(*imports[0])
+    named = {tuple(argv) for text in shown for argv in named_commands(text)}
+    assert named == {
+        ("execute", "--all"),
+        ("status",),
+        ("plan", "TOPIC", "--empty"),
+        ("task", "add"),
+        ("plan", "--help"),
+    }
+    assert wfs("status").out == f"No active session.\n{LISTING}"
+    dry = wfs("execute", "--all", "--dry-run")
+    assert (dry.code, dry.out.splitlines()[:3]) == (0, LISTING.splitlines())
+    assert "wfs --session ID execute --dry-run" in dry.out
+    # The import each --json row names, as printed: the session it makes, then nothing more.
+    command = shlex.split(wfs("--json", "status").json()["maestro"][0]["import"])
+    assert command == ["wfs", "import", SESSION]
+    first = wfs(*command[1:])
     assert (first.code, first.out.splitlines()[0]) == (0, SID)
-    for argv in imports[1:]:
-        again = wfs(*argv)
-        assert (again.code, again.out) == (
-            0,
-            f"{SID} (already imported from {SESSION}; unchanged)\n",
-        )
-    assert wfs("session", "list").out.endswith(f"  {NAME} (Maestro-Flow; imported as {SID})\n")
+    again = wfs(*command[1:])
+    assert (again.code, again.out) == (0, f"{SID} (already imported from {SESSION}; unchanged)\n")
+    assert wfs("session", "list").out.endswith(
+        f"  {PLAN} (Maestro-Flow session): 0 of 4 tasks completed, in {SID}\n"
+    )
     assert "wfs import" not in wfs("status").out + wfs("validate").out
 
 
@@ -165,7 +185,7 @@ def test_a_maestro_session_without_a_plan_is_not_listed(maestro: Path) -> None:
         parents=True
     )
     (maestro / ".workflow/sessions/index.json").write_text("{}\n")
-    assert wfs("session", "list").out == f"  {HINT}\n"
+    assert wfs("session", "list").out == LISTING
 
 
 def test_status_of_an_active_session_names_the_maestro_sessions_not_yet_imported(
@@ -175,11 +195,11 @@ def test_status_of_an_active_session_names_the_maestro_sessions_not_yet_imported
     assert wfs("plan", "Other work", "--empty").code == 0
     status = wfs("status")
     assert status.code == 0
-    assert status.out.endswith(f"Blocked:  -\n{HINT}\n")
-    assert wfs("--json", "status").json()["maestro"][0]["name"] == NAME
-    assert (
-        wfs("session", "list").out
-        == f"* WFS-other-work  active  PLAN  simple  Other work\n  {HINT}\n"
+    imports = "  (`wfs import PATH` makes a wfs session of one)\n"
+    assert status.out.endswith(f"Blocked:  -\nMaestro-Flow plans:\n{WAITING}{imports}")
+    assert wfs("--json", "status").json()["maestro"][0]["name"] == PLAN
+    assert wfs("session", "list").out == (
+        f"* WFS-other-work  active  PLAN  simple  Other work\nMaestro-Flow plans:\n{WAITING}{imports}"
     )
 
 
@@ -225,47 +245,74 @@ def test_import_makes_a_session_with_ids_in_wave_order_and_writes_nothing_of_mae
     listed = wfs("session", "list")
     assert listed.out == (
         f"* {SID}  active  PLAN  simple  Token login for the API\n"
-        f"  {NAME} (Maestro-Flow; imported as {SID})\n"
+        f"Maestro-Flow plans:\n  {PLAN} (Maestro-Flow session): 0 of 4 tasks completed, in {SID}\n"
     )
+    assert wfs("validate").out == f"OK: {SID}\n" + listed.out.split("\n", 1)[1]
 
 
-# The keys an imported task has that its Maestro file has not: the template's names of
-# plan-task/1.0's fields, `meta` for the source id, `context` for the order of the waves.
-ADDED = {
-    "TASK-001": [],
-    "TASK-002": ["depends_on", "convergence", "test", "meta"],
-    "TASK-003": ["context"],
-    "TASK-004": ["status"],  # its planner wrote the status in meta
+# Where the canonical form keeps what a Maestro file writes at another place (the rest
+# stays at its own place): `wfs import` writes what `wfs migrate` would.
+CANONICAL_PLACES = {
+    "type": ("meta", "type"),
+    "focus_paths": ("context", "focus_paths"),
+    "depends_on": ("context", "depends_on"),
+    "deps": ("context", "depends_on"),
+    "convergence_criteria": ("context", "acceptance"),
+    "implementation": ("flow_control", "implementation_approach"),
 }
 
 
-def test_each_task_keeps_every_field_of_its_maestro_file(maestro: Path) -> None:
+def at(data: Any, place: tuple[str, ...]) -> Any:
+    for key in place:
+        data = data[key]
+    return data
+
+
+def test_each_task_keeps_every_field_of_its_maestro_file_in_the_canonical_form(
+    maestro: Path,
+) -> None:
     assert wfs("import", NAME).code == 0
     for old, new in IDS.items():
         original, imported = source(f"{old}.json"), task(maestro, new)
+        assert list(imported)[:6] == ["id", "title", "status", "meta", "context", "flow_control"]
         assert imported["id"] == new
         assert imported["meta"]["source_id"] == old
-        renamed = {"id", "depends_on", "deps", "convergence_criteria", "verify", "meta"}
-        renamed |= {"convergence", "test"} if old == "TASK-002" else set()
         for key, value in original.items():
-            if key not in renamed:
+            if key in ("id", "status", "meta", "verify"):
+                continue
+            if key in CANONICAL_PLACES:
+                found = at(imported, CANONICAL_PLACES[key])
+                if key == "implementation":  # each string step, as the step's description
+                    assert [step["description"] for step in found] == value, old
+                elif key in ("depends_on", "deps"):  # every id, mapped
+                    assert [d for d in found if d in IDS.values()] == found
+                    assert len(found) >= len(value)
+                else:
+                    assert all(item in found for item in value), (old, key)
+            elif key == "convergence":
+                criteria = value.get("criteria", [])
+                assert all(c in imported["context"]["acceptance"] for c in criteria), old
+                rest = {k: v for k, v in value.items() if k != "criteria"}
+                assert imported.get("convergence", {}) == rest, old
+            elif key == "files":  # kept as written, their paths the target files too
+                paths = [f["path"] if isinstance(f, dict) else f for f in value]
+                assert imported["flow_control"]["target_files"] == paths, old
+                assert imported.get("files", value) == value, old
+            else:
                 assert imported[key] == value, (old, key)
-        meta = {k: v for k, v in imported["meta"].items() if k != "source_id"}
+        meta = {k: v for k, v in imported["meta"].items() if k not in ("source_id", "type")}
         assert meta == original.get("meta", {}), old
-        assert [k for k in imported if k not in original] == ADDED[old]
+    assert wfs("validate").out.startswith(f"OK: {SID}\n")  # written as wfs writes: no warning
 
 
 def test_the_ids_tasks_name_are_mapped_and_the_waves_add_their_order(maestro: Path) -> None:
     assert wfs("import", NAME).code == 0
-    deps = {
-        tid: (task(maestro, tid).get("depends_on"), task(maestro, tid).get("context"))
-        for tid in IDS.values()
-    }
+    deps = {tid: task(maestro, tid)["context"]["depends_on"] for tid in IDS.values()}
     assert deps == {
-        "IMPL-1": ([], None),
-        "IMPL-2": ([], None),  # plan-task/1.0's `deps`, under the template's name
-        "IMPL-3": (["IMPL-1"], {"depends_on": ["IMPL-2"]}),  # wave 2 runs after all of wave 1
-        "IMPL-4": (["IMPL-2", "IMPL-3"], None),  # wave 3: the one task of wave 2 it lists
+        "IMPL-1": [],
+        "IMPL-2": [],  # plan-task/1.0's `deps`
+        "IMPL-3": ["IMPL-2", "IMPL-1"],  # wave 2 runs after all of wave 1
+        "IMPL-4": ["IMPL-2", "IMPL-3"],  # wave 3: the one task of wave 2 it lists
     }
     ready = wfs("--json", "next", "--all").json()
     assert [t["id"] for t in ready["tasks"]] == ["IMPL-1", "IMPL-2"]
@@ -274,20 +321,24 @@ def test_the_ids_tasks_name_are_mapped_and_the_waves_add_their_order(maestro: Pa
 def test_plan_task_short_names_become_the_template_names(maestro: Path) -> None:
     assert wfs("import", NAME).code == 0
     imported = task(maestro, "IMPL-2")
-    assert list(imported)[:6] == [
-        "_meta",
+    assert list(imported) == [
         "id",
         "title",
+        "status",
+        "meta",
+        "context",
+        "flow_control",
+        "_meta",
         "description",
         "requirement_refs",
-        "depends_on",
+        "read_first",
+        "test",
     ]
-    assert imported["convergence"] == {
-        "criteria": ["src/config.py contains 'AUTH_SECRET'", "npm run lint exits 0"]
-    }
+    assert imported["context"]["acceptance"] == [
+        "src/config.py contains 'AUTH_SECRET'",
+        "npm run lint exits 0",
+    ]
     assert imported["test"] == {"commands": ["npm run lint", "npm test -- --grep settings"]}
-    assert "deps" not in imported and "verify" not in imported
-    assert "convergence_criteria" not in imported
 
 
 def test_convergence_criteria_are_the_acceptance_criteria_of_the_plan(maestro: Path) -> None:
@@ -384,10 +435,7 @@ def test_an_imported_session_runs_to_completion_with_every_check(
     # Each task went to the agent once, with its whole Maestro task and its dependencies.
     briefs = [read_json(p) for p in sorted((tmp_path / "briefs").iterdir())]
     assert [b["task"]["id"] for b in briefs] == list(IDS.values())
-    assert (
-        briefs[0]["task"]["convergence"]["criteria"]
-        == source("TASK-001.json")["convergence"]["criteria"]
-    )
+    assert briefs[0]["context"]["acceptance"] == source("TASK-001.json")["convergence"]["criteria"]
     assert briefs[0]["task"]["read_first"] == ["src/auth/__init__.py", "src/config.py"]
     assert [d["task"] for d in briefs[3]["dependencies"]] == ["IMPL-2", "IMPL-3"]
     assert fingerprints(maestro / ".workflow/sessions") == before
@@ -577,14 +625,14 @@ def test_what_breaks_the_plan_is_refused_naming_the_file_and_nothing_is_written(
 @pytest.mark.parametrize(
     ("given", "message"),
     [
-        ("nowhere", "nowhere: no such file or folder (nor a Maestro-Flow session of that name)"),
+        ("nowhere", "nowhere: no such file or folder (nor a Maestro-Flow plan of that name)"),
         (
             ".workflow",
-            ".workflow: not a Maestro-Flow session (expected runs/<run>/outputs/plan.json, or plan.json with tasks/TASK-NNN.json)",
+            ".workflow: not a Maestro-Flow plan (expected plan.json or index.json with .task/TASK-NNN.json, or a session's runs/<run>/outputs/plan.json)",
         ),
         (
             f"{TASKS}/TASK-001.json",
-            f"{TASKS}/TASK-001.json: expected a Maestro-Flow session folder or its plan.json",
+            f"{TASKS}/TASK-001.json: expected a Maestro-Flow plan folder or its plan.json",
         ),
     ],
 )
@@ -605,3 +653,110 @@ def test_a_maestro_session_with_no_plan_yet_is_refused(maestro: Path) -> None:
         "wfs: error: .workflow/sessions/20260302-idea: this Maestro-Flow session has no plan yet "
         "(no runs/<run>/outputs/plan.json); make one with Maestro's plan command first\n"
     )
+
+
+def test_doctor_and_the_board_list_the_plans(maestro: Path) -> None:
+    doctor = wfs("doctor")
+    assert (doctor.code, doctor.out) == (0, f"OK: nothing to repair\n{LISTING}")
+    assert wfs("--json", "doctor").json()["maestro"][0]["name"] == PLAN
+    assert wfs("import", SESSION).code == 0
+    from wfs.board.data import board_data
+    from wfs.layout import Layout
+
+    board = board_data(Layout(maestro), None)
+    assert board["maestro"] == [
+        {"name": PLAN, "kind": "session", "imported_as": SID, "tasks": 4, "completed": 0}
+    ]
+    page = (Path(__file__).resolve().parent.parent / "wfs/board/static/board.js").read_text()
+    assert "data.maestro" in page  # the picker shows them
+
+
+# ---------------------------------------------------------------- every layout
+
+TASK_A = {"id": "TASK-001", "title": "Write a", "status": "pending", "implementation": ["a"]}
+TASK_B = {
+    "id": "TASK-002",
+    "title": "Write b",
+    "depends_on": ["TASK-001"],
+    "convergence": {"criteria": ["b exists"], "verification": "test -f b.txt"},
+}
+PLAN_FILE = {"summary": "Two tasks", "task_ids": ["TASK-001", "TASK-002"]}
+# (where the plan is under .workflow/, its files, the kind wfs lists it as): the layouts
+# Maestro-Flow's and lite-plan's releases write (docs/formats.md, "Where plans are").
+LAYOUTS = [
+    (
+        "phases/01-auth",
+        {"index.json": {"phase": 1, "slug": "auth", "plan": {}}, "plan.json": PLAN_FILE},
+        "phase",
+    ),
+    ("scratch/plan-auth-2026-04-20", {"plan.json": PLAN_FILE}, "scratch"),
+    ("scratch/20260601-plan-P1-auth", {"plan.json": PLAN_FILE}, "scratch"),
+    ("milestones/M1/artifacts/20260601-plan-P1-auth", {"plan.json": PLAN_FILE}, "milestone"),
+    (".lite-plan/auth-2026-02-01", {"plan.json": PLAN_FILE}, "lite-plan"),
+    (
+        "scratch/quick-auth-2026-05-01",
+        {"index.json": {"id": "quick-auth", "type": "quick", "title": "Auth", "plan": PLAN_FILE}},
+        "quick",
+    ),
+]
+
+
+@needs_bash
+@pytest.mark.skipif(sys.platform == "win32", reason="the fake agent is a sh script")
+@pytest.mark.parametrize(("where", "files", "kind"), LAYOUTS, ids=[w for w, _, _ in LAYOUTS])
+def test_a_plan_in_any_layout_is_listed_and_run_by_execute_all(
+    project: Path, tmp_path: Path, where: str, files: dict[str, Any], kind: str
+) -> None:
+    folder = project / ".workflow" / where
+    (folder / ".task").mkdir(parents=True)
+    for name, data in files.items():
+        (folder / name).write_text(json.dumps(data))
+    for task in (TASK_A, TASK_B):
+        (folder / ".task" / f"{task['id']}.json").write_text(json.dumps(task))
+    before = fingerprints(project / ".workflow")
+    [row] = wfs("--json", "session", "list").json()["maestro"]
+    assert (row["name"], row["kind"], row["tasks"], row["ready"]) == (where, kind, 2, ["TASK-001"])
+    agent = tmp_path / "agent"
+    agent.write_text("#!/bin/sh\ncat > /dev/null\ntouch a.txt b.txt\necho done\n")
+    agent.chmod(0o755)
+    ran = wfs("--json", "execute", "--all", "--agent", str(agent))
+    assert ran.code == 0, ran.out + ran.err
+    result = ran.result()
+    assert [(t["task"], t["status"]) for t in result["tasks"]] == [
+        ("IMPL-1", "completed"),
+        ("IMPL-2", "completed"),
+    ]
+    [session] = result["sessions"]
+    assert wfs("--json", "session", "list").json()["maestro"][0] | {"ready": None} == row | {
+        "imported_as": session["session"],
+        "completed": 2,
+        "ready": None,
+    }
+    assert wfs("--json", "status").json()["session"] is None  # none was made active
+    after = fingerprints(project / ".workflow")
+    assert {k: v for k, v in after.items() if k in before} == before  # Maestro's: as they were
+    again = wfs("execute", "--all")
+    assert (again.code, again.out) == (
+        0,
+        "Nothing to do: every Maestro-Flow plan is done (`wfs status` lists them).\n",
+    )
+
+
+def test_importing_never_touches_another_session(maestro: Path) -> None:
+    """The user's own active session stays active and as it was, file for file."""
+    wfs("init", "--no-git")
+    assert wfs("plan", "Other work", "--empty").code == 0
+    other = fingerprints(maestro / ".workflow" / "WFS-other-work")
+    marker = maestro / ".workflow" / ".active-WFS-other-work"
+    assert marker.is_file()
+    imported = wfs("import", SESSION)
+    assert imported.code == 0
+    assert imported.out.endswith(
+        f"  Another session is active, and stays so: `wfs switch {SID}` makes this one "
+        f"active, or run it with `wfs --session {SID} execute --all`\n"
+    )
+    assert fingerprints(maestro / ".workflow" / "WFS-other-work") == other
+    assert marker.is_file()
+    assert read_json(maestro / ".workflow" / SID / "workflow-session.json")["status"] == "paused"
+    assert wfs("status").out.startswith("Session:  WFS-other-work (active)\n")
+    assert wfs("validate", "--all").out.startswith(f"OK: {SID}, WFS-other-work\n")

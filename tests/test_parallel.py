@@ -581,7 +581,7 @@ def test_checks_and_fixes_of_each_task_are_shown_with_jobs_and_not_with_one(
 
 def test_each_task_line_shows_its_last_check_or_fix(capsys: pytest.CaptureFixture[str]) -> None:
     from wfs.cli import Env
-    from wfs.commands.execute import LiveTasks
+    from wfs.commands.progress import LiveTasks
 
     shown = LiveTasks(Env(None, None, json=False, color=False), lambda env, data: None)
     where = {"step": "implementation_approach/1", "name": "Make it pass"}

@@ -241,8 +241,8 @@ def test_on_error_values_of_other_tools_mean_skip_optional_and_validate_warns(
     path.write_text(json.dumps(task))
     assert wfs("validate").out.splitlines() == [
         f".workflow/{SID}/.task/IMPL-1.json#/flow_control/implementation_approach/{i}/on_error: "
-        f'implementation-approach: warning: on_error "{value}" is read as "skip_optional" (a '
-        'failure does not stop the task); `wfs migrate` writes "skip_optional"'
+        f'format: warning: on_error "{value}" is read as "skip_optional", the nearest '
+        'strategy (a failure does not stop the task); `wfs migrate` writes "skip_optional"'
         for i, value in enumerate(("continue", "skip", "warn"))
     ]
     run = wfs("execute", "--json")

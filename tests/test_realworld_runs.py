@@ -48,6 +48,7 @@ MISSING = (
 REPOS = sorted(p.name for p in REALWORLD.iterdir() if p.is_dir()) if REALWORLD.is_dir() else []
 GIT = shutil.which("git") or "git"
 BASH = shutil.which("bash")
+GREP = shutil.which("grep") or "grep"  # the real one: a stand-in may take its name
 
 pytestmark = [
     pytest.mark.skipif(not REPOS, reason=MISSING),
@@ -107,8 +108,9 @@ class Project(NamedTuple):
 
 
 def task_files(root: Path) -> Iterator[Path]:
+    """The task files of the wfs sessions (`WFS-*` folders)."""
     for folder in root.rglob(".task"):
-        if folder.is_dir():
+        if folder.is_dir() and folder.parent.name.startswith("WFS-"):
             yield from sorted(p for p in folder.iterdir() if p.suffix == ".json")
 
 
@@ -244,10 +246,14 @@ def builtins() -> set[str]:
     return set(out.split())
 
 
+# A stand-in records its argv, and succeeds, unless the fake agent's last work left the
+# checks failing, or the call is one a check negates (`! grep -q old src/a.ts`): the
+# work the agent did is what such a check wants, so the program finds nothing.
 STANDIN = """#!/bin/sh
-printf '%s\\037' "$(basename "$0")" "$@" >> "{log}"
-printf '\\n' >> "{log}"
+called=$(printf '%s\\037' "$(basename "$0")" "$@")
+printf '%s\\n' "$called" >> "{log}"
 [ "$(cat "{state}" 2>/dev/null)" = fail ] && exit 1
+"{grep}" -qxF -- "$called" "{negated}" 2>/dev/null && exit 1
 exit 0
 """
 
@@ -282,9 +288,11 @@ def standins(tmp: Path, shells: set[str]) -> tuple[dict[str, str], Path]:
     skip = REAL | builtins()
     names = {w for shell in shells for w in command_words(shell)} - skip
     names |= {"gemini", "qwen", "codex", "claude"}
+    negated = tmp / "negated"
+    negated.write_text("".join(f"{line}\n" for line in negated_calls(shells)))
     for name in names:
         tool = bin_dir / name
-        tool.write_text(STANDIN.format(log=log, state=state))
+        tool.write_text(STANDIN.format(log=log, state=state, negated=negated, grep=GREP))
         tool.chmod(0o755)
     agent = tmp / "fake-agent"
     agent.write_text(
@@ -302,20 +310,236 @@ def standins(tmp: Path, shells: set[str]) -> tuple[dict[str, str], Path]:
     return env, log
 
 
+def negated_calls(shells: set[str]) -> list[str]:
+    """The argv (fields ended by \\x1f, as the stand-ins log them) of each command a
+    check negates with `!`."""
+    found = []
+    for shell in shells:
+        text = shell.strip()
+        if text.startswith("! ") and not re.search(r"[|&;<>()$`]", text):
+            try:
+                argv = shlex.split(text[2:])
+            except ValueError:
+                continue
+            found.append("".join(f"{arg}\x1f" for arg in argv))
+    return found
+
+
 def all_shells(root: Path) -> set[str]:
-    """Every command text in the task files: step commands and verifications."""
+    """Every command text in the task files, of wfs sessions and Maestro-Flow plans:
+    step commands and verifications, and the checks of the task as a whole."""
     found: set[str] = set()
-    for path in task_files(root):
+    paths = [*task_files(root), *(p for plan in maestro_plans(root).values() for p in plan.tasks)]
+    for path in paths:
         doc = load(path)
         if not isinstance(doc, dict):
             continue
+        texts: list[Any] = [t for t in task_checks(doc) if names_a_program(t)]
         for step in steps_of(doc):
             for key in ("command", "commands", "verification"):
                 value = step.get(key)
-                for text in value if isinstance(value, list) else [value]:
-                    if isinstance(text, str):
-                        found.add(text.removeprefix("bash(").removesuffix(")").strip("'\""))
+                texts += value if isinstance(value, list) else [value]
+        for text in texts:
+            if isinstance(text, str):
+                found.add(text.removeprefix("bash(").removesuffix(")").strip("'\""))
     return found
+
+
+# Words that open a sentence in a check, never a program a project calls: no stand-in
+# takes their name (one would make the sentence look like a command line).
+SENTENCE_WORDS = frozenset("all the a an verify run check ensure confirm open read see use".split())
+
+
+def names_a_program(text: str) -> bool:
+    """Whether a check may call a program the project has: it opens with a word in
+    lowercase ASCII, or `bash(`, `!`, `cd` (a criterion in words opens with a capital, a
+    word of another script, or a sentence's word)."""
+    first = text.strip().split(None, 1)[0] if text.strip() else ""
+    return bool(re.fullmatch(r"[a-z][a-z0-9._+-]*|bash\(.*|!", first)) and (
+        first not in SENTENCE_WORDS
+    )
+
+
+def task_checks(doc: dict[str, Any]) -> Iterator[str]:
+    """The checks of a task as a whole, as its file writes them: convergence
+    verification and criteria (or convergence itself as a string or an array), test
+    commands, verify, verification, acceptance criteria."""
+    convergence = doc.get("convergence")
+    if isinstance(convergence, dict):
+        values = [convergence.get("verification"), convergence.get("criteria")]
+    else:
+        values = [convergence]
+    test = doc.get("test") if isinstance(doc.get("test"), dict) else {}
+    commands = test.get("commands")
+    values += [commands if not isinstance(commands, dict) else list(commands.values())]
+    values += [doc.get(k) for k in ("verify", "verification", "acceptance_criteria")]
+    values += [doc.get("convergence_criteria")]
+    for value in values:
+        for text in value if isinstance(value, list) else [value]:
+            if isinstance(text, str) and text.strip():
+                yield text
+
+
+# ---------------------------------------------------------------- Maestro-Flow plans
+
+
+class Plan(NamedTuple):
+    """A Maestro-Flow (or lite-plan) plan as its files are, found by the rule of
+    docs/formats.md: plan.json or index.json beside a task folder of JSON files, under
+    .workflow/ (not in a wfs session), or a session of .workflow/sessions/ with a plan
+    run."""
+
+    folder: Path  # where its plan.json, .task/ and .summaries/ are
+    tasks: list[Path]
+
+
+def maestro_plans(root: Path) -> dict[str, Plan]:
+    """Plan name (its place under .workflow/) -> the plan."""
+    workflow = root / ".workflow"
+    found: dict[str, Plan] = {}
+    for folder in sorted(p for p in workflow.rglob("*") if p.is_dir()):
+        rel = folder.relative_to(workflow)
+        if any(part.startswith("WFS-") for part in rel.parts) or rel.parts[0] in (
+            "active",
+            "archives",
+        ):
+            continue
+        if rel.parts[0] == "sessions" and len(rel.parts) == 2:
+            runs = sorted((folder / "runs").glob("*/outputs/plan.json"))
+            if runs:
+                tasks = sorted((runs[-1].parent / "tasks").glob("*.json"))
+                found[rel.as_posix()] = Plan(runs[-1].parent, tasks)
+            continue
+        if rel.parts[0] == "sessions" or len(rel.parts) > 5:
+            continue
+        task_dir = next((folder / d for d in (".task", "tasks") if (folder / d).is_dir()), None)
+        plan_file = (folder / "plan.json").is_file() or (folder / "index.json").is_file()
+        if task_dir is not None and plan_file and any(task_dir.glob("*.json")):
+            if not any(rel.as_posix().startswith(f"{name}/") for name in found):
+                found[rel.as_posix()] = Plan(folder, sorted(task_dir.glob("*.json")))
+    return found
+
+
+DONE = ("completed", "completed_with_deviations", "done")
+
+
+def is_done(plan: Plan, doc: dict[str, Any]) -> bool:
+    """As Maestro's own files say: its status (at the top, in meta, in its execution
+    record) or the summary Maestro writes when a task succeeds."""
+    meta = doc.get("meta") if isinstance(doc.get("meta"), dict) else {}
+    execution = doc.get("execution") if isinstance(doc.get("execution"), dict) else {}
+    status = doc.get("status", meta.get("status", execution.get("status")))
+    source = task_id(doc)
+    summaries = plan.folder / ".summaries"
+    summarized = any((summaries / f"{source}-summary{ext}").is_file() for ext in (".md", ".json"))
+    return status in DONE or summarized
+
+
+def plan_rows(project: Project) -> dict[str, dict[str, Any]]:
+    run = project.wfs("session", "list", "--json")
+    assert run.code == 0, run
+    return {row["name"]: row for row in run.json().get("maestro", [])}
+
+
+def test_every_maestro_plan_is_listed_with_its_tasks_counted_from_its_files(
+    project: Project,
+) -> None:
+    plans = maestro_plans(project.root)
+    rows = plan_rows(project)
+    assert sorted(rows) == sorted(plans)
+    for name, plan in plans.items():
+        docs = [load(p) for p in plan.tasks]
+        assert all(isinstance(d, dict) for d in docs), name  # the corpus's plans are whole
+        done = sum(1 for d in docs if is_done(plan, d))
+        assert (rows[name]["tasks"], rows[name]["completed"]) == (len(docs), done), name
+    status = project.wfs("status")
+    for name in plans:
+        assert name in status.out
+    checked = project.wfs("validate", "--all", "--json")
+    assert [
+        p
+        for p in checked.json()["problems"]
+        if p["severity"] == "error"
+        and p["where"].split("#")[0].startswith(tuple(f".workflow/{n}" for n in plans))
+    ] == []
+
+
+def named_files(doc: dict[str, Any]) -> list[str]:
+    """The files of the project a task names (`files`, `read_first`, `focus_paths`)."""
+    found = []
+    files = doc.get("files")
+    entries = files if isinstance(files, list) else []
+    if isinstance(files, dict):
+        entries = [e for v in files.values() if isinstance(v, list) for e in v]
+    for entry in entries + list(doc.get("read_first") or []) + list(doc.get("focus_paths") or []):
+        path = entry.get("path") if isinstance(entry, dict) else entry
+        if isinstance(path, str) and re.fullmatch(r"[\w./@-]+\.\w+", path) and ".." not in path:
+            found.append(path)
+    return found
+
+
+def reset(plan: Plan) -> None:
+    """The plan as it was before Maestro ran it: no summary, every status to do."""
+    shutil.rmtree(plan.folder / ".summaries", ignore_errors=True)
+    for path in plan.tasks:
+        text = path.read_text(encoding="utf-8")
+        for done in DONE:
+            text = re.sub(rf'("status"\s*:\s*)"{done}"', r'\1"pending"', text)
+        path.write_text(text, encoding="utf-8")
+
+
+def test_a_fresh_clone_of_maestro_plans_runs_them_to_completed_with_every_check(
+    repo: str, tmp_path: Path
+) -> None:
+    """As a new user would: a clone that holds Maestro-Flow plans (each plan set back to
+    its start, so that every task runs), `wfs status` names the plans, and `wfs execute
+    --all` runs them to completed, running every check that is a command and giving the
+    agent every other one; Maestro's files stay as they are."""
+    if not maestro_plans(REALWORLD / repo):
+        pytest.skip(f"{repo} holds no Maestro-Flow plan")
+    root = tmp_path / "project"
+    shutil.copytree(REALWORLD / repo, root, symlinks=True)
+    plans = maestro_plans(root)
+    for plan in plans.values():
+        reset(plan)
+        for path in plan.tasks:  # the project's files the tasks name, which the corpus lacks
+            for name in named_files(load(path)):
+                target = root / name
+                if not target.exists() and root in target.resolve().parents:
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_text(f"source file {name}\n")
+    project = make_project_at(root, tmp_path)
+    maestro_files = {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for plan in plans.values()
+        for p in plan.folder.parent.rglob("*")
+        if p.is_file()
+    }
+    status = project.wfs("status")
+    assert status.code == 0, status
+    assert all(name in status.out for name in plans), status.out
+    run = project.wfs("execute", "--all", "--json")
+    assert run.code == 0, run
+    rows = plan_rows(project)
+    for name, plan in plans.items():
+        assert rows[name]["completed"] == rows[name]["tasks"] == len(plan.tasks), rows[name]
+    called = {argv[0] for argv in project.calls()}
+    shown: set[str] = set()  # what the briefs gave the agent to verify, or as acceptance
+    for line in (tmp_path / "briefs.jsonl").read_text(encoding="utf-8").splitlines():
+        context = orjson.loads(line)["context"]
+        shown |= {c["text"] for c in context.get("verify", [])}
+        shown |= set(context.get("acceptance", []))
+        shown |= {context["convergence"].get("verification")} if "convergence" in context else set()
+    for plan in plans.values():
+        for path in plan.tasks:
+            for check in task_checks(load(path)):
+                words = command_words(check) - REAL - builtins()
+                ran = bool(words) and words <= called
+                assert ran or check in shown, (path.name, check)
+    for rel, data in maestro_files.items():
+        assert (root / rel).read_bytes() == data, f"{rel} was written"
+    new = {line[3:].split("/")[1] for line in git_status(root)}
+    assert all(n == ".gitignore" or n.startswith("WFS-") for n in new), git_status(root)
 
 
 # ---------------------------------------------------------------- the project
@@ -324,6 +548,11 @@ def all_shells(root: Path) -> set[str]:
 def make_project(repo: str, tmp_path: Path) -> Project:
     root = tmp_path / "project"
     shutil.copytree(REALWORLD / repo, root, symlinks=True)
+    return make_project_at(root, tmp_path)
+
+
+def make_project_at(root: Path, tmp_path: Path) -> Project:
+    """The files at `root` committed in a fresh git repository, with the stand-ins."""
     git(root, "init", "-q")
     git(root, "config", "user.email", "author@example.com")
     git(root, "config", "user.name", "Author")
@@ -341,6 +570,11 @@ def git_status(root: Path) -> list[str]:
 @pytest.fixture(params=REPOS)
 def project(request: pytest.FixtureRequest, tmp_path: Path) -> Project:
     return make_project(request.param, tmp_path)
+
+
+@pytest.fixture(params=REPOS)
+def repo(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
 
 
 def sessions(project: Project) -> list[dict[str, Any]]:
@@ -540,6 +774,11 @@ def test_a_status_change_is_a_one_line_diff_in_lf_and_crlf_files(project: Projec
             rel = path.relative_to(project.root).as_posix()
             numstat = git(project.root, "diff", "--numstat", "--", rel)
             assert numstat == f"1\t1\t{rel}\n", git(project.root, "diff", "--", rel)
+            # and nothing else a person wrote changed: a view written by hand stays as it
+            # is (`wfs render` takes it over when asked), so the diff is that one line
+            changed = git(project.root, "diff", "--numstat").splitlines()
+            others = [line for line in changed if not line.endswith(rel)]
+            assert all("workflow-session.json" in line for line in others), changed
             assert path.read_bytes().count(ends) == data.count(ends)
             git(project.root, "checkout", "--", rel)
         return
@@ -583,7 +822,7 @@ TDD_TASK = {
 
 @pytest.mark.slow
 def test_a_test_driven_task_as_the_design_writes_it_runs_each_check(tmp_path: Path) -> None:
-    repo = next((r for r in REPOS if (REALWORLD / r / ".workflow").is_dir()), None)
+    repo = next((r for r in REPOS if any(task_files(REALWORLD / r))), None)
     if repo is None:
         pytest.skip(MISSING)
     project = make_project(repo, tmp_path)
@@ -592,7 +831,10 @@ def test_a_test_driven_task_as_the_design_writes_it_runs_each_check(tmp_path: Pa
     (folder / ".task" / "IMPL-900.json").write_bytes(orjson.dumps(TDD_TASK))
     git(project.root, "add", "-A")
     git(project.root, "commit", "-qm", "a test-driven task")
-    (tmp_path / "bin" / "npm").write_text(STANDIN.format(log=project.log, state=tmp_path / "state"))
+    standin = STANDIN.format(
+        log=project.log, state=tmp_path / "state", negated=tmp_path / "negated", grep=GREP
+    )
+    (tmp_path / "bin" / "npm").write_text(standin)
     (tmp_path / "bin" / "npm").chmod(0o755)
     plan = dry_run(project, sid, "IMPL-900")
     assert [(c["phase"], c["must"]) for c in step_checks(plan)] == [

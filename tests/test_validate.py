@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from wfs.formats import is_legacy_approach
 from wfs.layout import Layout
 from wfs.rules import Problem, TaskSource, migrate_task, validate_session_data, validate_task
+from wfs.task_shapes import is_legacy_approach
 from wfs.validate import validate_session, validate_tasks
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "validate"
@@ -437,7 +437,8 @@ def test_context_type_arrays_of_strings() -> None:
     [
         ("src/**/*.ts", "contains the wildcard '*'; list concrete directories or files instead"),
         ("src/auth?", "contains the wildcard '?'; list concrete directories or files instead"),
-        ("src/[ab]", "contains the wildcard '['; list concrete directories or files instead"),
+        ("src/[0-9]", "contains the wildcard '['; list concrete directories or files instead"),
+        ("src/x[ab]", "contains the wildcard '['; list concrete directories or files instead"),
         ("src/{a,b", "contains the wildcard '{'; list concrete directories or files instead"),
         ("/etc/app", "is absolute; focus paths are relative to the project root"),
         ("D:\\project\\src", "is absolute; focus paths are relative to the project root"),
@@ -459,6 +460,11 @@ def test_focus_paths_accept_directories_files_and_the_root() -> None:
     assert (
         lines(with_context(focus_paths=["src/auth", "tests/", "config/a.json", ".", "a..b"])) == []
     )
+
+
+def test_a_next_js_route_segment_is_a_name_not_a_wildcard() -> None:
+    routes = ["app/[id]/page.tsx", "pages/[slug].tsx", "app/[...slug]", "app/[[...all]]/page.tsx"]
+    assert lines(with_context(focus_paths=routes)) == []
 
 
 def test_artifacts_type_priority_and_path() -> None:
@@ -657,9 +663,9 @@ def test_pre_analysis_output_on_error_success_criteria_and_timeout() -> None:
         f"{I1}#/flow_control/pre_analysis/0/on_error: pre-analysis: on_error "
         '"skip_optional|fail|retry_once" is the list of allowed values copied from a template; '
         "choose one of skip_optional, fail, retry_once, manual_intervention",
-        f'{I1}#/flow_control/pre_analysis/1/on_error: pre-analysis: warning: on_error "warn" is '
-        'read as "skip_optional" (a failure does not stop the task); `wfs migrate` writes '
-        '"skip_optional"',
+        f'{I1}#/flow_control/pre_analysis/1/on_error: format: warning: on_error "warn" is read '
+        'as "skip_optional", the nearest strategy (a failure does not stop the task); '
+        '`wfs migrate` writes "skip_optional"',
         f"{I1}#/flow_control/pre_analysis/1/success_criteria: pre-analysis: success_criteria "
         '"exit_code:zero": exit_code needs an integer, e.g. exit_code:0',
         f"{I1}#/flow_control/pre_analysis/1/timeout: pre-analysis: timeout must be a positive "
@@ -766,13 +772,13 @@ def test_implementation_step_field_types() -> None:
 
 def test_implementation_step_commands_and_run_options() -> None:
     one = step(1, command="bash(npm test)", on_error="retry_once", timeout=60)
-    two = step(2, 1, commands="npm test", on_error="ignore", success_criteria="exit_code:1")
+    two = step(2, 1, commands="npm test", on_error="explode", success_criteria="exit_code:1")
     three = step(3, 2, commands=[])  # no commands: the agent does the step
     assert lines(with_flow(implementation_approach=[one, two, three])) == [
         f"{I1}#/flow_control/implementation_approach/1/commands: implementation-approach: "
         '"commands" must be an array of command strings, got string "npm test"',
         f"{I1}#/flow_control/implementation_approach/1/on_error: implementation-approach: "
-        'on_error "ignore" is not one of skip_optional, fail, retry_once, manual_intervention',
+        'on_error "explode" is not one of skip_optional, fail, retry_once, manual_intervention',
     ]
 
 

@@ -201,3 +201,266 @@ def named_path(command: Command) -> NamedPath | None:
     else:
         found = NamedPath(split_grep(command.text)[1], False)
     return None if PLACEHOLDER.search(found.text) else found
+
+
+# ---------------------------------------------------------------- checks
+
+
+class CheckForm(NamedTuple):
+    """What a check an author wrote is: a command wfs runs (`command`, as it runs), or a
+    criterion for the agent to verify (`command` None, `why` saying what made it so)."""
+
+    command: str | None
+    why: str
+
+
+class _Word(NamedTuple):
+    text: str  # as the shell reads it: quotes removed
+    raw: tuple[int, int]  # where it is in the line
+    quoted: bool  # some part of it is quoted
+    operator: bool  # | || && ; & ( ) < > >> 2> … rather than a word
+
+
+_OPERATORS = ("&&", "||", ";;", ">>", "<<", "&>", ">&", "<&", "|", "&", ";", "(", ")", "<", ">")
+_SEPARATORS = frozenset({"|", "||", "&&", ";", "&", "(", ")"})
+_REDIRECTS = frozenset({">", ">>", "<", "&>", ">&", "<&", "<<"})
+# Shell words that start a command: builtins and keywords (no program to find on PATH).
+SHELL_WORDS = frozenset(
+    "cd test [ [[ export source . set pushd popd echo printf true false exit return "
+    "if then else elif fi for while until do done case esac ! time command type "
+    "read eval exec unset shift wait trap ulimit umask alias".split()
+)
+# Words that, after a command's arguments, say what it should do: prose about the
+# command, not arguments to it (`npm test passes`, `pytest exits 0`).
+_OUTCOMES = frozenset(
+    "passes succeeds succeed exits returns should must outputs prints shows equals "
+    "exists works contains reports".split()
+)
+_COMPARISONS = frozenset({"=", ">=", "<=", "==", "=>", "->", "→", "≥", "≤", "!=", "=~"})
+# Chinese, Japanese and Korean letters and punctuation: outside quotes, words of prose.
+_CJK = re.compile(
+    r"[\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef]"
+)
+_PLAIN_WORD = re.compile(r"[A-Za-z]+")
+# `<pdf>`, `<file-path>`: a placeholder the author left for a person to fill in.
+_ANGLED = re.compile(r"(?<![<\w])<[A-Za-z_][\w-]*>(?![>\w])")
+_WINDOWS_PATH = re.compile(r"(?<=[\w.~:-])\\(?=[\w.-])")
+
+
+def check_form(text: str) -> CheckForm:
+    """Whether a check (a `verification`, `convergence.verification`, an entry of
+    `test.commands` or of the acceptance criteria) is a command, read as bash would
+    read it: every command of the line starts with a program (on PATH, a shell builtin,
+    a known CLI or a path), and nothing in it is prose that bash would mangle — words in
+    another script outside quotes (`返回`, `验证`), a comparison (`>= 12`, which bash
+    would take for a redirect, writing a file named `=`), a redirect to a number, words
+    that say what the command should do (`npm test passes`, `pytest exits 0`), or quotes
+    and parentheses that do not close. A `#` comment is bash's: it is left out of the
+    judgement. A path written with backslashes (`scripts\\check.py`, `.\\gradlew`) is
+    run with slashes, as Windows means it."""
+    line = text.strip()
+    if not line:
+        return CheckForm(None, "empty")
+    placeholder = _ANGLED.search(line)
+    if placeholder:
+        return CheckForm(None, f"{placeholder.group()} is a placeholder to fill in")
+    found = builtin(line)
+    if found is not None and found.kind != "bash":
+        return CheckForm(None, f"{found.kind}: for the agent")
+    inner = found.text if found is not None else line
+    words = _words(inner)
+    if words is None:
+        return CheckForm(None, "a quote that does not close, or words in parentheses")
+    words = _without_comment(words, inner)
+    if not words:
+        return CheckForm(None, "a comment only")
+    problem = _prose_in(words)
+    if problem:
+        return CheckForm(None, problem)
+    command = _windows_paths(inner, words)
+    # A builtin (`test`, `cd`) is bash's own, whatever PATH holds: it runs in bash.
+    if command == line and classify(line).kind == "cli" and words[0].text not in SHELL_WORDS:
+        return CheckForm(line, "a command")  # a command line of a program, run as written
+    return CheckForm(line if command == inner and found else f"bash({command})", "a command")
+
+
+def _words(line: str) -> list[_Word] | None:
+    """The words and operators of a shell line, or None when a quote does not close."""
+    words: list[_Word] = []
+    i, n = 0, len(line)
+    while i < n:
+        char = line[i]
+        if char.isspace():
+            i += 1
+            continue
+        operator = next((op for op in _OPERATORS if line.startswith(op, i)), None)
+        if operator is not None:
+            words.append(_Word(operator, (i, i + len(operator)), False, True))
+            i += len(operator)
+            continue
+        start, text, quoted = i, [], False
+        while (
+            i < n and not line[i].isspace() and not any(line.startswith(op, i) for op in _OPERATORS)
+        ):
+            char = line[i]
+            if char == "$" and line.startswith("$(", i):  # a command substitution, whole
+                end = _closing(line, i + 1)
+                if end < 0:
+                    return None
+                text.append(line[i : end + 1])
+                quoted = True  # what is inside is its own command line
+                i = end + 1
+            elif char == "`":
+                end = line.find("`", i + 1)
+                if end < 0:
+                    return None
+                text.append(line[i : end + 1])
+                quoted = True
+                i = end + 1
+            elif char in "'\"":
+                end = line.find(char, i + 1)
+                while char == '"' and end > 0 and line[end - 1] == "\\":
+                    end = line.find(char, end + 1)
+                if end < 0:
+                    return None
+                text.append(line[i + 1 : end])
+                quoted = True
+                i = end + 1
+            elif char == "\\" and i + 1 < n:
+                text.append(line[i : i + 2])
+                i += 2
+            else:
+                text.append(char)
+                i += 1
+        words.append(_Word("".join(text), (start, i), quoted, False))
+    depth = 0
+    for k, word in enumerate(words):
+        if word.operator and word.text == "(":
+            before = words[k - 1] if k else None
+            if before is not None and not (before.operator and before.text in _SEPARATORS):
+                return None  # `(` where bash takes no subshell: words in parentheses
+            depth += 1
+        elif word.operator and word.text == ")":
+            depth -= 1
+            if depth < 0:
+                return None
+    return words if depth == 0 else None
+
+
+def _closing(line: str, start: int) -> int:
+    """Where the parenthesis opened at `start` closes (quotes skipped), or -1."""
+    depth, i = 0, start
+    while i < len(line):
+        char = line[i]
+        if char in "'\"":
+            end = line.find(char, i + 1)
+            if end < 0:
+                return -1
+            i = end
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return -1
+
+
+def _without_comment(words: list[_Word], line: str) -> list[_Word]:
+    """The words before a `#` comment (a word that starts with `#`, outside quotes)."""
+    for k, word in enumerate(words):
+        if not word.operator and line[word.raw[0]] == "#":
+            return words[:k]
+    return words
+
+
+def _prose_in(words: list[_Word]) -> str:
+    """Why the words are prose rather than a command, or "" when they are a command."""
+    commands: list[list[_Word]] = [[]]
+    for word in words:
+        if word.operator and word.text in _SEPARATORS:
+            commands.append([])
+        else:
+            commands[-1].append(word)
+    for k, word in enumerate(words):
+        if word.operator:
+            target = words[k + 1] if k + 1 < len(words) else None
+            if word.text in _REDIRECTS and (target is None or target.operator):
+                if k + 2 < len(words) or target is None or target.text not in _SEPARATORS:
+                    return f"{word.text} with nothing to read or write"
+            if word.text in _REDIRECTS and target is not None and not target.operator:
+                number = target.text.isdigit() and word.text in (">", ">>", "<")
+                if target.text.startswith("=") or number:
+                    shown = _line_of(words, k, k + 2)
+                    return f"{shown} is a comparison in words, not a redirect"
+            continue
+        if word.quoted:
+            continue
+        if _CJK.search(word.text) and not re.search(r"[/\\.]", word.text):
+            return f"{word.text!r} is a word of prose"
+        if word.text in _COMPARISONS and k and not _in_test(words, k):
+            return f"{_line_of(words, k, k + 2)} is a comparison in words"
+    for simple in commands:
+        names = [w for w in simple if not w.operator]
+        while names and "=" in names[0].text and not names[0].text.startswith("="):
+            names = names[1:]  # NAME=value before the command
+        if not names:
+            continue
+        program = names[0].text
+        if not _is_program(program, names[1:]):
+            return f"{program!r} is not a program"
+        tail: list[str] = []
+        for word in reversed(names[1:]):
+            if word.quoted or not (_PLAIN_WORD.fullmatch(word.text) or word.text.isdigit()):
+                break
+            tail.append(word.text.lower())
+        if _OUTCOMES & set(tail) or ("exit" in tail and ("code" in tail or "status" in tail)):
+            return "the words after the command say what it should do"
+    return ""
+
+
+def _line_of(words: list[_Word], start: int, end: int) -> str:
+    """Words `start` to `end` as written: `>=`, not `> =`."""
+    shown = words[start].text
+    for before, word in zip(words[start : end - 1], words[start + 1 : end], strict=False):
+        shown += ("" if word.raw[0] == before.raw[1] else " ") + word.text
+    return shown
+
+
+def _in_test(words: list[_Word], k: int) -> bool:
+    """Whether word `k` is inside `[ … ]`, `[[ … ]]`, `test …` or `(( … ))`."""
+    before = [w.text for w in words[:k]]
+    opened = max((i for i, w in enumerate(before) if w in ("[", "[[", "test", "((")), default=-1)
+    closed = max((i for i, w in enumerate(before) if w in ("]", "]]", "))")), default=-1)
+    return opened > closed
+
+
+def _is_program(name: str, args: list[_Word]) -> bool:
+    if name in SHELL_WORDS or name in _KNOWN_CLIS:
+        return True
+    if name.startswith(("./", "../", "/", ".\\", "~/")):
+        return True
+    if not _PROGRAM.fullmatch(name):
+        return False
+    if shutil.which(name):
+        return True
+    first = args[0] if args else None  # an unknown program: only when it reads as a command line
+    return name.islower() and first is not None and (first.quoted or first.text.startswith("-"))
+
+
+def _windows_paths(line: str, words: list[_Word]) -> str:
+    """`line` with the backslashes of unquoted Windows paths written as slashes."""
+    out, last = [], 0
+    for word in words:
+        if word.operator or word.quoted:
+            continue
+        start, end = word.raw
+        raw = line[start:end]
+        if "\\" in raw and " " not in raw:
+            fixed = _WINDOWS_PATH.sub("/", raw)
+            if raw.startswith(".\\"):
+                fixed = "./" + fixed[2:]
+            out.append(line[last:start] + fixed)
+            last = end
+    return "".join(out) + line[last:]

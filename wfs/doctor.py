@@ -448,4 +448,4 @@ def _render_views(
     for name in render.VIEWS:
         if name not in authored:
             _keep(layout, folder / name)  # an authored one is kept beside it instead
-    render.write_views(folder, session, tasks)
+    render.write_views(folder, session, tasks, take_over=True)

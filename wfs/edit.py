@@ -29,7 +29,6 @@ from wfs.layout import (
     parse_task_id,
     task_sort_key,
 )
-from wfs.maestro import RECORD, Imported
 from wfs.rules import TaskSource, localized
 from wfs.schemas import LEAF_STATUSES
 from wfs.sessions import canonical_session
@@ -489,34 +488,6 @@ def new_session_from_plan(
     refuse_problems([_join_pointer(p) for p in problems_of(items, layout.root)], where)
     sid = lifecycle.create_session(layout, topic, session_type, plan=meta, tasks=tasks)
     return sid, len(tasks)
-
-
-_IMPL_ID = re.compile(r"\bIMPL-\d+\b")
-
-
-def import_problems(imported: Imported, root: Path) -> list[Any]:
-    """The problems of the tasks a Maestro-Flow session makes, each named by the
-    Maestro file the task comes from, with the Maestro id of each task it names."""
-    source = {new: old for old, new in imported.fields[RECORD]["ids"].items()}
-    found = []
-    for problem in problems_of([(where, task, None) for where, task in imported.tasks], root):
-        named = [i for i in dict.fromkeys(_IMPL_ID.findall(problem.message)) if i in source]
-        if named:
-            ids = ", ".join(f"{i} is {source[i]}" for i in named)
-            problem = problem._replace(message=f"{problem.message} ({ids})")
-        found.append(problem)
-    return found
-
-
-def new_session_from_import(layout: Layout, imported: Imported) -> str:
-    """A new session from a Maestro-Flow session read by wfs.maestro: its tasks are
-    validated as a whole first, each named by the Maestro file it comes from, and the
-    session is written all or nothing."""
-    fields = dict(imported.fields)
-    refuse_problems(import_problems(imported, layout.root), fields[RECORD]["plan_file"])
-    plan = fields.pop("plan", None)
-    tasks = [task for _, task in imported.tasks]
-    return lifecycle.create_session(layout, imported.topic, plan=plan, tasks=tasks, extra=fields)
 
 
 def replan(layout: Layout, sid: str, raw: bytes, where: str) -> tuple[int, int]:

@@ -22,18 +22,24 @@ problem found in the canonical form can be shown at its place in the file.
 
 from __future__ import annotations
 
-import copy
 from typing import Any, NamedTuple
 
 from wfs.command_forms import unquoted_bash
 from wfs.layout import parent_of, parse_task_id
 from wfs.schemas import (
     FLAT_KEYS,
-    LEGACY_KEYS,
-    ON_ERROR_ALIASES,
-    SEED_STEP_FIELDS,
+    ON_ERROR_MEANINGS,
     STATUS_ALIASES,
     quote,
+)
+from wfs.task_shapes import (
+    complete_steps,
+    is_legacy_approach,
+    named_actions,
+    nearest_on_error,
+    object_step,
+    strings,
+    written_files,
 )
 
 Pointer = tuple[str | int, ...]
@@ -71,10 +77,11 @@ LIST_MOVES: tuple[tuple[Place, Place], ...] = (
     (("convergence", "criteria"), ("context", "acceptance")),
     (("target_files",), ("flow_control", "target_files")),
 )
-# (from, to): objects that take the seed place when it is free.
+# (from, to): objects (and the artifacts' array) that take the seed place when it is free.
 OBJECT_MOVES: tuple[tuple[Place, Place], ...] = (
     (("inherited",), ("context", "inherited")),
     (("shared_context",), ("context", "shared_context")),
+    (("artifacts",), ("context", "artifacts")),
 )
 STEP_PLACES: tuple[Place, ...] = (
     ("flow_control", "implementation_approach"),
@@ -82,7 +89,6 @@ STEP_PLACES: tuple[Place, ...] = (
     ("implementation_steps",),
     ("flow_control", "implementation_steps"),
 )
-_TITLE_LENGTH = 80
 # The fields of a task's context that a step reads as `[name]` (wfs/flow/variables.py).
 TASK_VARIABLES = (
     "focus_paths",
@@ -123,11 +129,6 @@ def task_format(data: Any) -> str:
     if "flow_control" not in data and not FLAT_KEYS.isdisjoint(data):
         return FLAT
     return SEED
-
-
-def is_legacy_approach(value: Any) -> bool:
-    """The v1 object form: `{"task_description", "modification_points", "logic_flow"}`."""
-    return isinstance(value, dict) and isinstance(value.get("task_description"), str)
 
 
 def task_id(data: Any) -> Any:
@@ -233,6 +234,8 @@ class _Reader:
         self.moves: list[Move] = []
         self.origins: dict[Pointer, Pointer] = {}
         self.format = task_format(data)
+        # Places read_shapes rewrote, whose further move its own warning says already.
+        self.reshaped: set[Place] = set()
 
     def moved(self, source: Pointer, target: Pointer, message: str) -> None:
         self.moves.append(Move(source, target, message))
@@ -266,13 +269,13 @@ class _Reader:
         self.read_status()
         self.read_type()
         self.read_dependencies()
+        self.read_shapes()
         self.read_lists()
         self.read_objects()
         self.read_pre_analysis()
         self.read_files()
         self.read_steps()
-        self.alias_on_error()
-        self.unquote_bash()
+        self.read_step_forms()
         self.order()
 
     # ------------------------------------------------------------ fields
@@ -357,6 +360,43 @@ class _Reader:
             if origin != ("context", "depends_on", k):
                 self.origins[("context", "depends_on", k)] = origin
 
+    def read_shapes(self) -> None:
+        """A string or an array where the format has an object, or a string where it has
+        an array, read as what it says: `convergence` as its criteria, one criterion
+        or one step as a list of one."""
+        convergence = self.task.get("convergence")
+        if isinstance(convergence, str) or strings(convergence):
+            criteria = [convergence] if isinstance(convergence, str) else list(convergence)
+            written = "a string" if isinstance(convergence, str) else "an array"
+            self.task["convergence"] = {"criteria": criteria}
+            self.reshaped.add(("convergence", "criteria"))
+            self.moved(
+                ("convergence",),
+                ("context", "acceptance"),
+                f"convergence written as {written} is read as its criteria "
+                "(context.acceptance); `wfs migrate` moves it",
+            )
+        elif isinstance(convergence, dict) and isinstance(convergence.get("criteria"), str):
+            self.task["convergence"] = {**convergence, "criteria": [convergence["criteria"]]}
+            self.reshaped.add(("convergence", "criteria"))
+            self.moved(
+                ("convergence", "criteria"),
+                ("context", "acceptance"),
+                "convergence.criteria written as a string is read as one criterion "
+                "(context.acceptance); `wfs migrate` moves it",
+            )
+        for key in ("implementation", "implementation_steps"):
+            value = self.task.get(key)
+            if isinstance(value, str) and value.strip() and "flow_control" not in self.original:
+                self.task[key] = [value]
+                self.reshaped.add((key,))
+                self.moved(
+                    (key,),
+                    STEP_PLACES[0],
+                    f"{key} written as a string is read as one step; `wfs migrate` writes the "
+                    "step array",
+                )
+
     def read_lists(self) -> None:
         for source, target in LIST_MOVES:
             value = _get(self.task, source)
@@ -377,6 +417,8 @@ class _Reader:
             self.remove(source)
             if source == ("convergence", "criteria") and self.task.get("convergence") == {}:
                 self.task.pop("convergence")
+            if source in self.reshaped:
+                continue
             self.moved(
                 source,
                 target,
@@ -386,7 +428,7 @@ class _Reader:
     def read_objects(self) -> None:
         for source, target in OBJECT_MOVES:
             value = _get(self.task, source)
-            if not isinstance(value, dict):
+            if not isinstance(value, list if source == ("artifacts",) else dict) or not value:
                 continue
             holder = self.writable(target[0])
             if holder is None or target[1] in holder:
@@ -433,41 +475,19 @@ class _Reader:
         self.fill_actions()
 
     def fill_actions(self) -> None:
-        """Seed pre_analysis steps describe themselves in `action`; the name stands in."""
         flow = self.task.get("flow_control")
         steps = flow.get("pre_analysis") if isinstance(flow, dict) else None
-        if not isinstance(steps, list):
-            return
-        fixed = []
-        for step in steps:
-            name = step.get("step") if isinstance(step, dict) else None
-            if isinstance(step, dict) and "action" not in step and isinstance(name, str):
-                step = {**step, "action": name} if name.strip() else step
-            fixed.append(step)
-        if fixed != steps:
+        fixed = named_actions(steps) if isinstance(steps, list) else steps
+        if fixed is not steps:
             flow = self.writable("flow_control")
             assert flow is not None
             flow["pre_analysis"] = fixed
 
-    def alias_on_error(self) -> None:
-        """`continue`, `skip` and `warn` mean what `skip_optional` means."""
-        flow = self.task.get("flow_control")
-        if not isinstance(flow, dict):
-            return
-        for key in ("pre_analysis", "implementation_approach"):
-            steps = flow.get(key)
-            if not isinstance(steps, list) or not any(_aliased(s) for s in steps):
-                continue
-            writable = self.writable("flow_control")
-            assert writable is not None
-            writable[key] = [
-                {**s, "on_error": ON_ERROR_ALIASES[s["on_error"]]} if _aliased(s) else s
-                for s in steps
-            ]
-
-    def unquote_bash(self) -> None:
-        """`bash('npm test')`, the whole command in quotes, runs `npm test`
-        (wfs.command_forms.quoted_command): written so, as `wfs migrate` writes it."""
+    def read_step_forms(self) -> None:
+        """Another tool's `on_error` read as the strategy nearest to what it says (`abort`
+        as `fail`, `continue` as `skip_optional`, …), and `bash('npm test')`, the whole
+        command in quotes, as `npm test` (wfs.command_forms.quoted_command): each with a
+        warning naming what `wfs migrate` writes."""
         flow = self.task.get("flow_control")
         if not isinstance(flow, dict):
             return
@@ -475,73 +495,62 @@ class _Reader:
             steps = flow.get(key)
             if not isinstance(steps, list):
                 continue
-            fixed = []
-            for i, step in enumerate(steps):
-                if isinstance(step, dict):
-                    here: Pointer = ("flow_control", key, i)
-                    where = self.origins.get(here, here)
-                    step, unquoted = unquoted_bash(step)
-                    for place, text, inner in unquoted:
-                        self.moved(
-                            (*where, *place),
-                            (*here, *place),
-                            f"{text.strip()} runs the command inside the quotes, "
-                            f"{quote(inner)}; `wfs migrate` writes bash({inner})",
-                        )
-                fixed.append(step)
+            fixed = [self.step_form(step, ("flow_control", key, i)) for i, step in enumerate(steps)]
             if any(a is not b for a, b in zip(fixed, steps, strict=True)):
                 writable = self.writable("flow_control")
                 assert writable is not None
                 writable[key] = fixed
 
+    def step_form(self, step: Any, here: Pointer) -> Any:
+        if not isinstance(step, dict):
+            return step
+        where = self.origins.get(here, here)
+        found = nearest_on_error(step)
+        if found is not None:
+            step, written, new = found
+            self.moved(
+                (*where, "on_error"),
+                (*here, "on_error"),
+                f'on_error "{written}" is read as "{new}", the nearest strategy '
+                f'({ON_ERROR_MEANINGS[new]}); `wfs migrate` writes "{new}"',
+            )
+        step, unquoted = unquoted_bash(step)
+        for place, text, inner in unquoted:
+            self.moved(
+                (*where, *place),
+                (*here, *place),
+                f"{text.strip()} runs the command inside the quotes, "
+                f"{quote(inner)}; `wfs migrate` writes bash({inner})",
+            )
+        return step
+
     def read_files(self) -> None:
-        files = self.task.get("files")
-        single = self.task.get("file")
-        paths: list[str] = []
-        source: Place | None = None
-        keep_files = False
-        if isinstance(files, list) and files:
-            strings = all(isinstance(f, str) for f in files)
-            objects = all(isinstance(f, dict) and isinstance(f.get("path"), str) for f in files)
-            if strings:
-                paths = list(files)
-                source = ("files",)
-            elif objects:
-                paths = [f["path"] for f in files]
-                source = ("files",)
-                keep_files = True  # their details (action, changes) stay with them
-        elif isinstance(single, str) and single.strip():
-            paths = [single]
-            source = ("file",)
-        if source is None:
-            return
-        flow = self.writable("flow_control")
-        if flow is None:
-            return
-        current = flow.get("target_files")
-        if current is not None and not isinstance(current, list):
+        """The files the task changes (wfs.task_shapes.written_files), as
+        flow_control.target_files. Plain paths move; anything with more to say (an
+        object, a role) stays where it is for the agent, its paths copied."""
+        found = written_files(self.task)
+        flow = self.writable("flow_control") if found else None
+        current = flow.get("target_files") if flow is not None else None
+        if flow is None or (current is not None and not isinstance(current, list)):
             return
         combined = list(current or [])
-        added = [p for p in paths if p not in combined]
-        if not added and keep_files:
-            return
-        for p in added:
-            combined.append(p)
-        flow["target_files"] = combined
-        if keep_files:
+        for source, paths, kept in found:
+            added = [p for p in paths if p not in combined]
+            if not added and kept:
+                continue
+            combined += added
+            flow["target_files"] = combined
+            if not kept:
+                self.task.pop(source[0])
             self.moved(
                 source,
                 ("flow_control", "target_files"),
-                "the paths of files are read as flow_control.target_files; "
-                "`wfs migrate` copies them there",
+                f"the paths of {_where(source)} are read as flow_control.target_files; "
+                "`wfs migrate` copies them there"
+                if kept
+                else f"{_where(source)} is read as flow_control.target_files; "
+                "`wfs migrate` moves it",
             )
-            return
-        self.task.pop(source[0])
-        self.moved(
-            source,
-            ("flow_control", "target_files"),
-            f"{_where(source)} is read as flow_control.target_files; `wfs migrate` moves it",
-        )
 
     # ------------------------------------------------------------ steps
 
@@ -584,13 +593,14 @@ class _Reader:
             if flow_now is None:
                 return
             self.remove(place)
-            self.moved(
-                place,
-                STEP_PLACES[0],
-                f"{_where(place)} is read as flow_control.implementation_approach; "
-                "`wfs migrate` moves it",
-            )
-        converted = _complete_steps(steps, self.task)
+            if place not in self.reshaped:
+                self.moved(
+                    place,
+                    STEP_PLACES[0],
+                    f"{_where(place)} is read as flow_control.implementation_approach; "
+                    "`wfs migrate` moves it",
+                )
+        converted = complete_steps(steps, self.task)
         if converted is not steps or place != STEP_PLACES[0]:
             flow_now = self.writable("flow_control")
             assert flow_now is not None
@@ -611,164 +621,3 @@ class _Reader:
             if key not in ordered:
                 ordered[key] = value
         self.task = ordered
-
-
-def object_step(approach: dict[str, Any], title: Any, flow: dict[str, Any]) -> dict[str, Any]:
-    """The one step an object `implementation_approach` stands for: the v1 form's
-    `task_description` is its description; every other key stays in the step."""
-    legacy = is_legacy_approach(approach)
-    described = next(
-        (
-            approach[key]
-            for key in ("task_description", "description", "strategy", "summary")
-            if isinstance(approach.get(key), str) and approach[key].strip()
-        ),
-        None,
-    )
-    named = title if isinstance(title, str) and title.strip() else "Implementation"
-    step: dict[str, Any] = {
-        "step": 1,
-        "title": named,
-        "description": described or named,
-        "modification_points": copy.deepcopy(approach.get("modification_points", []))
-        if legacy
-        else [],
-        "logic_flow": copy.deepcopy(approach.get("logic_flow", [])) if legacy else [],
-        "depends_on": [],
-        "output": _free_name({"task": {"flow_control": flow}}, "implementation"),
-    }
-    consumed = LEGACY_KEYS if legacy else ()
-    step.update((k, copy.deepcopy(v)) for k, v in approach.items() if k not in consumed)
-    return step
-
-
-def _taken_names(task: dict[str, Any]) -> set[str]:
-    flow = task.get("flow_control")
-    taken: set[str] = set()
-    for key, field in (("pre_analysis", "output_to"), ("implementation_approach", "output")):
-        steps = flow.get(key) if isinstance(flow, dict) else None
-        for step in steps if isinstance(steps, list) else []:
-            if isinstance(step, dict) and isinstance(step.get(field), str):
-                taken.add(step[field])
-    return taken
-
-
-def _free_name(holder: dict[str, Any], wanted: str) -> str:
-    """`wanted`, or `wanted_2`, … when a pre_analysis step already binds that name."""
-    flow = holder["task"].get("flow_control")
-    steps = flow.get("pre_analysis") if isinstance(flow, dict) else None
-    taken = (
-        {
-            s["output_to"]
-            for s in steps
-            if isinstance(s, dict) and isinstance(s.get("output_to"), str)
-        }
-        if isinstance(steps, list)
-        else set()
-    )
-    name, n = wanted, 1
-    while name in taken:
-        n += 1
-        name = f"{wanted}_{n}"
-    return name
-
-
-def _complete_steps(steps: list[Any], task: dict[str, Any]) -> list[Any]:
-    """The steps with what the seed asks of each filled in; the same list when nothing
-    is missing. Steps that hold no work are left for validate to report."""
-    if all(_complete(s) for s in steps):
-        return steps
-    taken = _taken_names(task)
-    names = {
-        s["step"]: i + 1
-        for i, s in enumerate(steps)
-        if isinstance(s, dict) and isinstance(s.get("step"), str)
-    }
-    numbered = all(isinstance(s, dict) and _is_int(s.get("step")) for s in steps) or not any(
-        isinstance(s, dict) and "step" in s for s in steps
-    )
-    out: list[Any] = []
-    for i, spec in enumerate(steps):
-        if isinstance(spec, str) and spec.strip():
-            spec = {"description": spec}
-        if not isinstance(spec, dict) or _complete(spec) or not _has_work(spec):
-            out.append(spec)
-            continue
-        step = dict(spec)
-        number = step.get("step")
-        if not _is_int(number):
-            if isinstance(number, str) and number.strip() and not number.strip().isdigit():
-                step.setdefault("name", number)
-            if numbered or number is None or isinstance(number, str):
-                step["step"] = i + 1
-        if not isinstance(step.get("title"), str) or not step.get("title", "").strip():
-            step["title"] = _title(step) or f"Step {i + 1}"
-        if "description" not in step:
-            step["description"] = step["title"]
-        step.setdefault("modification_points", [])
-        step.setdefault("logic_flow", [])
-        deps = step.get("depends_on", [])
-        if isinstance(deps, list):
-            step["depends_on"] = [
-                names.get(d, int(d) if isinstance(d, str) and d.strip().isdigit() else d)
-                if isinstance(d, str)
-                else d
-                for d in deps
-            ]
-        if "output" not in step:
-            name = f"step_{i + 1}_output"
-            while name in taken:
-                name += "_"
-            taken.add(name)
-            step["output"] = name
-        ordered = {k: step[k] for k in SEED_STEP_FIELDS if k in step}
-        ordered.update((k, v) for k, v in step.items() if k not in ordered)
-        out.append(ordered)
-    return out
-
-
-def _aliased(step: Any) -> bool:
-    return (
-        isinstance(step, dict)
-        and isinstance(step.get("on_error"), str)
-        and (step["on_error"] in ON_ERROR_ALIASES)
-    )
-
-
-def _complete(step: Any) -> bool:
-    return (
-        isinstance(step, dict)
-        and all(field in step for field in SEED_STEP_FIELDS)
-        and _is_int(step.get("step"))
-    )
-
-
-def _has_work(step: dict[str, Any]) -> bool:
-    return any(
-        isinstance(step.get(key), (str, list)) and step.get(key)
-        for key in (
-            "title",
-            "description",
-            "action",
-            "phase",
-            "modification_points",
-            "logic_flow",
-            "command",
-            "commands",
-            "actions",
-            "details",
-        )
-    )
-
-
-def _title(step: dict[str, Any]) -> str:
-    for key in ("name", "action", "phase", "description", "details"):
-        value = step.get(key)
-        if isinstance(value, str) and value.strip():
-            line = " ".join(value.split())
-            return line if len(line) <= _TITLE_LENGTH else line[: _TITLE_LENGTH - 1] + "…"
-    return ""
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)

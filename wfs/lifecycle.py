@@ -102,10 +102,12 @@ def create_session(
     plan: dict[str, Any] | None = None,
     tasks: list[dict[str, Any]] | None = None,
     extra: dict[str, Any] | None = None,
+    activate: bool = True,
 ) -> str:
     """Make `WFS-<slug>` with only its session file, two views and `.task/` (holding
     `tasks`, already validated, in any task format), in the project's layout, and make
-    it the single active session. `extra`: more fields of the session file."""
+    it the single active session. `extra`: more fields of the session file.
+    `activate` false: the session is made paused, and no other session is touched."""
     slug = check_topic(topic)
     init(layout)
     with store.locked(layout.root_lock, ".workflow"):
@@ -123,6 +125,8 @@ def create_session(
         data.update(extra or {})
         if data.get("status") in STARTABLE:
             data["status"] = "active"
+        if not activate:
+            data["status"] = "paused"
         # Counted and shown in the seed form, as every later read sees them.
         seeds = [skeleton(task, 0) for task in tasks]
         data = refresh_session(data, TaskIndex(seeds).tally())
@@ -133,7 +137,8 @@ def create_session(
         # The others stop being active before the session appears, so that the rename
         # is the last step: a `wfs plan` killed at any point and run again ends as one
         # that ran through (after it, the same command updates the session it made).
-        _stop_the_others(layout, sid)
+        if activate:
+            _stop_the_others(layout, sid)
         with store.locked(layout.session_lock(sid), sid):
             store.move(staging, session_dir)
     return sid

@@ -7,11 +7,12 @@ the tasks as the views show them; the templates hold the format.
 Every file wfs generates opens with a mark (templates/mark.md.j2), and wfs knows its
 own files by that mark alone, never by how they look. A view without it (an
 IMPL_PLAN.md written by a planning agent, a TODO_LIST.md kept by hand, however close to
-wfs's format) is never destroyed: before the first render it is renamed, byte for byte,
-to `IMPL_PLAN.authored.md` (or `TODO_LIST.authored.md`), and the generated view links
-to it. Versions of wfs before the mark wrote none: a view without it that is exactly
-what they wrote for the session as it is now is wfs's too, and gains the mark at the
-next write (no resemblance: the same bytes).
+wfs's format) is never destroyed: a change of the plan leaves it as it is (the change
+is the lines of JSON it changes), and `wfs render` or `wfs doctor --fix` renames it,
+byte for byte, to `IMPL_PLAN.authored.md` (or `TODO_LIST.authored.md`) and writes the
+generated view, which links to it. Versions of wfs before the mark wrote none: a view
+without it that is exactly what they wrote for the session as it is now is wfs's too,
+and gains the mark at the next write (no resemblance: the same bytes).
 """
 
 from __future__ import annotations
@@ -353,10 +354,11 @@ def write_views(
     index: TaskIndex | None = None,
     rendered: dict[str, Any] | None = None,
     before: tuple[dict[str, Any], list[Task]] | None = None,
+    take_over: bool = False,
 ) -> list[str]:
-    """Write the views that changed (authored ones kept aside first); return their names.
-    See view_files for the arguments."""
-    files = view_files(session_dir, session, tasks, index, rendered, before)
+    """Write the views that changed; return their names. See view_files for the
+    arguments."""
+    files = view_files(session_dir, session, tasks, index, rendered, before, take_over)
     store.write_each(files)
     return [path.name for path, _ in files]
 
@@ -368,16 +370,26 @@ def view_files(
     index: TaskIndex | None = None,
     rendered: dict[str, Any] | None = None,
     before: tuple[dict[str, Any], list[Task]] | None = None,
+    take_over: bool = False,
 ) -> list[tuple[Path, bytes]]:
     """The views that changed, as (path, bytes) for a write to write along with the
-    JSON they show (store.write_together); authored ones are kept aside first.
+    JSON they show (store.write_together).
+
+    An authored view (one wfs did not write) is left where it is, as it is: a change of
+    the plan is then the few lines of JSON it changes, not a view written over a page
+    of someone's text. `take_over` (what `wfs render` and `wfs doctor --fix` ask) keeps
+    it aside first, byte for byte (`IMPL_PLAN.authored.md`), and writes the view, which
+    links to it.
 
     `rendered`, when given, receives the bytes of both views and the authored copies
     they link to (what wfs/delta.py checks the views by). `before`: the session and
     its tasks before the change this write follows, which the views on disk show when
     wfs wrote them (default: as they are now)."""
     shown = (session, tasks, index) if before is None else (*before, None)
-    keep_authored(session_dir, authored_views(session_dir, *shown))
+    authored = authored_views(session_dir, *shown)
+    if take_over:
+        keep_authored(session_dir, authored)
+        authored = []
     kept = kept_views(session_dir)
     views = {
         name: text.encode("utf-8")
@@ -388,7 +400,7 @@ def view_files(
     return [
         (session_dir / name, data)
         for name, data in views.items()
-        if store.differs(session_dir / name, data)
+        if name not in authored and store.differs(session_dir / name, data)
     ]
 
 

@@ -29,8 +29,6 @@ from wfs.formats import (
     Canonical,
     canonical,
     is_gate,
-    is_legacy_approach,
-    object_step,
     task_format,
     task_id,
 )
@@ -44,6 +42,7 @@ from wfs.layout import (
     project_path,
 )
 from wfs.schemas import quote
+from wfs.task_shapes import is_legacy_approach, object_step
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 

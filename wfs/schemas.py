@@ -59,10 +59,29 @@ LEAF_STATUSES = tuple(status for status in TASK_STATUSES if status != "container
 #   every dependency is completed).
 STATUS_ALIASES = {"in_progress": "active", "failed": "blocked", "skipped": "pending"}
 
-# task.schema.json, $defs/on_error: the strategies, and other tools' values, each of
-# which means "a failure does not stop the task".
+# task.schema.json, $defs/on_error: the strategies, and other tools' values, each read
+# as the strategy nearest to what it says (wfs.formats warns, naming it).
 ON_ERROR_VALUES = ("skip_optional", "fail", "retry_once", "manual_intervention")
-ON_ERROR_ALIASES = {"continue": "skip_optional", "skip": "skip_optional", "warn": "skip_optional"}
+ON_ERROR_ALIASES = {
+    "continue": "skip_optional",
+    "skip": "skip_optional",
+    "warn": "skip_optional",
+    "ignore": "skip_optional",
+    "abort": "fail",
+    "stop": "fail",
+    "halt": "fail",
+    "retry": "retry_once",
+    "manual": "manual_intervention",
+    "ask": "manual_intervention",
+    "pause": "manual_intervention",
+}
+# What each strategy does to the task, as a warning about an alias says it.
+ON_ERROR_MEANINGS = {
+    "skip_optional": "a failure does not stop the task",
+    "fail": "a failure stops the task: it is blocked",
+    "retry_once": "a failure runs the step once more",
+    "manual_intervention": "a failure pauses the task for a person",
+}
 
 # task.schema.json, $defs/meta: the kinds of work (meta.type) that pick an agent.
 TASK_TYPES = ("feature", "bugfix", "refactor", "test-gen", "test-fix", "docs", "test")
@@ -83,6 +102,8 @@ FLAT_KEYS = frozenset(
         "acceptance_criteria",
         "dependencies",
         "requirements",
+        "files_to_create",
+        "files_to_modify",
     )
 )
 # task.schema.json, $defs/implementation_step: the fields of a seed step, in order.

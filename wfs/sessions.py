@@ -220,12 +220,16 @@ def require_session(layout: Layout, value: str) -> str:
 
 def unfinished_ids(layout: Layout) -> list[str]:
     """The sessions a person may go on with: every session the project lists
-    (session_ids) that is neither archived nor completed, sorted. A session whose file
-    cannot be read counts as unfinished (it is reported where it is read)."""
+    (session_ids) that is neither archived nor completed, sorted, but those imported
+    from a Maestro-Flow plan, which are run through their plan (`wfs execute --all`
+    with no session chosen). A session whose file cannot be read counts as unfinished
+    (it is reported where it is read)."""
+    imported = set(imported_sessions(layout).values())
     return [
         sid
         for sid in session_ids(layout)
         if layout.place_of(layout.session_dir(sid)) != ARCHIVE_DIR
+        and sid not in imported
         and file_status(layout, sid) != "completed"
     ]
 
@@ -383,8 +387,8 @@ def canonical_session(
 
 
 def imported_sessions(layout: Layout) -> dict[str, str]:
-    """Maestro-Flow session (its path, as the session file records it) -> the wfs
-    session imported from it (the first, by id)."""
+    """Maestro-Flow plan (its path, as the session file records it) -> the wfs session
+    imported from it (the first, by id)."""
     found: dict[str, str] = {}
     for sid in session_ids(layout):
         try:
@@ -397,35 +401,16 @@ def imported_sessions(layout: Layout) -> dict[str, str]:
     return found
 
 
-def maestro_sessions(layout: Layout) -> list[dict[str, Any]]:
-    """The Maestro-Flow sessions of the project: name, path, the command that imports
-    it and the wfs session imported from it (None when not yet imported)."""
-    found = maestro.find_sessions(layout)
-    imported = imported_sessions(layout) if found else {}
-    return [
-        {
-            "name": f.name,
-            "path": layout.relative(f.path),
-            "import": maestro.import_command(layout, f),
-            "imported_as": imported.get(layout.relative(f.path)),
-        }
-        for f in found
-    ]
-
-
-def maestro_label(row: dict[str, Any]) -> str:
-    """`20260301-auth-flow (Maestro-Flow; `wfs import .workflow/sessions/…`)`."""
-    if row["imported_as"]:
-        return f"{row['name']} ({maestro.MAESTRO}; imported as {row['imported_as']})"
-    return f"{row['name']} ({maestro.MAESTRO}; `{row['import']}`)"
-
-
 def maestro_hint(layout: Layout) -> str:
-    """What a message that finds no session adds when Maestro-Flow sessions wait to be
-    imported (nothing otherwise)."""
-    waiting = [row for row in maestro_sessions(layout) if not row["imported_as"]]
-    if not waiting:
+    """What a message that finds no session adds when the project has Maestro-Flow
+    plans (nothing otherwise): their names, and how to run them."""
+    found = maestro.find_plans(layout)
+    if not found:
         return ""
-    return "; this project has Maestro-Flow sessions: " + ", ".join(
-        f"{row['name']} (`{row['import']}`)" for row in waiting
+    names = ", ".join(f.name for f in found[:5]) + (
+        f" and {len(found) - 5} more" if len(found) > 5 else ""
+    )
+    return (
+        f"; this project has {maestro.MAESTRO} plans: {names} "
+        "(`wfs execute --all` runs them; `wfs status` lists them)"
     )

@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from wfs import __version__, formats, index, rules, schemas
+from wfs import __version__, formats, index, rules, schemas, task_shapes
 from wfs.errors import WfsError
 from wfs.layout import (
     SESSION_FILE,
@@ -270,8 +270,8 @@ def _check_file(layout: Layout, path: Path, name: str) -> _Checked:
 def _rules_stamp() -> tuple[Any, ...]:
     """Cached results are only as good as the rules that produced them: this module, the
     rules of one file, the reader of formats, the schemas and what runs them."""
-    sources = [Path(__file__), Path(rules.__file__), Path(formats.__file__)]
-    sources.append(Path(schemas.__file__))
+    modules = (rules, formats, task_shapes, schemas)
+    sources = [Path(__file__), *(Path(str(module.__file__)) for module in modules)]
     sources += sorted(Path(str(resource_dir("schemas"))).glob("*.schema.json"))
     stamps = []
     for source in sources:

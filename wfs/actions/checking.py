@@ -9,10 +9,10 @@ from wfs import maestro, store
 from wfs.errors import WfsError
 from wfs.index import load_skeletons
 from wfs.layout import Layout, check_task_id
+from wfs.plans import plan_rows
 from wfs.sessions import (
     current_session,
     load_session,
-    maestro_sessions,
     session_ids,
 )
 from wfs.tasks import TaskIndex, read_task, unknown_task
@@ -28,7 +28,7 @@ def validated_sessions(layout: Layout, requested: str | None, every: bool) -> li
     "no active session") in a project whose only plans are Maestro-Flow sessions, which
     `validate` checks instead."""
     if not every and requested is None and not session_ids(layout):
-        if maestro_sessions(layout):
+        if maestro.find_plans(layout):
             return []
     return chosen_sessions(layout, requested, every)
 
@@ -53,7 +53,7 @@ def validate(layout: Layout, sids: list[str], every: bool = False) -> Validation
         problems = validate_project(layout)
     else:
         problems = [p for sid in sids for p in validate_session(layout, sid)]
-    found = maestro_sessions(layout)
+    found = plan_rows(layout)
     if every or not sids:
         problems += _maestro_problems(layout, [row for row in found if not row["imported_as"]])
     errors = sum(1 for p in problems if p.severity == "error")
@@ -73,13 +73,13 @@ def _maestro_problems(layout: Layout, waiting: list[dict[str, Any]]) -> list[Any
     tasks it makes (named by its files), or why it cannot be read as a plan."""
     if not waiting:
         return []
-    from wfs.edit import import_problems  # deferred: only a Maestro project loads the writers
+    from wfs.importing import import_problems  # deferred: only a Maestro project loads it
     from wfs.rules import Problem  # deferred: with the rules, which edit loads anyway
 
     problems: list[Any] = []
     for row in waiting:
         try:
-            imported = maestro.read_session(layout, row["path"])
+            imported = maestro.read_plan(layout, row["path"])
         except WfsError as err:
             problems.append(Problem(row["path"], "import", err.message))
             continue
@@ -139,7 +139,10 @@ def render(layout: Layout, sids: list[str], every: bool, check: bool) -> Outcome
             with store.locked(layout.session_lock(sid), sid):
                 store.replay(layout.journal(sid))
                 names = views.write_views(
-                    session_dir, load_session(layout, sid), load_skeletons(layout, sid)
+                    session_dir,
+                    load_session(layout, sid),
+                    load_skeletons(layout, sid),
+                    take_over=True,
                 )
         paths += [layout.relative(session_dir / name) for name in names]
     if check:

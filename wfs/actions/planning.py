@@ -11,8 +11,7 @@ from wfs import maestro
 from wfs.errors import WfsError, os_error_place
 from wfs.layout import Layout, check_topic
 from wfs.sessions import (
-    imported_sessions,
-    load_session,
+    active_ids,
     require_session,
     topic_session,
 )
@@ -209,25 +208,12 @@ def plan_with_agent(
 
 
 def import_session(layout: Layout, source: str, new: bool = False) -> dict[str, Any]:
-    """`wfs import PATH`: a new session (the only active one) from a Maestro-Flow session.
+    """`wfs import PATH`: a new session from a Maestro-Flow plan (wfs.importing.import_plan)."""
+    from wfs import importing  # deferred: only a write loads the writers
 
-    Importing a session again is idempotent while its files are unchanged (nothing is
-    written); once they changed, it is refused unless `new` (a second session)."""
-    from wfs import edit  # deferred: only a write loads the writers
-
-    imported = maestro.read_session(layout, source)
+    imported, sid, made = importing.import_plan(layout, source, new)
     record = imported.fields[maestro.RECORD]
     summary = {"from": record["session"], "ids": record["ids"], "tasks": len(imported.tasks)}
-    earlier = imported_sessions(layout).get(record["session"])
-    if earlier is not None and not new:
-        before = load_session(layout, earlier).get(maestro.RECORD)
-        if isinstance(before, dict) and before.get("fingerprint") == record["fingerprint"]:
-            path = layout.relative(layout.session_dir(earlier))
-            return {"session": earlier, "path": path, "imported": False, **summary}
-        raise WfsError(
-            f"{record['session']} was imported as {earlier}, and its files have changed "
-            f"since; `wfs import --new {source}` makes a second session from it as it is now"
-        )
-    sid = edit.new_session_from_import(layout, imported)
     path = layout.relative(layout.session_dir(sid))
-    return {"session": sid, "path": path, "imported": True, **summary}
+    active = sid in active_ids(layout)
+    return {"session": sid, "path": path, "imported": made, "active": active, **summary}

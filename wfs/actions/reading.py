@@ -13,12 +13,12 @@ from wfs.errors import WfsError
 from wfs.formats import canonical, dependencies, parent_task
 from wfs.index import MAPS, answers, load_skeletons
 from wfs.layout import Layout, check_task_id, task_sort_key
+from wfs.plans import plan_rows
 from wfs.query import command_prefix, next_data, one_line, show_data, status_data
 from wfs.sessions import (
     active_ids,
     current_session,
     load_session,
-    maestro_sessions,
     marker_ids,
     session_ids,
     session_warnings,
@@ -34,7 +34,7 @@ def status(layout: Layout, requested: str | None, root_option: str | None) -> di
     if requested is None and not active_ids(layout) and not marker_ids(layout):
         unfinished = unfinished_ids(layout)
         if len(unfinished) != 1:  # the only unfinished one is chosen by current_session
-            found = maestro_sessions(layout)
+            found = plan_rows(layout)
             return {
                 "session": None,
                 **({"unfinished": unfinished} if unfinished else {}),
@@ -53,9 +53,9 @@ def status(layout: Layout, requested: str | None, root_option: str | None) -> di
     warnings = session_warnings(layout, sid)  # a copy in another place, no session file
     if warnings:
         summary["warnings"] = warnings
-    waiting = [row for row in maestro_sessions(layout) if not row["imported_as"]]
-    if waiting:
-        summary["maestro"] = waiting
+    found = plan_rows(layout)
+    if found:
+        summary["maestro"] = found
     return summary
 
 
@@ -112,7 +112,12 @@ def next_tasks(
 ) -> tuple[dict[str, Any], list[str]]:
     """`wfs next [--all]`: the next ready task (or all of them), and what holds the rest;
     then the task files that cannot be read (file:line:column: reason), which the
-    command names after answering from every other task (exit 2)."""
+    command names after answering from every other task (exit 2). With no session
+    active and Maestro-Flow plans in the project: each plan, with its ready tasks."""
+    if requested is None and not active_ids(layout) and not marker_ids(layout):
+        plans = plan_rows(layout)
+        if plans:
+            return {"session": None, "maestro": plans}, []
     sid = current_session(layout, requested)
     found = answers(layout, sid)
     prefix = command_prefix(sid, root_option)
@@ -303,7 +308,7 @@ def session_list(
     layout: Layout,
 ) -> tuple[list[dict[str, Any]], list[str], list[dict[str, Any]]]:
     """`wfs session list`: a row per session, why the unreadable ones are, and the
-    project's Maestro-Flow sessions (wfs.sessions.maestro_sessions)."""
+    project's Maestro-Flow plans (wfs.plans.plan_rows)."""
     active = set(active_ids(layout))
     rows: list[dict[str, Any]] = []
     errors: list[str] = []
@@ -326,7 +331,7 @@ def session_list(
                 "project": summary["project"],
             }
         )
-    return rows, errors, maestro_sessions(layout)
+    return rows, errors, plan_rows(layout)
 
 
 def session_show(layout: Layout, requested: str | None) -> tuple[dict[str, Any], dict[str, Any]]:

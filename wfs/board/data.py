@@ -31,6 +31,7 @@ from wfs.index import (
     unreadable_skeleton,
 )
 from wfs.layout import SUMMARY_DIR, Layout, check_task_id, task_sort_key
+from wfs.plans import plan_rows
 from wfs.query import command_prefix, stopped_view, stuck_text
 from wfs.sessions import current_session
 from wfs.tasks import (
@@ -76,6 +77,16 @@ def board_data(
     board.update(sessions=session_rows(layout), stamp=stamp)
     if summary.get("unreadable"):
         board["unreadable"] = summary["unreadable"]
+    plans = plan_rows(layout)
+    if plans:  # the project's Maestro-Flow plans, each with its tasks counted
+        board["maestro"] = [
+            {
+                k: row[k]
+                for k in ("name", "kind", "imported_as", "tasks", "completed", "error")
+                if k in row
+            }
+            for row in plans
+        ]
     return board
 
 

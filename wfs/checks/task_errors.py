@@ -15,7 +15,7 @@ REGEX_PATTERNS = {
     '^\\./': re.compile('^\\./'),
     '(^|[/\\\\])\\.\\.([/\\\\]|(?![\\s\\S]))': re.compile('(^|[/\\\\])\\.\\.([/\\\\]|(?![\\s\\S]))'),
     '\\$\\{[^}]*\\}|\\{\\{[^}]*\\}\\}|\\{[^},]*\\}|<[^>]*>': re.compile('\\$\\{[^}]*\\}|\\{\\{[^}]*\\}\\}|\\{[^},]*\\}|<[^>]*>'),
-    '[*?\\[\\]{]': re.compile('[*?\\[\\]{]'),
+    '[*?{]|\\[(?!\\[?(?:\\.\\.\\.)?[A-Za-z_][A-Za-z0-9_-]*\\]\\]?(?:[/\\\\.]|(?![\\s\\S])))|(?<=[^/\\\\\\[])\\[': re.compile('[*?{]|\\[(?!\\[?(?:\\.\\.\\.)?[A-Za-z_][A-Za-z0-9_-]*\\]\\]?(?:[/\\\\.]|(?![\\s\\S])))|(?<=[^/\\\\\\[])\\['),
     '^IMPL-[0-9]+\\.[0-9]+(?![\\s\\S])': re.compile('^IMPL-[0-9]+\\.[0-9]+(?![\\s\\S])'),
     '^[^|]*[^|\\s][^|]*(\\|[^|]*[^|\\s][^|]*)+(?![\\s\\S])': re.compile('^[^|]*[^|\\s][^|]*(\\|[^|]*[^|\\s][^|]*)+(?![\\s\\S])'),
     '^\\s+IMPL-[0-9]+(\\.[0-9]+)?\\s*(?![\\s\\S])|^\\s*IMPL-[0-9]+(\\.[0-9]+)?\\s+(?![\\s\\S])': re.compile('^\\s+IMPL-[0-9]+(\\.[0-9]+)?\\s*(?![\\s\\S])|^\\s*IMPL-[0-9]+(\\.[0-9]+)?\\s+(?![\\s\\S])'),
@@ -429,8 +429,8 @@ def validate_https___wfs_dev_schemas_task_schema_json___defs_success_criteria(da
     return data
 
 def validate_https___wfs_dev_schemas_task_schema_json___defs_on_error(data, custom_formats={}, name_prefix=None):
-    if not (isinstance(data, str) and data == 'skip_optional' or isinstance(data, str) and data == 'fail' or isinstance(data, str) and data == 'retry_once' or isinstance(data, str) and data == 'manual_intervention' or isinstance(data, str) and data == 'continue' or isinstance(data, str) and data == 'skip' or isinstance(data, str) and data == 'warn'):
-        raise JsonSchemaValueException("" + (name_prefix or "data") + " must be one of ['skip_optional', 'fail', 'retry_once', 'manual_intervention', 'continue', 'skip', 'warn']")
+    if not (isinstance(data, str) and data == 'skip_optional' or isinstance(data, str) and data == 'fail' or isinstance(data, str) and data == 'retry_once' or isinstance(data, str) and data == 'manual_intervention' or isinstance(data, str) and data == 'continue' or isinstance(data, str) and data == 'skip' or isinstance(data, str) and data == 'warn' or isinstance(data, str) and data == 'ignore' or isinstance(data, str) and data == 'abort' or isinstance(data, str) and data == 'stop' or isinstance(data, str) and data == 'halt' or isinstance(data, str) and data == 'retry' or isinstance(data, str) and data == 'manual' or isinstance(data, str) and data == 'ask' or isinstance(data, str) and data == 'pause'):
+        raise JsonSchemaValueException("" + (name_prefix or "data") + " must be one of ['skip_optional', 'fail', 'retry_once', 'manual_intervention', 'continue', 'skip', 'warn', 'ignore', 'abort', 'stop', 'halt', 'retry', 'manual', 'ask', 'pause']")
     return data
 
 def validate_https___wfs_dev_schemas_task_schema_json___defs_commands(data, custom_formats={}, name_prefix=None):
@@ -815,60 +815,89 @@ def validate_https___wfs_dev_schemas_task_schema_json___defs_flat_places(data, c
         if "convergence" in data_keys:
             data_keys.remove("convergence")
             data__convergence = data["convergence"]
-            if not isinstance(data__convergence, (dict)):
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".convergence must be object")
-            data__convergence_is_dict = isinstance(data__convergence, dict)
-            if data__convergence_is_dict:
-                data__convergence_keys = set(data__convergence.keys())
-                if "criteria" in data__convergence_keys:
-                    data__convergence_keys.remove("criteria")
-                    data__convergence__criteria = data__convergence["criteria"]
-                    validate_https___wfs_dev_schemas_task_schema_json___defs_string_array(data__convergence__criteria, custom_formats, (name_prefix or "data") + ".convergence.criteria")
-                if "verification" in data__convergence_keys:
-                    data__convergence_keys.remove("verification")
-                    data__convergence__verification = data__convergence["verification"]
-                    if not isinstance(data__convergence__verification, (str)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".convergence.verification must be string")
-                if "definition_of_done" in data__convergence_keys:
-                    data__convergence_keys.remove("definition_of_done")
-                    data__convergence__definitionofdone = data__convergence["definition_of_done"]
-                    if not isinstance(data__convergence__definitionofdone, (str)):
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".convergence.definition_of_done must be string")
+            try:
+                if not isinstance(data__convergence, (dict)):
+                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".convergence must be object")
+            except (JsonSchemaValueException, JsonSchemaValuesException):
+                if not isinstance(data__convergence, (str, list, tuple)):
+                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".convergence must be string or array")
+                data__convergence_is_list = isinstance(data__convergence, (list, tuple))
+                if data__convergence_is_list:
+                    data__convergence_len = len(data__convergence)
+                    for data__convergence_x, data__convergence_item in enumerate(data__convergence):
+                        if not isinstance(data__convergence_item, (str)):
+                            raise JsonSchemaValueException("" + (name_prefix or "data") + ".convergence[{data__convergence_x}]".format(**locals()) + " must be string")
+            else:
+                data__convergence_is_dict = isinstance(data__convergence, dict)
+                if data__convergence_is_dict:
+                    data__convergence_keys = set(data__convergence.keys())
+                    if "criteria" in data__convergence_keys:
+                        data__convergence_keys.remove("criteria")
+                        data__convergence__criteria = data__convergence["criteria"]
+                        try:
+                            if not isinstance(data__convergence__criteria, (str)):
+                                raise JsonSchemaValueException("" + (name_prefix or "data") + ".convergence.criteria must be string")
+                        except (JsonSchemaValueException, JsonSchemaValuesException):
+                            validate_https___wfs_dev_schemas_task_schema_json___defs_string_array(data__convergence__criteria, custom_formats, (name_prefix or "data") + ".convergence.criteria")
+                        else:
+                            pass
+                    if "verification" in data__convergence_keys:
+                        data__convergence_keys.remove("verification")
+                        data__convergence__verification = data__convergence["verification"]
+                        try:
+                            if not isinstance(data__convergence__verification, (list, tuple)):
+                                raise JsonSchemaValueException("" + (name_prefix or "data") + ".convergence.verification must be array")
+                        except (JsonSchemaValueException, JsonSchemaValuesException):
+                            if not isinstance(data__convergence__verification, (str)):
+                                raise JsonSchemaValueException("" + (name_prefix or "data") + ".convergence.verification must be string")
+                        else:
+                            validate_https___wfs_dev_schemas_task_schema_json___defs_string_array(data__convergence__verification, custom_formats, (name_prefix or "data") + ".convergence.verification")
+                    if "definition_of_done" in data__convergence_keys:
+                        data__convergence_keys.remove("definition_of_done")
+                        data__convergence__definitionofdone = data__convergence["definition_of_done"]
+                        if not isinstance(data__convergence__definitionofdone, (str)):
+                            raise JsonSchemaValueException("" + (name_prefix or "data") + ".convergence.definition_of_done must be string")
         if "files" in data_keys:
             data_keys.remove("files")
             data__files = data["files"]
-            if not isinstance(data__files, (list, tuple)):
-                raise JsonSchemaValueException("" + (name_prefix or "data") + ".files must be array")
-            data__files_is_list = isinstance(data__files, (list, tuple))
-            if data__files_is_list:
-                data__files_len = len(data__files)
-                for data__files_x, data__files_item in enumerate(data__files):
-                    data__files_item_any_of_count4 = 0
-                    if not data__files_item_any_of_count4:
-                        try:
-                            if not isinstance(data__files_item, (str)):
-                                raise JsonSchemaValueException("" + (name_prefix or "data") + ".files[{data__files_x}]".format(**locals()) + " must be string")
-                            data__files_item_any_of_count4 += 1
-                        except (JsonSchemaValueException, JsonSchemaValuesException): pass
-                    if not data__files_item_any_of_count4:
-                        try:
-                            if not isinstance(data__files_item, (dict)):
-                                raise JsonSchemaValueException("" + (name_prefix or "data") + ".files[{data__files_x}]".format(**locals()) + " must be object")
-                            data__files_item_is_dict = isinstance(data__files_item, dict)
-                            if data__files_item_is_dict:
-                                data__files_item__missing_keys = set(['path']) - data__files_item.keys()
-                                if data__files_item__missing_keys:
-                                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".files[{data__files_x}]".format(**locals()) + " must contain ")
-                                data__files_item_keys = set(data__files_item.keys())
-                                if "path" in data__files_item_keys:
-                                    data__files_item_keys.remove("path")
-                                    data__files_item__path = data__files_item["path"]
-                                    if not isinstance(data__files_item__path, (str)):
-                                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".files[{data__files_x}].path".format(**locals()) + " must be string")
-                            data__files_item_any_of_count4 += 1
-                        except (JsonSchemaValueException, JsonSchemaValuesException): pass
-                    if not data__files_item_any_of_count4:
-                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".files[{data__files_x}]".format(**locals()) + " cannot be validated by any definition")
+            try:
+                if not isinstance(data__files, (dict)):
+                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".files must be object")
+            except (JsonSchemaValueException, JsonSchemaValuesException):
+                if not isinstance(data__files, (list, tuple)):
+                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".files must be array")
+                data__files_is_list = isinstance(data__files, (list, tuple))
+                if data__files_is_list:
+                    data__files_len = len(data__files)
+                    for data__files_x, data__files_item in enumerate(data__files):
+                        data__files_item_any_of_count4 = 0
+                        if not data__files_item_any_of_count4:
+                            try:
+                                if not isinstance(data__files_item, (str)):
+                                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".files[{data__files_x}]".format(**locals()) + " must be string")
+                                data__files_item_any_of_count4 += 1
+                            except (JsonSchemaValueException, JsonSchemaValuesException): pass
+                        if not data__files_item_any_of_count4:
+                            try:
+                                if not isinstance(data__files_item, (dict)):
+                                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".files[{data__files_x}]".format(**locals()) + " must be object")
+                                data__files_item_is_dict = isinstance(data__files_item, dict)
+                                if data__files_item_is_dict:
+                                    data__files_item__missing_keys = set(['path']) - data__files_item.keys()
+                                    if data__files_item__missing_keys:
+                                        raise JsonSchemaValueException("" + (name_prefix or "data") + ".files[{data__files_x}]".format(**locals()) + " must contain ")
+                                    data__files_item_keys = set(data__files_item.keys())
+                                    if "path" in data__files_item_keys:
+                                        data__files_item_keys.remove("path")
+                                        data__files_item__path = data__files_item["path"]
+                                        if not isinstance(data__files_item__path, (str)):
+                                            raise JsonSchemaValueException("" + (name_prefix or "data") + ".files[{data__files_x}].path".format(**locals()) + " must be string")
+                                data__files_item_any_of_count4 += 1
+                            except (JsonSchemaValueException, JsonSchemaValuesException): pass
+                        if not data__files_item_any_of_count4:
+                            raise JsonSchemaValueException("" + (name_prefix or "data") + ".files[{data__files_x}]".format(**locals()) + " cannot be validated by any definition")
+            else:
+                pass
         if "implementation" in data_keys:
             data_keys.remove("implementation")
             data__implementation = data["implementation"]
@@ -876,8 +905,8 @@ def validate_https___wfs_dev_schemas_task_schema_json___defs_flat_places(data, c
                 if not isinstance(data__implementation, (list, tuple)):
                     raise JsonSchemaValueException("" + (name_prefix or "data") + ".implementation must be array")
             except (JsonSchemaValueException, JsonSchemaValuesException):
-                if not isinstance(data__implementation, (dict)):
-                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".implementation must be object")
+                if not isinstance(data__implementation, (dict, str)):
+                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".implementation must be object or string")
             else:
                 validate_https___wfs_dev_schemas_task_schema_json___defs_flat_steps(data__implementation, custom_formats, (name_prefix or "data") + ".implementation")
         if "implementation_steps" in data_keys:
@@ -902,6 +931,14 @@ def validate_https___wfs_dev_schemas_task_schema_json___defs_flat_places(data, c
         if "acceptance_criteria" in data_keys:
             data_keys.remove("acceptance_criteria")
             data__acceptancecriteria = data["acceptance_criteria"]
+        if "files_to_create" in data_keys:
+            data_keys.remove("files_to_create")
+            data__filestocreate = data["files_to_create"]
+            validate_https___wfs_dev_schemas_task_schema_json___defs_string_array(data__filestocreate, custom_formats, (name_prefix or "data") + ".files_to_create")
+        if "files_to_modify" in data_keys:
+            data_keys.remove("files_to_modify")
+            data__filestomodify = data["files_to_modify"]
+            validate_https___wfs_dev_schemas_task_schema_json___defs_string_array(data__filestomodify, custom_formats, (name_prefix or "data") + ".files_to_modify")
     return data
 
 def validate_https___wfs_dev_schemas_task_schema_json___defs_focus_paths(data, custom_formats={}, name_prefix=None):
@@ -957,8 +994,8 @@ def validate_https___wfs_dev_schemas_task_schema_json___defs_focus_path(data, cu
         if not isinstance(data, (str)):
             raise JsonSchemaValueException("" + (name_prefix or "data") + " must be string")
         if isinstance(data, str):
-            if not REGEX_PATTERNS['[*?\\[\\]{]'].search(data):
-                raise JsonSchemaValueException("" + (name_prefix or "data") + " must match pattern [*?\\[\\]{]")
+            if not REGEX_PATTERNS['[*?{]|\\[(?!\\[?(?:\\.\\.\\.)?[A-Za-z_][A-Za-z0-9_-]*\\]\\]?(?:[/\\\\.]|(?![\\s\\S])))|(?<=[^/\\\\\\[])\\['].search(data):
+                raise JsonSchemaValueException("" + (name_prefix or "data") + " must match pattern [*?{]|\\[(?!\\[?(?:\\.\\.\\.)?[A-Za-z_][A-Za-z0-9_-]*\\]\\]?(?:[/\\\\.]|(?![\\s\\S])))|(?<=[^/\\\\\\[])\\[")
     except (JsonSchemaValueException, JsonSchemaValuesException): pass
     else:
         raise JsonSchemaValueException("" + (name_prefix or "data") + " must NOT match a disallowed definition")

@@ -7,9 +7,10 @@ import click
 
 from wfs import actions
 from wfs.cli import Env, pass_env, refuse_unreadable
+from wfs.plans import plan_lines, plan_rows
 from wfs.resources import read_text
 from wfs.schemas import SCHEMA_NAMES
-from wfs.sessions import maestro_label
+from wfs.sessions import active_ids
 
 
 @click.command()
@@ -18,9 +19,9 @@ from wfs.sessions import maestro_label
 def validate(env: Env, all_sessions: bool) -> None:
     """Check task and session files against every rule; one `path: rule: message` per problem.
 
-    Exits 1 when any error is found (warnings alone exit 0). Maestro-Flow sessions not
-    yet imported are named with their `wfs import`; with --all, or when they are the
-    project's only plans, they are checked as the import would read them.
+    Exits 1 when any error is found (warnings alone exit 0). The project's Maestro-Flow
+    plans are listed after; with --all, or when they are the project's only plans, those
+    not yet imported are checked as the import would read them.
 
     \b
     Example:
@@ -41,7 +42,7 @@ def validate(env: Env, all_sessions: bool) -> None:
             else:
                 sids_and_maestro = sids
             env.echo(f"OK: {', '.join(sids_and_maestro) or 'no sessions'}")
-        env.lines([maestro_label(row) for row in maestro if not row["imported_as"]])
+        env.lines(plan_lines(maestro, bool(sids)))
 
     env.emit(result.data, human)
     if result.exit_code:
@@ -116,6 +117,9 @@ def doctor(env: Env, fix: bool) -> None:
     """
     result = actions.doctor(env.layout, fix)
     rows = result.data["findings"]
+    plans = plan_rows(env.layout)
+    if plans:  # listed, as every command that looks at the whole project lists them
+        result.data["maestro"] = plans
 
     def human() -> None:
         for row in rows:
@@ -130,6 +134,7 @@ def doctor(env: Env, fix: bool) -> None:
                 env.echo(f"found: {row['where']}: {row['problem']} ({row['action']})")
         if not rows:
             env.echo("OK: nothing to repair")
+        env.lines(plan_lines(plans, bool(active_ids(env.layout))))
 
     env.emit(result.data, human)
     if result.exit_code:

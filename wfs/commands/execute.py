@@ -1,288 +1,28 @@
-"""`wfs execute`, `wfs flow`, `wfs capture` and `wfs log`: run steps, show them while
-they run, and show how every stop goes on.
-
-How a run is shown while it goes:
-
-- On a terminal (stdout and stderr both one), the running step is one status line on
-  stderr: its name, its elapsed time and the last line of its output, rewritten in
-  place a few times a second; each step that ends leaves its line.
-- Through a pipe, plain lines in order: each step as it starts and as it ends (with
-  its elapsed time); nothing is rewritten.
-- With `--json`, JSON Lines on stdout, one event each (step_started, output,
-  step_finished, task_finished; with --jobs N, check and fix too); `wfs execute`
-  prints its result as the last line.
-
-Each task's result is printed when the task ends, not when the run does.
-"""
+"""`wfs execute`, `wfs flow`, `wfs capture` and `wfs log`: run steps, and show how
+every stop goes on (wfs/commands/progress.py shows a run while it goes)."""
 
 from __future__ import annotations
 
 import sys
-import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import click
 
-from wfs import actions, jsonio, platform
+from wfs import actions, jsonio
 from wfs.cli import Env, F, pass_env, root_option, typed_task_ids
+from wfs.commands.progress import Plain, json_line, reporter
 from wfs.completion import complete_task_id
+from wfs.errors import WfsError
 from wfs.flow import session_run
 from wfs.flow.answer import read_answer
 from wfs.flow.stepping import WAITING_FOR_AGENT
+from wfs.maestro import MAESTRO
+from wfs.plans import plan_lines
 from wfs.platform import shell_join
 from wfs.query import agent_setup_lines, idle_lines, one_line
 from wfs.store import read_input
-from wfs.text import elapsed_text, printable
-
-Show = Callable[[Env, dict[str, Any]], None]
-REDRAW_SECONDS = 0.2  # the status line is rewritten at most this often
-
-
-def json_line(data: Any) -> None:
-    """One JSON Lines record on stdout, written at once."""
-    sys.stdout.buffer.write(jsonio.compact(data) + b"\n")
-    sys.stdout.flush()
-
-
-class Plain:
-    """Progress as plain lines on stderr, in order; each task's result on stdout."""
-
-    def __init__(self, env: Env, show: Show) -> None:
-        self.env = env
-        self.show = show
-
-    def __call__(self, event: str, data: dict[str, Any]) -> None:
-        env = self.env
-        if event == "start":
-            env.echo(f"  {data['task']} ▶ {data['name']} …", err=True)
-        elif event == "fix":
-            env.echo(
-                f"  {data['task']} · {data['name']}: failed ({data['error']}); "
-                f"fix {data['iteration']} of {data['of']} goes to the agent",
-                err=True,
-            )
-        elif event == "check":
-            env.echo(
-                f"  {data['task']} · {data['name']}: check {data['outcome']}: "
-                f"{one_line(data['command'])}",
-                err=True,
-            )
-        elif event == "step":
-            color = {"done": "green", "skipped": "yellow", "paused": "yellow"}.get(
-                data["outcome"], "red"
-            )
-            outcome = env.style(data["outcome"], fg=color)
-            env.echo(
-                f"  {data['task']} · {data['name']}: {outcome} ({data['elapsed']:.2f}s)",
-                err=True,
-            )
-        elif event == "finished":
-            self.show(env, data)
-
-    def close(self) -> None:
-        """The run is over."""
-
-
-class Live(Plain):
-    """On a terminal: the running step as one status line, rewritten in place."""
-
-    def __init__(self, env: Env, show: Show) -> None:
-        super().__init__(env, show)
-        self.step: dict[str, Any] | None = None  # task, name, started, last line
-        self.drawn = 0.0  # when the status line was last written
-        self.shown = False  # a status line is on the screen
-
-    def __call__(self, event: str, data: dict[str, Any]) -> None:
-        if event == "start":
-            self.step = {"task": data["task"], "name": data["name"], "last": ""}
-            self.step["started"] = time.monotonic()
-            self.draw(force=True)
-        elif event == "output":
-            if self.step is not None and data["text"].strip():
-                self.step["last"] = data["text"]
-                self.draw()
-        elif event == "tick":
-            self.draw()
-        elif event in ("fix", "check", "step", "finished"):
-            self.clear()
-            super().__call__(event, data)
-            if event == "step":
-                self.step = None
-            else:
-                self.draw(force=True)
-
-    def status_line(self, width: int) -> str:
-        assert self.step is not None
-        clock = elapsed_text(time.monotonic() - self.step["started"])
-        line = f"  {self.step['task']} ▶ {self.step['name']} · {clock}"
-        last = printable(self.step["last"].replace("\t", " ").strip())
-        if last:
-            line += f" · {last}"
-        line = printable(line)
-        return line if len(line) <= width else line[: max(width - 1, 0)] + "…"
-
-    def width(self) -> int:
-        """The columns of the terminal the line goes to, less one (a line that fills
-        the last column wraps on some terminals)."""
-        return platform.terminal_columns(sys.stderr) - 1
-
-    def draw(self, force: bool = False) -> None:
-        if self.step is None:
-            return
-        now = time.monotonic()
-        if not force and now - self.drawn < REDRAW_SECONDS:
-            return
-        self.drawn = now
-        width = self.width()
-        line = self.status_line(width)
-        clear = platform.CLEAR_TO_END or " " * (width - len(line))
-        sys.stderr.write("\r" + line + clear)
-        sys.stderr.flush()
-        self.shown = True
-
-    def clear(self) -> None:
-        if self.shown:
-            sys.stderr.write("\r" + (platform.CLEAR_TO_END or " " * self.width() + "\r"))
-            sys.stderr.flush()
-            self.shown = False
-
-    def close(self) -> None:
-        self.clear()
-
-
-class LiveTasks(Plain):
-    """On a terminal, with --jobs N: each running task's step as a line of its own
-    (task, step, elapsed, last line of output), the lines rewritten in place together;
-    each step that ends, and each task's result, leaves its lines above them."""
-
-    def __init__(self, env: Env, show: Show) -> None:
-        super().__init__(env, show)
-        self.steps: dict[str, dict[str, Any]] = {}  # task -> name, started, last line
-        self.drawn = 0.0
-        self.lines = 0  # status lines on the screen
-
-    def __call__(self, event: str, data: dict[str, Any]) -> None:
-        if event == "start":
-            self.steps[data["task"]] = {
-                "name": data["name"],
-                "started": time.monotonic(),
-                "last": "",
-            }
-            self.draw(force=True)
-        elif event == "output":
-            step = self.steps.get(data.get("task", ""))
-            if step is not None and data["text"].strip():
-                step["last"] = data["text"]
-                self.draw()
-        elif event == "tick":
-            self.draw()
-        elif event in ("fix", "check", "step", "finished"):
-            self.clear()
-            super().__call__(event, data)
-            if event in ("step", "finished"):
-                self.steps.pop(data.get("task", ""), None)
-            elif data.get("task") in self.steps:  # shown on its line until the next one
-                self.steps[data["task"]]["last"] = (
-                    f"fix {data['iteration']} of {data['of']} with the agent"
-                    if event == "fix"
-                    else f"check {data['outcome']}: {one_line(data['command'])}"
-                )
-            self.draw(force=True)
-
-    def status_lines(self, width: int) -> list[str]:
-        now = time.monotonic()
-        lines = []
-        for tid in sorted(self.steps):
-            step = self.steps[tid]
-            line = f"  {tid} ▶ {step['name']} · {elapsed_text(now - step['started'])}"
-            last = printable(step["last"].replace("\t", " ").strip())
-            if last:
-                line += f" · {last}"
-            line = printable(line)
-            lines.append(line if len(line) <= width else line[: max(width - 1, 0)] + "…")
-        if not platform.CLEAR_LINES_UP and lines:  # one line only: all tasks on it
-            joined = " | ".join(line.strip() for line in lines)
-            lines = [joined if len(joined) <= width else joined[: max(width - 1, 0)] + "…"]
-        return lines
-
-    def draw(self, force: bool = False) -> None:
-        now = time.monotonic()
-        if not force and now - self.drawn < REDRAW_SECONDS:
-            return
-        self.drawn = now
-        self.clear()
-        width = platform.terminal_columns(sys.stderr) - 1
-        lines = self.status_lines(width)
-        if not lines:
-            return
-        if platform.CLEAR_LINES_UP:
-            sys.stderr.write("".join(line + "\n" for line in lines))
-        else:
-            sys.stderr.write("\r" + lines[0] + " " * (width - len(lines[0])))
-        sys.stderr.flush()
-        self.lines = len(lines)
-
-    def clear(self) -> None:
-        if not self.lines:
-            return
-        if platform.CLEAR_LINES_UP:
-            sys.stderr.write(platform.CLEAR_LINES_UP.format(count=self.lines))
-        else:
-            width = platform.terminal_columns(sys.stderr) - 1
-            sys.stderr.write("\r" + " " * width + "\r")
-        sys.stderr.flush()
-        self.lines = 0
-
-    def close(self) -> None:
-        self.clear()
-
-
-class Events(Plain):
-    """--json: each event as a JSON line on stdout; with `checks` (a task's own process
-    under --jobs N, and --jobs N itself), each check that ran and each failure that goes
-    back to the agent too."""
-
-    def __init__(self, env: Env, show: Show, checks: bool = False) -> None:
-        super().__init__(env, show)
-        self.checks = checks
-
-    def __call__(self, event: str, data: dict[str, Any]) -> None:
-        if event == "check" and self.checks:
-            shown = _pick(data, "task", "step", "name", "check", "command", "outcome")
-            json_line({"event": "check"} | shown)
-        elif event == "fix" and self.checks:
-            shown = _pick(data, "task", "step", "name", "error", "iteration", "of")
-            json_line({"event": "fix"} | shown)
-        elif event == "start":
-            json_line({"event": "step_started"} | _pick(data, "task", "step", "name"))
-        elif event == "output":
-            json_line({"event": "output"} | _pick(data, "task", "step", "stream", "text"))
-        elif event == "step":
-            shown = _pick(data, "task", "step", "name", "outcome", "elapsed")
-            json_line({"event": "step_finished"} | shown)
-        elif event == "finished":
-            json_line({"event": "task_finished"} | _pick(data, "task", "status"))
-
-
-def _pick(data: dict[str, Any], *keys: str) -> dict[str, Any]:
-    return {key: data[key] for key in keys if key in data}
-
-
-def on_terminal() -> bool:
-    """Whether a status line may be rewritten in place: stdout and stderr are both a
-    terminal."""
-    return sys.stdout.isatty() and sys.stderr.isatty()
-
-
-def reporter(env: Env, show: Show, live: bool | None = None, many: bool = False) -> Plain:
-    """How a run's progress is shown (see the module's docstring); `many`: several
-    tasks run at once, each with its line (and --json gives the checks and fixes)."""
-    if env.json:
-        return Events(env, show, checks=many)
-    if on_terminal() if live is None else live:
-        return LiveTasks(env, show) if many else Live(env, show)
-    return Plain(env, show)
+from wfs.text import elapsed_text
 
 
 def answer_options(func: F) -> F:
@@ -485,6 +225,12 @@ def execute(
 
     modes = (task_id, resume_id, run_all, dry_run, jobs, in_worktree, task_from_stdin)
     answer = _checked_options(*modes, output_text, output_file, skip)
+    options = Options(agent_option, agent_scope, force, jobs, remote)
+    if env.session is None and not (task_id or resume_id or task_from_stdin or in_worktree):
+        plans = session_run.plans_to_run(env.layout)
+        if plans is not None:  # no session is active, and the project has Maestro-Flow plans
+            _run_plans(env, plans, run_all, dry_run, options)
+            return
     progress = reporter(env, _show_result, many=jobs > 1 or task_from_stdin)
     runner = session_run.runner(
         env.layout,
@@ -508,10 +254,7 @@ def execute(
         task_id, resume_id, in_worktree = (None, tid, False) if resume else (tid, None, True)
     try:
         if jobs > 1:
-            from wfs.flow import parallel  # deferred: only --jobs N loads the scheduler
-
-            child = _child_command(env, agent_option, agent_scope, force, remote)
-            run = parallel.run_all(runner, jobs, child, force=force)
+            run = _run_jobs(env, runner, env.current_session(), options)
         else:
             run = session_run.execute(
                 runner,
@@ -575,18 +318,129 @@ def _show_run(env: Env, run: session_run.Execution) -> None:
 
 
 def _child_command(
-    env: Env, agent_option: str | None, agent_scope: str, force: bool, remote: str | None
+    env: Env,
+    sid: str,
+    agent_option: str | None,
+    agent_scope: str,
+    force: bool,
+    remote: str | None,
 ) -> Callable[[], list[str]]:
     """How `--jobs N` starts a process for the run of one task: this wfs, on this
     session, with the same options, its events as JSON Lines; it reads its task from
     stdin (`_order_from_stdin`)."""
     root = root_option(env)
     argv = [sys.executable, "-m", "wfs", *(["--root", root] if root else [])]
-    argv += ["--session", env.current_session(), "execute", "--task-from-stdin"]
+    argv += ["--session", sid, "execute", "--task-from-stdin"]
     argv += ["--json", "--agent-scope", agent_scope]
     argv += [*(["--agent", agent_option] if agent_option else []), *(["--force"] * force)]
     argv += ["--remote", remote] if remote else []
     return lambda: argv
+
+
+class Options(NamedTuple):
+    """How each task runs: the options of `wfs execute` that every session's run takes."""
+
+    agent: str | None
+    scope: str
+    force: bool
+    jobs: int
+    remote: str | None
+
+
+def _run_plans(
+    env: Env, plans: list[dict[str, Any]], run_all: bool, dry_run: bool, options: Options
+) -> None:
+    """No session is active and the project has Maestro-Flow plans: run each plan with
+    tasks to do in the wfs session imported from it (imported now when there is none,
+    and left paused: no other session is touched), one plan after the other; without
+    --all, the next ready task of the first plan that has one."""
+    if dry_run or not plans:
+        _show_plans(env, plans, dry_run)
+        return
+    results: list[dict[str, Any]] = []
+    codes: list[int] = []
+    for row in plans:
+        try:
+            sid, made = session_run.session_of_plan(env.layout, row)
+        except WfsError as err:
+            codes.append(2)
+            if env.json:
+                json_line({"event": "plan", "plan": row["name"], "error": err.message})
+            else:
+                first, *more = err.message.splitlines() or [""]
+                env.echo(f"{row['name']}: cannot run: {one_line(first, 1000)}", err=True)
+                env.lines([f"  {one_line(line, 1000)}" for line in more], err=True)
+            continue
+        if env.json:
+            json_line({"event": "plan", "plan": row["name"], "session": sid, "imported": made})
+        else:
+            how = "imported as" if made else "runs in"
+            env.echo(f"{row['name']} ({how} {sid}):", err=True)
+        run = _run_session(env, sid, run_all, options)
+        results.append(run.data)
+        codes.append(run.exit_code)
+        if run.signum is not None or (not run_all and run.data["tasks"]):
+            break
+    code = session_run.worst(codes)
+    if env.json:
+        status = {0: "completed", 1: "failed", 2: "refused", 3: "paused"}.get(code, "interrupted")
+        tasks = [task for data in results for task in data["tasks"]]
+        json_line({"session": None, "status": status, "sessions": results, "tasks": tasks})
+    if code:
+        click.get_current_context().exit(code)
+
+
+def _run_jobs(env: Env, runner: Any, sid: str, options: Options) -> Any:
+    """`--all --jobs N`: up to N ready tasks at once, each in a process of its own."""
+    from wfs.flow import parallel  # deferred: only --jobs N loads the scheduler
+
+    child = _child_command(env, sid, options.agent, options.scope, options.force, options.remote)
+    return parallel.run_all(runner, options.jobs, child, force=options.force)
+
+
+def _run_session(env: Env, sid: str, run_all: bool, options: Options) -> Any:
+    """`wfs --session SID execute [--all]` with `options`, shown as it goes."""
+    progress = reporter(env, _show_result, many=options.jobs > 1)
+    runner = session_run.runner(
+        env.layout,
+        sid,
+        options.agent,
+        root_option(env),
+        progress=progress,
+        scope=options.scope,
+        remote=options.remote,
+    )
+    try:
+        if options.jobs > 1:
+            run = _run_jobs(env, runner, sid, options)
+        else:
+            run = session_run.execute(runner, run_all=run_all, force=options.force)
+    finally:
+        progress.close()
+    if not env.json:
+        if run.data.get("invalid"):
+            env.lines(invalid_lines(run.data["invalid"]))
+        elif not run.data["tasks"]:
+            env.lines(idle_lines(run.data["stopped"]))
+        if run.signum is not None and not run.interrupted:
+            env.echo("Interrupted: stopped before the next task.")
+    return run
+
+
+def _show_plans(env: Env, plans: list[dict[str, Any]], dry_run: bool) -> None:
+    """Nothing to run (every plan is done), or a dry run: the plans, and what a run does."""
+    if env.json:
+        json_line({"session": None, "maestro": plans, "dry_run": dry_run})
+        return
+    if not plans:
+        env.echo(f"Nothing to do: every {MAESTRO} plan is done (`wfs status` lists them).")
+        return
+    env.lines(plan_lines(plans, False))
+    env.echo(
+        "Dry run: nothing is executed. Each plan is imported as a wfs session when it runs; "
+        "`wfs import PATH` makes it now, and `wfs --session ID execute --dry-run` then shows "
+        "each step and check."
+    )
 
 
 def _order_from_stdin() -> tuple[str, bool, str, bool] | None:

@@ -290,18 +290,23 @@ def _announce(env: Env, data: dict[str, Any], topic: str | None) -> None:
 )
 @pass_env
 def import_session(env: Env, source: str, new: bool) -> None:
-    """Make a session (the only active one) from a Maestro-Flow session, losslessly.
+    """Make a wfs session from a Maestro-Flow plan, losslessly.
 
-    PATH is the Maestro session folder (.workflow/sessions/<YYYYMMDD>-<slug>, whose
-    current plan is imported), one of its runs, or its name. Each TASK-NNN becomes an
-    IMPL-N in the order of the waves (the ids are kept in the session file and in each
-    task's meta.source_id); convergence.criteria are its acceptance criteria and
-    convergence.verification its checks; nothing of Maestro's is written. Importing it
-    again does nothing while its files are unchanged.
+    PATH is a plan folder of any layout (`wfs session list` names them:
+    .workflow/scratch/<date>-plan-<slug>, .workflow/milestones/<M>/artifacts/<slug>,
+    .workflow/.lite-plan/<slug>, a quick task's folder), a Maestro session of
+    .workflow/sessions/ (its current plan) or one of its runs, or that name. Each
+    TASK-NNN becomes an IMPL-N in the order of the waves (the ids are kept in the session
+    file and in each task's meta.source_id), written in the canonical task form;
+    convergence.criteria are its acceptance criteria and convergence.verification its
+    checks; nothing of Maestro's is written. The new session is made active when no
+    other is; no other session is touched. Importing it again does nothing while its
+    files are unchanged. (`wfs execute --all` imports and runs the plans by itself when
+    no session is active.)
 
     \b
     Example:
-      wfs import .workflow/sessions/20260301-auth-flow
+      wfs import .workflow/scratch/20260301-plan-auth-flow
     """
     data = actions.import_session(env.layout, source, new)
 
@@ -312,6 +317,12 @@ def import_session(env: Env, source: str, new: bool) -> None:
         env.echo(data["session"])
         pairs = ", ".join(f"{old} -> {new_id}" for old, new_id in data["ids"].items())
         env.echo(f"  {data['tasks']} tasks from {data['from']}: {pairs}")
+        if not data["active"]:
+            env.echo(
+                f"  Another session is active, and stays so: `wfs switch {data['session']}` "
+                f"makes this one active, or run it with `wfs --session {data['session']} "
+                "execute --all`"
+            )
 
     env.emit(data, human)
 

@@ -8,8 +8,8 @@ from wfs import actions
 from wfs.cli import Env, pass_env
 from wfs.completion import complete_session_id
 from wfs.errors import WfsError
+from wfs.plans import plan_lines
 from wfs.query import one_line
-from wfs.sessions import maestro_label
 
 
 @click.group()
@@ -27,8 +27,9 @@ def session() -> None:
 def session_list(env: Env) -> None:
     """List every session with its status; `*` marks the active one.
 
-    Maestro-Flow sessions (.workflow/sessions/) follow, each with the `wfs import` that
-    makes a wfs session of it, or the session imported from it.
+    Maestro-Flow plans follow (every layout: sessions/, scratch/, milestones/,
+    .lite-plan/, quick tasks), each with its tasks counted and the wfs session imported
+    from it, if any.
 
     \b
     Example:
@@ -46,7 +47,7 @@ def session_list(env: Env) -> None:
             else:
                 status, kind, project = (one_line(row[k]) for k in ("status", "type", "project"))
                 env.echo(f"{mark} {row['id']}  {status}  {row['phase']}  {kind}  {project}")
-        env.lines([f"  {maestro_label(row)}" for row in maestro])
+        env.lines(plan_lines(maestro, any(row["active"] for row in rows)))
 
     env.emit({"sessions": rows, "maestro": maestro} if maestro else {"sessions": rows}, human)
     if errors:

@@ -14,8 +14,9 @@ from wfs import actions
 from wfs import prime as digests
 from wfs.cli import Env, pass_env, refuse_unreadable, root_option
 from wfs.errors import NotAProjectError, WfsError
+from wfs.plans import plan_lines
 from wfs.query import next_lines, status_lines
-from wfs.sessions import maestro_label, no_session_message
+from wfs.sessions import no_session_message
 
 
 @click.command()
@@ -23,14 +24,15 @@ from wfs.sessions import maestro_label, no_session_message
 def status(env: Env) -> None:
     """Show the active session: phase, type, task counts, progress, ready and blocked tasks.
 
-    Maestro-Flow sessions not yet imported are named after it, with their `wfs import`.
+    Maestro-Flow plans follow, each with its tasks counted (`wfs execute --all` runs
+    them when no wfs session is active).
 
     \b
     Example:
       wfs status --json
     """
     summary = actions.status(env.layout, env.session, root_option(env))
-    maestro = [maestro_label(row) for row in summary.get("maestro", [])]
+    maestro = plan_lines(summary.get("maestro", []), summary["session"] is not None)
     if summary["session"] is None:
         unfinished = summary.get("unfinished", [])
         if unfinished:
@@ -63,6 +65,9 @@ def next_task(env: Env, all_ready: bool) -> None:
       wfs next --all --json
     """
     data, unreadable = actions.next_tasks(env.layout, env.session, all_ready, root_option(env))
+    if data["session"] is None:  # no session: the Maestro-Flow plans, with their ready tasks
+        env.emit(data, lambda: env.lines(plan_lines(data["maestro"], False)))
+        return
     env.emit(data, lambda: env.lines(next_lines(data)))
     refuse_unreadable(env, unreadable)
     stop_if_stalled(data)

@@ -22,7 +22,7 @@ from wfs.flow.answer import CONTRACT
 from wfs.flow.context import RunContext
 from wfs.flow.variables import as_text as value_text
 from wfs.flow.variables import substitute_prose, substitute_session, task_values
-from wfs.flow.work import Step
+from wfs.flow.work import Step, task_criteria
 from wfs.formats import canonical_task
 from wfs.index import load_skeletons
 from wfs.layout import parse_task_id
@@ -40,6 +40,13 @@ LIST_FIELDS = (
     "requirements",
     "acceptance",
     "focus_paths",
+)
+# What the engine reads of a step itself (how it runs, what it binds, its checks), or
+# the brief shows above; any other field of the step reaches the agent as written.
+STEP_CONSUMED = frozenset(
+    {*PROSE_FIELDS, *LIST_FIELDS, "step", "name", "command", "commands", "output", "output_to"}
+    | {"depends_on", "on_error", "success_criteria", "timeout", "verification", "tdd_phase"}
+    | {"expected_failure", "test_fix_cycle", "max_iterations"}
 )
 
 
@@ -59,6 +66,9 @@ def resolved_step(
             resolved[field] = [substitute_prose(value_text(i), values) for i in items]
     if command:
         resolved["command"] = substitute_prose(command, values)
+    extra = _written(step.spec, STEP_CONSUMED)
+    if extra:
+        resolved["fields"] = extra  # what else the author wrote in the step (`target`, …)
     if step.output:
         resolved["output"] = step.output
     for field in ("output", "output_to"):
@@ -222,12 +232,79 @@ def task_context(run: RunContext, task: Task) -> dict[str, Any]:
         found["target_files"] = target_files
     artifacts = context.get("artifacts")
     if isinstance(artifacts, list) and artifacts:
-        found["artifacts"] = [_artifact(run, a) for a in artifacts if isinstance(a, dict)]
+        found["artifacts"] = [
+            _artifact(run, a if isinstance(a, dict) else {"path": a})
+            for a in artifacts
+            if isinstance(a, dict) or (isinstance(a, str) and a.strip())  # a path alone
+        ]
     for name, place in NOTES[1:]:
         value = _at(seed, place)
         if value and not (name == "files" and all(isinstance(f, str) for f in value)):
             found[name] = value  # files given as plain paths are the target files
+    fields = authored_fields(seed)
+    if fields:
+        found["fields"] = fields
+    verify = [
+        {"text": c.text, "from": c.pointer}
+        for c in task_criteria(task)
+        if c.command is None and not c.pointer.startswith(ACCEPTANCE_PLACES)
+    ]
+    if verify:
+        found["verify"] = verify
     return found
+
+
+# What wfs reads of a task itself (its steps, its checks, its place in the plan) or shows
+# in a part of the brief of its own; every other field reaches the agent as it is
+# (docs/formats.md, "Task fields": the table of every field, which a test holds to these).
+CONSUMED = frozenset(
+    {"id", "task_id", "title", "status", "meta", "context", "flow_control", "execution"}
+    | {name for name, place in NOTES if len(place) == 1}
+)
+# Bookkeeping of the tool that wrote the file, not the author's word: its format tag, and
+# the times and history of an earlier run (the brief says what to do, not what was).
+IGNORED = frozenset(
+    {"_meta", "$schema", "status_history", "completed_at", "actual_duration", "executed_at"}
+)
+CONSUMED_META = frozenset(
+    {"type", "agent", "execution_config", "depends_on", "dependencies", "blocked_by"}
+    | {"focus_paths", "tdd_phase", "max_iterations"}
+)
+CONSUMED_CONTEXT = frozenset(
+    {"depends_on", "focus_paths", "requirements", "acceptance", "artifacts", "parent"}
+    | {"inherited", "shared_context", "analysis", "dependencies", "blocked_by"}
+)
+CONSUMED_FLOW = frozenset(
+    {"pre_analysis", "implementation_approach", "implementation_steps", "target_files"}
+    | {"test_fix_cycle"}
+)
+# Acceptance criteria are in the brief's Acceptance part, wherever the file keeps them.
+ACCEPTANCE_PLACES = ("/context/acceptance", "/convergence/criteria", "/acceptance")
+
+
+def authored_fields(seed: Task) -> dict[str, Any]:
+    """Every field of the task (in the seed form) that wfs does not consume itself, under
+    its own name, unknown ones included: `goal`, `action`, `read_first`, `objective`,
+    `deliverables`, `files_to_create`, `test`, `rationale`, … Nothing the author wrote is
+    dropped on the way to the agent. What is left of `meta`, `context` and
+    `flow_control` comes under those names."""
+    fields = _written(seed, CONSUMED | IGNORED)
+    if isinstance(fields.get("verification"), (str, list)):
+        del fields["verification"]  # the task's checks: run, or listed for the agent
+    for name, consumed in (
+        ("meta", CONSUMED_META),
+        ("context", CONSUMED_CONTEXT),
+        ("flow_control", CONSUMED_FLOW),
+    ):
+        rest = _written(obj(seed, name), consumed)
+        if rest:
+            fields[name] = rest
+    return fields
+
+
+def _written(holder: dict[str, Any], consumed: frozenset[str]) -> dict[str, Any]:
+    """The fields of `holder` that hold something and are not `consumed`."""
+    return {k: v for k, v in holder.items() if k not in consumed and v not in (None, "", [], {})}
 
 
 def _at(data: Any, place: tuple[str, ...]) -> Any:

@@ -30,7 +30,15 @@ from wfs.flow.variables import (
     substitute_prose,
     substitute_session,
 )
-from wfs.flow.work import Check, Step, Uninterpretable, has_agent_work, task_steps
+from wfs.flow.work import (
+    Check,
+    Criterion,
+    Step,
+    Uninterpretable,
+    has_agent_work,
+    task_criteria,
+    task_steps,
+)
 from wfs.layout import is_absolute_path, project_path
 from wfs.query import one_line
 from wfs.rules import TaskSource, refusal
@@ -95,7 +103,6 @@ def dry_run(context: RunContext, task: Task) -> dict[str, Any]:
             budget = fix_budget(step) if agent_before else 0
             checks.append({"of": "task", "from": step.pointer, "must": "pass", "fixes": budget})
         agent_before = agent_before or has_agent_work(step)
-        problems += _unrun_checks(step)
         on_error = step.spec.get("on_error", "fail")
         rows.append(
             {
@@ -111,7 +118,25 @@ def dry_run(context: RunContext, task: Task) -> dict[str, Any]:
         )
         if step.output:
             values[step.output] = f"<output of {step.key}>"
-    return {"task": tid, "title": task.get("title"), "refused": refused, "steps": rows}
+    checks = [] if refused and not plan else [_criterion(c) for c in task_criteria(task)]
+    return {
+        "task": tid,
+        "title": task.get("title"),
+        "refused": refused,
+        "steps": rows,
+        "checks": checks,
+    }
+
+
+def _criterion(criterion: Criterion) -> dict[str, Any]:
+    """A check the author wrote, and how it is done: `run` (the command) or `agent`
+    (verified by the agent, with what made it words rather than a command)."""
+    row: dict[str, Any] = {"from": criterion.pointer, "of": criterion.of, "text": criterion.text}
+    if criterion.command is not None:
+        row.update(how="run", command=criterion.command)
+    else:
+        row.update(how="agent", why=criterion.why)
+    return row
 
 
 def _check(
@@ -153,22 +178,6 @@ def _check(
     if check.auto_revert and not git.is_work_tree(context.layout.root):
         problems.append("auto_revert needs a git work tree: nothing will be reverted here")
     return row
-
-
-def _unrun_checks(step: Step) -> list[str]:
-    """A step's verification in words, not a command: the agent reads it, nothing runs."""
-    written = step.spec.get("verification")
-    if isinstance(written, list):
-        items = [(f"{step.pointer}/verification/{i}", text) for i, text in enumerate(written)]
-    else:
-        items = [(f"{step.pointer}/verification", written)]
-    run = {c.pointer for c in step.checks}
-    return [
-        f"verification {one_line(text)!r} is not a command: the agent's brief shows it; "
-        "nothing runs"
-        for pointer, text in items
-        if isinstance(text, str) and text.strip() and pointer not in run
-    ]
 
 
 def _texts(step: Step) -> list[str]:
@@ -321,6 +330,16 @@ def human_lines(plan: dict[str, Any]) -> list[str]:
         if row.get("handoff_with"):
             lines.append(f"      (in one hand-off with {row['handoff_with']})")
         lines.extend(f"      ! {problem}" for problem in row["problems"])
+    if plan.get("checks"):
+        lines.append("  checks the author wrote:")
+        for check in plan["checks"]:
+            if check["how"] == "run":
+                lines.append(f"    run: {one_line(check['command'])} ({check['from']})")
+            else:
+                lines.append(
+                    f"    checked by the agent: {one_line(check['text'])} "
+                    f"({check['from']}: {one_line(check['why'])})"
+                )
     return lines
 
 

@@ -19,9 +19,10 @@ from wfs.flow.engine import Runner
 from wfs.flow.routing import agent_routes
 from wfs.index import answers, load_skeletons
 from wfs.layout import ARCHIVE_DIR, Layout, task_sort_key
+from wfs.plans import plan_rows, to_do
 from wfs.query import command_prefix, stopped_view
 from wfs.rules import TaskSource, load_file, refusal
-from wfs.sessions import load_session
+from wfs.sessions import active_ids, load_session, marker_ids
 from wfs.tasks import TaskIndex, read_task
 
 
@@ -301,3 +302,39 @@ def invalid_candidates(layout: Layout, sid: str) -> list[dict[str, Any]]:
             reasons = refusal(TaskSource(where, read_task(layout, sid, tid), tid))
         found.append({"task": tid, "file": where, "reasons": reasons})
     return found
+
+
+# ---------------------------------------------------------------- Maestro-Flow plans
+
+
+def plans_to_run(layout: Layout) -> list[dict[str, Any]] | None:
+    """The Maestro-Flow plans `wfs execute` runs when no session is named: None when a
+    wfs session is active (which runs instead) or the project has no plan; else the
+    plans with tasks to do (wfs.plans.plan_rows), which may be none. Nothing is written."""
+    if active_ids(layout) or marker_ids(layout):
+        return None
+    rows = plan_rows(layout)
+    return to_do(rows) if rows else None
+
+
+def session_of_plan(layout: Layout, row: dict[str, Any]) -> tuple[str, bool]:
+    """The wfs session that runs a Maestro-Flow plan: the one imported from it, else
+    one imported now (paused: no other session is touched, and none is made active);
+    and whether it was imported now. Raises WfsError when the plan cannot be."""
+    if row.get("imported_as"):
+        return row["imported_as"], False
+    if "error" in row:
+        raise WfsError(row["error"])
+    from wfs import importing  # deferred: only a run of a Maestro-Flow plan loads the writers
+
+    _, sid, made = importing.import_plan(layout, row["path"], activate=False)
+    return sid, made
+
+
+def worst(codes: list[int]) -> int:
+    """The exit code of several runs: an interruption, then bad input, a pause, a
+    failure, success (as `conclude` ranks the statuses of one run's tasks)."""
+    interrupted = [c for c in codes if c >= 128]
+    if interrupted:
+        return interrupted[0]
+    return next((c for c in (2, 3, 1) if c in codes), 0)

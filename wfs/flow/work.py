@@ -27,9 +27,10 @@ and whether the step's changes are reverted when it finally fails.
 from __future__ import annotations
 
 import re
-import shutil
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from wfs.command_forms import check_form
 from wfs.errors import WfsError
 from wfs.flow.steps import classify
 from wfs.formats import canonical
@@ -98,7 +99,7 @@ def task_steps(task: Task) -> list[Step]:
             "is neither an array of steps nor an object",
         )
     else:
-        return with_checks(seed, steps + [_whole_task(seed, taken)] + acceptance_steps(seed))
+        return with_checks(seed, steps + [_whole_task(seed, taken)] + acceptance_steps(seed, where))
     implementation = [
         _implementation_step(prefix, i, spec, where(("flow_control", "implementation_approach", i)))
         for i, spec in enumerate(items)
@@ -109,7 +110,7 @@ def task_steps(task: Task) -> list[Step]:
         + _in_dependency_order(
             implementation, items, where(("flow_control", "implementation_approach"))
         )
-        + acceptance_steps(seed),
+        + acceptance_steps(seed, where),
     )
 
 
@@ -193,30 +194,11 @@ def step_checks(task: Task, step: Step) -> tuple[Check, ...]:
 
 
 def check_command(text: Any) -> str | None:
-    """The command a check written as `text` runs, or None for words that are not one.
-
-    `bash(...)` and a command line of a known program run as they are; a shell line
-    that starts with a shell builtin or a program on PATH and chains commands (`cd api
-    && npm test`) runs as `bash(...)`; anything else (`Read(...)`, "all tests pass") is
-    for the agent."""
-    if not isinstance(text, str) or not text.strip():
+    """The command a check written as `text` runs, or None when it is a criterion for
+    the agent to verify (wfs.command_forms.check_form says which, and why)."""
+    if not isinstance(text, str):
         return None
-    kind = classify(text).kind
-    if kind == "bash":
-        return text
-    first = text.split(None, 1)[0]
-    chained = any(chain in text for chain in _CHAINS)
-    if first in _BUILTINS and (kind == "cli" or chained):
-        return f"bash({text.strip()})"  # a builtin is no program to find on PATH
-    if kind == "cli":
-        return text
-    if kind == "agent" and chained and first.islower() and shutil.which(first):
-        return f"bash({text.strip()})"
-    return None
-
-
-_BUILTINS = ("cd", "test", "[", "export", "source", "set", "pushd")
-_CHAINS = ("&&", "||", "|", ";", "$(")
+    return check_form(text).command
 
 
 def _count(holder: dict[str, Any], key: str, default: int | None) -> int | None:
@@ -227,28 +209,89 @@ def _count(holder: dict[str, Any], key: str, default: int | None) -> int | None:
     return default
 
 
-def acceptance_steps(task: Task) -> list[Step]:
-    """The task's acceptance checks that are commands, as steps that run last."""
-    convergence = obj(task, "convergence")
-    checks: list[tuple[str, Any]] = []
-    verification = convergence.get("verification")
-    if isinstance(verification, str):
-        checks.append(("/convergence/verification", verification))
-    elif isinstance(verification, list):
-        checks += [(f"/convergence/verification/{i}", v) for i, v in enumerate(verification)]
+Where = Callable[[tuple[str | int, ...]], str]
+
+
+def task_check_texts(task: Task, where: Where) -> list[tuple[str, str]]:
+    """Every check of the task as a whole that its author wrote, as (the place in the
+    file, the text): `convergence.verification`, `test.commands` (a list, or commands
+    by name), the flat format's top-level `verification`, then the acceptance criteria
+    (wherever the file keeps them: `convergence.criteria`, `acceptance_criteria`, …)."""
+    found: list[tuple[str, str]] = []
+
+    def add(place: tuple[str | int, ...], value: Any) -> None:
+        if isinstance(value, str) and value.strip():
+            found.append((where(place), value))
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                add((*place, i), item)
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                add((*place, key), item)
+
+    add(("convergence", "verification"), obj(task, "convergence").get("verification"))
     commands = obj(task, "test").get("commands")
-    if isinstance(commands, list):
-        checks += [(f"/test/commands/{i}", c) for i, c in enumerate(commands)]
-    budget = convergence.get("max_iterations", 1)
+    if isinstance(commands, (list, dict)):
+        add(("test", "commands"), commands)
+    verification = task.get("verification")
+    if isinstance(verification, (str, list)):
+        add(("verification",), verification)
+    acceptance = obj(task, "context").get("acceptance")
+    if isinstance(acceptance, list):
+        add(("context", "acceptance"), acceptance)
+    return found
+
+
+def acceptance_steps(task: Task, where: Where) -> list[Step]:
+    """The task's checks (task_check_texts) that are commands, as steps that run last,
+    each command once."""
+    budget = obj(task, "convergence").get("max_iterations", 1)
     found: list[Step] = []
-    for pointer, written in checks:
+    seen: set[str] = set()
+    for pointer, written in task_check_texts(task, where):
         command = check_command(written)
-        if command is None:
-            continue  # words for the agent (they are in its brief), not a check to run
+        if command is None or command in seen:
+            continue  # a criterion for the agent (its brief shows it), or run already
+        seen.add(command)
         n = len(found) + 1
         spec = {"title": f"Acceptance check {n}", "command": command, "max_iterations": budget}
         name = f"acceptance check {n}"
         found.append(Step(f"acceptance/{n}", name, spec, None, pointer, (command,)))
+    return found
+
+
+class Criterion(NamedTuple):
+    """A check the author wrote, and how it is done: run (`command`) or verified by the
+    agent (`command` None; `why` says what made it words)."""
+
+    pointer: str  # where it is in the task file
+    text: str  # as written
+    command: str | None
+    why: str
+    of: str  # "step" (after a step) or "task" (after all of them)
+
+
+def task_criteria(task: Task) -> list[Criterion]:
+    """Every check the task's author wrote, step by step and then for the task, each with
+    whether wfs runs it or the agent verifies it (what `--dry-run` lists)."""
+    read = canonical(task)
+
+    def where(place: tuple[str | int, ...]) -> str:
+        return "".join(f"/{part}" for part in read.origins.get(place, place))
+
+    texts: list[tuple[str, str, str]] = []
+    for step in task_steps(task):
+        written = step.spec.get("verification")
+        items = written if isinstance(written, list) else [written]
+        for i, text in enumerate(items):
+            if isinstance(text, str) and text.strip():
+                suffix = f"/{i}" if isinstance(written, list) else ""
+                texts.append((f"{step.pointer}/verification{suffix}", text, "step"))
+    texts += [(p, t, "task") for p, t in task_check_texts(read.task, where)]
+    found = []
+    for pointer, text, of in texts:
+        form = check_form(text)
+        found.append(Criterion(pointer, text, form.command, form.why, of))
     return found
 
 

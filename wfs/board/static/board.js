@@ -172,6 +172,16 @@
           return el("span", {}, item, button);
         }
         return item;
+      }),
+      // Maestro-Flow plans: the session made of one is a link; the others wait for
+      // `wfs execute --all` (or `wfs import PATH`).
+      ...(data.maestro || []).map(function (p) {
+        const counted = p.error ? "cannot be read" : (p.completed || 0) + "/" + (p.tasks || 0);
+        const label = clean(p.name) + " (Maestro-Flow, " + counted + ")";
+        if (p.imported_as && token) {
+          return el("a", { class: "session plan", href: sessionHref(p.imported_as), "data-plan": p.name }, label);
+        }
+        return el("span", { class: "session plan", "data-plan": p.name, title: "wfs execute --all runs it" }, label);
       })
     );
   }

@@ -39,17 +39,47 @@ def root(context, missing=missing):
         def t_3(*unused):
             raise TemplateRuntimeError("No filter named 'length' found.")
     try:
-        t_4 = environment.filters['replace']
+        t_4 = environment.filters['list']
     except KeyError:
         @internalcode
         def t_4(*unused):
-            raise TemplateRuntimeError("No filter named 'replace' found.")
+            raise TemplateRuntimeError("No filter named 'list' found.")
     try:
-        t_5 = environment.tests['none']
+        t_5 = environment.filters['reject']
     except KeyError:
         @internalcode
         def t_5(*unused):
+            raise TemplateRuntimeError("No filter named 'reject' found.")
+    try:
+        t_6 = environment.filters['replace']
+    except KeyError:
+        @internalcode
+        def t_6(*unused):
+            raise TemplateRuntimeError("No filter named 'replace' found.")
+    try:
+        t_7 = environment.tests['mapping']
+    except KeyError:
+        @internalcode
+        def t_7(*unused):
+            raise TemplateRuntimeError("No test named 'mapping' found.")
+    try:
+        t_8 = environment.tests['none']
+    except KeyError:
+        @internalcode
+        def t_8(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
+    try:
+        t_9 = environment.tests['sequence']
+    except KeyError:
+        @internalcode
+        def t_9(*unused):
+            raise TemplateRuntimeError("No test named 'sequence' found.")
+    try:
+        t_10 = environment.tests['string']
+    except KeyError:
+        @internalcode
+        def t_10(*unused):
+            raise TemplateRuntimeError("No test named 'string' found.")
     pass
     yield '# '
     yield str(context.call(environment.getattr((undefined(name='task') if l_0_task is missing else l_0_task), 'get'), 'id'))
@@ -95,11 +125,11 @@ def root(context, missing=missing):
         yield 'Error: '
         yield str(environment.getattr((undefined(name='fix') if l_0_fix is missing else l_0_fix), 'error'))
         yield '\n'
-        def t_6(fiter):
+        def t_11(fiter):
             for l_1_stream in fiter:
                 if context.call(environment.getattr((undefined(name='fix') if l_0_fix is missing else l_0_fix), 'get'), l_1_stream):
                     yield l_1_stream
-        for l_1_stream in t_6(('stdout', 'stderr')):
+        for l_1_stream in t_11(('stdout', 'stderr')):
             _loop_vars = {}
             pass
             yield '\n'
@@ -124,11 +154,11 @@ def root(context, missing=missing):
         yield ': '
         yield str(environment.getattr(l_1_step, 'name'))
         yield '\n'
-        def t_7(fiter):
+        def t_12(fiter):
             for l_2_field in fiter:
                 if ((l_2_field in l_1_step) and (environment.getitem(l_1_step, l_2_field) != environment.getattr(l_1_step, 'name'))):
                     yield l_2_field
-        for l_2_field in t_7(('description', 'action', 'command')):
+        for l_2_field in t_12(('description', 'action', 'command')):
             _loop_vars = {}
             pass
             yield str(t_1(l_2_field))
@@ -136,26 +166,26 @@ def root(context, missing=missing):
             yield str(environment.getitem(l_1_step, l_2_field))
             yield '\n'
         l_2_field = missing
-        def t_8(fiter):
+        def t_13(fiter):
             for l_2_field in fiter:
                 if (l_2_field in l_1_step):
                     yield l_2_field
-        for l_2_field in t_8(('phase', 'validation', 'cli_prompt')):
+        for l_2_field in t_13(('phase', 'validation', 'cli_prompt')):
             _loop_vars = {}
             pass
-            yield str(t_1(t_4(context.eval_ctx, l_2_field, '_', ' ')))
+            yield str(t_1(t_6(context.eval_ctx, l_2_field, '_', ' ')))
             yield ': '
             yield str(environment.getitem(l_1_step, l_2_field))
             yield '\n'
         l_2_field = missing
-        def t_9(fiter):
+        def t_14(fiter):
             for l_2_field in fiter:
                 if context.call(environment.getattr(l_1_step, 'get'), l_2_field):
                     yield l_2_field
-        for l_2_field in t_9(('modification_points', 'logic_flow', 'steps')):
+        for l_2_field in t_14(('modification_points', 'logic_flow', 'steps')):
             _loop_vars = {}
             pass
-            yield str(t_1(t_4(context.eval_ctx, l_2_field, '_', ' ')))
+            yield str(t_1(t_6(context.eval_ctx, l_2_field, '_', ' ')))
             yield ':\n'
             for l_3_item in environment.getitem(l_1_step, l_2_field):
                 _loop_vars = {}
@@ -175,6 +205,14 @@ def root(context, missing=missing):
             yield 'Deliverable: '
             yield str(environment.getattr(l_1_step, 'deliverable'))
             yield '\n'
+        for (l_2_name, l_2_value) in context.call(environment.getattr(context.call(environment.getattr(l_1_step, 'get'), 'fields', {}, _loop_vars=_loop_vars), 'items'), _loop_vars=_loop_vars):
+            _loop_vars = {}
+            pass
+            yield str(l_2_name)
+            yield ': '
+            yield str(context.call((undefined(name='value_text') if l_0_value_text is missing else l_0_value_text), l_2_value, _loop_vars=_loop_vars))
+            yield '\n'
+        l_2_name = l_2_value = missing
         for l_2_check in context.call(environment.getattr(l_1_step, 'get'), 'checks', [], _loop_vars=_loop_vars):
             _loop_vars = {}
             pass
@@ -198,15 +236,15 @@ def root(context, missing=missing):
         yield str(context.call(environment.getattr(l_1_checkpoint, 'rstrip'), _loop_vars=_loop_vars))
         yield '\n'
     l_1_loop = l_1_checkpoint = missing
-    def t_10(fiter):
+    def t_15(fiter):
         for l_1_field in fiter:
             if context.call(environment.getattr((undefined(name='task_context') if l_0_task_context is missing else l_0_task_context), 'get'), l_1_field):
                 yield l_1_field
-    for l_1_field in t_10(('requirements', 'acceptance', 'focus_paths', 'target_files')):
+    for l_1_field in t_15(('requirements', 'acceptance', 'focus_paths', 'target_files')):
         _loop_vars = {}
         pass
         yield '\n## '
-        yield str(t_1(t_4(context.eval_ctx, l_1_field, '_', ' ')))
+        yield str(t_1(t_6(context.eval_ctx, l_1_field, '_', ' ')))
         yield '\n\n'
         for l_2_item in environment.getitem((undefined(name='task_context') if l_0_task_context is missing else l_0_task_context), l_1_field):
             _loop_vars = {}
@@ -229,20 +267,101 @@ def root(context, missing=missing):
             yield ' ('
             yield str((t_2(context.eval_ctx, (context.call(environment.getattr(l_1_artifact, 'get'), 'files', _loop_vars=_loop_vars) or []), ', ') or 'no file yet'))
             yield ')\n'
+            def t_16(fiter):
+                for (l_2_key, l_2_value) in fiter:
+                    if (l_2_key not in ('type', 'path', 'files')):
+                        yield (l_2_key, l_2_value)
+            for (l_2_key, l_2_value) in t_16(context.call(environment.getattr(l_1_artifact, 'items'), _loop_vars=_loop_vars)):
+                _loop_vars = {}
+                pass
+                yield '  '
+                yield str(l_2_key)
+                yield ': '
+                yield str(context.call((undefined(name='value_text') if l_0_value_text is missing else l_0_value_text), l_2_value, _loop_vars=_loop_vars))
+                yield '\n'
+            l_2_key = l_2_value = missing
         l_1_artifact = missing
-    def t_11(fiter):
+    def t_17(fiter):
         for l_1_field in fiter:
             if context.call(environment.getattr((undefined(name='task_context') if l_0_task_context is missing else l_0_task_context), 'get'), l_1_field):
                 yield l_1_field
-    for l_1_field in t_11(('inherited', 'shared_context', 'analysis', 'convergence', 'files', 'cli_execution', 'execution_config', 'context_package_path')):
+    for l_1_field in t_17(('inherited', 'shared_context', 'analysis', 'convergence', 'files', 'cli_execution', 'execution_config', 'context_package_path')):
         _loop_vars = {}
         pass
         yield '\n## '
-        yield str(t_1(t_4(context.eval_ctx, l_1_field, '_', ' ')))
+        yield str(t_1(t_6(context.eval_ctx, l_1_field, '_', ' ')))
         yield '\n\n'
         yield str(context.call((undefined(name='value_text') if l_0_value_text is missing else l_0_value_text), environment.getitem((undefined(name='task_context') if l_0_task_context is missing else l_0_task_context), l_1_field), _loop_vars=_loop_vars))
         yield '\n'
     l_1_field = missing
+    for (l_1_name, l_1_value) in context.call(environment.getattr(context.call(environment.getattr((undefined(name='task_context') if l_0_task_context is missing else l_0_task_context), 'get'), 'fields', {}), 'items')):
+        _loop_vars = {}
+        pass
+        yield '\n## '
+        yield str(l_1_name)
+        yield '\n\n'
+        if t_10(l_1_value):
+            pass
+            yield str(context.call(environment.getattr(l_1_value, 'rstrip'), _loop_vars=_loop_vars))
+            yield '\n'
+        elif t_7(l_1_value):
+            pass
+            for (l_2_key, l_2_item) in context.call(environment.getattr(l_1_value, 'items'), _loop_vars=_loop_vars):
+                _loop_vars = {}
+                pass
+                if t_10(l_2_item):
+                    pass
+                    yield '- '
+                    yield str(l_2_key)
+                    yield ': '
+                    yield str(l_2_item)
+                    yield '\n'
+                elif ((t_9(l_2_item) and (not t_7(l_2_item))) and (t_3(t_4(context.eval_ctx, t_5(context, l_2_item, 'string'))) == 0)):
+                    pass
+                    yield '- '
+                    yield str(l_2_key)
+                    yield ':\n'
+                    for l_3_entry in l_2_item:
+                        _loop_vars = {}
+                        pass
+                        yield '  - '
+                        yield str(l_3_entry)
+                        yield '\n'
+                    l_3_entry = missing
+                else:
+                    pass
+                    yield '- '
+                    yield str(l_2_key)
+                    yield ': '
+                    yield str(context.call((undefined(name='value_text') if l_0_value_text is missing else l_0_value_text), l_2_item, _loop_vars=_loop_vars))
+                    yield '\n'
+            l_2_key = l_2_item = missing
+        elif ((t_9(l_1_value) and (not t_7(l_1_value))) and (t_3(t_4(context.eval_ctx, t_5(context, l_1_value, 'string'))) == 0)):
+            pass
+            for l_2_item in l_1_value:
+                _loop_vars = {}
+                pass
+                yield '- '
+                yield str(l_2_item)
+                yield '\n'
+            l_2_item = missing
+        else:
+            pass
+            yield str(context.call((undefined(name='value_text') if l_0_value_text is missing else l_0_value_text), l_1_value, _loop_vars=_loop_vars))
+            yield '\n'
+    l_1_name = l_1_value = missing
+    if context.call(environment.getattr((undefined(name='task_context') if l_0_task_context is missing else l_0_task_context), 'get'), 'verify'):
+        pass
+        yield '\n## Checks for you to verify (words, not commands: wfs runs none of these)\n\n'
+        for l_1_check in environment.getattr((undefined(name='task_context') if l_0_task_context is missing else l_0_task_context), 'verify'):
+            _loop_vars = {}
+            pass
+            yield '- '
+            yield str(environment.getattr(l_1_check, 'text'))
+            yield ' ('
+            yield str(environment.getattr(l_1_check, 'from'))
+            yield ')\n'
+        l_1_check = missing
     if (undefined(name='outputs') if l_0_outputs is missing else l_0_outputs):
         pass
         yield '\n## Gathered so far\n\n'
@@ -276,7 +395,7 @@ def root(context, missing=missing):
         for l_1_dependency in (undefined(name='dependencies') if l_0_dependencies is missing else l_0_dependencies):
             _loop_vars = {}
             pass
-            if t_5(context.call(environment.getattr(l_1_dependency, 'get'), 'summary', _loop_vars=_loop_vars)):
+            if t_8(context.call(environment.getattr(l_1_dependency, 'get'), 'summary', _loop_vars=_loop_vars)):
                 pass
                 yield '- '
                 yield str(environment.getattr(l_1_dependency, 'task'))
@@ -299,11 +418,11 @@ def root(context, missing=missing):
                 yield '\n\n'
         l_1_dependency = missing
     yield '\n## Paths\n\n'
-    def t_12(fiter):
+    def t_18(fiter):
         for (l_1_key, l_1_value) in fiter:
             if l_1_value:
                 yield (l_1_key, l_1_value)
-    for (l_1_key, l_1_value) in t_12(context.call(environment.getattr((undefined(name='paths') if l_0_paths is missing else l_0_paths), 'items'))):
+    for (l_1_key, l_1_value) in t_18(context.call(environment.getattr((undefined(name='paths') if l_0_paths is missing else l_0_paths), 'items'))):
         _loop_vars = {}
         pass
         yield '- '
@@ -330,4 +449,4 @@ def root(context, missing=missing):
         yield "\nwfs started you with this brief on stdin and waits for your answer on stdout: print it\nthere and nothing else. Do not run `wfs execute`, nor change wfs's own files under\n`.workflow/` (its JSON and views): wfs records your answer and goes on.\n"
 
 blocks = {}
-debug_info = '7=55&9=59&10=62&14=69&16=72&18=74&20=77&22=83&23=86&25=93&27=96&28=98&30=106&31=108&32=112&37=117&38=119&40=123&41=127&42=134&44=139&45=146&47=151&48=158&49=160&50=164&53=168&54=171&56=173&57=176&59=178&60=182&63=192&65=196&67=198&69=201&71=209&73=211&74=215&77=219&81=222&82=226&85=233&87=241&89=243&91=246&95=249&96=252&97=255&99=259&102=264&106=273&110=276&111=279&112=282&113=284&114=287&116=294&118=298&126=302&127=310&129=315&131=318&132=320&134=323&140=326&141=328'
+debug_info = '7=85&9=89&10=92&14=99&16=102&18=104&20=107&22=113&23=116&25=123&27=126&28=128&30=136&31=138&32=142&37=147&38=149&40=153&41=157&42=164&44=169&45=176&47=181&48=188&49=190&50=194&53=198&54=201&56=203&57=206&59=208&60=211&62=216&63=220&66=230&68=234&70=236&72=239&74=247&76=249&77=253&80=257&84=260&85=264&86=270&87=278&91=284&93=292&95=294&98=297&100=301&102=303&103=305&104=307&105=309&106=312&107=315&108=319&109=322&110=324&111=328&114=334&117=339&118=341&119=345&122=350&125=353&129=356&130=360&133=365&137=368&138=371&139=374&141=378&144=383&148=392&152=395&153=398&154=401&155=403&156=406&158=413&160=417&168=421&169=429&171=434&173=437&174=439&176=442&182=445&183=447'
