@@ -33,6 +33,7 @@ from test_hostile import (
     BASE_PLAN,
     COMPLETED,
     RAW,
+    VIEWS,
     S,
     T,
     fifo,
@@ -410,7 +411,187 @@ def not_a_remote(value: str) -> str:
     )
 
 
+def committed(root: Path) -> None:
+    """The project a git repository with the plan committed (for `wfs diff`)."""
+    git = ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "plan"], check=True)
+
+
+SECRET = "SECRET-FROM-OUTSIDE"
+SUMMARY = f"{S}/.summaries/IMPL-2-summary.md"
+
+
+def secret_outside(name: str) -> Callable[[Path], None]:
+    """A file outside the project holding SECRET (a plan document that parses)."""
+
+    def setup(root: Path) -> None:
+        text = json.dumps([{"id": "IMPL-1", "title": SECRET}])
+        (root.parent / ELSEWHERE / name).write_text(text)
+
+    return setup
+
+
+def secret_nowhere(*relatives: str) -> Callable[[Path, Run], None]:
+    """A check: SECRET reached no file of the project (caches included) and none of
+    `relatives` (written by the command) shows it."""
+
+    def check(root: Path, done: Run) -> None:
+        for path in root.rglob("*"):
+            if path.is_file() and not path.is_symlink() and path.stat().st_size < 2**20:
+                assert SECRET.encode() not in path.read_bytes(), path
+        assert SECRET not in done.out + done.err
+
+    return check
+
+
+def task_title_of(sid: str, tid: str, title: str) -> Callable[[Path, Run], None]:
+    def check(root: Path, done: Run) -> None:
+        task = json.loads((root / ".workflow" / sid / ".task" / f"{tid}.json").read_text())
+        assert task["title"] == title, task
+
+    return check
+
+
+def no_session(sid: str) -> Callable[[Path, Run], None]:
+    def check(root: Path, done: Run) -> None:
+        assert not os.path.lexists(root / ".workflow" / sid)
+        assert not list((root / ".workflow").glob(".WFS-*")), "a staging folder was left"
+
+    return check
+
+
+PLAN_AGAIN = "Or ask the agent again, with more rounds:\n  wfs plan t --max-rounds 2\n"
+
+
 CASES = [
+    # ------------------------------------------------- reading: the one guarded reader
+    Case(
+        "reading",
+        "diff with a FIFO task file",
+        steps(committed, replaced_by(f"{T}/IMPL-2.json", "fifo")),
+        ("diff",),
+        2,
+        f"wfs: error: {T}/IMPL-2.json: {NOT_REGULAR}\n",
+        writes=(".git/",),
+        posix=True,
+    ),
+    Case(
+        "reading",
+        "diff with a task file symlinked out of the project",
+        steps(
+            committed,
+            secret_outside("IMPL-2.json"),
+            link(f"{T}/IMPL-2.json", outside("IMPL-2.json")),
+        ),
+        ("diff",),
+        2,
+        f"wfs: error: {T}/IMPL-2.json: is a symlink leading outside the project root; wfs "
+        "does not follow it\n",
+        writes=(".git/",),
+        check=secret_nowhere(),
+        posix=True,
+    ),
+    Case(
+        "reading",
+        "board --export with a FIFO summary",
+        replaced_by(SUMMARY, "fifo"),
+        ("board", "--export", "board.html"),
+        0,
+        "",
+        out="Wrote board.html\n",
+        writes=("board.html",),
+        check=still(SUMMARY, "fifo"),
+        posix=True,
+    ),
+    Case(
+        "reading",
+        "board --export with a summary symlinked out of the project",
+        steps(
+            write(f"{S}/.summaries/x", ""),
+            lambda root: (root.parent / ELSEWHERE / "s.md").write_text(SECRET),
+            link(SUMMARY, outside("s.md")),
+        ),
+        ("board", "--export", "board.html"),
+        0,
+        "",
+        out="Wrote board.html\n",
+        writes=("board.html",),
+        check=secret_nowhere("board.html"),
+        posix=True,
+    ),
+    # -------------------------------------------------- planning: the agent's answer
+    Case(
+        "planning",
+        "an answer naming a file outside the project",
+        secret_outside("plan.json"),
+        ("plan", "t", "--max-rounds", "1", "--agent", f"echo ../{ELSEWHERE}/plan.json"),
+        1,
+        "wfs: round 1 of 1: the planning agent is writing the plan…\n"
+        "wfs: error: the planning agent gave no valid plan in 1 round; nothing was written. "
+        "The last problems:\n"
+        f"  the answer names the file '../{ELSEWHERE}/plan.json': path '../{ELSEWHERE}/plan.json' "
+        "leads outside the project root; refused, nothing was read\n" + PLAN_AGAIN,
+        check=both(secret_nowhere(), no_session("WFS-t")),
+    ),
+    Case(
+        "planning",
+        "an answer naming a file symlinked out of the project",
+        steps(secret_outside("plan.json"), link("plan.json", outside("plan.json"))),
+        ("plan", "t", "--max-rounds", "1", "--agent", "echo plan.json"),
+        1,
+        "wfs: round 1 of 1: the planning agent is writing the plan…\n"
+        "wfs: error: the planning agent gave no valid plan in 1 round; nothing was written. "
+        "The last problems:\n"
+        "  the answer names the file 'plan.json': path 'plan.json' leads outside the project "
+        "root (through a symlink); refused, nothing was read\n" + PLAN_AGAIN,
+        check=both(secret_nowhere(), no_session("WFS-t")),
+        posix=True,
+    ),
+    Case(
+        "planning",
+        "an answer naming a file over 64 MiB",
+        sparse("big.json", 65 * 2**20),
+        ("plan", "t", "--max-rounds", "1", "--agent", "echo big.json"),
+        1,
+        "wfs: round 1 of 1: the planning agent is writing the plan…\n"
+        "wfs: error: the planning agent gave no valid plan in 1 round; nothing was written. "
+        "The last problems:\n"
+        "  big.json: larger than 64 MiB; refused\n" + PLAN_AGAIN,
+        check=no_session("WFS-t"),
+    ),
+    Case(
+        "planning",
+        "an answer naming a FIFO",
+        replaced_by("plan.json", "fifo"),
+        ("plan", "t", "--max-rounds", "1", "--agent", "echo plan.json"),
+        1,
+        "wfs: round 1 of 1: the planning agent is writing the plan…\n"
+        "wfs: error: the planning agent gave no valid plan in 1 round; nothing was written. "
+        "The last problems:\n"
+        "  the answer holds no ```json block, and its last line names no file that exists: "
+        "'plan.json'\n" + PLAN_AGAIN,
+        check=no_session("WFS-t"),
+        posix=True,
+    ),
+    Case(
+        "planning",
+        "a bare JSON answer longer than a file name",
+        nothing,
+        (
+            "plan",
+            "t",
+            "--agent",
+            "echo '" + json.dumps([{"id": "IMPL-1", "title": "x" * 300}]) + "'",
+        ),
+        0,
+        "wfs: round 1 of 3: the planning agent is writing the plan…\n"
+        "wfs: plan accepted in round 1 of 3\n",
+        out="WFS-t…",
+        writes=(".workflow/WFS-t", ".workflow/.active-", f"{S}/workflow-session.json", *VIEWS),
+        check=task_title_of("WFS-t", "IMPL-1", "x" * 300),
+    ),
     # ------------------------------------------------------- values reaching programs
     *(
         Case(
@@ -985,7 +1166,8 @@ CASES = [
         steps(merge_files("", BASE_JSON, BASE_JSON), symlink("m/base", "/dev/zero")),
         MERGE,
         2,
-        f"wfs: error: {T}/IMPL-2.json (base): {NOT_REGULAR}\n",
+        f"wfs: error: {T}/IMPL-2.json (base): refused: a symlink leads this path outside the "
+        "project root (to /dev/zero); nothing was read\n",
         posix=True,
     ),
     Case(
@@ -1379,7 +1561,8 @@ CASES = [
         symlink(".workflow/config.json", "/dev/zero"),
         ("execute", "--dry-run", "IMPL-2"),
         2,
-        f"wfs: error: .workflow/config.json: {NOT_REGULAR}\n",
+        "wfs: error: .workflow/config.json: refused: a symlink leads this path outside the "
+        "project root (to /dev/zero); nothing was read\n",
         posix=True,
     ),
     Case(
@@ -1448,6 +1631,8 @@ def test_each_case_is_named_once_and_every_surface_has_some() -> None:
     assert len(set(names)) == len(names)
     assert {c.surface for c in CASES} == {
         "programs",
+        "reading",
+        "planning",
         "env",
         "caches",
         "locks",
@@ -1708,3 +1893,41 @@ def test_hostile_mcp_request_gets_its_answer_and_the_server_serves_on(
         client.kill()
     assert tree_hash(project) == before
     assert outside_hash(project) == elsewhere, "a file outside the project changed"
+
+
+# ------------------------------------------------------------------------- memory
+
+PEAK = (
+    "import resource, subprocess, sys\n"
+    "done = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
+    "peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss\n"
+    "print(peak * (1 if sys.platform == 'darwin' else 1024), done.returncode)\n"
+    "sys.stderr.write(done.stderr)\n"
+)
+PEAK_BOUND = 256 * 2**20  # wfs itself needs about 40 MiB; the file alone is 1 GiB
+
+
+def test_a_planning_answer_naming_a_1_gib_file_is_refused_before_it_is_read(
+    project: Path,
+) -> None:
+    """The peak memory of `wfs plan` (and its agent) whose answer names a 1 GiB file:
+    its size is checked before a byte of it is read (it peaked at 3.1 GiB)."""
+    if sys.platform == "win32":
+        pytest.skip("resource.getrusage is POSIX only")
+    wfs("init", "--no-git")
+    sparse("big.json", 2**30)(project)
+    measured = subprocess.run(
+        [sys.executable, "-c", PEAK, sys.executable, "-m", "wfs", "plan", "t",
+         "--max-rounds", "2", "--agent", "echo big.json"],
+        cwd=project, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    peak, code = map(int, measured.stdout.split())
+    assert code == 1, measured.stderr
+    assert measured.stderr.endswith(
+        "The last problems:\n  big.json: larger than 64 MiB; refused\n"
+        "Or ask the agent again, with more rounds:\n  wfs plan t --max-rounds 4\n"
+    ), measured.stderr
+    assert peak < PEAK_BOUND, f"wfs plan peaked at {peak // 2**20} MiB"
+    assert not (project / ".workflow" / ".cache").exists() or not [
+        p for p in (project / ".workflow" / ".cache").iterdir() if "draft" in p.name
+    ]

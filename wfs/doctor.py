@@ -68,7 +68,7 @@ def _keep(layout: Layout, path: Path) -> None:
         _BACKUP.folder = folder
     target = _BACKUP.folder / path.relative_to(layout.workflow)
     if not target.exists():  # the first version a run replaced is the one to keep
-        store.write_bytes(target, path.read_bytes())
+        store.write_bytes(target, store.read_file(path, layout.relative(path)))
 
 
 def _replace(layout: Layout, path: Path, data: bytes) -> None:

@@ -290,11 +290,8 @@ class LocalStore:
 
     def read(self, sid: str, tid: str) -> Lease | None:
         path = self.path(sid, tid)
-        try:
-            raw = path.read_bytes()
-        except FileNotFoundError:
-            return None
-        return from_json(raw, str(path))
+        raw = store.read_optional(path)
+        return None if raw is None else from_json(raw, str(path))
 
     def acquire(self, sid: str, tid: str, where: str) -> Lease | None:
         with self.locked():

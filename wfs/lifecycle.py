@@ -62,7 +62,7 @@ def init(layout: Layout) -> bool:
         store.write_text(gitignore, GITIGNORE)
         created = True
     else:
-        text = gitignore.read_text(encoding="utf-8", errors="replace")
+        text = store.read_text(gitignore, layout.relative(gitignore))
         if text.startswith(GITIGNORE.splitlines()[0]):
             missing = [line for line in GITIGNORE.splitlines()[1:] if line not in text.split("\n")]
             if missing:
@@ -74,8 +74,8 @@ def init(layout: Layout) -> bool:
 def ignores_markers(layout: Layout) -> bool:
     """Whether `.workflow/.gitignore` keeps the `.active-*` markers out of commits."""
     try:
-        text = (layout.workflow / ".gitignore").read_text(encoding="utf-8", errors="replace")
-    except OSError:
+        text = store.read_text(layout.workflow / ".gitignore")
+    except WfsError:
         return False
     return MARKERS_RULE in text.splitlines()
 

@@ -444,9 +444,9 @@ def build_server(layout: Layout, session: str | None, root_option: str | None) -
             raise ResourceNotFoundError(err.message) from None
         path = layout.session_dir(sid) / "TODO_LIST.md"
         try:
-            return path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise ResourceNotFoundError(f"{layout.relative(path)}: no such file") from None
+            return store.read_text(path, layout.relative(path))
+        except WfsError as err:
+            raise ResourceNotFoundError(err.message) from None
 
     @server.prompt(name="plan", description="Plan a topic into a wfs session, with the tools.")
     def plan_prompt(

@@ -149,11 +149,10 @@ def setup_git(layout: Layout) -> GitSetup:
 
 def write_attributes(path: Path) -> str:
     """Add the missing wfs lines to `.gitattributes`, keeping every existing line."""
+    raw = store.read_optional(path, path.name)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        text = None
-    except (OSError, UnicodeDecodeError) as err:
+        text = None if raw is None else raw.decode("utf-8")
+    except UnicodeDecodeError as err:
         raise WfsError(f"{path.name}: cannot read: {err}") from None
     existing = {" ".join(line.split()) for line in (text or "").splitlines()}
     missing = [line for line in ATTRIBUTE_LINES if line not in existing]
@@ -172,7 +171,7 @@ def write_attributes(path: Path) -> str:
 
 def install_hook(path: Path, script: str, name: str) -> str:
     """Write our hook; never touch someone else's (report whether it runs wfs already)."""
-    try:
+    try:  # git's own folder, which no clone brings: a folder here is the user's to fix
         current = path.read_text(encoding="utf-8", errors="replace")
     except FileNotFoundError:
         current = None
@@ -249,7 +248,7 @@ def merge_json(base: Path, ours: Path, theirs: Path, path: str) -> int:
     left = git.merge_file(ours, base, theirs, labels, None)
     if left == 0:
         try:  # as written: a number the JSON merge could not hold (64 bits) is fine here
-            document = jsonio.parse_as_written(ours.read_bytes(), path)
+            document = jsonio.parse_as_written(store.read_file(ours, path), path)
         except WfsError:
             return 1
         if not isinstance(document, dict):
@@ -384,10 +383,8 @@ def after_merge(layout: Layout, squash: bool) -> AfterMerge:
     again by hand (`wfs hook post-merge`) finishes what it started."""
     pending = git.git_path(layout.root, PENDING)
     store.confine(pending.parent)
-    try:
-        noted = pending.read_text().split()
-    except FileNotFoundError:
-        noted = None
+    found = store.read_optional(pending)
+    noted = None if found is None else found.decode("utf-8", "replace").split()
     result = _after_merge(layout, squash, noted or [])
     if noted is not None:
         store.remove(pending)

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-from wfs import actions, git, jsonio, leases, platform
+from wfs import actions, git, jsonio, leases, platform, store
 from wfs.errors import WfsError
 from wfs.flow import runlog, schedule, session_run
 from wfs.flow.engine import RUNS_DIR
@@ -287,6 +287,13 @@ def task_detail(layout: Layout, requested: str | None, task_id: str) -> dict[str
     if row is None:
         known = answers(layout, sid, MAPS)["status"]
         raise UnknownTask(unknown_task(task_id, known).message)
+    return row_detail(layout, sid, row)
+
+
+def row_detail(layout: Layout, sid: str, row: dict[str, Any]) -> dict[str, Any]:
+    """The detail of the task of a board row (`board_data`): what `task_detail` answers,
+    with the board already made (an export makes it once for all its tasks)."""
+    tid = row["id"]
     task = read_task(layout, sid, tid)
     context = obj(task, "context")
     acceptance = context.get("acceptance")
@@ -359,11 +366,12 @@ def render_markdown(text: str) -> str:
 
 def summary_html(layout: Layout, sid: str, tid: str) -> str | None:
     path = layout.session_dir(sid) / SUMMARY_DIR / f"{tid}-summary.md"
-    try:
-        text = path.read_bytes().decode("utf-8", "replace")
-    except FileNotFoundError:
+    try:  # a summary symlinked out of the project, a FIFO, a device: none is shown
+        layout.check_inside(path)
+        raw = store.read_optional(path, layout.relative(path))
+    except WfsError:
         return None
-    return render_markdown(text)
+    return None if raw is None else render_markdown(raw.decode("utf-8", "replace"))
 
 
 # ------------------------------------------------------------------ the stamp

@@ -73,9 +73,7 @@ def export_page(layout: Layout, requested: str | None, root_option: str | None =
     task's detail in it (`details`: the page of a file cannot ask for them)."""
     board = data.board_data(layout, requested, root_option)
     sid = board["session"]["id"]
-    board["details"] = {
-        task["id"]: data.task_detail(layout, sid, task["id"]) for task in board["tasks"]
-    }
+    board["details"] = {row["id"]: data.row_detail(layout, sid, row) for row in board["tasks"]}
     return render_page(board, None, False)
 
 

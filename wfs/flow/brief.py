@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from wfs import agents_install, store, templating
+from wfs.errors import WfsError
 from wfs.flow.answer import CONTRACT
 from wfs.flow.variables import as_text as value_text
 from wfs.flow.variables import substitute_prose, substitute_session
@@ -154,13 +155,11 @@ def _cut(dependency: dict[str, Any]) -> dict[str, Any]:
 def read_summary(runner: Runner, path: Path) -> str | None:
     """A summary's text, unless it is missing or leads outside the project root."""
     try:
-        real = path.resolve()
-        root = runner.layout.root.resolve()
-        if root not in real.parents:
-            return None
-        return real.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+        runner.layout.check_inside(path)
+        raw = store.read_optional(path, runner.layout.relative(path))
+    except (OSError, WfsError):
         return None
+    return None if raw is None else raw.decode("utf-8", "replace")
 
 
 def session_paths(runner: Runner, tid: str) -> dict[str, str]:
