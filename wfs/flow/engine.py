@@ -1377,6 +1377,7 @@ def file_states(root: Path) -> dict[str, str] | None:
     size and two checksums of its content (64 bits: no change goes unseen by chance),
     or size and mtime for a large file, "absent" for a deleted one. None outside a git
     repository."""
+    import stat
     import subprocess  # deferred: only a command that runs a process pays for it
 
     try:
@@ -1400,8 +1401,11 @@ def file_states(root: Path) -> dict[str, str] | None:
             continue
         full = root / path
         try:
-            st = full.stat()
-            if st.st_size > HASHED_UP_TO:
+            st = full.lstat()  # a symlink (to /dev/zero?) or a FIFO is never read
+            if not stat.S_ISREG(st.st_mode):
+                target = os.readlink(full) if stat.S_ISLNK(st.st_mode) else ""
+                states[path] = f"kind {stat.S_IFMT(st.st_mode)} {target}"
+            elif st.st_size > HASHED_UP_TO:
                 states[path] = f"size {st.st_size} mtime {st.st_mtime_ns}"
             else:
                 data = full.read_bytes()

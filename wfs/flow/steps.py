@@ -18,12 +18,11 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import stat
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from wfs import platform
+from wfs import platform, store
 from wfs.command_forms import LINES, PLACEHOLDER, named_path, split_grep, unquote
 from wfs.command_forms import Command as Command  # re-exported: the engine's
 from wfs.command_forms import classify as classify  # re-exported: the engine's
@@ -256,25 +255,18 @@ def read_file(root: Path, relative: str) -> str:
     if unfilled:
         raise WfsError(f"Read({relative}): the placeholder {unfilled.group()} is not filled in")
     path = confined(root, relative)
-    try:
-        if not stat.S_ISREG(path.stat().st_mode):
-            if path.is_dir():
-                raise IsADirectoryError
-            raise WfsError(
-                f"Read({relative}): not a regular file (a FIFO, a socket or a device); "
-                "wfs reads only files"
-            )
-        text = path.read_text(encoding="utf-8", errors="replace")
-        if lines:
-            first, last = int(lines.group(1)), int(lines.group(2))
-            text = "".join(text.splitlines(keepends=True)[max(first - 1, 0) : last])
-        return text
-    except FileNotFoundError:
-        raise WfsError(f"Read({relative}): no such file") from None
-    except IsADirectoryError:
-        raise WfsError(f"Read({relative}): is a directory") from None
-    except OSError as err:
-        raise WfsError(f"Read({relative}): {err.strerror}") from None
+    found = store.open_regular(path, store.INPUT_LIMIT)
+    if isinstance(found, str):
+        said = {
+            "file not found": "no such file",
+            "is a directory, expected a file": "is a directory",
+        }
+        raise WfsError(f"Read({relative}): {said.get(found, found)}")
+    text = found.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
+    if lines:
+        first, last = int(lines.group(1)), int(lines.group(2))
+        text = "".join(text.splitlines(keepends=True)[max(first - 1, 0) : last])
+    return text
 
 
 def glob_files(root: Path, pattern: str) -> list[str]:
@@ -328,9 +320,12 @@ def grep_files(root: Path, pattern: str, where: str) -> list[str]:
         resolved = path.resolve()
         if real_root not in resolved.parents:
             continue
-        try:
-            text = resolved.read_text(encoding="utf-8")
-        except (UnicodeDecodeError, OSError):
+        found = store.open_regular(resolved, store.INPUT_LIMIT)
+        try:  # a FIFO, a device, a file too large or not text: not searched
+            text = found.decode("utf-8") if isinstance(found, bytes) else None
+        except UnicodeDecodeError:
+            text = None
+        if text is None:
             continue
         name = path.relative_to(real_root).as_posix()
         for number, line in enumerate(text.splitlines(), start=1):
