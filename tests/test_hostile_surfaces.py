@@ -454,6 +454,20 @@ def task_title_of(sid: str, tid: str, title: str) -> Callable[[Path, Run], None]
     return check
 
 
+def said_once(text: str) -> Callable[[Path, Run], None]:
+    """A check: the error says `text` once, on its last line, naming the refused ref."""
+
+    def check(root: Path, done: Run) -> None:
+        last = done.err.splitlines()[-1]
+        assert last == (
+            "wfs: error: IMPL-2 completed here, but its work is not on origin: "
+            + remote_refused("refs/heads/main", text).rstrip("\n")
+        ), done.err
+        assert done.err.count(text) == 1
+
+    return check
+
+
 def no_session(sid: str) -> Callable[[Path, Run], None]:
     def check(root: Path, done: Run) -> None:
         assert not os.path.lexists(root / ".workflow" / sid)
@@ -465,7 +479,63 @@ def no_session(sid: str) -> Callable[[Path, Run], None]:
 PLAN_AGAIN = "Or ask the agent again, with more rounds:\n  wfs plan t --max-rounds 2\n"
 
 
+def refusing_remote(refs: str, said: str) -> Callable[[Path], None]:
+    """The project a clone whose remote `origin` (remote.git, beside the plan, ignored)
+    refuses every push to a ref matching `refs` in its pre-receive hook, saying `said`
+    (a protected branch, a server that takes no wfs refs)."""
+
+    def setup(root: Path) -> None:
+        committed(root)
+        git = ["git", "-C", str(root)]
+        subprocess.run([*git, "config", "user.name", "t"], check=True)
+        subprocess.run([*git, "config", "user.email", "t@t"], check=True)
+        (root / ".git" / "info" / "exclude").write_text("remote.git/\n")
+        bare = root / "remote.git"
+        subprocess.run(["git", "init", "-q", "--bare", str(bare)], check=True)
+        subprocess.run([*git, "remote", "add", "origin", str(bare)], check=True)
+        subprocess.run([*git, "push", "-q", "origin", "HEAD:refs/heads/main"], check=True)
+        subprocess.run([*git, "branch", "-q", "-M", "main"], check=True)
+        hook = bare / "hooks" / "pre-receive"
+        hook.write_text(
+            "#!/bin/sh\nwhile read old new ref; do case $ref in "
+            f'{refs}) echo "{said}" >&2; exit 1;; esac; done\n'
+        )
+        hook.chmod(0o755)
+
+    return setup
+
+
+def remote_refused(ref: str, said: str) -> str:
+    return (
+        f"git push origin: the remote refused {ref}: [remote rejected] (pre-receive hook "
+        f"declined): {said} (no retry changes that: it is the remote's decision)\n"
+    )
+
+
 CASES = [
+    # ------------------------------------------------ pushes the remote refuses
+    Case(
+        "pushes",
+        "claims refused by the remote's hook",
+        steps(refusing_remote("refs/wfs/*", "no wfs refs here"), step_task("bash(true)")),
+        ("execute", "IMPL-2", "--remote", "origin"),
+        2,
+        "wfs: error: " + remote_refused("refs/wfs/claims/WFS-h/IMPL-2", "no wfs refs here"),
+        writes=(".git/", "remote.git"),
+        check=task_status("IMPL-2", "pending"),
+        posix=True,
+    ),
+    Case(
+        "pushes",
+        "a protected main, at the end of a task",
+        steps(refusing_remote("refs/heads/main", "main is protected"), step_task("bash(true)")),
+        ("execute", "IMPL-2", "--remote", "origin"),
+        2,
+        "  IMPL-2 ▶ s …\n  IMPL-2 · s: done …",
+        writes=(".git/", "remote.git", *COMPLETED),
+        check=both(task_status("IMPL-2", "completed"), said_once("main is protected")),
+        posix=True,
+    ),
     # ------------------------------------------------- reading: the one guarded reader
     Case(
         "reading",
@@ -1631,6 +1701,7 @@ def test_each_case_is_named_once_and_every_surface_has_some() -> None:
     assert len(set(names)) == len(names)
     assert {c.surface for c in CASES} == {
         "programs",
+        "pushes",
         "reading",
         "planning",
         "env",

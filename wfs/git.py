@@ -589,6 +589,9 @@ def push_cas(root: Path, remote: str, new: str | None, ref: str, expected: str |
     spec = f"{new or ''}:{ref}"
     remote = operand(remote, "remote")
     result = run(root, "push", "--porcelain", "--no-verify", lease, remote, spec)
+    refused = refused_push(remote, result)
+    if refused is not None:
+        raise refused
     flag = pushed_flag(result, ref)
     if flag is not None:
         # " " fast-forward, "+" forced, "-" deleted, "*" created: taken. "=" (already
@@ -597,6 +600,48 @@ def push_cas(root: Path, remote: str, new: str | None, ref: str, expected: str |
     if result.code == 0:
         return False
     raise push_failed(remote, result)
+
+
+# What `git push --porcelain` says of a ref refused because another clone moved it
+# first (or holds its lock right now): a lost race, fetched, merged and tried again.
+# Any other refusal (a protected ref, a hook, a permission) is the remote's own
+# decision, which no retry changes.
+LOST_RACE = (
+    "non-fast-forward",
+    "fetch first",
+    "stale info",
+    "already exists",
+    "atomic push fail",
+    "atomic transaction fail",
+    "failed to update ref",  # its ref transaction: the ref moved, or is locked, meanwhile
+    "cannot lock ref",
+    "failed to lock",
+    "but expected",
+)
+
+
+def refused_push(remote: str, result: Result) -> WfsError | None:
+    """The error of a push the remote refused for a reason of its own, with the
+    server's reason and what its hooks said (`remote: ...` lines); None when the push
+    was taken, or lost a race only (LOST_RACE). The one classification of a refused
+    push: every push of wfs goes through it."""
+    for line in result.out.decode("utf-8", "replace").splitlines():
+        flag, _, rest = line.partition("\t")
+        refspec, _, summary = rest.partition("\t")
+        if flag != "!" or any(marker in summary for marker in LOST_RACE):
+            continue
+        said = [
+            text.removeprefix("remote:").strip()
+            for text in result.err.splitlines()
+            if text.startswith("remote:") and text.removeprefix("remote:").strip()
+        ]
+        ref = refspec.rpartition(":")[2]
+        return WfsError(
+            f"git push {remote}: the remote refused {ref}: {summary.strip()}"
+            + (f": {' '.join(said)[:400]}" if said else "")
+            + " (no retry changes that: it is the remote's decision)"
+        )
+    return None
 
 
 def pushed_flag(result: Result, ref: str) -> str | None:
@@ -702,6 +747,9 @@ def push_fenced(
         f"--force-with-lease={claim}:{expected}", operand(remote, "remote"), f"{commit}:{head}",
         f":{claim}",
     )  # fmt: skip
+    refused = refused_push(remote, result)
+    if refused is not None:
+        raise refused
     flag = pushed_flag(result, head)
     if flag is None:
         raise push_failed(remote, result)
@@ -715,6 +763,9 @@ def push_branch(root: Path, remote: str, branch: str) -> bool:
     ref = f"refs/heads/{branch}"
     remote = operand(remote, "remote")
     result = run(root, "push", "--porcelain", "--no-verify", remote, f"{ref}:{ref}")
+    refused = refused_push(remote, result)
+    if refused is not None:
+        raise refused
     flag = pushed_flag(result, ref)
     if flag is not None:
         return flag in (" ", "+", "*", "=")
