@@ -513,6 +513,57 @@ def remote_refused(ref: str, said: str) -> str:
 
 
 CASES = [
+    # ------------------------------------ paths from data: the one confinement check
+    *(
+        Case(
+            "paths",
+            f"{command} {what}: {' '.join(args)}",
+            steps(
+                secret_outside("s.txt"),
+                link("out", outside("")),
+                link("out.txt", outside("s.txt")),
+                step_task(command),
+            ),
+            args,
+            code,
+            err.format(where=where) if code == 2 else "",
+            out=None if code == 2 else where + "\n",
+            check=both(task_status("IMPL-2", "pending"), secret_nowhere()),
+            posix=True,
+        )
+        for command, what, where in [
+            (
+                "Read(out.txt)",
+                "a symlink out of the root",
+                f"{T}/IMPL-2.json#/flow_control/implementation_approach/0/command: "
+                'implementation-approach: Read() path "out.txt" leads outside the project root '
+                "(through a symlink)",
+            ),
+            (
+                "Grep(SECRET, out/s.txt)",
+                "through a folder symlinked out of the root",
+                f"{T}/IMPL-2.json#/flow_control/implementation_approach/0/command: "
+                'implementation-approach: Grep() path "out/s.txt" leads outside the project root '
+                "(through a symlink)",
+            ),
+            (
+                "Read({session}/../../s.txt)",
+                "a placeholder path out of the root",
+                f"{T}/IMPL-2.json#/flow_control/implementation_approach/0/command: "
+                'implementation-approach: Read() path "{session}/../../s.txt" leads outside the '
+                "project root",
+            ),
+        ]
+        for args, code, err in [
+            (("validate",), 1, ""),
+            (
+                ("execute", "IMPL-2", "--agent", "cat"),
+                2,
+                "wfs: error: IMPL-2 cannot run as written; nothing was changed (`wfs validate` "
+                "reports the same):\n{where}\n",
+            ),
+        ]
+    ),
     # ------------------------------------------------ pushes the remote refuses
     Case(
         "pushes",
@@ -1701,6 +1752,7 @@ def test_each_case_is_named_once_and_every_surface_has_some() -> None:
     assert len(set(names)) == len(names)
     assert {c.surface for c in CASES} == {
         "programs",
+        "paths",
         "pushes",
         "reading",
         "planning",

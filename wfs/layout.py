@@ -195,6 +195,25 @@ class Layout(NamedTuple):
             return str(path)
 
 
+def confined(root: Path, relative: str) -> Path:
+    """`relative`, a path that comes from data (a task, an agent's answer), resolved
+    inside the project root, or an error naming why not: absolute, `..`, or a symlink
+    that leads out. The one confinement check of such paths."""
+    if not relative or "\0" in relative:
+        raise WfsError(f"invalid path {relative!r}")
+    candidate = Path(relative)
+    if is_absolute_path(relative) or candidate.is_absolute() or ".." in candidate.parts:
+        raise WfsError(f"path {relative!r} leads outside the project root")
+    real_root = root.resolve()
+    try:
+        resolved = (real_root / candidate).resolve()
+    except (RuntimeError, OSError):  # a symlink loop, a path too long
+        raise WfsError(f"path {relative!r} cannot be resolved (a symlink loop?)") from None
+    if resolved != real_root and real_root not in resolved.parents:
+        raise WfsError(f"path {relative!r} leads outside the project root (through a symlink)")
+    return resolved
+
+
 def _check_component(value: str, what: str, limit: int = MAX_NAME) -> str:
     """Refuse anything that is not one plain file name of at most `limit` bytes."""
     if not value:

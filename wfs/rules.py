@@ -37,6 +37,7 @@ from wfs.formats import (
 from wfs.layout import (
     SESSION_FILE,
     SESSION_PREFIX,
+    confined,
     file_task_id,
     is_absolute_path,
     parent_of,
@@ -422,6 +423,23 @@ def names_foreign_paths(data: Any) -> bool:
     return any(is_absolute_path(place.text) for place in path_places(canonical(data)))
 
 
+def judged_by_files(read: Canonical, root: Path | None) -> bool:
+    """Whether what the rules say of a task depends on the project's files besides its
+    own: it names a path from another machine (wfs.layout.project_path), or a built-in
+    reads a path that passes through a symlink (which may lead out of the project, or
+    change where it leads). What is derived from such a task is never kept in a cache."""
+    for place in path_places(read):
+        if is_absolute_path(place.text):
+            return True
+        if root is not None and place.seed[1] in _STEP_LISTS and not place.pattern:
+            path = root
+            for part in Path(place.text).parts:
+                path = path / part
+                if path.is_symlink():
+                    return True
+    return False
+
+
 def localized(task: dict[str, Any], root: Path) -> dict[str, Any]:
     """`task` (in the seed form) with every path from another machine that is in this
     project written as the project's path (what `wfs migrate` writes); `task` itself
@@ -489,6 +507,12 @@ def _check_paths(read: Canonical, root: Path | None, report: Report) -> None:
             report.error(
                 place.where, rule, f"{place.what} {quote(text)} leads outside the project root"
             )
+        elif place.seed[1] in _STEP_LISTS and root is not None and not place.pattern:
+            try:  # a symlink on the way that leads out (the one check, wfs.layout.confined)
+                confined(root, text)
+            except WfsError as err:
+                why = err.message.removeprefix(f"path {text!r} ")
+                report.error(place.where, rule, f"{place.what} {quote(text)} {why}")
 
 
 def _check_step_relations(

@@ -29,6 +29,7 @@ from wfs.command_forms import classify as classify  # re-exported: the engine's
 from wfs.errors import WfsError
 from wfs.flow import signals
 from wfs.flow.variables import substitute_prose, substitute_shell
+from wfs.layout import confined as layout_confined
 from wfs.layout import is_absolute_path, project_path
 
 MAX_GREP_LINES = 1000
@@ -223,21 +224,9 @@ def in_project(root: Path, text: str, pattern: bool = False) -> str:
 
 
 def confined(root: Path, relative: str) -> Path:
-    """`relative` resolved inside the project root, or an error naming why not."""
-    relative = in_project(root, unquote(relative))
-    if not relative or "\0" in relative:
-        raise WfsError(f"invalid path {relative!r}")
-    candidate = Path(relative)
-    if is_absolute_path(relative) or candidate.is_absolute() or ".." in candidate.parts:
-        raise WfsError(f"path {relative!r} leads outside the project root")
-    real_root = root.resolve()
-    try:
-        resolved = (real_root / candidate).resolve()
-    except (RuntimeError, OSError):  # a symlink loop, a path too long
-        raise WfsError(f"path {relative!r} cannot be resolved (a symlink loop?)") from None
-    if resolved != real_root and real_root not in resolved.parents:
-        raise WfsError(f"path {relative!r} leads outside the project root (through a symlink)")
-    return resolved
+    """`relative` (as a built-in's argument is written) resolved inside the project
+    root, or an error naming why not (wfs.layout.confined)."""
+    return layout_confined(root, in_project(root, unquote(relative)))
 
 
 def read_target(argument: str) -> tuple[str, re.Match[str] | None]:
