@@ -513,6 +513,49 @@ def remote_refused(ref: str, said: str) -> str:
 
 
 CASES = [
+    # ------------------------------------------------------ edits: split and expand
+    *(
+        Case(
+            "edits",
+            f"task split --from {name}",
+            write("sub.json", json.dumps([{"id": first, "title": "a"}, second])),
+            ("task", "split", "IMPL-2", "--from", "sub.json"),
+            2,
+            f"wfs: error: sub.json#/1/id: {first!r} is given twice (also #/0); each subtask "
+            "needs an id of its own\n",
+            check=absent(f"{T}/IMPL-2.1.json"),
+        )
+        for name, first, second in [
+            ("one id given twice", "IMPL-2.1", {"id": "IMPL-2.1", "title": "b"}),
+            ("an id the next subtask is numbered with", "IMPL-2.2", {"title": "b"}),
+        ]
+    ),
+    Case(
+        "edits",
+        "task expand: the agent gives one id twice",
+        nothing,
+        (
+            "task",
+            "expand",
+            "IMPL-2",
+            "--max-rounds",
+            "1",
+            "--agent",
+            "echo '"
+            + json.dumps([{"id": "IMPL-2.1", "title": "a"}, {"id": "IMPL-2.1", "title": "b"}])
+            + "'",
+        ),
+        1,
+        "wfs: round 1 of 1: the planning agent is writing the subtask array…\n"
+        "wfs: error: the planning agent gave no valid subtask array in 1 round; nothing was "
+        "written. The last problems:\n"
+        "  IMPL-2-subtasks.json#/1/id: 'IMPL-2.1' is given twice (also #/0); each subtask "
+        "needs an id of its own\n"
+        "The last answer is kept in .workflow/.cache/IMPL-2-subtasks-draft.json: fix it, then run\n"
+        "  wfs task split IMPL-2 --from .workflow/.cache/IMPL-2-subtasks-draft.json\n"
+        "Or ask the agent again, with more rounds:\n  wfs task expand IMPL-2 --max-rounds 2\n",
+        check=absent(f"{T}/IMPL-2.1.json"),
+    ),
     # ------------------------------------ paths from data: the one confinement check
     *(
         Case(
@@ -1752,6 +1795,7 @@ def test_each_case_is_named_once_and_every_surface_has_some() -> None:
     assert len(set(names)) == len(names)
     assert {c.surface for c in CASES} == {
         "programs",
+        "edits",
         "paths",
         "pushes",
         "reading",
