@@ -14,9 +14,11 @@ Count the whole corpus with:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import marshal
 import os
+import re
 import shutil
 import signal
 import socket
@@ -2098,3 +2100,128 @@ def test_a_planning_answer_naming_a_1_gib_file_is_refused_before_it_is_read(
     assert not (project / ".workflow" / ".cache").exists() or not [
         p for p in (project / ".workflow" / ".cache").iterdir() if "draft" in p.name
     ]
+
+
+# -------------------------------------------------------------------------- board
+
+
+@contextlib.contextmanager
+def served_board(project: Path, files: int | None = None) -> Iterator[tuple[int, str, Any]]:
+    """`wfs board --allow-actions` as a process of its own (`files`: its limit of open
+    files, as a small `ulimit -n`): (port, token, the process)."""
+    wfs("init", "--no-git")
+    assert wfs("plan", "h", "--from", "-", input=json.dumps(BASE_PLAN)).code == 0
+
+    def limited() -> None:
+        if files is not None:
+            import resource
+
+            resource.setrlimit(resource.RLIMIT_NOFILE, (files, files))
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "wfs", "board", "--json", "--port", "0", "--allow-actions"],
+        cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=limited if files is not None else None,
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        first = json.loads(proc.stdout.readline())
+        yield first["port"], first["token"], proc
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=60)
+        assert "Traceback" not in err, err
+
+
+def exchange(port: int, request: bytes) -> tuple[int, Any]:
+    """One raw request on a connection of its own: the status and the JSON answered."""
+    with socket.create_connection(("127.0.0.1", port), timeout=60) as connection:
+        connection.sendall(request)
+        answer = b""
+        while b"\r\n\r\n" not in answer:
+            answer += connection.recv(65536)
+        head, _, body = answer.partition(b"\r\n\r\n")
+        length = int(re.search(rb"Content-Length: (\d+)", head).group(1))  # type: ignore[union-attr]
+        while len(body) < length:
+            body += connection.recv(65536)
+    return int(head.split()[1]), json.loads(body)
+
+
+def action(port: int, token: str, length: str, body: bytes) -> bytes:
+    return (
+        f"POST /api/action HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-WFS-Token: {token}\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {length}\r\n\r\n"
+    ).encode() + body
+
+
+BOARD_CASES: list[tuple[str, Callable[[int, str], bytes], int, str]] = [
+    (
+        "a Content-Length that is no number",
+        lambda port, token: action(port, token, "abc", b"{}"),
+        400,
+        "Content-Length: expected a number of bytes, got 'abc'",
+    ),
+    (
+        "a negative Content-Length",
+        lambda port, token: action(port, token, "-5", b""),
+        400,
+        "Content-Length: expected a number of bytes, got '-5'",
+    ),
+    (
+        "a Content-Length of 30 digits",
+        lambda port, token: action(port, token, "9" * 30, b""),
+        400,
+        f"Content-Length: expected a number of bytes, got '{'9' * 30}'",
+    ),
+    (
+        "a token that is not ASCII",
+        lambda port, token: (
+            f"GET /api/board HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-WFS-Token: \xff\xfe\r\n\r\n"
+        ).encode("latin-1"),
+        403,
+        "a wrong or missing token",
+    ),
+    (
+        "a task id of escape sequences",
+        lambda port, token: (
+            f"GET /api/task?token={token}&id=%1b%5b2J HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n"
+        ).encode(),
+        409,
+        "invalid task id '\\x1b[2J': it must look like IMPL-N or IMPL-N.M",
+    ),
+]
+
+
+@pytest.mark.parametrize("case", BOARD_CASES, ids=[f"board: {c[0]}" for c in BOARD_CASES])
+def test_an_odd_board_request_gets_its_answer_and_the_board_serves_on(
+    case: tuple[str, Callable[[int, str], bytes], int, str], project: Path
+) -> None:
+    if sys.platform == "win32":
+        pytest.skip("the board is served the same; the raw socket test is POSIX only")
+    _, request, status, error = case
+    with served_board(project) as (port, token, proc):
+        assert exchange(port, request(port, token)) == (status, {"ok": False, "error": error})
+        board = f"GET /api/board?token={token} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n"
+        code, answer = exchange(port, board.encode())
+        assert code == 200 and answer["session"]["id"] == "WFS-h"
+
+
+def test_idle_connections_never_lock_the_board_out(project: Path) -> None:
+    """Connections that never send a request (no token needed to open them) are closed
+    to let others in: 300 of them against a board that may open 128 files (it stopped
+    accepting once its files ran out, and a page with the token waited for ever)."""
+    if sys.platform == "win32":
+        pytest.skip("needs resource.setrlimit")
+    with served_board(project, files=128) as (port, token, proc):
+        idle = []
+        try:
+            for _ in range(300):
+                with contextlib.suppress(OSError):  # (a board that stopped accepting)
+                    idle.append(socket.create_connection(("127.0.0.1", port), timeout=5))
+            board = f"GET /api/board?token={token} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n"
+            for _ in range(3):
+                code, answer = exchange(port, board.encode())
+                assert code == 200 and answer["session"]["id"] == "WFS-h"
+        finally:
+            for connection in idle:
+                connection.close()
