@@ -514,7 +514,85 @@ def remote_refused(ref: str, said: str) -> str:
     )
 
 
+def remote_claim(tid: str, message: str) -> Callable[[Path], None]:
+    """The project a clone whose claims remote `origin` (remote.git, ignored) holds the
+    ref of `tid`'s claim, a commit whose message is `message`."""
+
+    def setup(root: Path) -> None:
+        refusing_remote("refs/nothing", "")(root)
+        (root / "remote.git" / "hooks" / "pre-receive").unlink()
+        git = ["git", "-C", str(root)]
+        tree = subprocess.run(
+            [*git, "hash-object", "-t", "tree", "-w", "/dev/null"],
+            check=True, capture_output=True, text=True,
+        ).stdout.strip()  # fmt: skip
+        commit = subprocess.run(
+            [*git, "hash-object", "-t", "commit", "-w", "--stdin"],
+            input=f"tree {tree}\n\n{message}", check=True, capture_output=True, text=True,
+        ).stdout.strip()  # fmt: skip
+        ref = f"refs/wfs/claims/WFS-h/{tid}"
+        subprocess.run([*git, "push", "-q", "origin", f"{commit}:{ref}"], check=True)
+        (root / ".workflow" / "config.json").write_text('{"claims": {"remote": "origin"}}\n')
+
+    return setup
+
+
+def lease_json(tid: str, epoch: int = 1) -> str:
+    return json.dumps(
+        {"session": "WFS-h", "task": tid, "owner": "elsewhere:1", "where": "/x",
+         "since": "2026-01-01T00:00:00.000000Z", "expires": "2999-01-01T00:00:00.000000Z",
+         "epoch": epoch}
+    )  # fmt: skip
+
+
+def not_a_claim(tid: str, why: str) -> str:
+    return f"Claimed:  {tid}: not a claim: origin refs/wfs/claims/WFS-h/{tid}{why}; free to take over\n"
+
+
 CASES = [
+    # --------------------------------------------------- claims on the claims remote
+    *(
+        Case(
+            "claims",
+            f"status with a claim ref {name}",
+            remote_claim("IMPL-2", message),
+            ("status",),
+            0,
+            "",
+            out=STATUS_OUT + not_a_claim("IMPL-2", why),
+            writes=(".git/",),
+            posix=True,
+        )
+        for name, message, why in [
+            (
+                "that holds no JSON",
+                "not json",
+                ":1:1: invalid JSON: invalid literal, expected 'null'",
+            ),
+            (
+                "holding the claim of another task",
+                lease_json("IMPL-1.1"),
+                ": holds the claim of WFS-h/IMPL-1.1",
+            ),
+            (
+                "with an epoch at the end of 64 bits",
+                lease_json("IMPL-2", 2**63 - 1),
+                f"#/epoch: expected a number from 0 to 2^53, got {2**63 - 1}",
+            ),
+        ]
+    ),
+    Case(
+        "claims",
+        "execute takes over a claim ref that holds no JSON",
+        steps(remote_claim("IMPL-2", "not json"), step_task("bash(true)")),
+        ("execute", "IMPL-2"),
+        0,
+        "  IMPL-2 ▶ s …\n  IMPL-2 · s: done …",
+        out="IMPL-2: completed → .workflow/WFS-h/.summaries/IMPL-2-summary.md\n",
+        writes=(".git/", "remote.git", *COMPLETED),
+        check=task_status("IMPL-2", "completed"),
+        posix=True,
+    ),
     # ------------------------------------------------------ edits: split and expand
     *(
         Case(
@@ -1797,6 +1875,7 @@ def test_each_case_is_named_once_and_every_surface_has_some() -> None:
     assert len(set(names)) == len(names)
     assert {c.surface for c in CASES} == {
         "programs",
+        "claims",
         "edits",
         "paths",
         "pushes",

@@ -234,8 +234,28 @@ def from_json(raw: bytes, where: str) -> Lease:
         kind = int if name == "epoch" else str
         if not isinstance(value, kind) or isinstance(value, bool):
             raise WfsError(f"{where}#/{name}: expected a {kind.__name__}")
+        if isinstance(value, int) and not 0 <= value < MAX_EPOCH:
+            raise WfsError(f"{where}#/epoch: expected a number from 0 to 2^53, got {value}")
         values.append(value)
     return Lease(*values)
+
+
+MAX_EPOCH = 2**53  # far more takeovers than a task ever sees; one more still fits 64 bits
+
+
+def claim_of(raw: bytes, where: str, sid: str, tid: str) -> Lease:
+    """The lease a claim of task `tid` of session `sid` holds. A claim that holds no
+    lease, or the lease of another task (a ref or file under another name), is no
+    holder's: an expired lease whose owner says so, naming `where` (the ref or the
+    file), so that `status` and the board show it and a run may take the task over,
+    by compare-and-swap as always."""
+    try:
+        lease = from_json(raw, where)
+        if (lease.session, lease.task) != (sid, tid):
+            raise WfsError(f"{where}: holds the claim of {lease.session}/{lease.task}")
+    except WfsError as err:
+        return Lease(sid, tid, f"not a claim: {err.message[:200]}", where, "", "", 0)
+    return lease
 
 
 def lost(lease: Lease, holder: Lease | None) -> LostLease:
@@ -291,7 +311,7 @@ class LocalStore:
     def read(self, sid: str, tid: str) -> Lease | None:
         path = self.path(sid, tid)
         raw = store.read_optional(path)
-        return None if raw is None else from_json(raw, str(path))
+        return None if raw is None else claim_of(raw, str(path), sid, tid)
 
     def acquire(self, sid: str, tid: str, where: str) -> Lease | None:
         with self.locked():
@@ -388,7 +408,12 @@ class RemoteStore:
         """The leases the commits `refs` point at (fetched when missing here); None
         when one of them is no longer on the remote (it changed meanwhile)."""
         known = {oid: lease for lease, oid in self.oids.items()}
-        missing = [oid for oid in refs.values() if oid not in known]
+        named = {ref: ref.removeprefix(REF_PREFIX).partition("/")[::2] for ref in refs}
+
+        def ours(ref: str, oid: str) -> bool:  # known, and as the claim of that very task
+            return oid in known and (known[oid].session, known[oid].task) == named[ref]
+
+        missing = [oid for ref, oid in refs.items() if not ours(ref, oid)]
         if missing:
             absent = git.missing_objects(self.root, missing)
             if absent:
@@ -396,12 +421,16 @@ class RemoteStore:
                     if not git.fetch_objects(self.root, self.remote, absent):
                         return None
             blobs = git.read_blobs(self.root, missing)
-            for oid in missing:
-                _, _, message = blobs[oid].partition(b"\n\n")
-                lease = from_json(message, f"{self.remote} {oid}")
-                known[oid] = lease
-                self.oids[lease] = oid
-        return {ref: known[oid] for ref, oid in refs.items()}
+        found = {}
+        for ref, oid in refs.items():
+            if ours(ref, oid):
+                found[ref] = known[oid]
+                continue
+            _, _, message = blobs[oid].partition(b"\n\n")
+            sid, tid = named[ref]
+            found[ref] = claim_of(message, f"{self.remote} {ref}", sid, tid)
+            self.oids[found[ref]] = oid
+        return found
 
     def swap(self, ref: str, new: Lease | None, expected: str | None) -> bool:
         return git.push_cas(self.root, self.remote, self.oid(new) if new else None, ref, expected)

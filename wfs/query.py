@@ -45,7 +45,9 @@ def claims_lines(
         tid, owner, where, since, until = (
             one_line(entry[k]) for k in ("id", "owner", "where", "since", "expires")
         )
-        if entry["state"] == "stale":
+        if not since:  # no holder's claim (wfs.leases.claim_of): why, naming the ref or file
+            text = f"{tid}: {owner}; free to take over"
+        elif entry["state"] == "stale":
             text = f"{tid}: claimed by {owner} at {where} since {since}; free to take over"
         else:
             text = f"{tid}: claimed by {owner} at {where} since {since} (lease until {until})"
