@@ -24,7 +24,7 @@ import signal
 import socket
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -549,7 +549,107 @@ def not_a_claim(tid: str, why: str) -> str:
     return f"Claimed:  {tid}: not a claim: origin refs/wfs/claims/WFS-h/{tid}{why}; free to take over\n"
 
 
+def identified(root: Path) -> None:
+    """The project committed, with a name and e-mail for git's commits."""
+    committed(root)
+    for key, value in (("user.name", "t"), ("user.email", "t@t")):
+        subprocess.run(["git", "-C", str(root), "config", key, value], check=True)
+
+
+def removed(relative: str) -> Callable[[Path], None]:
+    def setup(root: Path) -> None:
+        shutil.rmtree(root / relative)
+
+    return setup
+
+
+def branch_with_a_commit(branch: str, name: str) -> Callable[[Path], None]:
+    """`branch` made from HEAD with one commit of its own adding the file `name` (a
+    conflict resolved on a task's branch, as docs/parallel.md says)."""
+
+    def setup(root: Path) -> None:
+        git = ["git", "-C", str(root)]
+        subprocess.run([*git, "checkout", "-q", "-b", branch], check=True)
+        (root / name).write_text("resolved\n")
+        subprocess.run([*git, "add", name], check=True)
+        subprocess.run([*git, "commit", "-qm", "resolved"], check=True)
+        subprocess.run([*git, "checkout", "-q", "-"], check=True)
+
+    return setup
+
+
+def in_head(name: str) -> Callable[[Path, Run], None]:
+    """A check: the session's branch holds `name` (the task branch's commit was kept)."""
+
+    def check(root: Path, done: Run) -> None:
+        listed = subprocess.run(
+            ["git", "-C", str(root), "ls-tree", "--name-only", "HEAD", "--", name],
+            check=True, capture_output=True, text=True,
+        ).stdout  # fmt: skip
+        assert listed == f"{name}\n", listed
+
+    return check
+
+
+WORKTREE_2 = ".workflow/.worktrees/WFS-h/IMPL-2"
+
+
+def lines_are(lines: Iterable[str]) -> Callable[[Path, Run], None]:
+    """A check: stdout is these lines, in any order (tasks run at once)."""
+    expected = sorted(lines)
+
+    def check(root: Path, done: Run) -> None:
+        assert sorted(done.out.splitlines()) == expected, done.out
+
+    return check
+
+
 CASES = [
+    # ------------------------------------------------------- the tasks' worktrees
+    Case(
+        "worktrees",
+        "execute --jobs 2 with .workflow/.worktrees symlinked out",
+        steps(identified, link(".workflow/.worktrees", outside(""))),
+        ("execute", "--all", "--jobs", "2", "--agent", "echo done"),
+        2,
+        "",
+        writes=(".git/",),
+        check=both(
+            task_status("IMPL-2", "pending"),
+            lines_are(
+                f"{tid}: not run: the tasks' worktrees folder: path '.workflow/.worktrees' "
+                "leads outside the project root (through a symlink)"
+                for tid in ("IMPL-1.1", "IMPL-2")
+            ),
+        ),
+        process=True,
+        posix=True,
+    ),
+    Case(
+        "worktrees",
+        "execute --resume of a task whose worktree was deleted by hand",
+        steps(identified, cli("execute", "--all", "--jobs", "2", code=3), removed(WORKTREE_2)),
+        ("execute", "--resume", "IMPL-2", "--output", "done"),
+        0,
+        "  IMPL-2 ▶ Leaf …\n  IMPL-2 · Leaf: done …",
+        out="IMPL-2: completed → .workflow/WFS-h/.summaries/IMPL-2-summary.md\n",
+        writes=(".git/", ".workflow/"),
+        check=task_status("IMPL-2", "completed"),
+        process=True,
+        posix=True,
+    ),
+    Case(
+        "worktrees",
+        "execute --jobs 2 keeps a task branch with a commit of its own",
+        steps(identified, branch_with_a_commit("wfs/WFS-h/IMPL-2", "resolved.txt")),
+        ("execute", "--all", "--jobs", "2", "--agent", "echo done"),
+        0,
+        "…",  # each task's progress, in the order they ran
+        writes=(".git/", ".workflow/", "resolved.txt"),
+        check=both(task_status("IMPL-2", "completed"), in_head("resolved.txt")),
+        process=True,
+        posix=True,
+    ),
     # --------------------------------------------------- claims on the claims remote
     *(
         Case(
@@ -1875,6 +1975,7 @@ def test_each_case_is_named_once_and_every_surface_has_some() -> None:
     assert len(set(names)) == len(names)
     assert {c.surface for c in CASES} == {
         "programs",
+        "worktrees",
         "claims",
         "edits",
         "paths",

@@ -391,10 +391,22 @@ def current_branch(root: Path) -> str | None:
     return result.out.decode().strip() or None
 
 
-def add_worktree(root: Path, path: Path, branch: str, start: str) -> None:
-    """A new worktree at `path` on `branch`, made (or reset) at `start`."""
+def add_worktree(root: Path, path: Path, branch: str, start: str | None) -> None:
+    """A new worktree at `path` on `branch`, made (or reset) at `start`; None: on
+    `branch` as it is. A worktree git still lists but whose folder is gone (deleted by
+    hand) is forgotten first."""
+    run(root, "worktree", "prune")
+    if start is None:
+        check(root, "worktree", "add", "--quiet", "--", str(path), operand(branch, "branch"))
+        return
     branch, start = operand(branch, "branch"), operand(start, "revision")
     check(root, "worktree", "add", "--quiet", "-B", branch, "--", str(path), start)
+
+
+def is_ancestor(root: Path, first: str, second: str) -> bool:
+    """Whether `first` is `second` or one of its ancestors (has no commit of its own)."""
+    first, second = operand(first, "revision"), operand(second, "revision")
+    return run(root, "merge-base", "--is-ancestor", first, second).code == 0
 
 
 def add_detached_worktree(root: Path, path: Path, start: str) -> None:

@@ -26,7 +26,7 @@ from typing import Any, NamedTuple
 
 from wfs import git, leases, platform, store
 from wfs.errors import WfsError
-from wfs.layout import Layout
+from wfs.layout import Layout, confined
 
 DEFAULT_FOLDER = ".worktrees"  # under .workflow/
 MERGE_WAIT_SECONDS = 600.0  # how long a merge waits for the one before it
@@ -56,17 +56,22 @@ def from_record(data: Any) -> Place | None:
 
 def worktrees_folder(layout: Layout) -> Path:
     """Where the tasks' worktrees go: `.workflow/config.json`'s `"worktrees"` (relative
-    to the project root), else `.workflow/.worktrees`."""
+    to the project root), else `.workflow/.worktrees`; inside the project either way
+    (wfs.layout.confined: a symlink there that leads out is refused)."""
     path = layout.workflow / "config.json"
+    chosen: Any = None
     if path.exists():
         where = layout.relative(path)
         data = store.read_json(path, where)
         chosen = data.get("worktrees") if isinstance(data, dict) else None
-        if chosen is not None:
-            if not isinstance(chosen, str) or not chosen.strip():
-                raise WfsError(f"{where}#/worktrees: expected a folder (a path)")
-            return (layout.root / chosen).resolve()
-    return (layout.workflow / DEFAULT_FOLDER).resolve()
+        if chosen is not None and (not isinstance(chosen, str) or not chosen.strip()):
+            raise WfsError(f"{where}#/worktrees: expected a folder (a path)")
+    if chosen is None:
+        chosen = layout.relative(layout.workflow / DEFAULT_FOLDER)
+    try:
+        return confined(layout.root, chosen)
+    except WfsError as err:
+        raise WfsError(f"the tasks' worktrees folder: {err.message}") from None
 
 
 def task_branch(sid: str, tid: str) -> str:
@@ -96,32 +101,34 @@ def path_of(layout: Layout, sid: str, tid: str) -> Path:
 
 def prepare(layout: Layout, sid: str, tid: str, base: str) -> Place:
     """Make the task's worktree afresh on its branch, from the session's branch `base`.
-    A worktree or branch left by an earlier run that never started is replaced."""
+    A worktree or branch left by an earlier run that never started is replaced; a
+    branch with commits of its own (a conflict resolved on it, as docs/parallel.md
+    says) is kept, with its worktree."""
     folder = worktrees_folder(layout)
     path = path_of(layout, sid, tid)
     if not folder.is_dir():
         store.make_folder(folder)
     store.ignore_folder(folder)  # ignored by git wherever it is
     place = Place(path, task_branch(sid, tid), base)
+    if git.rev_parse(layout.root, place.branch) and not git.is_ancestor(
+        layout.root, place.branch, base
+    ):
+        restore(layout, place)
+        return place
     with leases.clone_lock(layout.root):
         if path.exists():
             git.remove_worktree(layout.root, path)
         store.make_folder(path.parent)
-        try:
-            git.add_worktree(layout.root, path, place.branch, base)
-        except WfsError:
-            if not git.is_worktree_of(layout.root, path):
-                raise
-            git.remove_worktree(layout.root, path)  # git still lists one that is gone
-            git.add_worktree(layout.root, path, place.branch, base)
+        git.add_worktree(layout.root, path, place.branch, base)
     return place
 
 
 def restore(layout: Layout, place: Place) -> None:
-    """Make a resumed task's worktree again if it is gone (from its branch)."""
+    """Make a resumed task's worktree again if it is gone (deleted by hand, say): on
+    its branch as it is, or from the session's branch when it has none."""
     if place.path.is_dir() and git.is_worktree_of(layout.root, place.path):
         return
-    start = place.branch if git.rev_parse(layout.root, place.branch) else place.base
+    start = None if git.rev_parse(layout.root, place.branch) else place.base
     with leases.clone_lock(layout.root):
         if place.path.exists():
             git.remove_worktree(layout.root, place.path)
