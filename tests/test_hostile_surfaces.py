@@ -605,6 +605,18 @@ def lines_are(lines: Iterable[str]) -> Callable[[Path, Run], None]:
 
 
 CASES = [
+    # ------------------------------------------------- planning: wfs plan --from
+    Case(
+        "planning",
+        "plan --from a task id of 300 digits",
+        write("plan.json", json.dumps([{"id": "IMPL-" + "1" * 300, "title": "a"}])),
+        ("plan", "t", "--from", "plan.json"),
+        2,
+        "wfs: error: plan.json: 1 problem; nothing was written:\n"
+        'plan.json#/0/id: id-format: task id "IMPL-' + "1" * 70 + '..." is too long to name '
+        "a file (at most 228 characters)\n",
+        check=no_session("WFS-t"),
+    ),
     # ------------------------------------------------------- the tasks' worktrees
     Case(
         "worktrees",
