@@ -605,6 +605,19 @@ def lines_are(lines: Iterable[str]) -> Callable[[Path, Run], None]:
 
 
 CASES = [
+    # ------------------------------------------------------ leftovers and doctor
+    Case(
+        "leftovers",
+        "doctor --fix with a temporary file left in .workflow/.scratchpad",
+        write(".workflow/.scratchpad/.note.md.0a1b2c3d.tmp", "half"),
+        ("doctor", "--fix"),
+        0,
+        "",
+        out="fixed: .workflow/.scratchpad/.note.md.0a1b2c3d.tmp: leftover temporary file from "
+        "an interrupted write (removed it)\n",
+        writes=(".workflow/.scratchpad/",),
+        check=absent(".workflow/.scratchpad/.note.md.0a1b2c3d.tmp"),
+    ),
     # ------------------------------------------------- planning: wfs plan --from
     Case(
         "planning",
@@ -1987,6 +2000,7 @@ def test_each_case_is_named_once_and_every_surface_has_some() -> None:
     assert len(set(names)) == len(names)
     assert {c.surface for c in CASES} == {
         "programs",
+        "leftovers",
         "worktrees",
         "claims",
         "edits",

@@ -25,7 +25,15 @@ from wfs.errors import WfsError
 from wfs.flow.engine import Runner, now
 from wfs.formats import canonical_task, is_gate
 from wfs.index import load_skeletons
-from wfs.layout import ARCHIVE_DIR, MARKER_PREFIX, SESSION_FILE, Layout, parent_of, parse_task_id
+from wfs.layout import (
+    ARCHIVE_DIR,
+    MARKER_PREFIX,
+    SCRATCHPAD_DIR,
+    SESSION_FILE,
+    Layout,
+    parent_of,
+    parse_task_id,
+)
 from wfs.platform import shell_join
 from wfs.query import command_prefix
 from wfs.tasks import TaskIndex, load_tasks, obj, read_document, refresh_session, task_files
@@ -150,6 +158,7 @@ def _leftovers(layout: Layout, folder: Path, sid: str | None = None) -> Iterator
     if sid is None:
         candidates += folder.glob(".WFS-*.new")
         candidates += folder.glob(f"{BACKUP_DIR}/**/.*.tmp")  # its own copies, cut short
+        candidates += folder.glob(f"{SCRATCHPAD_DIR}/.*.tmp")  # `wfs capture` with no session
         # The `.gitignore` a runtime folder gets first (store.make_folder).
         candidates += (
             p for d in sorted(store.RUNTIME_DIRS) for p in folder.glob(f"{d}/..gitignore.*.tmp")

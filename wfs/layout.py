@@ -40,6 +40,7 @@ TASK_DIR = ".task"
 SUMMARY_DIR = ".summaries"
 LOCK_DIR = ".locks"
 MAX_SESSION_ID = 50
+SCRATCHPAD_DIR = ".scratchpad"  # under .workflow/: what `wfs capture` keeps with no session
 MAX_NAME = 255  # bytes in a file name, on every file system wfs runs on
 # The longest ids whose files still have legal names: a task's longest name is the
 # temporary file an atomic write of its output log goes through
