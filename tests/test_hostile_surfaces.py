@@ -38,8 +38,10 @@ from test_hostile import (
     VIEWS,
     S,
     T,
+    edit_task,
     fifo,
     nothing,
+    raw_edit,
     step_task,
     steps,
     symlink,
@@ -605,6 +607,44 @@ def lines_are(lines: Iterable[str]) -> Callable[[Path, Run], None]:
 
 
 CASES = [
+    # --------------------------------------------- the validate cache, after a move
+    Case(
+        "caches",
+        "validate after migrate --layout active names the files where they are",
+        steps(
+            edit_task("IMPL-2", status="done"),
+            cli("validate", code=1),
+            cli("migrate", "--layout", "active"),
+        ),
+        ("validate",),
+        1,
+        "",
+        out='.workflow/active/WFS-h/.task/IMPL-2.json#/status: status: status "done" is not '
+        "one of pending, active, completed, blocked, container\n",
+    ),
+    Case(
+        "caches",
+        "validate --all after session complete names the files where they are",
+        steps(
+            cli("migrate", "--layout", "active"),
+            *(
+                cli("task", "status", tid, "completed")
+                for tid in ("IMPL-1.1", "IMPL-1.2", "IMPL-2")
+            ),
+            raw_edit(
+                ".workflow/active/WFS-h/.task/IMPL-2.json",
+                b'"title": "Leaf",',
+                b'"title": "Leaf",\n  "title": "Leaf",',
+            ),
+            cli("validate", "--all"),
+            cli("session", "complete", "WFS-h"),
+        ),
+        ("validate", "--all"),
+        0,
+        "",
+        out=".workflow/archives/WFS-h/.task/IMPL-2.json#/title: duplicate-key: warning: key "
+        '"title" is given 2 times; the last one counts, and `wfs migrate` keeps only it\n',
+    ),
     # ------------------------------------------------------ leftovers and doctor
     Case(
         "leftovers",
