@@ -370,6 +370,10 @@ def paused(reason: str) -> Callable[[Path, Run], None]:
 
 
 MERGE = ("merge-json", "m/base", "m/ours", "m/theirs", f"{T}/IMPL-2.json")
+WIDE_JSON = (  # the title's and the status's lines touch: a line merge conflicts
+    '{{\n  "id": "IMPL-2",\n  "title": "{title}",\n  "status": "{status}",\n'
+    '  "big": 123456789012345678901234567890\n}}\n'
+)
 BASE_JSON = '{"id": "IMPL-2", "title": "Leaf", "status": "pending"}\n'
 
 # Values a cloned repository's `.workflow/config.json` may carry as its claims remote,
@@ -607,6 +611,22 @@ def lines_are(lines: Iterable[str]) -> Callable[[Path, Run], None]:
 
 
 CASES = [
+    # ------------------------------------------------- the merge driver, wide numbers
+    Case(
+        "merge",
+        "neighbouring lines changed on each side of a file with an integer wider than 64 bits",
+        merge_files(
+            WIDE_JSON.format(title="Leaf", status="pending"),
+            WIDE_JSON.format(title="Leaf 2", status="pending"),
+            WIDE_JSON.format(title="Leaf", status="blocked"),
+        ),
+        MERGE,
+        0,
+        "",
+        out="",
+        writes=("m/ours",),
+        check=merged(WIDE_JSON.format(title="Leaf 2", status="blocked")),
+    ),
     # --------------------------------------------- the validate cache, after a move
     Case(
         "caches",

@@ -228,10 +228,13 @@ def merge_json(base: Path, ours: Path, theirs: Path, path: str) -> int:
     remove_leftovers(ours)
     sides = {"base": base, "ours": ours, "theirs": theirs}
     raws = [_driver_input(p, side, path) for side, p in sides.items()]
-    try:
-        docs = [_load_object(raw, allow_empty=i == 0) for i, raw in enumerate(raws)]
-    except ValueError:
-        docs = []
+    docs: list[dict[str, Any]] = []
+    for reader in (jsonio.parse, jsonio.parse_as_written):  # the second: wider than 64 bits
+        try:
+            docs = [_load_object(raw, i == 0, reader) for i, raw in enumerate(raws)]
+            break
+        except ValueError:
+            continue
     if docs:
         resolver = _resolve_session if Path(path).name == SESSION_FILE else None
         conflicts: list[tuple[str, ...]] = []
@@ -239,7 +242,12 @@ def merge_json(base: Path, ours: Path, theirs: Path, path: str) -> int:
         if not conflicts:
             if same_json(merged, docs[1]):
                 return 0
-            data = raws[2] if same_json(merged, docs[2]) else jsonio.dumps(merged)
+            if same_json(merged, docs[2]):
+                data = raws[2]
+            elif reader is jsonio.parse:
+                data = jsonio.dumps(merged)
+            else:  # every number as its side spelled it
+                data = jsonio.dumps_as(merged, "  ") + b"\n"
             store.write_bytes(ours, data, durable=False)
             return 0
     # Git's line merge: it may still combine what the JSON merge could not (two
@@ -264,12 +272,14 @@ def _driver_input(file: Path, side: str, path: str) -> bytes:
     return store.read_file(file, f"{path or file} ({side})")
 
 
-def _load_object(raw: bytes, allow_empty: bool) -> dict[str, Any]:
+def _load_object(
+    raw: bytes, allow_empty: bool, reader: Callable[[bytes, str], Any] = jsonio.parse
+) -> dict[str, Any]:
     if allow_empty and not raw.strip():
         return {}  # both sides added the file
     try:
         # With wfs's guards: a merge must not write back an integer read as a float.
-        data = jsonio.parse(raw, "merge")
+        data = reader(raw, "merge")
     except WfsError:
         raise ValueError("not JSON") from None
     if not isinstance(data, dict):
