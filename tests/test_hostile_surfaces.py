@@ -768,6 +768,28 @@ CASES = [
     ),
     Case(
         "claims",
+        "execute with a lease of 2^63-1 seconds configured",
+        write(".workflow/config.json", '{"claims": {"lease_seconds": 9223372036854775807}}'),
+        ("execute", "IMPL-2", "--agent", "echo done"),
+        2,
+        "wfs: error: .workflow/config.json#/claims/lease_seconds: 9223372036854775807 is "
+        "longer than a year (31536000 seconds); a dead holder's task waits that long\n",
+        check=task_status("IMPL-2", "pending"),
+    ),
+    Case(
+        "claims",
+        "status with a claim whose lease runs to the year 9999",
+        remote_claim("IMPL-2", lease_json("IMPL-2").replace("2999-01-01", "9999-12-31")),
+        ("status",),
+        0,
+        "",
+        out=STATUS_OUT + "Claimed:  IMPL-2: claimed by elsewhere:1 at /x since "
+        "2026-01-01T00:00:00.000000Z; free to take over\n",
+        writes=(".git/",),
+        posix=True,
+    ),
+    Case(
+        "claims",
         "execute takes over a claim ref that holds no JSON",
         steps(remote_claim("IMPL-2", "not json"), step_task("bash(true)")),
         ("execute", "IMPL-2"),

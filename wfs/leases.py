@@ -41,6 +41,7 @@ from wfs.errors import FAILED, WfsError
 from wfs.layout import Layout, check_session_id, check_task_id
 
 DEFAULT_LEASE_SECONDS = 120.0
+MAX_LEASE_SECONDS = 365 * 86400  # a longer lease is a mistake (a dead holder's task waits)
 CONFIG_FILE = "config.json"
 REF_PREFIX = "refs/wfs/claims/"
 LOCAL_FOLDER = ("wfs", "claims")  # under the common git directory
@@ -104,6 +105,11 @@ def settings(layout: Layout, remote: str | None = None) -> Settings:
     seconds = section.get("lease_seconds", DEFAULT_LEASE_SECONDS)
     if isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds <= 0:
         raise WfsError(f"{where}#/claims/lease_seconds: expected a number of seconds > 0")
+    if seconds > MAX_LEASE_SECONDS:
+        raise WfsError(
+            f"{where}#/claims/lease_seconds: {seconds} is longer than a year "
+            f"({MAX_LEASE_SECONDS} seconds); a dead holder's task waits that long"
+        )
     if remote is not None:
         return Settings(git.operand(remote, "remote"), float(seconds))
     if configured is not None:
@@ -194,6 +200,13 @@ def expired(lease: Lease, at: datetime | None = None) -> bool:
         return True
     if until.tzinfo is None:
         until = until.replace(tzinfo=UTC)
+    try:  # a lease longer than any wfs takes (year 9999) is none: it would block for ever
+        since = datetime.fromisoformat(lease.since)
+        since = since if since.tzinfo is not None else since.replace(tzinfo=UTC)
+        if until - since > timedelta(seconds=MAX_LEASE_SECONDS):
+            return True
+    except ValueError:
+        return True
     return until <= (at or now())
 
 
