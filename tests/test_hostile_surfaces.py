@@ -1,20 +1,29 @@
-"""Hostile input by surface: the environment, caches, locks, the merge drivers, killed
-runs, odd argv and files (the MCP server's lines and calls are at the end).
+"""Hostile input, grouped by surface, in one harness: the programs a value may reach,
+paths that come from data, pushes, claims, worktrees, leftovers, caches, the environment,
+locks, the merge drivers, killed runs, argv, ids, files and their formats, plan
+documents, nesting, files that vanish mid-command, terminal text, planning with an
+agent, split and expand, reading, the board's server, the MCP server's lines and calls,
+and the peak memory of a planning answer.
 
-Each case has its exact exit code and message (a one-line error naming the file or the
-value and what is wrong), shows no traceback, prints no raw control character, and
-leaves the project byte-for-byte unchanged, and the files outside it too (lock files and
-caches aside, which a case checks itself; a case that must write names what it may
-change). `tests/test_hostile.py` holds the first rounds of hostile files and ids.
+Each case of the table has its exact exit code and message (a one-line error naming the
+file or the value and what is wrong), shows no traceback, prints no raw control
+character, and leaves the project byte-for-byte unchanged, and the files outside it too
+(lock files and caches aside, which a case checks itself; a case that must write names
+what it may change). A `fresh` case runs on a project just planned, its caches cold; the
+others first warm every cache, so that it is there to be hostile to.
 
-Count the whole corpus with:
-    python -m pytest --collect-only -q tests/test_hostile.py tests/test_hostile_round3.py \\
-        tests/test_hostile_surfaces.py | grep -c '::'
+A task file that vanishes mid-command is simulated deterministically: the file is
+deleted right after wfs lists its folder (`Case.vanish`), the window in which a
+concurrent `rm` or `git checkout` takes it away, with the index cache warm.
+
+Count the corpus with:
+    python -m pytest --collect-only -q tests/test_hostile_surfaces.py | grep -c '::'
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import marshal
 import os
@@ -24,35 +33,224 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from types import FrameType
 from typing import Any, NamedTuple
 
 import pytest
-from conftest import Run, wfs, wfs_process
+from conftest import Run, needs_fifo, wfs, wfs_process
+from git_helpers import commit_all, git, git_env
 from mcp_raw import RawClient, rpc_error
-from test_hostile import (
-    BASE_PLAN,
-    COMPLETED,
-    RAW,
-    VIEWS,
-    S,
-    T,
-    edit_task,
-    fifo,
-    nothing,
-    raw_edit,
-    step_task,
-    steps,
-    symlink,
-    time_limit,
-    tree_hash,
-    write,
-)
 
 from wfs import index, validate
 
-__all__ = ["time_limit"]  # the fixture, used by name
+__all__ = ["git_env"]  # the fixture, used by name
+
+S = ".workflow/WFS-h"
+T = f"{S}/.task"
+
+BASE_PLAN = [
+    {"id": "IMPL-1", "title": "Group"},
+    {"id": "IMPL-1.1", "title": "First"},
+    {"id": "IMPL-1.2", "title": "Second", "context": {"depends_on": ["IMPL-1.1"]}},
+    {"id": "IMPL-2", "title": "Leaf"},
+]
+
+
+def tree_hash(root: Path, skip: tuple[str, ...] = ()) -> str:
+    """A digest of every file under `root` but those starting with one of `skip`."""
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*")):
+        relative = path.relative_to(root).as_posix()
+        if relative.startswith((".workflow/.locks", ".workflow/.cache")):
+            continue  # wfs's own lock files and derived index (both ignored by git)
+        if skip and relative.startswith(skip):
+            continue
+        digest.update(relative.encode() + b"\0")
+        if path.is_symlink():
+            digest.update(b"link:" + os.readlink(path).encode())
+        elif path.is_file():
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def write(relative: str, data: bytes | str) -> Callable[[Path], None]:
+    def setup(root: Path) -> None:
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data.encode() if isinstance(data, str) else data)
+
+    return setup
+
+
+def edit_task(tid: str, **changes: object) -> Callable[[Path], None]:
+    def setup(root: Path) -> None:
+        path = root / T / f"{tid}.json"
+        task = json.loads(path.read_text())
+        task.update(changes)
+        path.write_text(json.dumps(task, indent=2))
+
+    return setup
+
+
+def assert_not_in_runs(root: Path, text: str) -> None:
+    for record in (root / S / ".runs").rglob("*"):
+        if record.is_file():
+            written = record.read_text()
+            assert text not in written and json.dumps(text)[1:-1] not in written, record
+
+
+def step_task(command: str) -> Callable[[Path], None]:
+    steps = [
+        {
+            "step": 1,
+            "title": "s",
+            "description": "d",
+            "modification_points": [],
+            "logic_flow": [],
+            "depends_on": [],
+            "output": "x",
+            "command": command,
+        }
+    ]
+    return edit_task("IMPL-2", flow_control={"pre_analysis": [], "implementation_approach": steps})
+
+
+def symlink(relative: str, target: str) -> Callable[[Path], None]:
+    def setup(root: Path) -> None:
+        os.symlink(target if target.startswith("/") else root.parent / target, root / relative)
+
+    return setup
+
+
+def nothing(root: Path) -> None:
+    return None
+
+
+def steps(*setups: Callable[[Path], object]) -> Callable[[Path], None]:
+    def setup(root: Path) -> None:
+        for one in setups:
+            one(root)
+
+    return setup
+
+
+def run(*args: str, code: int = 0) -> Callable[[Path], None]:
+    """A wfs command as part of a setup."""
+
+    def setup(root: Path) -> None:
+        done = wfs(*args)
+        assert done.code == code, (args, done.out, done.err)
+
+    return setup
+
+
+def raw_edit(relative: str, old: bytes, new: bytes) -> Callable[[Path], None]:
+    def setup(root: Path) -> None:
+        path = root / relative
+        data = path.read_bytes()
+        assert old in data
+        path.write_bytes(data.replace(old, new))
+
+    return setup
+
+
+def nested(depth: int) -> str:
+    return "[" * depth + "]" * depth
+
+
+def deep_field(relative: str, depth: int) -> Callable[[Path], None]:
+    """The JSON object file `relative` with one more key holding arrays `depth` deep."""
+
+    def setup(root: Path) -> None:
+        path = root / relative
+        text = path.read_text().rstrip()
+        assert text.endswith("}")
+        path.write_text(text[:-1].rstrip() + f',\n  "deep": {nested(depth)}\n}}\n')
+
+    return setup
+
+
+def edit_session(**changes: object) -> Callable[[Path], None]:
+    def setup(root: Path) -> None:
+        path = root / S / "workflow-session.json"
+        data = json.loads(path.read_text())
+        data.update(changes)
+        path.write_text(json.dumps(data, indent=2))
+
+    return setup
+
+
+def fifo(relative: str) -> Callable[[Path], None]:
+    def setup(root: Path) -> None:
+        if not hasattr(os, "mkfifo"):
+            pytest.skip("needs FIFOs (POSIX)")
+        os.mkfifo(root / relative)
+
+    return setup
+
+
+def unreadable(relative: str) -> Callable[[Path], None]:
+    def setup(root: Path) -> None:
+        (root / relative).chmod(0)
+
+    return setup
+
+
+def views_hold(text: str, *names: str) -> Callable[[Path, Run], None]:
+    """A check: each generated view holds `text` and no raw control character."""
+
+    def check(root: Path, done: Run) -> None:
+        for name in names:
+            view = (root / S / name).read_text()
+            assert text in view, (name, view)
+            assert not RAW.search(view), (name, view)
+
+    return check
+
+
+def paused_on_its_agent(root: Path) -> None:
+    """IMPL-2 started and paused, waiting for its agent's answer."""
+    assert wfs("execute", "IMPL-2").code == 3
+
+
+def answer_kept(answer: str) -> Callable[[Path, Run], None]:
+    """A check: IMPL-2 completed, its answer kept as text, byte for byte (in the summary,
+    or beside the run record when it is long)."""
+
+    def check(root: Path, done: Run) -> None:
+        task = json.loads((root / T / "IMPL-2.json").read_text())
+        assert task["status"] == "completed"
+        kept = [p for p in (root / S).rglob("*") if p.is_file() and answer in p.read_text()]
+        assert kept, "the answer was not kept"
+
+    return check
+
+
+def assert_once(path: Path, text: str) -> None:
+    assert path.read_text().count(text) == 1, path.read_text()
+
+
+def vanished_from_views(root: Path, done: Run) -> None:
+    for name in ("TODO_LIST.md", "IMPL_PLAN.md"):
+        assert "IMPL-2" not in (root / S / name).read_text(), name
+
+
+# Raw control characters; on a color terminal, wfs's own SGR sequences are allowed.
+RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+OWN_SGR = re.compile("\x1b\\[(?:0|1|3[123])m")
+VANISH = f"{T}/IMPL-2.json"
+VIEWS = (f"{S}/TODO_LIST.md", f"{S}/IMPL_PLAN.md")
+# What completing IMPL-2 writes.
+COMPLETED = (VANISH, f"{S}/workflow-session.json", *VIEWS, f"{S}/.runs", f"{S}/.summaries")
+UNKNOWN_2 = "wfs: error: unknown task 'IMPL-2'; did you mean IMPL-1.2, IMPL-1, IMPL-1.1?\n"
+LONG_TID = "IMPL-" + "1" * 295
+LONG_SID = "WFS-" + "a" * 296
+HOSTILE = "\x1b[2J\x1b]0;owned\x07\x1b]52;c;cm0gLXJmIH4=\x07\x1b[8mhidden\u202e"
+SHOWN = "\\x1b[2J\\x1b]0;owned\\x07\\x1b]52;c;cm0gLXJmIH4=\\x07\\x1b[8mhidden\\u202e"
+
 
 CACHE = ".workflow/.cache"
 LOCKS = ".workflow/.locks"
@@ -94,7 +292,7 @@ HOLD = (
 
 
 class Case(NamedTuple):
-    surface: str  # env, caches, locks, merge, kills, argv, files
+    surface: str  # see the module's docstring
     name: str
     setup: Callable[[Path], None]
     args: tuple[str, ...]
@@ -106,6 +304,11 @@ class Case(NamedTuple):
     check: Callable[[Path, Run], None] | None = None  # more to assert afterwards
     process: bool = False  # as a real process (signals, a step that kills its runner)
     posix: bool = False  # needs FIFOs, signals or /dev/zero
+    stdin: bytes | None = None
+    vanish: str | None = None  # deleted right after wfs lists its folder
+    color: bool = False  # as on a color terminal
+    as_user: bool = False  # permissions must apply (not as root)
+    fresh: bool = False  # on the project as planned: no cache warmed, files not aged
 
 
 def outside(relative: str) -> str:
@@ -1364,7 +1567,7 @@ CASES = [
         steps(
             lambda root: sealed(
                 f"{CACHE}/WFS-h.valid",
-                (index.FORMAT, validate._rules_stamp(), ["IMPL-2.json"], [], []),
+                (index.FORMAT, validate._rules_stamp(root / S), ["IMPL-2.json"], [], []),
             )(root),
             replaced_by(f"{CACHE}/WFS-h.vall", ""),
         ),
@@ -2070,6 +2273,1555 @@ CASES = [
 ]
 
 
+FRESH_CASES = [
+    Case(
+        "files",
+        "malformed task JSON",
+        write(f"{T}/IMPL-2.json", '{"id": "IMPL-2",\n  "title": }'),
+        ("task", "list"),
+        2,
+        f"wfs: error: {T}/IMPL-2.json:2:12: invalid JSON: unexpected character, expected a JSON value\n",
+        fresh=True,
+    ),
+    Case(
+        "files",
+        "task is an array",
+        write(f"{T}/IMPL-2.json", "[1, 2]"),
+        ("task", "list"),
+        2,
+        f"wfs: error: {T}/IMPL-2.json: expected a JSON object, got array\n",
+        fresh=True,
+    ),
+    Case(
+        "files",
+        "UTF-8 BOM",
+        write(f"{T}/IMPL-2.json", b'\xef\xbb\xbf{"id": "IMPL-2"}'),
+        ("status",),
+        2,
+        f"wfs: error: {T}/IMPL-2.json:1:1: invalid JSON: UTF-8 byte order mark (BOM) is not supported\n",
+        fresh=True,
+    ),
+    Case(
+        "files",
+        "non-UTF-8 bytes",
+        write(f"{T}/IMPL-2.json", b'{"id": "IMPL-2", "title": "\xff"}'),
+        ("next",),
+        2,
+        f"wfs: error: {T}/IMPL-2.json:1:28: invalid JSON: not valid UTF-8 (byte 0xff)\n",
+        fresh=True,
+    ),
+    Case(
+        "files",
+        "empty task file",
+        write(f"{T}/IMPL-2.json", b""),
+        ("task", "show", "IMPL-1"),
+        2,
+        f"wfs: error: {T}/IMPL-2.json:1:1: invalid JSON: Input is a zero-length, empty document\n",
+        fresh=True,
+    ),
+    Case(
+        "nesting",
+        "deep nesting",
+        write(f"{T}/IMPL-2.json", "[" * 100_000),
+        ("status",),
+        2,
+        f"wfs: error: {T}/IMPL-2.json:1:1026: invalid JSON: depth limit exceeded\n",
+        fresh=True,
+    ),
+    Case(
+        "files",
+        "huge malformed file",
+        write(f"{T}/IMPL-2.json", '{"title": "' + "x" * 20_000_000),
+        ("status",),
+        2,
+        f"wfs: error: {T}/IMPL-2.json:1:20000012: invalid JSON: unexpected end of data\n",
+        fresh=True,
+    ),
+    Case(
+        "files",
+        "truncated session file",
+        write(f"{S}/workflow-session.json", '{"session_id": "WFS-h"'),
+        ("status",),
+        2,
+        f"wfs: error: {S}/workflow-session.json:1:23: invalid JSON: unexpected end of data\n",
+        fresh=True,
+    ),
+    Case(
+        "files",
+        "session file is a string",
+        write(f"{S}/workflow-session.json", '"hello"'),
+        ("session", "show"),
+        2,
+        f"wfs: error: {S}/workflow-session.json: expected a JSON object, got string\n",
+        fresh=True,
+    ),
+    Case(
+        "files",
+        "title of the wrong type",
+        edit_task("IMPL-2", title=42),
+        ("validate",),
+        1,
+        "",
+        fresh=True,
+    ),
+    Case(
+        "files",
+        "unknown status",
+        edit_task("IMPL-2", status="done"),
+        ("validate",),
+        1,
+        "",
+        fresh=True,
+    ),
+    Case(
+        "argv", "duplicate id", edit_task("IMPL-2", id="IMPL-1"), ("validate",), 1, "", fresh=True
+    ),
+    Case(
+        "files",
+        "dependency cycle",
+        edit_task("IMPL-1.1", context={"depends_on": ["IMPL-1.2"], "parent": "IMPL-1"}),
+        ("validate",),
+        1,
+        "",
+        fresh=True,
+    ),
+    Case(
+        "files",
+        "missing parent",
+        write(
+            f"{T}/IMPL-7.1.json",
+            json.dumps(
+                {
+                    "id": "IMPL-7.1",
+                    "title": "Orphan",
+                    "status": "pending",
+                    "meta": {},
+                    "context": {"parent": "IMPL-7"},
+                    "flow_control": {},
+                }
+            ),
+        ),
+        ("validate",),
+        1,
+        "",
+        fresh=True,
+    ),
+    Case(
+        "files",
+        "depth 3",
+        write(
+            f"{T}/IMPL-1.1.1.json",
+            json.dumps(
+                {
+                    "id": "IMPL-1.1.1",
+                    "title": "Deep",
+                    "status": "pending",
+                    "meta": {},
+                    "context": {},
+                    "flow_control": {},
+                }
+            ),
+        ),
+        ("validate",),
+        1,
+        "",
+        fresh=True,
+    ),
+    Case(
+        "argv",
+        "session id with ..",
+        nothing,
+        ("--session", "../../etc", "status"),
+        2,
+        "wfs: error: invalid session id '../../etc': it must not contain a path separator\n",
+        fresh=True,
+    ),
+    Case(
+        "argv",
+        "absolute session id",
+        nothing,
+        ("switch", "/etc/passwd"),
+        2,
+        "wfs: error: invalid session id '/etc/passwd': it must not contain a path separator\n",
+        fresh=True,
+    ),
+    Case(
+        "argv",
+        "dot session id",
+        nothing,
+        ("switch", ".."),
+        2,
+        "wfs: error: invalid session id '..': it must not start with '.'\n",
+        fresh=True,
+    ),
+    Case(
+        "argv",
+        "empty session id",
+        nothing,
+        ("switch", ""),
+        2,
+        "wfs: error: invalid session id: it is empty\n",
+        fresh=True,
+    ),
+    Case(
+        "argv",
+        "NUL in session id",
+        nothing,
+        ("switch", "h\0x"),
+        2,
+        "wfs: error: invalid session id 'h\\x00x': it contains a NUL byte\n",
+        fresh=True,
+    ),
+    Case(
+        "argv",
+        "task id traversal",
+        nothing,
+        ("task", "show", "../../etc/passwd"),
+        2,
+        "wfs: error: invalid task id '../../etc/passwd': it must not contain a path separator\n",
+        fresh=True,
+    ),
+    Case(
+        "argv",
+        "task id with a slash",
+        nothing,
+        ("task", "status", "IMPL-1/../IMPL-2", "completed"),
+        2,
+        "wfs: error: invalid task id 'IMPL-1/../IMPL-2': it must not contain a path separator\n",
+        fresh=True,
+    ),
+    Case(
+        "argv",
+        "task id not IMPL",
+        nothing,
+        ("execute", "REFACTOR-1"),
+        2,
+        "wfs: error: invalid task id 'REFACTOR-1': it must look like IMPL-N or IMPL-N.M\n",
+        fresh=True,
+    ),
+    Case(
+        "files",
+        "unknown task",
+        nothing,
+        ("execute", "IMPL-9"),
+        2,
+        "wfs: error: unknown task 'IMPL-9'; did you mean IMPL-2, IMPL-1, IMPL-1.2?\n",
+        fresh=True,
+    ),
+    Case(
+        "paths",
+        "Read outside the root",
+        step_task("Read(../../etc/passwd)"),
+        ("execute", "IMPL-2"),
+        2,
+        "wfs: error: IMPL-2 cannot run as written; nothing was changed (`wfs validate` reports "
+        "the same):\n"
+        f"{T}/IMPL-2.json#/flow_control/implementation_approach/0/command: "
+        'implementation-approach: Read() path "../../etc/passwd" leads outside the project root\n',
+        fresh=True,
+    ),
+    Case(
+        "paths",
+        "Glob outside the root",
+        step_task("Glob(/etc/*)"),
+        ("execute", "IMPL-2"),
+        2,
+        "wfs: error: IMPL-2 cannot run as written; nothing was changed (`wfs validate` reports "
+        "the same):\n"
+        f"{T}/IMPL-2.json#/flow_control/implementation_approach/0/command: "
+        'implementation-approach: Glob() "/etc/*" is a path on another machine that is not in this '
+        "project: nothing here ends like it, and it does not name the project's folder "
+        '"project"\n',
+        fresh=True,
+    ),
+    Case(
+        "paths",
+        "Grep outside the root",
+        step_task("Grep(root, ../..)"),
+        ("execute", "IMPL-2"),
+        2,
+        "wfs: error: IMPL-2 cannot run as written; nothing was changed (`wfs validate` reports "
+        "the same):\n"
+        f"{T}/IMPL-2.json#/flow_control/implementation_approach/0/command: "
+        'implementation-approach: Grep() path "../.." leads outside the project root\n',
+        fresh=True,
+    ),
+    Case(
+        "paths",
+        "Read through a symlink out of the root",
+        lambda root: (
+            step_task("Read(escape.txt)")(root),
+            symlink("escape.txt", "outside.txt")(root),
+        ),
+        # Where a symlink leads is known before the claim: nothing runs, nothing changes,
+        # and nothing of what is outside reaches a run record.
+        ("execute", "IMPL-2"),
+        2,
+        "wfs: error: IMPL-2 cannot run as written; nothing was changed (`wfs validate` "
+        f"reports the same):\n{T}/IMPL-2.json#/flow_control/implementation_approach/0/"
+        'command: implementation-approach: Read() path "escape.txt" leads outside the project '
+        "root (through a symlink)\n",
+        out="",
+        check=lambda root, run: assert_not_in_runs(root, "outside the project\n"),
+        fresh=True,
+    ),
+    Case(
+        "paths",
+        "task file symlinked out of the root",
+        symlink(f"{T}/IMPL-3.json", "outside.txt"),
+        ("task", "list"),
+        2,
+        f"wfs: error: {T}/IMPL-3.json: is a symlink leading outside the project root; "
+        "wfs does not follow it\n",
+        fresh=True,
+    ),
+    Case(
+        "paths",
+        "session folder symlinked out of the root",
+        symlink(".workflow/WFS-out", "elsewhere"),
+        ("--session", "out", "status"),
+        2,
+        "wfs: error: .workflow/WFS-out: is a symlink leading outside the project root; "
+        "wfs does not follow it\n",
+        fresh=True,
+    ),
+    Case(
+        "files",
+        "marker pointing nowhere",
+        lambda root: (
+            (root / ".workflow/.active-WFS-h").unlink(),
+            (root / ".workflow/.active-WFS-gone").touch(),
+        ),
+        ("status",),
+        2,
+        "wfs: error: the active marker .active-WFS-gone names no session folder; run "
+        "`wfs doctor --fix`, or pick a session with `wfs switch ID`\n",
+        fresh=True,
+    ),
+    Case(
+        "files",
+        "marker naming a file, not a folder",
+        lambda root: (
+            (root / ".workflow/.active-WFS-h").unlink(),
+            (root / ".workflow/WFS-file").touch(),
+            (root / ".workflow/.active-WFS-file").touch(),
+        ),
+        ("next",),
+        2,
+        "wfs: error: the active marker .active-WFS-file names no session folder; run "
+        "`wfs doctor --fix`, or pick a session with `wfs switch ID`\n",
+        fresh=True,
+    ),
+    Case(
+        "documents",
+        "plan: tasks is not an array",
+        write("plan.json", '{"tasks": {"id": "IMPL-1"}}'),
+        ("plan", "P", "--from", "plan.json"),
+        2,
+        "wfs: error: plan.json#/tasks: expected an array of tasks\n",
+        fresh=True,
+    ),
+    Case(
+        "documents",
+        "plan: malformed",
+        write("plan.json", '{"tasks": [}'),
+        ("plan", "P", "--from", "plan.json"),
+        2,
+        "wfs: error: plan.json:1:12: invalid JSON: unexpected character, expected a JSON value\n",
+        fresh=True,
+    ),
+    Case(
+        "documents",
+        "plan: file not found",
+        nothing,
+        ("plan", "P", "--from", "nope.json"),
+        2,
+        "wfs: error: nope.json: cannot read: No such file or directory\n",
+        fresh=True,
+    ),
+    Case(
+        "documents",
+        "plan: non-UTF-8 on stdin",
+        nothing,
+        ("plan", "P", "--from", "-"),
+        2,
+        "wfs: error: <stdin>:1:10: invalid JSON: not valid UTF-8 (byte 0xff)\n",
+        stdin=b'[{"id": "\xff"}]',
+        fresh=True,
+    ),
+    Case(
+        "documents",
+        "plan: task without title",
+        write("plan.json", '[{"id": "IMPL-1"}]'),
+        ("plan", "P", "--from", "plan.json"),
+        2,
+        "wfs: error: plan.json: 1 problem; nothing was written:\n"
+        'plan.json#/0: required: missing required field "title"\n',
+        fresh=True,
+    ),
+    Case(
+        "documents",
+        "plan: duplicate ids",
+        write("plan.json", '[{"id": "IMPL-1", "title": "a"}, {"id": "IMPL-1", "title": "b"}]'),
+        ("plan", "P", "--from", "plan.json"),
+        2,
+        "wfs: error: plan.json: 1 problem; …",
+        fresh=True,
+    ),
+    Case(
+        "documents",
+        "plan: topic escaping .workflow",
+        nothing,
+        ("plan", "../../x"),
+        2,
+        "wfs: error: invalid topic '../../x': it looks like a path outside .workflow/\n",
+        fresh=True,
+    ),
+    Case(
+        "documents",
+        "plan: NUL in topic",
+        nothing,
+        ("plan", "a\0b"),
+        2,
+        "wfs: error: invalid topic: it contains a NUL byte\n",
+        fresh=True,
+    ),
+    Case(
+        "documents",
+        "split: subtask of another task",
+        write("subs.json", '[{"id": "IMPL-3.1", "title": "x"}]'),
+        ("task", "split", "IMPL-2", "--from", "subs.json"),
+        2,
+        "wfs: error: subs.json#/0/id: 'IMPL-3.1' is not a subtask of IMPL-2\n",
+        fresh=True,
+    ),
+    Case(
+        "documents",
+        "split: third level",
+        write("subs.json", '[{"title": "x"}]'),
+        ("task", "split", "IMPL-1.1", "--from", "subs.json"),
+        2,
+        "wfs: error: IMPL-1.1 is a subtask; tasks have at most 2 levels (IMPL-N.M)\n",
+        fresh=True,
+    ),
+    Case(
+        "documents",
+        "add: dependency on a missing task",
+        nothing,
+        ("task", "add", "--title", "x", "--depends-on", "IMPL-99"),
+        2,
+        "wfs: error: the change: 1 problem; …",
+        fresh=True,
+    ),
+    Case(
+        "documents",
+        "update: focus path with ..",
+        nothing,
+        ("task", "update", "IMPL-2", "--focus-path", "../etc"),
+        2,
+        "wfs: error: the change: 1 problem; …",
+        fresh=True,
+    ),
+    Case(
+        "documents",
+        "update: fields that are not an object",
+        write("fields.json", "[1]"),
+        ("task", "update", "IMPL-2", "--from", "fields.json"),
+        2,
+        "wfs: error: fields.json: expected a JSON object with task fields\n",
+        fresh=True,
+    ),
+    Case(
+        "files",
+        "status: not a status",
+        nothing,
+        ("task", "status", "IMPL-2", "done"),
+        2,
+        "Usage: …",
+        fresh=True,
+    ),
+    Case(
+        "files",
+        "status of a container",
+        nothing,
+        ("task", "status", "IMPL-1", "completed"),
+        2,
+        "wfs: error: IMPL-1 is a container; cannot set its status to completed: its status is "
+        "derived from its subtasks IMPL-1.1, IMPL-1.2\n",
+        fresh=True,
+    ),
+    Case(
+        "files",
+        "malformed config.json",
+        write(".workflow/config.json", "{agent"),
+        ("execute", "IMPL-2"),
+        2,
+        "wfs: error: .workflow/config.json:1:2: invalid JSON: unexpected character, expected a string key\n",
+        fresh=True,
+    ),
+    Case(
+        "files",
+        "config agent not a string",
+        write(".workflow/config.json", '{"agent": ["x"]}'),
+        ("execute", "IMPL-2"),
+        2,
+        "wfs: error: .workflow/config.json#/agent: expected a command string\n",
+        fresh=True,
+    ),
+    Case(
+        "files",
+        "resume of a task that has not started",
+        nothing,
+        ("execute", "--resume", "IMPL-2"),
+        2,
+        "wfs: error: IMPL-2 has not started; run it with `wfs --session WFS-h execute IMPL-2`\n",
+        fresh=True,
+    ),
+    Case(
+        "files",
+        "--output without --resume",
+        nothing,
+        ("execute", "--output", "x"),
+        2,
+        "Usage: …",
+        fresh=True,
+    ),
+    Case(
+        "files",
+        "bad WFS_LOCK_TIMEOUT",
+        nothing,
+        ("task", "status", "IMPL-2", "completed"),
+        2,
+        "wfs: error: WFS_LOCK_TIMEOUT='soon': expected a number of seconds\n",
+        env={"WFS_LOCK_TIMEOUT": "soon"},
+        fresh=True,
+    ),
+    Case(
+        "files",
+        "missing --root",
+        nothing,
+        ("--root", "/no/such/dir", "status"),
+        2,
+        "wfs: error: project root '/no/such/dir' is not a directory\n",
+        fresh=True,
+    ),
+    # ------------------------------------------------------------------ vanishing files
+    # IMPL-2.json is deleted right after wfs lists .task/ (the index cache warm): every
+    # command goes on as if it had been deleted a moment earlier, or names the task.
+    Case(
+        "vanishing",
+        "vanishing: status",
+        nothing,
+        ("status",),
+        0,
+        "",
+        out="Session:  WFS-h (active)\nTopic:    h\nPhase:    PLAN    Type: simple\n"
+        "Tasks:    pending 2, active 0, completed 0, blocked 0, container 1\n"
+        "Progress: 0/2 tasks completed (0%)\nReady:    IMPL-1.1\nBlocked:  -\n",
+        vanish=VANISH,
+        fresh=True,
+    ),
+    Case(
+        "vanishing",
+        "vanishing: next",
+        nothing,
+        ("next",),
+        0,
+        "",
+        out="  [ ] IMPL-1.1  First  pending\n",
+        vanish=VANISH,
+        fresh=True,
+    ),
+    Case(
+        "vanishing",
+        "vanishing: task list",
+        nothing,
+        ("task", "list"),
+        0,
+        "",
+        out="▸ IMPL-1  Group  pending\n  [ ] IMPL-1.1  First  pending\n"
+        "  [ ] IMPL-1.2  Second  pending  (after IMPL-1.1)\n",
+        vanish=VANISH,
+        fresh=True,
+    ),
+    Case(
+        "vanishing",
+        "vanishing: task show of another task",
+        nothing,
+        ("task", "show", "IMPL-1.1"),
+        0,
+        "",
+        out="IMPL-1.1  First\nStatus:      pending, ready: `wfs execute IMPL-1.1` runs it\n…",
+        vanish=VANISH,
+        fresh=True,
+    ),
+    Case(
+        "vanishing",
+        "vanishing: task show",
+        nothing,
+        ("task", "show", "IMPL-2"),
+        2,
+        UNKNOWN_2,
+        vanish=VANISH,
+        fresh=True,
+    ),
+    Case(
+        "vanishing",
+        "vanishing: task status",
+        nothing,
+        ("task", "status", "IMPL-2", "completed"),
+        2,
+        UNKNOWN_2,
+        vanish=VANISH,
+        fresh=True,
+    ),
+    Case(
+        "vanishing",
+        "vanishing: task update",
+        nothing,
+        ("task", "update", "IMPL-2", "--title", "x"),
+        2,
+        UNKNOWN_2,
+        vanish=VANISH,
+        fresh=True,
+    ),
+    Case(
+        "vanishing",
+        "vanishing: task add under it",
+        nothing,
+        ("task", "add", "--title", "x", "--parent", "IMPL-2"),
+        2,
+        UNKNOWN_2,
+        vanish=VANISH,
+        fresh=True,
+    ),
+    Case(
+        "vanishing",
+        "vanishing: task split",
+        write("subs.json", '[{"title": "x"}]'),
+        ("task", "split", "IMPL-2", "--from", "subs.json"),
+        2,
+        UNKNOWN_2,
+        vanish=VANISH,
+        fresh=True,
+    ),
+    Case(
+        "vanishing",
+        "vanishing: validate",
+        nothing,
+        ("validate",),
+        0,
+        "",
+        out="OK: WFS-h\n",
+        vanish=VANISH,
+        fresh=True,
+    ),
+    Case(
+        "vanishing",
+        "vanishing: render --check",
+        nothing,
+        ("render", "--check"),
+        1,
+        "",
+        out=f"{S}/TODO_LIST.md: stale or hand-edited; run `wfs render`\n"
+        f"{S}/IMPL_PLAN.md: stale or hand-edited; run `wfs render`\n",
+        vanish=VANISH,
+        fresh=True,
+    ),
+    Case(
+        "vanishing",
+        "vanishing: render",
+        nothing,
+        ("render",),
+        0,
+        "",
+        out=f"wrote {S}/TODO_LIST.md\nwrote {S}/IMPL_PLAN.md\n",
+        vanish=VANISH,
+        writes=VIEWS,
+        check=vanished_from_views,
+        fresh=True,
+    ),
+    Case(
+        "vanishing",
+        "vanishing: execute --dry-run",
+        nothing,
+        ("execute", "--dry-run"),
+        0,
+        "",
+        out="IMPL-1.1: First (dry run, nothing is executed)\n…",
+        vanish=VANISH,
+        fresh=True,
+    ),
+    Case(
+        "vanishing",
+        "vanishing: execute",
+        nothing,
+        ("execute", "IMPL-2"),
+        2,
+        UNKNOWN_2,
+        vanish=VANISH,
+        fresh=True,
+    ),
+    Case(
+        "vanishing",
+        "vanishing: execute the next task",
+        nothing,
+        ("execute",),
+        3,
+        "  IMPL-1.1 ▶ First …\n  IMPL-1.1 · First: paused …",
+        out="Paused: IMPL-1.1 · First (task): waiting for an agent\n…",
+        vanish=VANISH,
+        writes=(f"{T}/IMPL-1.1.json", f"{S}/workflow-session.json", *VIEWS, f"{S}/.runs"),
+        fresh=True,
+    ),
+    Case(
+        "vanishing",
+        "vanishing: doctor",
+        nothing,
+        ("doctor",),
+        1,
+        "",
+        out=f"found: {S}/TODO_LIST.md: stale or hand-edited view…",
+        vanish=VANISH,
+        fresh=True,
+    ),
+    Case(
+        "vanishing",
+        "vanishing: doctor --fix",
+        nothing,
+        ("doctor", "--fix"),
+        0,
+        "",
+        out=f"fixed: {S}/TODO_LIST.md: stale or hand-edited view (render the view again)\n"
+        f"fixed: {S}/IMPL_PLAN.md: stale or hand-edited view (render the view again)\n",
+        vanish=VANISH,
+        writes=(*VIEWS, ".workflow/.doctor"),
+        check=vanished_from_views,
+        fresh=True,
+    ),
+    Case(
+        "vanishing",
+        "vanishing: migrate",
+        nothing,
+        ("migrate",),
+        0,
+        "",
+        out="Nothing to migrate.\n",
+        vanish=VANISH,
+        fresh=True,
+    ),
+    Case(
+        "vanishing",
+        "vanishing: session list",
+        nothing,
+        ("session", "list"),
+        0,
+        "",
+        out="* WFS-h  active  PLAN  simple  h\n",
+        vanish=VANISH,
+        fresh=True,
+    ),
+    Case(
+        "vanishing",
+        "vanishing: session show",
+        nothing,
+        ("session", "show"),
+        0,
+        "",
+        out="WFS-h  (active)\n…",
+        vanish=VANISH,
+        fresh=True,
+    ),
+    Case(
+        "vanishing",
+        "vanishing: prime",
+        nothing,
+        ("prime",),
+        0,
+        "",
+        out="wfs session WFS-h (active): phase PLAN, 0 of 2 tasks completed (0%).\n…",
+        vanish=VANISH,
+        fresh=True,
+    ),
+    Case(
+        "vanishing",
+        "vanishing: switch",
+        run("plan", "other", "--empty"),
+        ("switch", "h"),
+        0,
+        "",
+        out="Active session: WFS-h (paused WFS-other)\n",
+        vanish=VANISH,
+        writes=(".workflow/.active-", ".workflow/WFS-other/", S),
+        fresh=True,
+    ),
+    Case(
+        "vanishing",
+        "deleted before the run, index cache warm",
+        steps(run("status"), lambda root: (root / T / "IMPL-2.json").unlink()),
+        ("next", "--all"),
+        0,
+        "",
+        out="  [ ] IMPL-1.1  First  pending\n",
+        fresh=True,
+    ),
+    # ------------------------------------------------------------------ ids
+    Case(
+        "argv",
+        "300-character task id",
+        nothing,
+        ("task", "show", LONG_TID),
+        2,
+        f"wfs: error: invalid task id '{LONG_TID[:40]}...' (300 characters): it is too long "
+        "to name a file (at most 228 bytes)\n",
+        fresh=True,
+    ),
+    Case(
+        "argv",
+        "300-character task id for a new task",
+        nothing,
+        ("task", "add", "--id", LONG_TID, "--title", "x"),
+        2,
+        f"wfs: error: invalid task id '{LONG_TID[:40]}...' (300 characters): it is too long "
+        "to name a file (at most 228 bytes)\n",
+        fresh=True,
+    ),
+    Case(
+        "argv",
+        "5000-digit task id",
+        nothing,
+        ("task", "status", "IMPL-" + "9" * 4995, "completed"),
+        2,
+        "wfs: error: invalid task id 'IMPL-99999999999999999999999999999999999...' "
+        "(5000 characters): it is too long to name a file (at most 228 bytes)\n",
+        fresh=True,
+    ),
+    Case(
+        "argv",
+        "300-character session id",
+        nothing,
+        ("--session", LONG_SID, "status"),
+        2,
+        f"wfs: error: invalid session id '{LONG_SID[:40]}...' (300 characters): it is too "
+        "long to name a file (at most 247 bytes)\n",
+        fresh=True,
+    ),
+    Case(
+        "argv",
+        "300-character session id to switch to",
+        nothing,
+        ("switch", LONG_SID),
+        2,
+        f"wfs: error: invalid session id '{LONG_SID[:40]}...' (300 characters): it is too "
+        "long to name a file (at most 247 bytes)\n",
+        fresh=True,
+    ),
+    Case(
+        "files",
+        "300-character task id in the file",
+        edit_task("IMPL-2", id=LONG_TID),
+        ("validate",),
+        1,
+        "",
+        fresh=True,
+    ),
+    Case(
+        "files",
+        "300-character session id in the file",
+        edit_session(session_id=LONG_SID),
+        ("validate",),
+        1,
+        "",
+        fresh=True,
+    ),
+    Case(
+        "argv",
+        "newline in a task id",
+        nothing,
+        ("task", "show", "IMPL-1\nIMPL-2"),
+        2,
+        "wfs: error: invalid task id 'IMPL-1\\nIMPL-2': it must look like IMPL-N or IMPL-N.M\n",
+        fresh=True,
+    ),
+    Case(
+        "argv",
+        "NUL in a task id",
+        nothing,
+        ("task", "update", "IMPL-1\0", "--title", "x"),
+        2,
+        "wfs: error: invalid task id 'IMPL-1\\x00': it contains a NUL byte\n",
+        fresh=True,
+    ),
+    Case(
+        "argv",
+        "shell metacharacters in a task id",
+        nothing,
+        ("execute", "IMPL-1;rm -rf ~"),
+        2,
+        "wfs: error: invalid task id 'IMPL-1;rm -rf ~': it must look like IMPL-N or IMPL-N.M\n",
+        fresh=True,
+    ),
+    Case(
+        "argv",
+        "full-width digit in a task id",
+        nothing,
+        ("task", "show", "IMPL-１"),
+        2,
+        "wfs: error: invalid task id 'IMPL-１': it must look like IMPL-N or IMPL-N.M\n",
+        fresh=True,
+    ),
+    Case(
+        "argv",
+        "Cyrillic I in a task id",
+        nothing,
+        ("task", "status", "ІMPL-2", "completed"),
+        2,
+        "wfs: error: invalid task id 'ІMPL-2': it must look like IMPL-N or IMPL-N.M\n",
+        fresh=True,
+    ),
+    Case(
+        "argv",
+        "Cyrillic h in a session id",
+        nothing,
+        ("switch", "һ"),
+        2,
+        "wfs: error: unknown session 'һ'; did you mean WFS-h?\n",
+        fresh=True,
+    ),
+    Case(
+        "argv",
+        "newline in a session id",
+        nothing,
+        ("--session", "h\nx", "next"),
+        2,
+        "wfs: error: unknown session 'h\\nx'; did you mean WFS-h?\n",
+        fresh=True,
+    ),
+    Case(
+        "argv",
+        "shell metacharacters in a session id",
+        nothing,
+        ("session", "show", "h$(touch pwned)"),
+        2,
+        "wfs: error: unknown session 'h$(touch pwned)'\n",
+        fresh=True,
+    ),
+    Case(
+        "files",
+        "ids with .. and a slash in files",
+        edit_task("IMPL-2", id="IMPL-2/../x", context={"depends_on": ["../../etc/passwd"]}),
+        ("validate",),
+        1,
+        "",
+        fresh=True,
+    ),
+    Case(
+        "files",
+        "newline in a task id in the file",
+        edit_task("IMPL-2", id="IMPL-2\n[ ] IMPL-9  forged"),
+        ("task", "list"),
+        0,
+        "",
+        out="▸ IMPL-1  Group  pending\n  [ ] IMPL-1.1  First  pending\n"
+        # listed under its file's name: the id it writes is not its name's (invalid)
+        "  [ ] IMPL-1.2  Second  pending  (after IMPL-1.1)\n[ ] IMPL-2  Leaf  pending\n",
+        fresh=True,
+    ),
+    Case(
+        "terminal",
+        "newline in a title",
+        edit_task("IMPL-2", title="Leaf\n[x] IMPL-9  forged  completed"),
+        ("next", "--all"),
+        0,
+        "",
+        out="  [ ] IMPL-1.1  First  pending\n[ ] IMPL-2  Leaf …  pending\n",
+        fresh=True,
+    ),
+    Case(
+        "terminal",
+        "very long title",
+        edit_task("IMPL-2", title="x" * 1_000_000),
+        ("task", "list"),
+        0,
+        "",
+        out="▸ IMPL-1  Group  pending\n  [ ] IMPL-1.1  First  pending\n"
+        f"  [ ] IMPL-1.2  Second  pending  (after IMPL-1.1)\n[ ] IMPL-2  {'x' * 199}…  pending\n",
+        fresh=True,
+    ),
+    # ------------------------------------------------------------------ deep nesting
+    Case(
+        "nesting",
+        "task nested 256 deep: task show",
+        deep_field(VANISH, 256),
+        ("task", "show", "IMPL-2"),
+        2,
+        f"wfs: error: {T}/IMPL-2.json#/deep/0/0: invalid JSON: nested more than 200 levels "
+        "deep (wfs reads at most 200)\n",
+        fresh=True,
+    ),
+    Case(
+        "nesting",
+        "task nested 512 deep: task status",
+        deep_field(VANISH, 512),
+        ("task", "status", "IMPL-2", "completed"),
+        2,
+        f"wfs: error: {T}/IMPL-2.json#/deep/0/0: invalid JSON: nested more than 200 levels "
+        "deep (wfs reads at most 200)\n",
+        fresh=True,
+    ),
+    Case(
+        "nesting",
+        "task nested 1024 deep: status",
+        deep_field(VANISH, 1024),
+        ("status",),
+        2,
+        f"wfs: error: {T}/IMPL-2.json:19:1035: invalid JSON: depth limit exceeded\n",
+        fresh=True,
+    ),
+    Case(
+        "nesting",
+        "task nested 256 deep: validate",
+        deep_field(VANISH, 256),
+        ("validate",),
+        1,
+        "",
+        fresh=True,
+    ),
+    Case(
+        "nesting",
+        "task nested 512 deep: execute",
+        deep_field(VANISH, 512),
+        ("execute", "IMPL-2"),
+        2,
+        f"wfs: error: {T}/IMPL-2.json#/deep/0/0: invalid JSON: nested more than 200 levels "
+        "deep (wfs reads at most 200)\n",
+        fresh=True,
+    ),
+    Case(
+        "nesting",
+        "session nested 256 deep: task status",
+        deep_field(f"{S}/workflow-session.json", 256),
+        ("task", "status", "IMPL-2", "completed"),
+        2,
+        f"wfs: error: {S}/workflow-session.json#/deep/0/0: invalid JSON: nested more than "
+        "200 levels deep (wfs reads at most 200)\n",
+        fresh=True,
+    ),
+    Case(
+        "nesting",
+        "session nested 512 deep: session pause",
+        deep_field(f"{S}/workflow-session.json", 512),
+        ("session", "pause"),
+        2,
+        f"wfs: error: {S}/workflow-session.json#/deep/0/0: invalid JSON: nested more than "
+        "200 levels deep (wfs reads at most 200)\n",
+        fresh=True,
+    ),
+    Case(
+        "nesting",
+        "session nested 1024 deep: session show",
+        deep_field(f"{S}/workflow-session.json", 1024),
+        ("session", "show"),
+        2,
+        f"wfs: error: {S}/workflow-session.json:11:1035: invalid JSON: depth limit exceeded\n",
+        fresh=True,
+    ),
+    Case(
+        "nesting",
+        "plan nested 256 deep",
+        write("plan.json", '{"tasks": [{"id": "IMPL-1", "title": "t", "x": ' + nested(256) + "}]}"),
+        ("plan", "P", "--from", "plan.json"),
+        2,
+        "wfs: error: plan.json#/tasks/0/x: invalid JSON: nested more than 200 levels deep "
+        "(wfs reads at most 200)\n",
+        fresh=True,
+    ),
+    Case(
+        "nesting",
+        "plan nested 512 deep, for a replan",
+        write("plan.json", '[{"id": "IMPL-3", "title": "t", "x": ' + nested(512) + "}]"),
+        ("plan", "--session", "WFS-h", "--from", "plan.json"),
+        2,
+        "wfs: error: plan.json#/0/x/0: invalid JSON: nested more than 200 levels deep "
+        "(wfs reads at most 200)\n",
+        fresh=True,
+    ),
+    Case(
+        "nesting",
+        "plan nested 1024 deep",
+        write(
+            "plan.json", '{"tasks": [{"id": "IMPL-1", "title": "t", "x": ' + nested(1024) + "}]}"
+        ),
+        ("plan", "P", "--from", "plan.json"),
+        2,
+        "wfs: error: plan.json:1:1070: invalid JSON: depth limit exceeded\n",
+        fresh=True,
+    ),
+    Case(
+        "nesting",
+        "task fields nested 256 deep",
+        write("fields.json", '{"notes": ' + nested(256) + "}"),
+        ("task", "update", "IMPL-2", "--from", "fields.json"),
+        2,
+        "wfs: error: fields.json#/notes/0/0: invalid JSON: nested more than 200 levels deep "
+        "(wfs reads at most 200)\n",
+        fresh=True,
+    ),
+    Case(
+        "nesting",
+        "answer nested 1024 deep",
+        steps(paused_on_its_agent, write("answer.json", nested(1024))),
+        ("execute", "--resume", "IMPL-2", "--output-file", "answer.json"),
+        0,
+        "  IMPL-2 ▶ Leaf …\n  IMPL-2 · Leaf: done …",
+        writes=COMPLETED,
+        check=answer_kept(nested(1024)),
+        fresh=True,
+    ),
+    Case(
+        "nesting",
+        "answer nested 256 deep on stdin",
+        paused_on_its_agent,
+        ("execute", "--resume", "IMPL-2", "--output-file", "-"),
+        0,
+        "  IMPL-2 ▶ Leaf …\n  IMPL-2 · Leaf: done …",
+        stdin=nested(256).encode(),
+        writes=COMPLETED,
+        check=answer_kept(nested(256)),
+        fresh=True,
+    ),
+    # ------------------------------------------------------------------ what --from reads
+    Case(
+        "documents",
+        "plan from /dev/zero",
+        nothing,
+        ("plan", "P", "--from", "/dev/zero"),
+        2,
+        "wfs: error: /dev/zero: larger than 64 MiB; refused\n",
+        fresh=True,
+    ),
+    Case(
+        "documents",
+        "answer from /dev/zero",
+        paused_on_its_agent,
+        ("execute", "--resume", "IMPL-2", "--output-file", "/dev/zero"),
+        2,
+        "wfs: error: /dev/zero: larger than 64 MiB; refused\n",
+        fresh=True,
+    ),
+    Case(
+        "documents",
+        "plan from a FIFO nobody writes to",
+        fifo("plan.fifo"),
+        ("plan", "P", "--from", "plan.fifo"),
+        2,
+        "wfs: error: plan.fifo: is a FIFO that nobody writes to; nothing to read\n",
+        fresh=True,
+    ),
+    Case(
+        "documents",
+        "task fields from a FIFO nobody writes to",
+        fifo("fields.fifo"),
+        ("task", "update", "IMPL-2", "--from", "fields.fifo"),
+        2,
+        "wfs: error: fields.fifo: is a FIFO that nobody writes to; nothing to read\n",
+        fresh=True,
+    ),
+    Case(
+        "documents",
+        "answer from a FIFO nobody writes to",
+        steps(paused_on_its_agent, fifo("answer.fifo")),
+        ("execute", "--resume", "IMPL-2", "--output-file", "answer.fifo"),
+        2,
+        "wfs: error: answer.fifo: is a FIFO that nobody writes to; nothing to read\n",
+        fresh=True,
+    ),
+    Case(
+        "documents",
+        "plan from a directory",
+        lambda root: (root / "plans").mkdir(),
+        ("plan", "P", "--from", "plans"),
+        2,
+        "wfs: error: plans: cannot read: Is a directory\n",
+        fresh=True,
+    ),
+    Case(
+        "documents",
+        "plan from an unreadable file",
+        steps(write("plan.json", "[]"), unreadable("plan.json")),
+        ("plan", "P", "--from", "plan.json"),
+        2,
+        "wfs: error: plan.json: cannot read: Permission denied\n",
+        as_user=True,
+        fresh=True,
+    ),
+    Case(
+        "files",
+        "unreadable task file",
+        unreadable(VANISH),
+        ("task", "show", "IMPL-2"),
+        2,
+        f"wfs: error: {T}/IMPL-2.json: cannot read: Permission denied\n",
+        as_user=True,
+        fresh=True,
+    ),
+    Case(
+        "documents",
+        "plan: invalid UTF-8",
+        write("plan.json", b'[{"id": "IMPL-1", "title": "\xc3\x28"}]'),
+        ("plan", "P", "--from", "plan.json"),
+        2,
+        "wfs: error: plan.json:1:29: invalid JSON: not valid UTF-8 (byte 0xc3)\n",
+        fresh=True,
+    ),
+    Case(
+        "documents",
+        "plan: BOM",
+        write("plan.json", b'\xef\xbb\xbf[{"id": "IMPL-1", "title": "a"}]'),
+        ("plan", "P", "--from", "plan.json"),
+        2,
+        "wfs: error: plan.json:1:1: invalid JSON: UTF-8 byte order mark (BOM) is not supported\n",
+        fresh=True,
+    ),
+    Case(
+        "documents",
+        "plan: CRLF lines, a place counted in lines",
+        write(
+            "plan.json", b'[\r\n{"id": "IMPL-1", "title": "a"},\r\n{"id": "IMPL-2", "title": }\r\n]'
+        ),
+        ("plan", "P", "--from", "plan.json"),
+        2,
+        "wfs: error: plan.json:3:27: invalid JSON: unexpected character, expected a JSON value\n",
+        fresh=True,
+    ),
+    Case(
+        "files",
+        "task file with CRLF lines",
+        raw_edit(VANISH, b"\n", b"\r\n"),
+        ("task", "list"),
+        0,
+        "",
+        out="▸ IMPL-1  Group  pending\n  [ ] IMPL-1.1  First  pending\n"
+        "  [ ] IMPL-1.2  Second  pending  (after IMPL-1.1)\n[ ] IMPL-2  Leaf  pending\n",
+        fresh=True,
+    ),
+    Case(
+        "files", "0-byte task file: validate", write(VANISH, b""), ("validate",), 1, "", fresh=True
+    ),
+    Case(
+        "files",
+        "task file is a number",
+        write(VANISH, "42"),
+        ("status",),
+        2,
+        f"wfs: error: {T}/IMPL-2.json: expected a JSON object, got integer\n",
+        fresh=True,
+    ),
+    Case(
+        "files",
+        "task file is a string",
+        write(VANISH, '"IMPL-2"'),
+        ("next",),
+        2,
+        f"wfs: error: {T}/IMPL-2.json: expected a JSON object, got string\n",
+        fresh=True,
+    ),
+    Case(
+        "files",
+        "task file is null",
+        write(VANISH, "null"),
+        ("task", "show", "IMPL-2"),
+        2,
+        f"wfs: error: {T}/IMPL-2.json: expected a JSON object, got null\n",
+        fresh=True,
+    ),
+    Case(
+        "files",
+        "session file is null",
+        write(f"{S}/workflow-session.json", "null"),
+        ("status",),
+        2,
+        f"wfs: error: {S}/workflow-session.json: expected a JSON object, got null\n",
+        fresh=True,
+    ),
+    Case(
+        "files",
+        "duplicate keys in a task file",
+        raw_edit(VANISH, b'"status": "pending"', b'"status": "completed", "status": "pending"'),
+        ("validate",),
+        0,
+        "",
+        out=f'{T}/IMPL-2.json#/status: duplicate-key: warning: key "status" is given 2 times; '
+        "the last one counts, and `wfs migrate` keeps only it\n",
+        fresh=True,
+    ),
+    Case(
+        "files",
+        "duplicate keys: migrate keeps the last",
+        raw_edit(VANISH, b'"status": "pending"', b'"status": "completed", "status": "pending"'),
+        ("migrate",),
+        0,
+        "",
+        out="WFS-h: migrated IMPL-2\n",
+        writes=(VANISH, *VIEWS),
+        check=lambda root, done: assert_once(root / VANISH, '"status"'),
+        fresh=True,
+    ),
+    Case(
+        "files",
+        "duplicate keys in a session file",
+        raw_edit(
+            f"{S}/workflow-session.json",
+            b'"status": "active"',
+            b'"status": "active", "status": "paused"',
+        ),
+        ("validate",),
+        0,
+        "",
+        out=f'{S}/workflow-session.json#/status: duplicate-key: warning: key "status" is given '
+        "2 times; the last one counts, and `wfs migrate` keeps only it\n",
+        fresh=True,
+    ),
+    Case(
+        "files",
+        "NaN in a task file",
+        raw_edit(VANISH, b'"title": "Leaf"', b'"title": "Leaf", "x": NaN'),
+        ("status",),
+        2,
+        f"wfs: error: {T}/IMPL-2.json:3:25: invalid JSON: unexpected character, expected a JSON value\n",
+        fresh=True,
+    ),
+    Case(
+        "files",
+        "Infinity in a plan",
+        write("plan.json", '[{"id": "IMPL-1", "title": "a", "x": Infinity}]'),
+        ("plan", "P", "--from", "plan.json"),
+        2,
+        "wfs: error: plan.json:1:38: invalid JSON: unexpected character, expected a JSON value\n",
+        fresh=True,
+    ),
+    Case(
+        "files",
+        "number too large for a double",
+        raw_edit(VANISH, b'"title": "Leaf"', b'"title": "Leaf", "x": 1e400'),
+        ("next",),
+        2,
+        f"wfs: error: {T}/IMPL-2.json:3:25: invalid JSON: number is infinity when parsed as double\n",
+        fresh=True,
+    ),
+    Case(
+        "files",
+        "huge integer in a task file",
+        raw_edit(
+            VANISH, b'"title": "Leaf"', b'"title": "Leaf", "x": 123456789012345678901234567890'
+        ),
+        ("task", "status", "IMPL-2", "completed"),
+        2,
+        f"wfs: error: {T}/IMPL-2.json:3:25: invalid JSON: integer 123456789012345678901234567890 "
+        "does not fit in 64 bits (writing the file back would change it)\n",
+        fresh=True,
+    ),
+    Case(
+        "files",
+        "huge negative integer in a task file",
+        raw_edit(VANISH, b'"title": "Leaf"', b'"title": "Leaf", "x": -9223372036854775809'),
+        ("validate",),
+        1,
+        "",
+        fresh=True,
+    ),
+    Case(
+        "files",
+        "huge integer in a plan",
+        write("plan.json", '[{"id": "IMPL-1", "title": "a", "estimate": 18446744073709551616}]'),
+        ("plan", "P", "--from", "plan.json"),
+        2,
+        "wfs: error: plan.json:1:45: invalid JSON: integer 18446744073709551616 does not fit "
+        "in 64 bits (writing the file back would change it)\n",
+        fresh=True,
+    ),
+    Case(
+        "paths",
+        "task file symlinked out of the root: validate",
+        symlink(f"{T}/IMPL-3.json", "outside.txt"),
+        ("validate",),
+        2,
+        f"wfs: error: {T}/IMPL-3.json: is a symlink leading outside the project root; "
+        "wfs does not follow it\n",
+        fresh=True,
+    ),
+    Case(
+        "paths",
+        "task file in a symlink loop",
+        steps(
+            symlink(f"{T}/IMPL-3.json", f"project/{T}/IMPL-4.json"),
+            symlink(f"{T}/IMPL-4.json", f"project/{T}/IMPL-3.json"),
+        ),
+        ("status",),
+        2,
+        f"wfs: error: {T}/IMPL-3.json: is a symlink loop; wfs does not follow it\n",
+        fresh=True,
+    ),
+    Case(
+        "paths",
+        "task file linked to itself",
+        symlink(f"{T}/IMPL-3.json", f"project/{T}/IMPL-3.json"),
+        ("validate",),
+        2,
+        f"wfs: error: {T}/IMPL-3.json: is a symlink loop; wfs does not follow it\n",
+        fresh=True,
+    ),
+    Case(
+        "paths",
+        "task file linked to nothing",
+        symlink(f"{T}/IMPL-3.json", f"project/{T}/IMPL-9.json"),
+        ("task", "list"),
+        2,
+        f"wfs: error: {T}/IMPL-3.json: No such file or directory; nothing was changed\n",
+        fresh=True,
+    ),
+    Case(
+        "paths",
+        "session folder in a symlink loop",
+        symlink(".workflow/WFS-loop", "project/.workflow/WFS-loop"),
+        ("session", "list"),
+        2,
+        "wfs: error: .workflow/WFS-loop: Too many levels of symbolic links; nothing was changed\n",
+        fresh=True,
+    ),
+    Case(
+        "paths",
+        "plan from a symlink loop",
+        symlink("plan.json", "project/plan.json"),
+        ("plan", "P", "--from", "plan.json"),
+        2,
+        "wfs: error: plan.json: cannot read: Too many levels of symbolic links\n",
+        fresh=True,
+    ),
+    # ------------------------------------------------------------------ escape sequences
+    Case(
+        "terminal",
+        "escapes in the topic: status",
+        edit_session(project=f"Topic{HOSTILE}"),
+        ("status",),
+        0,
+        "",
+        out=f"Session:  WFS-h (active)\nTopic:    Topic{SHOWN}\n…",
+        fresh=True,
+    ),
+    Case(
+        "terminal",
+        "escapes in a title: next",
+        edit_task("IMPL-1.1", title=f"First{HOSTILE}"),
+        ("next",),
+        0,
+        "",
+        out=f"  [ ] IMPL-1.1  First{SHOWN}  pending\n",
+        fresh=True,
+    ),
+    Case(
+        "terminal",
+        "escapes in a title: task list on a color terminal",
+        edit_task("IMPL-2", title=f"Leaf{HOSTILE}"),
+        ("task", "list"),
+        0,
+        "",
+        out="▸ IMPL-1  Group  pending\n  [ ] IMPL-1.1  First  pending\n"
+        f"  [ ] IMPL-1.2  Second  pending  (after IMPL-1.1)\n[ ] IMPL-2  Leaf{SHOWN}  pending\n",
+        color=True,
+        fresh=True,
+    ),
+    Case(
+        "terminal",
+        "escapes in the topic: status on a color terminal",
+        edit_session(project=f"Topic{HOSTILE}"),
+        ("status",),
+        0,
+        "",
+        out=f"Session:  \x1b[1mWFS-h\x1b[0m (active)\nTopic:    Topic{SHOWN}\n…",
+        color=True,
+        fresh=True,
+    ),
+    Case(
+        "terminal",
+        "escapes in a title: task show",
+        edit_task("IMPL-2", title=f"Leaf{HOSTILE}"),
+        ("task", "show", "IMPL-2"),
+        0,
+        "",
+        out="IMPL-2  Leaf\\x1b[2J\\x1b]0;owned\\x07\\x1b]52;c;cm0gLXJmIH4=\\x07\\x1b[8mhidden\\u202e\n…",
+        fresh=True,
+    ),
+    Case(
+        "terminal",
+        "escapes in the topic: session list",
+        edit_session(project=f"Topic{HOSTILE}\nforged line"),
+        ("session", "list"),
+        0,
+        "",
+        out=f"* WFS-h  active  PLAN  simple  Topic{SHOWN} …\n",
+        color=True,
+        fresh=True,
+    ),
+    Case(
+        "terminal",
+        "escapes in a title: TODO_LIST.md",
+        edit_task("IMPL-2", title=f"Leaf{HOSTILE}"),
+        ("render",),
+        0,
+        "",
+        writes=VIEWS,
+        check=views_hold(f"**IMPL-2**: Leaf{SHOWN}", "TODO_LIST.md"),
+        fresh=True,
+    ),
+    Case(
+        "terminal",
+        "escapes in the topic and a title: IMPL_PLAN.md",
+        steps(edit_task("IMPL-2", title=f"Leaf{HOSTILE}"), edit_session(project=f"Topic{HOSTILE}")),
+        ("render",),
+        0,
+        "",
+        writes=VIEWS,
+        check=views_hold(f"# Implementation Plan: Topic{SHOWN}", "IMPL_PLAN.md"),
+        fresh=True,
+    ),
+]
+
+
+# What `wfs validate` prints (exit 1) for the cases that are well-formed JSON.
+VALIDATE_OUT = {
+    "title of the wrong type": f"{T}/IMPL-2.json#/title: type: title must be a non-empty string, got integer 42\n",
+    "unknown status": f'{T}/IMPL-2.json#/status: status: status "done" is not one of pending, active, '
+    "completed, blocked, container\n",
+    "duplicate id": f'{T}/IMPL-2.json#/id: id-filename: id "IMPL-1" does not match the file name IMPL-2.json\n'
+    f"{T}/IMPL-2.json#/id: unique-id: duplicate id IMPL-1: also used by {T}/IMPL-1.json\n",
+    "dependency cycle": f"{T}/IMPL-1.1.json#/context/depends_on: dependency-cycle: dependency cycle: "
+    "IMPL-1.1 -> IMPL-1.2 -> IMPL-1.1\n",
+    "missing parent": f'{T}/IMPL-7.1.json#/context/parent: parent: context.parent "IMPL-7" does not exist\n',
+    "depth 3": f'{T}/IMPL-1.1.1.json#/id: id-format: task id "IMPL-1.1.1" has depth 3, which exceeds '
+    "the 2-level maximum (IMPL-N.M)\n",
+    "300-character task id in the file": f'{T}/IMPL-2.json#/id: id-format: task id "IMPL-'
+    + "1" * 70
+    + '..." is too long to name a file (at most 228 characters)\n'
+    + f'{T}/IMPL-2.json#/id: id-filename: id "IMPL-'
+    + "1" * 70
+    + '..." does not match the file name IMPL-2.json\n',
+    "300-character session id in the file": f"{S}/workflow-session.json#/session_id: session-id: "
+    'session_id "WFS-' + "a" * 71 + '..." does not match its folder WFS-h\n',
+    "ids with .. and a slash in files": f'{T}/IMPL-2.json#/id: id-format: task id "IMPL-2/../x" has '
+    'extra text "/../x" after IMPL-2; ids are IMPL-N or IMPL-N.M\n'
+    f'{T}/IMPL-2.json#/id: id-filename: id "IMPL-2/../x" does not match the file name IMPL-2.json\n'
+    f'{T}/IMPL-2.json#/context/depends_on/0: depends-on: depends_on entry "../../etc/passwd" '
+    "does not match IMPL-N or IMPL-N.M (N and M are numbers)\n",
+    "task nested 256 deep: validate": f"{T}/IMPL-2.json#/deep/0/0: json: invalid JSON: nested more "
+    "than 200 levels deep (wfs reads at most 200)\n",
+    "0-byte task file: validate": f"{T}/IMPL-2.json:1:1: json: invalid JSON: Input is a zero-length, "
+    "empty document\n",
+    "huge negative integer in a task file": f"{T}/IMPL-2.json:3:25: json: invalid JSON: integer "
+    "-9223372036854775809 does not fit in 64 bits (writing the file back would change it)\n",
+}
+
+
 def aged(root: Path) -> None:
     """Every file of the project a minute older, as if written before this run."""
     for path in [root, *root.rglob("*")]:
@@ -2078,26 +3830,67 @@ def aged(root: Path) -> None:
 
 
 def test_each_case_is_named_once_and_every_surface_has_some() -> None:
-    names = [f"{c.surface}: {c.name}" for c in CASES]
+    names = [f"{c.surface}: {c.name}" for c in ALL_CASES]
     assert len(set(names)) == len(names)
-    assert {c.surface for c in CASES} == {
-        "programs",
-        "leftovers",
-        "worktrees",
-        "claims",
-        "edits",
-        "paths",
-        "pushes",
-        "reading",
-        "planning",
-        "env",
-        "caches",
-        "locks",
-        "merge",
-        "kills",
-        "argv",
-        "files",
-    }
+    assert len(ALL_CASES) >= 315
+    assert {c.surface for c in ALL_CASES} == {
+        "programs", "paths", "pushes", "claims", "worktrees", "leftovers", "caches", "env",
+        "locks", "merge", "kills", "argv", "files", "documents", "nesting", "vanishing",
+        "terminal", "planning", "edits", "reading",
+    }  # fmt: skip
+
+
+class _Listing(list[os.DirEntry[str]]):
+    """What os.scandir returns, already read."""
+
+    def __enter__(self) -> _Listing:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        return None
+
+    def close(self) -> None:
+        return None
+
+
+@contextlib.contextmanager
+def deleted_after_listing(path: Path) -> Iterator[None]:
+    """Delete `path` right after the first listing of its folder, as a concurrent `rm`
+    between the scan and the read would."""
+    real = os.scandir
+
+    def scandir(folder: Any = ".") -> Any:
+        listing = real(folder)
+        if isinstance(folder, (str, os.PathLike)) and os.path.lexists(path):
+            if os.path.samefile(folder, path.parent):
+                entries = _Listing(listing)
+                listing.close()
+                path.unlink()
+                return entries
+        return listing
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(os, "scandir", scandir)
+        yield
+
+
+@pytest.fixture
+def time_limit() -> Iterator[None]:
+    """A hang (a FIFO opened for reading, a device read to its end) fails the case."""
+
+    def expired(signum: int, frame: FrameType | None) -> None:
+        raise TimeoutError("the command did not finish within 60 s")
+
+    if not hasattr(signal, "SIGALRM"):  # Windows: no alarm, and no FIFO to hang on
+        yield
+        return
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(60)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 @pytest.fixture
@@ -2114,20 +3907,33 @@ def outside_hash(project: Path) -> str:
     return tree_hash(project.parent / ELSEWHERE) + tree_hash(project.parent, ("project", ELSEWHERE))
 
 
-@pytest.mark.parametrize("case", CASES, ids=[f"{c.surface}: {c.name}" for c in CASES])
+ALL_CASES = sorted([*CASES, *FRESH_CASES], key=lambda c: c.surface)
+
+
+@pytest.mark.parametrize("case", ALL_CASES, ids=[f"{c.surface}: {c.name}" for c in ALL_CASES])
 def test_hostile_surface_is_refused_cleanly(
     case: Case, project: Path, time_limit: None, holders: None
 ) -> None:
     if case.posix and sys.platform == "win32":
         pytest.skip("needs FIFOs, POSIX signals or /dev/zero")
+    if case.as_user and hasattr(os, "geteuid") and os.geteuid() == 0:
+        pytest.skip("running as root, which reads a file whatever its permissions")
     wfs("init", "--no-git")
     assert wfs("plan", "h", "--from", "-", input=json.dumps(BASE_PLAN)).code == 0
     (project.parent / ELSEWHERE).mkdir()
-    aged(project)  # every stamp old enough to be trusted: the caches get written
-    for warm in (("status",), ("next", "--all"), ("task", "show", "IMPL-2"), ("validate", "--all")):
-        assert wfs(*warm).code == 0  # every cache is there to be hostile to
+    (project.parent / "outside.txt").write_text("outside the project\n")
+    if not case.fresh:
+        aged(project)  # every stamp old enough to be trusted: the caches get written
+        for warm in (
+            ("status",),
+            ("next", "--all"),
+            ("task", "show", "IMPL-2"),
+            ("validate", "--all"),
+        ):
+            assert wfs(*warm).code == 0  # every cache is there to be hostile to
     case.setup(project)
-    before, elsewhere = tree_hash(project, case.writes), outside_hash(project)
+    skip = case.writes + ((case.vanish,) if case.vanish else ())
+    before, elsewhere = tree_hash(project, skip), outside_hash(project)
     places = {"<ROOT>": os.path.realpath(project), "<PARENT>": os.path.realpath(project.parent)}
 
     def placed(text: str) -> str:
@@ -2138,22 +3944,29 @@ def test_hostile_surface_is_refused_cleanly(
     env = {name: placed(value) for name, value in (case.env or {}).items()}
     if case.process:
         run = wfs_process(*case.args, cwd=project, env=env, timeout=120)
+    elif case.vanish:
+        assert wfs("task", "list").code == 0  # the index cache is warm
+        with deleted_after_listing(project / case.vanish):
+            run = wfs(*case.args, input=case.stdin, env=env, color=case.color)
+        assert not os.path.lexists(project / case.vanish), "a deleted task came back"
     else:
-        run = wfs(*case.args, env=env)
+        run = wfs(*case.args, input=case.stdin, env=env, color=case.color)
     assert run.code == case.code, (run.out, run.err)
     assert "Traceback" not in run.err + run.out
     for text in (run.err, run.out):
-        assert not RAW.search(text), text
+        assert not RAW.search(OWN_SGR.sub("", text) if case.color else text), text
     err = placed(case.err)
     if err.endswith("…"):
         assert run.err.startswith(err[:-1]), run.err
     else:
         assert run.err == err
-    if case.out is not None and case.out.endswith("…"):
+    if case.fresh and case.code == 1 and case.out is None:
+        assert run.out == VALIDATE_OUT[case.name]
+    elif case.out is not None and case.out.endswith("…"):
         assert run.out.startswith(case.out[:-1]), run.out
     elif case.out is not None:
         assert run.out == case.out
-    assert tree_hash(project, case.writes) == before
+    assert tree_hash(project, skip) == before
     assert outside_hash(project) == elsewhere, "a file outside the project changed"
     for path in (project / ".workflow").rglob("*.json"):
         written = path.relative_to(project).as_posix().startswith(case.writes or ("-",))
@@ -2161,6 +3974,301 @@ def test_hostile_surface_is_refused_cleanly(
             json.loads(path.read_bytes())  # whatever was written is whole
     if case.check is not None:
         case.check(project, run)
+
+
+# ------------------------------------------------------------ files, one at a time
+# Hostile files, formats and ids tested one at a time with the other cases above; these
+# need a project of their own.
+
+SID = "WFS-round"
+TASKS = Path(".workflow") / SID / ".task"
+
+
+def step(command: str) -> dict[str, Any]:
+    return {"step": 1, "title": "work", "description": "do it", "command": command,
+            "modification_points": [], "logic_flow": [], "depends_on": [], "output": "o"}  # fmt: skip
+
+
+def planned(tmp_path: Path) -> None:
+    assert wfs("init", "--no-git").code == 0
+    tasks = [
+        {"id": "IMPL-1", "title": "one",
+         "flow_control": {"implementation_approach": [step("bash(true)")]}},
+        {"id": "IMPL-2", "title": "two",
+         "flow_control": {"implementation_approach": [step(f"bash(touch {tmp_path}/ran2)")]}},
+    ]  # fmt: skip
+    assert wfs("plan", "Round", "--from", "-", input=json.dumps(tasks)).code == 0
+
+
+def edit(tid: str, change: Any) -> bytes:
+    path = TASKS / f"{tid}.json"
+    data = json.loads(path.read_text())
+    change(data)
+    path.write_text(json.dumps(data, indent=2))
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize("value", [2, True, "bash(true)"])
+def test_a_step_whose_commands_is_not_a_list_is_named_by_every_command(
+    project: Path, tmp_path: Path, value: Any
+) -> None:
+    planned(tmp_path)
+    edit("IMPL-1", lambda d: d["flow_control"]["implementation_approach"][0].update(commands=value))
+    kind = {int: "integer", bool: "boolean", str: "string"}[type(value)]
+    checked = wfs_process("validate", cwd=project)
+    assert checked.code == 1
+    assert (
+        f"{TASKS.as_posix()}/IMPL-1.json#/flow_control/implementation_approach/0/commands: "
+        f'implementation-approach: "commands" must be an array of command strings, got {kind}'
+    ) in checked.out
+    for argv in (["status"], ["next"], ["task", "list"], ["task", "show", "IMPL-1"],
+                 ["render", "--check"], ["execute", "--dry-run"]):  # fmt: skip
+        run = wfs_process(*argv, cwd=project)
+        assert "Traceback" not in run.err, (argv, run.err)
+        assert run.code in (0, 1), (argv, run.code, run.err)
+    status = wfs_process("status", cwd=project)
+    assert "Invalid:  IMPL-1: 1 validation error; `wfs validate` names them" in status.out
+
+
+def test_a_task_file_without_an_id_is_counted_and_never_dropped(
+    project: Path, tmp_path: Path
+) -> None:
+    planned(tmp_path)
+    before = edit("IMPL-2", lambda d: d.pop("id"))
+    first = wfs_process("execute", "--all", cwd=project)  # IMPL-1 runs; IMPL-2 cannot
+    assert first.out == "IMPL-1: completed → .workflow/WFS-round/.summaries/IMPL-1-summary.md\n"
+    run = wfs_process("execute", "--all", cwd=project)
+    assert run.code == 1, run.out + run.err
+    assert run.out.endswith(
+        "IMPL-2 (.workflow/WFS-round/.task/IMPL-2.json):\n"
+        '    .workflow/WFS-round/.task/IMPL-2.json: required: missing required field "id"\n'
+    )
+    assert not (tmp_path / "ran2").exists()
+    status = wfs_process("status", cwd=project)
+    assert "Progress: 1/2 tasks completed (50%)" in status.out
+    assert "Invalid:  IMPL-2: 1 validation error; `wfs validate` names them" in status.out
+    # An edit of it is refused, naming the file and what to add; nothing is written.
+    refused = wfs_process("task", "status", "IMPL-2", "completed", cwd=project)
+    assert refused.code == 2
+    assert refused.err == (
+        "wfs: error: .workflow/WFS-round/.task/IMPL-2.json#/id: required: missing required "
+        'field "id"; add `"id": "IMPL-2"` to the file first\n'
+    )
+    assert (TASKS / "IMPL-2.json").read_bytes() == before
+
+
+@pytest.mark.parametrize("seconds", [2592000, 1e10, 1e308])
+def test_a_timeout_execute_cannot_honour_is_refused_by_validate_and_execute(
+    project: Path, tmp_path: Path, seconds: float
+) -> None:
+    planned(tmp_path)
+    before = edit(
+        "IMPL-1", lambda d: d["flow_control"]["implementation_approach"][0].update(timeout=seconds)
+    )
+    shown = json.dumps(seconds)
+    checked = wfs_process("validate", cwd=project)
+    assert checked.code == 1
+    kind = "integer" if isinstance(seconds, int) else "number"
+    assert (
+        f"{TASKS.as_posix()}/IMPL-1.json#/flow_control/implementation_approach/0/timeout: "
+        "implementation-approach: timeout must be a positive number of seconds up to a week "
+        f"(604800), got {kind} {shown}"
+    ) in checked.out
+    run = wfs_process("execute", "IMPL-1", cwd=project)
+    assert run.code == 2 and "Traceback" not in run.err
+    assert (TASKS / "IMPL-1.json").read_bytes() == before  # refused before the claim
+
+
+@pytest.mark.parametrize("attempts", ["many", None, -3, True])
+def test_a_hand_edited_attempts_count_is_read_as_none(
+    project: Path, tmp_path: Path, attempts: Any
+) -> None:
+    planned(tmp_path)
+    edit("IMPL-1", lambda d: d.update(execution={"attempts": attempts}))
+    run = wfs_process("execute", "IMPL-1", cwd=project)
+    assert run.code == 0, run.err
+    saved = json.loads((TASKS / "IMPL-1.json").read_text())
+    assert (saved["status"], saved["execution"]["attempts"]) == ("completed", 1)
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-1", "1e9"])
+def test_a_lock_timeout_that_is_no_wait_is_refused(
+    project: Path, tmp_path: Path, value: str
+) -> None:
+    planned(tmp_path)
+    before = (TASKS / "IMPL-1.json").read_bytes()
+    run = wfs_process("task", "status", "IMPL-1", "blocked", cwd=project,
+                      env={"WFS_LOCK_TIMEOUT": value})  # fmt: skip
+    assert run.code == 2
+    assert run.err == (
+        f"wfs: error: WFS_LOCK_TIMEOUT={value!r}: expected a number of seconds from 0 to 604800\n"
+    )
+    assert (TASKS / "IMPL-1.json").read_bytes() == before
+
+
+def test_a_clean_merge_keeps_an_integer_wider_than_64_bits_as_written(
+    tmp_path: Path, git_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    monkeypatch.chdir(root)
+    git(root, "init", "-q", "-b", "main")
+    assert wfs("init").code == 0
+    tasks = [{"id": "IMPL-1", "title": "a", "context": {"requirements": ["r1", "r2", "r3", "r4"]}}]
+    assert wfs("plan", "Wide", "--from", "-", input=json.dumps(tasks)).code == 0
+    path = root / ".workflow" / "WFS-wide" / ".task" / "IMPL-1.json"
+    wide = "123456789012345678901234567890"
+    path.write_text(path.read_text().replace('"title": "a",', f'"title": "a",\n  "big": {wide},'))
+    commit_all(root, "base")
+    git(root, "checkout", "-q", "-b", "other")
+    path.write_text(path.read_text().replace('"r4"', '"r4b"'))
+    commit_all(root, "theirs")
+    git(root, "checkout", "-q", "main")
+    path.write_text(path.read_text().replace('"title": "a"', '"title": "a2"'))
+    commit_all(root, "ours")
+    merged = git(root, "merge", "--no-edit", "other", check=False)
+    assert merged.returncode == 0, merged.stdout + merged.stderr
+    text = path.read_text()
+    assert f'"big": {wide},' in text and '"title": "a2"' in text and '"r4b"' in text
+
+
+@needs_fifo
+@pytest.mark.parametrize("where", ["task", "config"])
+def test_a_fifo_where_a_file_should_be_is_named_and_nothing_waits(
+    project: Path, tmp_path: Path, where: str
+) -> None:
+    planned(tmp_path)
+    fifo = TASKS / "IMPL-3.json" if where == "task" else Path(".workflow") / "config.json"
+    os.mkfifo(fifo)
+    said = "not a regular file (a FIFO, a device or a socket); refused"
+    dry = wfs_process("execute", "--dry-run", cwd=project, timeout=60)  # a hang fails here
+    if where == "task":  # the other tasks still run
+        assert dry.code == 0 and dry.out.startswith("IMPL-1: one (dry run")
+    else:  # the configuration cannot be read: nothing runs
+        assert (dry.code, dry.err) == (2, f"wfs: error: {fifo.as_posix()}: {said}\n")
+    naming = {"task": ["status", "next", "validate"], "config": ["status"]}
+    for command in ("status", "next", "validate"):
+        run = wfs_process(command, cwd=project, timeout=60)  # a hang fails here
+        assert "Traceback" not in run.err, (command, run.err)
+        if command in naming[where]:
+            assert f"{fifo.as_posix()}: " in run.out + run.err, (command, run.out, run.err)
+            assert said in run.out + run.err, (command, run.out, run.err)
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
+def test_a_cache_that_is_a_symlink_to_a_device_is_not_read(project: Path, tmp_path: Path) -> None:
+    planned(tmp_path)
+    first = wfs_process("status", cwd=project)
+    caches = sorted(Path(".workflow/.cache").glob("WFS-round.*"))
+    assert caches, "status keeps its caches"
+    for cache in caches:
+        cache.unlink()
+        cache.symlink_to("/dev/zero")
+    again = wfs_process("status", cwd=project, timeout=60)
+    assert (again.code, again.out) == (first.code, first.out)  # rebuilt, and the same
+
+
+def test_an_edit_in_place_whose_mtime_is_put_back_is_seen(project: Path, tmp_path: Path) -> None:
+    """`cp -p`, `rsync --inplace -t`, `touch -r`: same size, same mtime, same inode; only
+    the ctime tells. Then execute must not overwrite a person's `blocked`."""
+    planned(tmp_path)
+    path = TASKS / "IMPL-1.json"
+    old = os.stat(path)
+    time.sleep(0.05)  # the caches below are written at least this much after the file
+    assert "Ready:    IMPL-1, IMPL-2" in wfs_process("status", cwd=project).out  # cached now
+    with open(path, "r+b") as handle:  # in place: the same inode
+        text = handle.read()
+        handle.seek(0)
+        handle.write(text.replace(b'"status": "pending"', b'"status": "blocked"'))
+    os.utime(path, ns=(old.st_atime_ns, old.st_mtime_ns))
+    now = os.stat(path)
+    assert (now.st_mtime_ns, now.st_size, now.st_ino) == (old.st_mtime_ns, old.st_size, old.st_ino)
+    status = wfs_process("status", cwd=project)
+    assert "Ready:    IMPL-2" in status.out and "Blocked:  IMPL-1" in status.out
+    run = wfs_process("execute", "--all", cwd=project)
+    assert run.out == "IMPL-2: completed → .workflow/WFS-round/.summaries/IMPL-2-summary.md\n"
+    assert json.loads(path.read_text())["status"] == "blocked"
+
+
+@pytest.mark.parametrize("length", [228, 229, 236])
+def test_the_longest_task_id_added_is_one_whose_every_file_can_be_written(
+    project: Path, tmp_path: Path, length: int
+) -> None:
+    assert wfs("init", "--no-git").code == 0
+    task = {"id": "IMPL-1", "title": "a",
+            "flow_control": {"implementation_approach": [step("bash(true)")]}}  # fmt: skip
+    assert wfs("plan", "Long", "--from", "-", input=json.dumps([task])).code == 0
+    tid = "IMPL-" + "1" * (length - 5)
+    added = wfs_process("task", "add", "--id", tid, "--title", "long", cwd=project)
+    if length > 228:
+        assert added.code == 2
+        assert added.err.endswith(
+            f"({length} characters): it is too long to name a file (at most 228 bytes)\n"
+        )
+        return
+    assert added.code == 0, added.err
+    # Its run writes every file it has: the record, the output log, the summary.
+    agent = tmp_path / "agent"
+    agent.write_text("#!/bin/sh\ncat > /dev/null\necho made it\n")
+    agent.chmod(0o755)
+    run = wfs_process("execute", tid, cwd=project, env={"WFS_AGENT": str(agent)})
+    assert run.code == 0, run.out + run.err
+    assert run.out == f"{tid}: completed → .workflow/WFS-long/.summaries/{tid}-summary.md\n"
+
+
+def test_an_unclosed_code_fence_in_the_overview_stays_in_the_overview(project: Path) -> None:
+    assert wfs("init", "--no-git").code == 0
+    plan = {"overview": "The plan.\n\n```python\nprint('never closed')",
+            "requirements": ["one"], "tasks": [{"id": "IMPL-1", "title": "a"}]}  # fmt: skip
+    assert wfs("plan", "Fence", "--from", "-", input=json.dumps(plan)).code == 0
+    view = (project / ".workflow" / "WFS-fence" / "IMPL_PLAN.md").read_text()
+    body = view[view.index("## Overview") : view.index("## Requirements")]
+    assert body.rstrip().endswith("```python\nprint('never closed')\n```")
+    assert wfs("render", "--check").code == 0
+
+
+def test_a_task_whose_id_is_not_its_file_name_is_named_by_its_file(
+    project: Path, tmp_path: Path
+) -> None:
+    planned(tmp_path)
+    before = edit("IMPL-2", lambda d: d.update(id="IMPL-6"))
+    said = (
+        '.workflow/WFS-round/.task/IMPL-2.json#/id: id-filename: id "IMPL-6" does not match '
+        "the file name IMPL-2.json"
+    )
+    status = wfs_process("status", cwd=project)
+    assert "Invalid:  IMPL-2: 1 validation error; `wfs validate` names them" in status.out
+    shown = wfs_process("task", "show", "IMPL-6", cwd=project)
+    assert shown.err == "wfs: error: unknown task 'IMPL-6'; did you mean IMPL-2, IMPL-1?\n"
+    for argv in (["task", "status", "IMPL-2", "blocked"], ["execute", "IMPL-2"]):
+        refused = wfs_process(*argv, cwd=project)
+        assert (refused.code, refused.err) == (2, f"wfs: error: {said}; make them the same first\n")
+    assert (TASKS / "IMPL-2.json").read_bytes() == before
+    assert not (tmp_path / "ran2").exists()
+
+
+def test_doctor_fix_removes_the_leftovers_of_interrupted_writes_everywhere_wfs_writes(
+    project: Path, tmp_path: Path
+) -> None:
+    planned(tmp_path)
+    session = Path(".workflow") / SID
+    leftovers = [
+        session / ".summaries" / ".IMPL-1-summary.md.0a1b2c3d.tmp",
+        session / ".chat" / ".notes.md.0a1b2c3d.tmp",
+        session / ".scratchpad" / ".draft.md.0a1b2c3d.tmp",
+        Path(".workflow") / ".doctor" / "20260101T000000" / ".IMPL-1.json.0a1b2c3d.tmp",
+    ]
+    for path in leftovers:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("half")
+    kept = session / ".chat" / "notes.md"
+    kept.write_text("a person's notes\n")
+    run = wfs_process("doctor", "--fix", cwd=project)
+    assert run.code == 0, run.out + run.err
+    for path in leftovers:
+        assert f"{path.as_posix()}: leftover temporary file from an interrupted write" in run.out
+        assert not path.exists()
+    assert kept.read_text() == "a person's notes\n"
 
 
 # --------------------------------------------------------------------------- MCP
