@@ -679,6 +679,10 @@ def said_once(text: str) -> Callable[[Path, Run], None]:
     return check
 
 
+def not_there(path: Path) -> None:
+    assert not os.path.lexists(path), f"{path.name} was made"
+
+
 def no_session(sid: str) -> Callable[[Path, Run], None]:
     def check(root: Path, done: Run) -> None:
         assert not os.path.lexists(root / ".workflow" / sid)
@@ -800,6 +804,39 @@ def in_head(name: str) -> Callable[[Path, Run], None]:
     return check
 
 
+def said_blocked(*tids: str) -> Callable[[Path, Run], None]:
+    """A check: each task is said blocked (never "not run"), with why and its way on."""
+
+    def check(root: Path, done: Run) -> None:
+        assert "not run" not in done.out, done.out
+        for tid in tids:
+            assert (
+                f"{tid}: blocked: cannot make the task's worktree: git worktree: cannot lock ref "
+                f"'refs/heads/wfs/WFS-h/{tid}'"
+            ) in done.out, done.out
+            assert (
+                f"  Resume: wfs --session WFS-h execute --agent 'echo done' --resume {tid}\n"
+                in done.out
+            ), done.out
+
+    return check
+
+
+LONG_FOLDER = "WFS-" + "a" * 236  # the id check took it; its journal's staging name did not fit
+
+
+def renamed_session(sid: str) -> Callable[[Path], None]:
+    """The session WFS-h moved to the folder `sid`, its file saying so, and active."""
+
+    def setup(root: Path) -> None:
+        (root / S).rename(root / ".workflow" / sid)
+        (root / ".workflow" / ".active-WFS-h").unlink()
+        path = root / ".workflow" / sid / "workflow-session.json"
+        path.write_text(path.read_text().replace('"WFS-h"', json.dumps(sid)))
+
+    return setup
+
+
 WORKTREE_2 = ".workflow/.worktrees/WFS-h/IMPL-2"
 
 
@@ -868,6 +905,16 @@ CASES = [
         out=".workflow/archives/WFS-h/.task/IMPL-2.json#/title: duplicate-key: warning: key "
         '"title" is given 2 times; the last one counts, and `wfs migrate` keeps only it\n',
     ),
+    # ---------------------------------------------------- ids every write can use
+    Case(
+        "argv",
+        "a session folder of 240 characters: task status",
+        renamed_session(LONG_FOLDER),
+        ("--session", LONG_FOLDER, "task", "status", "IMPL-2", "completed"),
+        2,
+        f"wfs: error: invalid session id '{LONG_FOLDER[:40]}...' (240 characters): it is too "
+        "long to name a file (at most 233 bytes)\n",
+    ),
     # ------------------------------------------------------ leftovers and doctor
     Case(
         "leftovers",
@@ -910,6 +957,36 @@ CASES = [
                 for tid in ("IMPL-1.1", "IMPL-2")
             ),
         ),
+        process=True,
+        posix=True,
+    ),
+    Case(
+        "worktrees",
+        "execute --jobs 2 with .workflow/.worktrees a file",
+        steps(identified, write(".workflow/.worktrees", "")),
+        ("execute", "--all", "--jobs", "2", "--agent", "echo done"),
+        2,
+        "",
+        writes=(".git/",),
+        check=both(
+            task_status("IMPL-2", "pending"),
+            lines_are(
+                f"{tid}: not run: the tasks' worktrees folder: .workflow/.worktrees is not a folder"
+                for tid in ("IMPL-1.1", "IMPL-2")
+            ),
+        ),
+        process=True,
+        posix=True,
+    ),
+    Case(
+        "worktrees",
+        "execute --jobs 2 with a branch in the way of the tasks' branches",
+        steps(identified, lambda root: git(root, "branch", "wfs/WFS-h")),
+        ("execute", "--all", "--jobs", "2", "--agent", "echo done"),
+        1,
+        "",
+        writes=(".git/", ".workflow/"),
+        check=both(task_status("IMPL-2", "blocked"), said_blocked("IMPL-1.1", "IMPL-2")),
         process=True,
         posix=True,
     ),
@@ -1231,6 +1308,26 @@ CASES = [
     ),
     Case(
         "planning",
+        "the agent makes the topic's session itself",
+        write("plan.json", json.dumps([{"id": "IMPL-1", "title": "made by the agent"}])),
+        (
+            "plan",
+            "t",
+            "--agent",
+            f"sh -c '{sys.executable} -m wfs plan t --from plan.json >/dev/null && echo plan.json'",
+        ),
+        0,
+        "wfs: round 1 of 3: the planning agent is writing the plan…\n"
+        "wfs: plan accepted in round 1 of 3\n",
+        out="WFS-t…",
+        writes=(".workflow/WFS-t", ".workflow/.active-", f"{S}/workflow-session.json", *VIEWS),
+        check=both(
+            task_title_of("WFS-t", "IMPL-1", "made by the agent"),
+            lambda root, done: not_there(root / ".workflow" / "WFS-t-002"),
+        ),
+    ),
+    Case(
+        "planning",
         "a bare JSON answer longer than a file name",
         nothing,
         (
@@ -1344,7 +1441,7 @@ CASES = [
         ("task", "list"),
         2,
         f"wfs: error: invalid session id {'a' * 40 + '...'!r} (400 characters): it is too long to "
-        "name a file (at most 247 bytes)\n",
+        "name a file (at most 233 bytes)\n",
         env={"WFS_SESSION": "a" * 400},
     ),
     Case(
@@ -3103,7 +3200,7 @@ FRESH_CASES = [
         ("--session", LONG_SID, "status"),
         2,
         f"wfs: error: invalid session id '{LONG_SID[:40]}...' (300 characters): it is too "
-        "long to name a file (at most 247 bytes)\n",
+        "long to name a file (at most 233 bytes)\n",
         fresh=True,
     ),
     Case(
@@ -3113,7 +3210,7 @@ FRESH_CASES = [
         ("switch", LONG_SID),
         2,
         f"wfs: error: invalid session id '{LONG_SID[:40]}...' (300 characters): it is too "
-        "long to name a file (at most 247 bytes)\n",
+        "long to name a file (at most 233 bytes)\n",
         fresh=True,
     ),
     Case(

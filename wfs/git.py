@@ -270,9 +270,7 @@ def merge_file(
         labels["base"],
         "-L",
         labels["theirs"],
-        str(ours),
-        str(base),
-        str(theirs),
+        *(str(side.absolute()) for side in (ours, base, theirs)),  # never read as options
     )
     if result.code < 0 or result.code > 127:
         raise WfsError(f"git merge-file: {result.err or 'failed'}")

@@ -45,9 +45,10 @@ MAX_NAME = 255  # bytes in a file name, on every file system wfs runs on
 # The longest ids whose files still have legal names: a task's longest name is the
 # temporary file an atomic write of its output log goes through
 # (`.IMPL-N.output.jsonl.XXXXXXXX.tmp`, beside its summary's `.IMPL-N-summary.md.…`);
-# a session's, its `.active-WFS-x` marker and `WFS-x.journal`.
+# a session's, the temporary file its journal is staged through
+# (`.WFS-x.journal.XXXXXXXX.tmp`, beside its `.active-WFS-x` marker's).
 MAX_TASK_ID = MAX_NAME - len("..output.jsonl.XXXXXXXX.tmp")
-MAX_FOLDER_ID = MAX_NAME - len(".journal")
+MAX_FOLDER_ID = MAX_NAME - len("..journal.XXXXXXXX.tmp")
 
 # What `wfs init` writes to `.workflow/.gitignore`: everything wfs keeps for itself
 # (locks, run records, caches) stays out of git; the plan itself is committed. So do

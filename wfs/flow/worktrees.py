@@ -69,9 +69,12 @@ def worktrees_folder(layout: Layout) -> Path:
     if chosen is None:
         chosen = layout.relative(layout.workflow / DEFAULT_FOLDER)
     try:
-        return confined(layout.root, chosen)
+        folder = confined(layout.root, chosen)
     except WfsError as err:
         raise WfsError(f"the tasks' worktrees folder: {err.message}") from None
+    if folder.exists() and not folder.is_dir():
+        raise WfsError(f"the tasks' worktrees folder: {chosen} is not a folder")
+    return folder
 
 
 def task_branch(sid: str, tid: str) -> str:
