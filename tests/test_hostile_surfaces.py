@@ -720,6 +720,16 @@ def refusing_remote(refs: str, said: str) -> Callable[[Path], None]:
     return setup
 
 
+def on_the_remote(text: str) -> Callable[[Path, Run], None]:
+    """A check: the remote's main holds a commit whose message says `text`."""
+
+    def check(root: Path, done: Run) -> None:
+        log = git(root / "remote.git", "log", "--format=%s", "main").stdout
+        assert any(text in line for line in log.splitlines()), log
+
+    return check
+
+
 def remote_refused(ref: str, said: str) -> str:
     return (
         f"git push origin: the remote refused {ref}: [remote rejected] (pre-receive hook "
@@ -1175,6 +1185,21 @@ CASES = [
         ]
     ),
     # ------------------------------------------------ pushes the remote refuses
+    Case(
+        "pushes",
+        "execute --jobs 2 with a claims remote whose URL is a relative path",
+        steps(
+            refusing_remote("refs/nothing", ""),
+            lambda root: git(root, "remote", "set-url", "origin", "remote.git"),
+        ),
+        ("execute", "--all", "--jobs", "2", "--remote", "origin", "--agent", "echo done"),
+        0,
+        "…",  # each task's progress, in the order they ran
+        writes=(".git/", ".workflow/", "remote.git"),
+        check=both(task_status("IMPL-2", "completed"), on_the_remote("IMPL-2 completed")),
+        process=True,
+        posix=True,
+    ),
     Case(
         "pushes",
         "claims refused by the remote's hook",

@@ -558,10 +558,31 @@ def hash_object(root: Path, kind: str, data: bytes) -> str:
     return check(root, "hash-object", "-t", kind, "-w", "--stdin", input=data).decode().strip()
 
 
+def reach(root: Path, remote: str) -> str:
+    """What to hand git for `remote` from any worktree: its name, or, when its URL is a
+    relative path (`git remote add origin ../shared.git`), which git reads from where
+    it runs (for a task's worktree, another folder), the path it names from the main
+    worktree."""
+    remote = operand(remote, "remote")
+    url = get_config(root, f"remote.{remote}.url")
+    if (
+        not url
+        or "://" in url
+        or url.startswith(("/", "~", "file:"))
+        or os.path.isabs(url)
+        or ":" in url.split("/")[0]  # host:path, as ssh takes it
+    ):
+        return remote
+    common = common_dir_on_disk(root)
+    if common is None or common.name != ".git":
+        return remote
+    return str((common.parent / url).resolve())
+
+
 def ls_remote(root: Path, remote: str, pattern: str) -> dict[str, str]:
     """The refs of `remote` matching `pattern` (a glob on the tail of the name): name to
     object id."""
-    out = check(root, "ls-remote", "--refs", operand(remote, "remote"), operand(pattern, "ref"))
+    out = check(root, "ls-remote", "--refs", reach(root, remote), operand(pattern, "ref"))
     refs: dict[str, str] = {}
     for line in out.decode("utf-8", "surrogateescape").splitlines():
         oid, _, name = line.partition("\t")
@@ -585,7 +606,7 @@ def fetch_objects(root: Path, remote: str, oids: Iterable[str]) -> bool:
         return True
     result = run(
         root, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-auto-gc",
-        operand(remote, "remote"), *(operand(oid, "object id") for oid in wanted),
+        reach(root, remote), *(operand(oid, "object id") for oid in wanted),
     )  # fmt: skip
     return result.code == 0
 
@@ -598,7 +619,7 @@ def push_cas(root: Path, remote: str, new: str | None, ref: str, expected: str |
     lease = f"--force-with-lease={ref}:{expected or ''}"
     spec = f"{new or ''}:{ref}"
     remote = operand(remote, "remote")
-    result = run(root, "push", "--porcelain", "--no-verify", lease, remote, spec)
+    result = run(root, "push", "--porcelain", "--no-verify", lease, reach(root, remote), spec)
     refused = refused_push(remote, result)
     if refused is not None:
         raise refused
@@ -689,7 +710,7 @@ def fetch_branch(root: Path, remote: str, branch: str) -> str | None:
     remote, branch = operand(remote, "remote"), operand(branch, "branch")
     tracking = f"refs/remotes/{remote}/{branch}"
     result = run(
-        root, "fetch", "--quiet", "--no-tags", "--no-auto-gc", remote,
+        root, "fetch", "--quiet", "--no-tags", "--no-auto-gc", reach(root, remote),
         f"+refs/heads/{branch}:{tracking}",
     )  # fmt: skip
     if result.code == 0:
@@ -754,7 +775,7 @@ def push_fenced(
     head = f"refs/heads/{branch}"
     result = run(
         root, "push", "--porcelain", "--atomic", "--no-verify",
-        f"--force-with-lease={claim}:{expected}", operand(remote, "remote"), f"{commit}:{head}",
+        f"--force-with-lease={claim}:{expected}", reach(root, remote), f"{commit}:{head}",
         f":{claim}",
     )  # fmt: skip
     refused = refused_push(remote, result)
@@ -772,7 +793,7 @@ def push_branch(root: Path, remote: str, branch: str) -> bool:
     (another clone pushed first). WfsError when the push could not be made at all."""
     ref = f"refs/heads/{branch}"
     remote = operand(remote, "remote")
-    result = run(root, "push", "--porcelain", "--no-verify", remote, f"{ref}:{ref}")
+    result = run(root, "push", "--porcelain", "--no-verify", reach(root, remote), f"{ref}:{ref}")
     refused = refused_push(remote, result)
     if refused is not None:
         raise refused
