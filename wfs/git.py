@@ -564,6 +564,9 @@ def reach(root: Path, remote: str) -> str:
     it runs (for a task's worktree, another folder), the path it names from the main
     worktree."""
     remote = operand(remote, "remote")
+    common = common_dir_on_disk(root)  # read off git's files: no git process
+    if common is None or common.name != ".git" or common.parent == root.resolve():
+        return remote  # the main worktree's top, where git reads the path from already
     url = get_config(root, f"remote.{remote}.url")
     if (
         not url
@@ -572,9 +575,6 @@ def reach(root: Path, remote: str) -> str:
         or os.path.isabs(url)
         or ":" in url.split("/")[0]  # host:path, as ssh takes it
     ):
-        return remote
-    common = common_dir_on_disk(root)
-    if common is None or common.name != ".git":
         return remote
     return str((common.parent / url).resolve())
 
