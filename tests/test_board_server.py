@@ -591,3 +591,28 @@ def test_a_claims_remote_that_is_a_git_option_never_reaches_git_from_the_live_bo
         },
     )
     assert not marker.exists()
+
+
+@pytest.mark.parametrize("count", [20, 80])
+def test_an_export_reads_the_board_once_and_each_task_a_fixed_number_of_times(
+    project: Path, monkeypatch: pytest.MonkeyPatch, count: int
+) -> None:
+    """`board --export` costs a fixed amount per task (5,000 tasks took 20 minutes when
+    each task's detail made the whole board again): counted, never timed."""
+    from wfs.board import data, server
+
+    wfs("init", "--no-git")
+    tasks = [{"id": f"IMPL-{n}", "title": f"Task {n}"} for n in range(1, count + 1)]
+    assert wfs("plan", "big", "--from", "-", input=json.dumps(tasks)).code == 0
+    calls = {"board_data": 0, "read_task": 0}
+    for name in calls:
+        real = getattr(data, name)
+
+        def counted(*args: Any, real: Any = real, name: str = name, **kwargs: Any) -> Any:
+            calls[name] += 1
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(data, name, counted)
+    page, unreadable = server.export_page(Layout(project), None)
+    assert page.count("Task ") >= count and unreadable == []
+    assert calls == {"board_data": 1, "read_task": count}

@@ -32,7 +32,9 @@ WFS_NAME = re.compile(r"""["']\b(WFS_[A-Z0-9_]*)""")
 NAME_TUPLE = re.compile(r"^\s*_?[A-Z_]*VARIABLES\s*=")
 # In a module that opens .workflow/config.json, each key it looks up.
 OPENS_CONFIG = re.compile(r"""["']config\.json["']""")
-KEY_LOOKUP = re.compile(r"""(?:\.get\(|\[)\s*f?["']([^"'{]+)""")
+# `.get("key"` or `x["key"`: a subscription follows a name, a call or a subscription
+# (never a `[` inside a string literal).
+KEY_LOOKUP = re.compile(r"""(?:\.get\(|(?<=[\w\])])\[)\s*f?["']([^"'{]+)""")
 
 
 def environment_names() -> set[str]:

@@ -374,22 +374,30 @@ def test_builtins_are_confined_to_the_project_root(project: Path, tmp_path: Path
         assert path.read_bytes() == before
 
 
-def test_a_read_through_a_symlink_out_of_the_root_fails_when_it_runs(
+def test_a_read_through_a_symlink_out_of_the_root_is_refused_before_it_runs(
     project: Path, tmp_path: Path
 ) -> None:
-    # Where a symlink leads is known only when the step runs: the read is refused then.
+    # A symlink made after planning: validate names it, and execute refuses the task
+    # before it claims it (wfs.layout.confined, the one check); nothing of it is read.
+    sid = plan_tasks(one_task([step(1, "Read(link.txt)", "x")]))
     (tmp_path / "secret.txt").write_text("secret")
     os.symlink(tmp_path / "secret.txt", project / "link.txt")
-    sid = plan_tasks(one_task([step(1, "Read(link.txt)", "x")]))
-    assert wfs("validate").code == 0
-    run = wfs("execute", "IMPL-1", "--json")
-    assert run.code == 1
-    assert run.result()["tasks"][0]["reason"] == (
-        "step implementation_approach/1 (Step 1) failed: exit code 1: path 'link.txt' leads "
-        "outside the project root (through a symlink)"
+    said = (
+        f".workflow/{sid}/.task/IMPL-1.json#/flow_control/implementation_approach/0/command: "
+        'implementation-approach: Read() path "link.txt" leads outside the project root '
+        "(through a symlink)\n"
     )
-    assert task_json(project, sid)["status"] == "blocked"
-    assert "secret" not in (project / ".workflow" / sid / ".runs/IMPL-1.json").read_text()
+    checked = wfs("validate")
+    assert (checked.code, checked.out) == (1, said)
+    before = (project / ".workflow" / sid / ".task/IMPL-1.json").read_bytes()
+    run = wfs("execute", "IMPL-1")
+    assert (run.code, run.err) == (
+        2,
+        "wfs: error: IMPL-1 cannot run as written; nothing was changed (`wfs validate` "
+        "reports the same):\n" + said,
+    )
+    assert (project / ".workflow" / sid / ".task/IMPL-1.json").read_bytes() == before
+    assert not (project / ".workflow" / sid / ".runs/IMPL-1.json").exists()
 
 
 def test_builtin_arguments_from_variables_are_confined_when_they_run(project: Path) -> None:

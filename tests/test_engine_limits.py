@@ -114,7 +114,7 @@ def test_reading_a_fifo_fails_the_step_instead_of_hanging(project: Path) -> None
     assert run.code == 1
     assert run.out.startswith(
         "IMPL-1: blocked: step implementation_approach/1 (Go) failed: exit code 1: "
-        "Read(pipe): not a regular file (a FIFO, a socket or a device); wfs reads only files\n"
+        "Read(pipe): not a regular file (a FIFO, a device or a socket); refused\n"
     )
 
 

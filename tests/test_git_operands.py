@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from wfs import git
+from wfs import git, gitremote
 from wfs.errors import WfsError
 
 HOSTILE = "--upload-pack=touch PWNED;"
@@ -28,20 +28,23 @@ CALLS: dict[str, Callable[[Path], Any]] = {
     "differing_from": lambda root: git.differing_from(root, HOSTILE, ["a"]),
     "add_worktree branch": lambda root: git.add_worktree(root, root / "w", HOSTILE, "HEAD"),
     "add_worktree start": lambda root: git.add_worktree(root, root / "w", "b", HOSTILE),
+    "add_worktree branch as it is": lambda root: git.add_worktree(root, root / "w", HOSTILE, None),
+    "is_ancestor first": lambda root: git.is_ancestor(root, HOSTILE, "HEAD"),
+    "is_ancestor second": lambda root: git.is_ancestor(root, "HEAD", HOSTILE),
     "add_detached_worktree": lambda root: git.add_detached_worktree(root, root / "w", HOSTILE),
     "changes_plans": lambda root: git.changes_plans(root, "HEAD", HOSTILE),
     "merge_branch": lambda root: git.merge_branch(root, HOSTILE, "m"),
     "delete_branch": lambda root: git.delete_branch(root, HOSTILE),
-    "ls_remote remote": lambda root: git.ls_remote(root, HOSTILE, "refs/x"),
-    "ls_remote pattern": lambda root: git.ls_remote(root, "origin", HOSTILE),
-    "fetch_objects remote": lambda root: git.fetch_objects(root, HOSTILE, ["a" * 40]),
-    "fetch_objects oid": lambda root: git.fetch_objects(root, "origin", [HOSTILE]),
-    "push_cas": lambda root: git.push_cas(root, HOSTILE, None, "refs/wfs/x", None),
-    "fetch_branch remote": lambda root: git.fetch_branch(root, HOSTILE, "main"),
-    "fetch_branch branch": lambda root: git.fetch_branch(root, "origin", HOSTILE),
+    "ls_remote remote": lambda root: gitremote.ls_remote(root, HOSTILE, "refs/x"),
+    "ls_remote pattern": lambda root: gitremote.ls_remote(root, "origin", HOSTILE),
+    "fetch_objects remote": lambda root: gitremote.fetch_objects(root, HOSTILE, ["a" * 40]),
+    "fetch_objects oid": lambda root: gitremote.fetch_objects(root, "origin", [HOSTILE]),
+    "push_cas": lambda root: gitremote.push_cas(root, HOSTILE, None, "refs/wfs/x", None),
+    "fetch_branch remote": lambda root: gitremote.fetch_branch(root, HOSTILE, "main"),
+    "fetch_branch branch": lambda root: gitremote.fetch_branch(root, "origin", HOSTILE),
     "merge_ref": lambda root: git.merge_ref(root, HOSTILE, "m"),
-    "push_fenced": lambda root: git.push_fenced(root, HOSTILE, "a" * 40, "main", "r", "b"),
-    "push_branch": lambda root: git.push_branch(root, HOSTILE, "main"),
+    "push_fenced": lambda root: gitremote.push_fenced(root, HOSTILE, "a" * 40, "main", "r", "b"),
+    "push_branch": lambda root: gitremote.push_branch(root, HOSTILE, "main"),
 }
 
 

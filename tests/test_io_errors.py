@@ -37,6 +37,7 @@ report "status" wfs task status IMPL-1 completed
 report "plan" wfs plan "Another" --from - <<'EOF'
 [{"id": "IMPL-1", "title": "x"}]
 EOF
+echo "{\"name\": \"left\", \"staging\": \"$(cd .workflow && ls -d .WFS-*.new 2>/dev/null)\"}"
 rm fill
 after=$(tree)
 echo "{\"unchanged\": $([ "$before" = "$after" ] && echo true || echo false)}"
@@ -83,6 +84,7 @@ def test_a_full_disk_and_a_read_only_file_system_change_nothing(tmp_path: Path) 
             r"wfs: error: \.workflow/\S+: No space left on device; nothing was changed\n",
             str(result["err"]),
         ), result
+    assert results["left"] == {"name": "left", "staging": ""}, "wfs plan left its staging folder"
     read_only = results["read-only"]
     assert read_only["code"] == 2, read_only
     assert str(read_only["err"]).endswith(": Read-only file system; nothing was changed\n")

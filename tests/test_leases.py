@@ -24,8 +24,7 @@ import pytest
 from conftest import posix_only, read_json, wfs, wfs_process
 from git_helpers import commit_all, git, git_daemon, git_env
 
-from wfs import git as git_mod
-from wfs import leases
+from wfs import gitremote, leases
 from wfs.errors import WfsError
 from wfs.layout import Layout
 
@@ -529,7 +528,7 @@ def test_status_runs_git_only_for_a_claims_remote(
 def test_a_publish_lands_with_the_claim_given_back_or_not_at_all(
     clone: Path, tmp_path: Path
 ) -> None:
-    """Holding.hand_over with git.push_fenced: the branch and the claim's deletion land
+    """Holding.hand_over with gitremote.push_fenced: the branch and the claim's deletion land
     in one atomic push, only while the claim is the holder's."""
     claims = store_for(clone, "origin")
     assert isinstance(claims, leases.RemoteStore)
@@ -540,7 +539,7 @@ def test_a_publish_lands_with_the_claim_given_back_or_not_at_all(
 
     def push_head(claim: str, expected: str) -> bool:
         head = git(clone, "rev-parse", "HEAD").stdout.strip()
-        return git_mod.push_fenced(clone, "origin", head, "main", claim, expected)
+        return gitremote.push_fenced(clone, "origin", head, "main", claim, expected)
 
     # Another clone moved the branch on: neither lands, and the claim is still held.
     other = tmp_path / "other"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from wfs import platform, store
 from wfs.errors import WfsError
-from wfs.layout import Layout, slugify
+from wfs.layout import SCRATCHPAD_DIR, Layout, slugify
 from wfs.sessions import active_ids, current_session
 
 
@@ -22,7 +22,7 @@ def capture(
     if session or active_ids(layout):
         folder = layout.session_dir(current_session(layout, session)) / ".chat"
     else:
-        folder = layout.workflow / ".scratchpad"
+        folder = layout.workflow / SCRATCHPAD_DIR
     started = datetime.now()
     try:
         proc = subprocess.run(

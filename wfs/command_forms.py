@@ -191,7 +191,8 @@ class NamedPath(NamedTuple):
 
 def named_path(command: Command) -> NamedPath | None:
     """The path a built-in's literal argument names; None for other commands, and for
-    an argument holding a `[variable]` or a placeholder (resolved when it runs)."""
+    an argument holding a `[variable]` (resolved when it runs). A placeholder
+    (`{session}`) stays in it as written: `{session}/../..` leads out all the same."""
     if command.kind not in ("read", "glob", "grep") or TOKEN.search(command.text):
         return None
     if command.kind == "read":
@@ -200,7 +201,7 @@ def named_path(command: Command) -> NamedPath | None:
         found = NamedPath(unquote(command.text), True)
     else:
         found = NamedPath(split_grep(command.text)[1], False)
-    return None if PLACEHOLDER.search(found.text) else found
+    return found
 
 
 # ---------------------------------------------------------------- checks

@@ -26,7 +26,15 @@ from wfs.flow.claiming import next_step, stop_orphans
 from wfs.flow.record import Records, now
 from wfs.formats import canonical_task, is_gate
 from wfs.index import load_skeletons
-from wfs.layout import ARCHIVE_DIR, MARKER_PREFIX, SESSION_FILE, Layout, parent_of, parse_task_id
+from wfs.layout import (
+    ARCHIVE_DIR,
+    MARKER_PREFIX,
+    SCRATCHPAD_DIR,
+    SESSION_FILE,
+    Layout,
+    parent_of,
+    parse_task_id,
+)
 from wfs.platform import shell_join
 from wfs.query import command_prefix
 from wfs.tasks import TaskIndex, load_tasks, obj, read_document, refresh_session, task_files
@@ -69,7 +77,7 @@ def _keep(layout: Layout, path: Path) -> None:
         _BACKUP.folder = folder
     target = _BACKUP.folder / path.relative_to(layout.workflow)
     if not target.exists():  # the first version a run replaced is the one to keep
-        store.write_bytes(target, path.read_bytes())
+        store.write_bytes(target, store.read_file(path, layout.relative(path)))
 
 
 def _replace(layout: Layout, path: Path, data: bytes) -> None:
@@ -151,6 +159,7 @@ def _leftovers(layout: Layout, folder: Path, sid: str | None = None) -> Iterator
     if sid is None:
         candidates += folder.glob(".WFS-*.new")
         candidates += folder.glob(f"{BACKUP_DIR}/**/.*.tmp")  # its own copies, cut short
+        candidates += folder.glob(f"{SCRATCHPAD_DIR}/.*.tmp")  # `wfs capture` with no session
         # The `.gitignore` a runtime folder gets first (store.make_folder).
         candidates += (
             p for d in sorted(store.RUNTIME_DIRS) for p in folder.glob(f"{d}/..gitignore.*.tmp")

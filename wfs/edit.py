@@ -609,6 +609,7 @@ def split_task(layout: Layout, sid: str, tid: str, raw: bytes, where: str) -> li
     """Split a main task into subtasks `IMPL-N.1…`; it becomes their container."""
     _, raw_tasks, _ = parse_plan(raw, where)
     created = []
+    seen: dict[str, int] = {}
     with editing(layout, sid, where) as draft:
         _check_can_have_subtasks(draft, tid)
         if draft.index().is_container(tid):
@@ -621,6 +622,12 @@ def split_task(layout: Layout, sid: str, tid: str, raw: bytes, where: str) -> li
             sub_id = item.get("id") or f"{tid}.{number}"
             if parent_of(sub_id) != tid:
                 raise WfsError(f"{where}#/{number - 1}/id: {sub_id!r} is not a subtask of {tid}")
+            if sub_id in seen:  # the second would replace the first, silently
+                raise WfsError(
+                    f"{where}#/{number - 1}/id: {sub_id!r} is given twice (also #/{seen[sub_id]}); "
+                    "each subtask needs an id of its own"
+                )
+            seen[sub_id] = number - 1
             context = dict(item.get("context") or {})
             context.setdefault("parent", tid)
             context.setdefault(

@@ -271,9 +271,7 @@ def merge_file(
         labels["base"],
         "-L",
         labels["theirs"],
-        str(ours),
-        str(base),
-        str(theirs),
+        *(str(side.absolute()) for side in (ours, base, theirs)),  # never read as options
     )
     if result.code < 0 or result.code > 127:
         raise WfsError(f"git merge-file: {result.err or 'failed'}")
@@ -392,10 +390,22 @@ def current_branch(root: Path) -> str | None:
     return result.out.decode().strip() or None
 
 
-def add_worktree(root: Path, path: Path, branch: str, start: str) -> None:
-    """A new worktree at `path` on `branch`, made (or reset) at `start`."""
+def add_worktree(root: Path, path: Path, branch: str, start: str | None) -> None:
+    """A new worktree at `path` on `branch`, made (or reset) at `start`; None: on
+    `branch` as it is. A worktree git still lists but whose folder is gone (deleted by
+    hand) is forgotten first."""
+    run(root, "worktree", "prune")
+    if start is None:
+        check(root, "worktree", "add", "--quiet", "--", str(path), operand(branch, "branch"))
+        return
     branch, start = operand(branch, "branch"), operand(start, "revision")
     check(root, "worktree", "add", "--quiet", "-B", branch, "--", str(path), start)
+
+
+def is_ancestor(root: Path, first: str, second: str) -> bool:
+    """Whether `first` is `second` or one of its ancestors (has no commit of its own)."""
+    first, second = operand(first, "revision"), operand(second, "revision")
+    return run(root, "merge-base", "--is-ancestor", first, second).code == 0
 
 
 def add_detached_worktree(root: Path, path: Path, start: str) -> None:
@@ -602,74 +612,11 @@ def hash_object(root: Path, kind: str, data: bytes) -> str:
     return check(root, "hash-object", "-t", kind, "-w", "--stdin", input=data).decode().strip()
 
 
-def ls_remote(root: Path, remote: str, pattern: str) -> dict[str, str]:
-    """The refs of `remote` matching `pattern` (a glob on the tail of the name): name to
-    object id."""
-    out = check(root, "ls-remote", "--refs", operand(remote, "remote"), operand(pattern, "ref"))
-    refs: dict[str, str] = {}
-    for line in out.decode("utf-8", "surrogateescape").splitlines():
-        oid, _, name = line.partition("\t")
-        if name:
-            refs[name] = oid
-    return refs
-
-
 def missing_objects(root: Path, oids: list[str]) -> list[str]:
     """Which of `oids` this repository does not have."""
     out = check(root, "cat-file", "--batch-check", input="".join(f"{o}\n" for o in oids).encode())
     lines = out.decode("utf-8", "replace").splitlines()
     return [oid for oid, line in zip(oids, lines, strict=True) if line.endswith(" missing")]
-
-
-def fetch_objects(root: Path, remote: str, oids: Iterable[str]) -> bool:
-    """Fetch the objects `oids` (tips of refs of `remote`) without writing any ref or
-    FETCH_HEAD; False when the remote no longer has one of them at a ref tip."""
-    wanted = list(dict.fromkeys(oids))
-    if not wanted:
-        return True
-    result = run(
-        root, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-auto-gc",
-        operand(remote, "remote"), *(operand(oid, "object id") for oid in wanted),
-    )  # fmt: skip
-    return result.code == 0
-
-
-def push_cas(root: Path, remote: str, new: str | None, ref: str, expected: str | None) -> bool:
-    """Set `ref` of `remote` to `new` (None: delete it) only if it is `expected` there
-    now (None: only if it does not exist): `git push --force-with-lease`, whose check
-    the remote makes again under its own ref lock. True when the remote took it; False
-    when the ref was something else; WfsError when the push could not be made at all."""
-    lease = f"--force-with-lease={ref}:{expected or ''}"
-    spec = f"{new or ''}:{ref}"
-    remote = operand(remote, "remote")
-    result = run(root, "push", "--porcelain", "--no-verify", lease, remote, spec)
-    flag = pushed_flag(result, ref)
-    if flag is not None:
-        # " " fast-forward, "+" forced, "-" deleted, "*" created: taken. "=" (already
-        # so) is refused too: a claim is only ever set to a value nobody else wrote.
-        return flag in (" ", "+", "-", "*")
-    if result.code == 0:
-        return False
-    raise push_failed(remote, result)
-
-
-def pushed_flag(result: Result, ref: str) -> str | None:
-    """The flag `git push --porcelain` gave the update of `ref` (" ", "+", "-", "*", "="
-    taken or already so; "!" refused), or None when it named no such update."""
-    for line in result.out.decode("utf-8", "replace").splitlines():
-        flag, _, rest = line.partition("\t")
-        if rest.partition("\t")[0].endswith(":" + ref):
-            return flag
-    return None
-
-
-def push_failed(remote: str, result: Result) -> WfsError:
-    """The error of a push that could not be made at all: git's own first line."""
-    reason = result.err.splitlines()[0] if result.err else f"exit code {result.code}"
-    return WfsError(f"git push {remote}: {reason.removeprefix('fatal: ').removeprefix('error: ')}")
-
-
-# ------------------------------------------- the session's branch on the claims remote
 
 
 def commit_paths(root: Path, paths: list[str], message: str) -> bool:
@@ -680,22 +627,6 @@ def commit_paths(root: Path, paths: list[str], message: str) -> bool:
         return False
     check(root, "commit", "--quiet", "--no-verify", "-m", message, "--", *paths)
     return True
-
-
-def fetch_branch(root: Path, remote: str, branch: str) -> str | None:
-    """Fetch `branch` of `remote` into its remote-tracking ref; that ref's name, or None
-    when the remote has no such branch yet. WfsError when the remote cannot be read."""
-    remote, branch = operand(remote, "remote"), operand(branch, "branch")
-    tracking = f"refs/remotes/{remote}/{branch}"
-    result = run(
-        root, "fetch", "--quiet", "--no-tags", "--no-auto-gc", remote,
-        f"+refs/heads/{branch}:{tracking}",
-    )  # fmt: skip
-    if result.code == 0:
-        return tracking
-    if not ls_remote(root, remote, f"refs/heads/{branch}"):
-        return None
-    raise WfsError(f"cannot fetch {branch} from {remote}: {result.err or result.code}")
 
 
 def merge_ref(root: Path, ref: str, message: str) -> Merged:
@@ -752,39 +683,3 @@ def restore_paths(root: Path, paths: list[str]) -> None:
                 os.remove(root / path)
             except FileNotFoundError:
                 pass
-
-
-def push_fenced(
-    root: Path, remote: str, commit: str, branch: str, claim: str, expected: str
-) -> bool:
-    """One atomic push: `commit` to `branch` of `remote` (a fast-forward only), and the
-    deletion of the claim ref `claim`, only if the remote still has it at `expected`
-    (`--force-with-lease`, checked again by the remote under its ref lock). Both land
-    (True), or neither (False: the branch moved on there, the claim changed, or the
-    remote could not lock a ref meanwhile). WfsError when the push could not be made
-    at all."""
-    head = f"refs/heads/{branch}"
-    result = run(
-        root, "push", "--porcelain", "--atomic", "--no-verify",
-        f"--force-with-lease={claim}:{expected}", operand(remote, "remote"), f"{commit}:{head}",
-        f":{claim}",
-    )  # fmt: skip
-    flag = pushed_flag(result, head)
-    if flag is None:
-        raise push_failed(remote, result)
-    return flag != "!" and result.code == 0
-
-
-def push_branch(root: Path, remote: str, branch: str) -> bool:
-    """Push `branch` to the same branch of `remote`, never forced: True when the remote
-    took it (or had it already), False when it refused it as not a fast-forward
-    (another clone pushed first). WfsError when the push could not be made at all."""
-    ref = f"refs/heads/{branch}"
-    remote = operand(remote, "remote")
-    result = run(root, "push", "--porcelain", "--no-verify", remote, f"{ref}:{ref}")
-    flag = pushed_flag(result, ref)
-    if flag is not None:
-        return flag in (" ", "+", "*", "=")
-    if result.code == 0:
-        return True
-    raise push_failed(remote, result)

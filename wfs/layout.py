@@ -40,13 +40,15 @@ TASK_DIR = ".task"
 SUMMARY_DIR = ".summaries"
 LOCK_DIR = ".locks"
 MAX_SESSION_ID = 50
+SCRATCHPAD_DIR = ".scratchpad"  # under .workflow/: what `wfs capture` keeps with no session
 MAX_NAME = 255  # bytes in a file name, on every file system wfs runs on
 # The longest ids whose files still have legal names: a task's longest name is the
 # temporary file an atomic write of its output log goes through
 # (`.IMPL-N.output.jsonl.XXXXXXXX.tmp`, beside its summary's `.IMPL-N-summary.md.…`);
-# a session's, its `.active-WFS-x` marker and `WFS-x.journal`.
+# a session's, the temporary file its journal is staged through
+# (`.WFS-x.journal.XXXXXXXX.tmp`, beside its `.active-WFS-x` marker's).
 MAX_TASK_ID = MAX_NAME - len("..output.jsonl.XXXXXXXX.tmp")
-MAX_FOLDER_ID = MAX_NAME - len(".journal")
+MAX_FOLDER_ID = MAX_NAME - len("..journal.XXXXXXXX.tmp")
 
 # What `wfs init` writes to `.workflow/.gitignore`: everything wfs keeps for itself
 # (locks, run records, caches) stays out of git; the plan itself is committed. So do
@@ -193,6 +195,25 @@ class Layout(NamedTuple):
             return path.relative_to(self.root).as_posix()
         except ValueError:
             return str(path)
+
+
+def confined(root: Path, relative: str) -> Path:
+    """`relative`, a path that comes from data (a task, an agent's answer), resolved
+    inside the project root, or an error naming why not: absolute, `..`, or a symlink
+    that leads out. The one confinement check of such paths."""
+    if not relative or "\0" in relative:
+        raise WfsError(f"invalid path {relative!r}")
+    candidate = Path(relative)
+    if is_absolute_path(relative) or candidate.is_absolute() or ".." in candidate.parts:
+        raise WfsError(f"path {relative!r} leads outside the project root")
+    real_root = root.resolve()
+    try:
+        resolved = (real_root / candidate).resolve()
+    except (RuntimeError, OSError):  # a symlink loop, a path too long
+        raise WfsError(f"path {relative!r} cannot be resolved (a symlink loop?)") from None
+    if resolved != real_root and real_root not in resolved.parents:
+        raise WfsError(f"path {relative!r} leads outside the project root (through a symlink)")
+    return resolved
 
 
 def _check_component(value: str, what: str, limit: int = MAX_NAME) -> str:

@@ -35,12 +35,13 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, NamedTuple, Protocol
 
-from wfs import git, gitfiles, jsonio, store
+from wfs import git, gitfiles, gitremote, jsonio, store
 from wfs.claims import claim_alive, owner_id
 from wfs.errors import FAILED, WfsError
 from wfs.layout import Layout, check_session_id, check_task_id
 
 DEFAULT_LEASE_SECONDS = 120.0
+MAX_LEASE_SECONDS = 365 * 86400  # a longer lease is a mistake (a dead holder's task waits)
 CONFIG_FILE = "config.json"
 REF_PREFIX = "refs/wfs/claims/"
 LOCAL_FOLDER = ("wfs", "claims")  # under the common git directory
@@ -104,6 +105,11 @@ def settings(layout: Layout, remote: str | None = None) -> Settings:
     seconds = section.get("lease_seconds", DEFAULT_LEASE_SECONDS)
     if isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds <= 0:
         raise WfsError(f"{where}#/claims/lease_seconds: expected a number of seconds > 0")
+    if seconds > MAX_LEASE_SECONDS:
+        raise WfsError(
+            f"{where}#/claims/lease_seconds: {seconds} is longer than a year "
+            f"({MAX_LEASE_SECONDS} seconds); a dead holder's task waits that long"
+        )
     if remote is not None:
         return Settings(git.operand(remote, "remote"), float(seconds))
     if configured is not None:
@@ -199,6 +205,13 @@ def expired(lease: Lease, at: datetime | None = None) -> bool:
         return True
     if until.tzinfo is None:
         until = until.replace(tzinfo=UTC)
+    try:  # a lease longer than any wfs takes (year 9999) is none: it would block for ever
+        since = datetime.fromisoformat(lease.since)
+        since = since if since.tzinfo is not None else since.replace(tzinfo=UTC)
+        if until - since > timedelta(seconds=MAX_LEASE_SECONDS):
+            return True
+    except ValueError:
+        return True
     return until <= (at or now())
 
 
@@ -239,8 +252,28 @@ def from_json(raw: bytes, where: str) -> Lease:
         kind = int if name == "epoch" else str
         if not isinstance(value, kind) or isinstance(value, bool):
             raise WfsError(f"{where}#/{name}: expected a {kind.__name__}")
+        if isinstance(value, int) and not 0 <= value < MAX_EPOCH:
+            raise WfsError(f"{where}#/epoch: expected a number from 0 to 2^53, got {value}")
         values.append(value)
     return Lease(*values)
+
+
+MAX_EPOCH = 2**53  # far more takeovers than a task ever sees; one more still fits 64 bits
+
+
+def claim_of(raw: bytes, where: str, sid: str, tid: str) -> Lease:
+    """The lease a claim of task `tid` of session `sid` holds. A claim that holds no
+    lease, or the lease of another task (a ref or file under another name), is no
+    holder's: an expired lease whose owner says so, naming `where` (the ref or the
+    file), so that `status` and the board show it and a run may take the task over,
+    by compare-and-swap as always."""
+    try:
+        lease = from_json(raw, where)
+        if (lease.session, lease.task) != (sid, tid):
+            raise WfsError(f"{where}: holds the claim of {lease.session}/{lease.task}")
+    except WfsError as err:
+        return Lease(sid, tid, f"not a claim: {err.message[:200]}", where, "", "", 0)
+    return lease
 
 
 def lost(lease: Lease, holder: Lease | None) -> LostLease:
@@ -295,11 +328,8 @@ class LocalStore:
 
     def read(self, sid: str, tid: str) -> Lease | None:
         path = self.path(sid, tid)
-        try:
-            raw = path.read_bytes()
-        except FileNotFoundError:
-            return None
-        return from_json(raw, str(path))
+        raw = store.read_optional(path)
+        return None if raw is None else claim_of(raw, str(path), sid, tid)
 
     def acquire(self, sid: str, tid: str, where: str) -> Lease | None:
         with self.locked():
@@ -384,7 +414,7 @@ class RemoteStore:
         """The claim's commit on the remote now, and the lease it holds."""
         ref = self.ref(sid, tid)
         for _ in range(TRIES):
-            oid = git.ls_remote(self.root, self.remote, ref).get(ref)
+            oid = gitremote.ls_remote(self.root, self.remote, ref).get(ref)
             if oid is None:
                 return None, None
             found = self.leases({ref: oid})
@@ -396,23 +426,34 @@ class RemoteStore:
         """The leases the commits `refs` point at (fetched when missing here); None
         when one of them is no longer on the remote (it changed meanwhile)."""
         known = {oid: lease for lease, oid in self.oids.items()}
-        missing = [oid for oid in refs.values() if oid not in known]
+        named = {ref: ref.removeprefix(REF_PREFIX).partition("/")[::2] for ref in refs}
+
+        def ours(ref: str, oid: str) -> bool:  # known, and as the claim of that very task
+            return oid in known and (known[oid].session, known[oid].task) == named[ref]
+
+        missing = [oid for ref, oid in refs.items() if not ours(ref, oid)]
         if missing:
             absent = git.missing_objects(self.root, missing)
             if absent:
                 with clone_lock(self.root):
-                    if not git.fetch_objects(self.root, self.remote, absent):
+                    if not gitremote.fetch_objects(self.root, self.remote, absent):
                         return None
             blobs = git.read_blobs(self.root, missing)
-            for oid in missing:
-                _, _, message = blobs[oid].partition(b"\n\n")
-                lease = from_json(message, f"{self.remote} {oid}")
-                known[oid] = lease
-                self.oids[lease] = oid
-        return {ref: known[oid] for ref, oid in refs.items()}
+        found = {}
+        for ref, oid in refs.items():
+            if ours(ref, oid):
+                found[ref] = known[oid]
+                continue
+            _, _, message = blobs[oid].partition(b"\n\n")
+            sid, tid = named[ref]
+            found[ref] = claim_of(message, f"{self.remote} {ref}", sid, tid)
+            self.oids[found[ref]] = oid
+        return found
 
     def swap(self, ref: str, new: Lease | None, expected: str | None) -> bool:
-        return git.push_cas(self.root, self.remote, self.oid(new) if new else None, ref, expected)
+        return gitremote.push_cas(
+            self.root, self.remote, self.oid(new) if new else None, ref, expected
+        )
 
     def acquire(self, sid: str, tid: str, where: str) -> Lease | None:
         ref = self.ref(sid, tid)
@@ -456,7 +497,7 @@ class RemoteStore:
     def holders(self, sid: str) -> list[Lease]:
         prefix = f"{REF_PREFIX}{check_session_id(sid)}/"
         for _ in range(TRIES):
-            refs = git.ls_remote(self.root, self.remote, prefix + "*")
+            refs = gitremote.ls_remote(self.root, self.remote, prefix + "*")
             refs = {ref: oid for ref, oid in refs.items() if ref.startswith(prefix)}
             found = self.leases(refs)
             if found is not None:

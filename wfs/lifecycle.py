@@ -10,6 +10,7 @@ under its session lock (always taken in that order).
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 from typing import Any
@@ -62,7 +63,7 @@ def init(layout: Layout) -> bool:
         store.write_text(gitignore, GITIGNORE)
         created = True
     else:
-        text = gitignore.read_text(encoding="utf-8", errors="replace")
+        text = store.read_text(gitignore, layout.relative(gitignore))
         if text.startswith(GITIGNORE.splitlines()[0]):
             missing = [line for line in GITIGNORE.splitlines()[1:] if line not in text.split("\n")]
             if missing:
@@ -74,8 +75,8 @@ def init(layout: Layout) -> bool:
 def ignores_markers(layout: Layout) -> bool:
     """Whether `.workflow/.gitignore` keeps the `.active-*` markers out of commits."""
     try:
-        text = (layout.workflow / ".gitignore").read_text(encoding="utf-8", errors="replace")
-    except OSError:
+        text = store.read_text(layout.workflow / ".gitignore")
+    except WfsError:
         return False
     return MARKERS_RULE in text.splitlines()
 
@@ -117,7 +118,6 @@ def create_session(
         staging = layout.workflow / f".{sid}.new"
         if staging.exists():
             store.remove_tree(staging)
-        store.make_dirs(staging / ".task")
         tasks = tasks or []
         data = new_session_data(sid, topic, session_type or "simple")
         if plan:
@@ -130,10 +130,16 @@ def create_session(
         # Counted and shown in the seed form, as every later read sees them.
         seeds = [skeleton(task, 0) for task in tasks]
         data = refresh_session(data, TaskIndex(seeds).tally())
-        for task in tasks:
-            store.write_json(staging / ".task" / f"{task['id']}.json", task)
-        store.write_json(staging / SESSION_FILE, data)
-        render.write_views(staging, data, seeds)
+        try:
+            store.make_dirs(staging / ".task")
+            for task in tasks:
+                store.write_json(staging / ".task" / f"{task['id']}.json", task)
+            store.write_json(staging / SESSION_FILE, data)
+            render.write_views(staging, data, seeds)
+        except (OSError, WfsError):  # a full disk, a name too long: nothing is left behind
+            with contextlib.suppress(OSError, WfsError):
+                store.remove_tree(staging)
+            raise
         # The others stop being active before the session appears, so that the rename
         # is the last step: a `wfs plan` killed at any point and run again ends as one
         # that ran through (after it, the same command updates the session it made).

@@ -478,9 +478,9 @@ def _add_todo_list(server: WfsServer, layout: Layout) -> None:
             raise ResourceNotFoundError(err.message) from None
         path = layout.session_dir(sid) / "TODO_LIST.md"
         try:
-            return path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise ResourceNotFoundError(f"{layout.relative(path)}: no such file") from None
+            return store.read_text(path, layout.relative(path))
+        except WfsError as err:
+            raise ResourceNotFoundError(err.message) from None
 
 
 def _add_prompts(server: WfsServer) -> None:

@@ -149,11 +149,10 @@ def setup_git(layout: Layout) -> GitSetup:
 
 def write_attributes(path: Path) -> str:
     """Add the missing wfs lines to `.gitattributes`, keeping every existing line."""
+    raw = store.read_optional(path, path.name)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        text = None
-    except (OSError, UnicodeDecodeError) as err:
+        text = None if raw is None else raw.decode("utf-8")
+    except UnicodeDecodeError as err:
         raise WfsError(f"{path.name}: cannot read: {err}") from None
     existing = {" ".join(line.split()) for line in (text or "").splitlines()}
     missing = [line for line in ATTRIBUTE_LINES if line not in existing]
@@ -172,7 +171,7 @@ def write_attributes(path: Path) -> str:
 
 def install_hook(path: Path, script: str, name: str) -> str:
     """Write our hook; never touch someone else's (report whether it runs wfs already)."""
-    try:
+    try:  # git's own folder, which no clone brings: a folder here is the user's to fix
         current = path.read_text(encoding="utf-8", errors="replace")
     except FileNotFoundError:
         current = None
@@ -229,10 +228,13 @@ def merge_json(base: Path, ours: Path, theirs: Path, path: str) -> int:
     remove_leftovers(ours)
     sides = {"base": base, "ours": ours, "theirs": theirs}
     raws = [_driver_input(p, side, path) for side, p in sides.items()]
-    try:
-        docs = [_load_object(raw, allow_empty=i == 0) for i, raw in enumerate(raws)]
-    except ValueError:
-        docs = []
+    docs: list[dict[str, Any]] = []
+    for reader in (jsonio.parse, jsonio.parse_as_written):  # the second: wider than 64 bits
+        try:
+            docs = [_load_object(raw, i == 0, reader) for i, raw in enumerate(raws)]
+            break
+        except ValueError:
+            continue
     if docs:
         resolver = _resolve_session if Path(path).name == SESSION_FILE else None
         conflicts: list[tuple[str, ...]] = []
@@ -240,7 +242,12 @@ def merge_json(base: Path, ours: Path, theirs: Path, path: str) -> int:
         if not conflicts:
             if same_json(merged, docs[1]):
                 return 0
-            data = raws[2] if same_json(merged, docs[2]) else jsonio.dumps(merged)
+            if same_json(merged, docs[2]):
+                data = raws[2]
+            elif reader is jsonio.parse:
+                data = jsonio.dumps(merged)
+            else:  # every number as its side spelled it
+                data = jsonio.dumps_as(merged, "  ") + b"\n"
             store.write_bytes(ours, data, durable=False)
             return 0
     # Git's line merge: it may still combine what the JSON merge could not (two
@@ -249,7 +256,7 @@ def merge_json(base: Path, ours: Path, theirs: Path, path: str) -> int:
     left = git.merge_file(ours, base, theirs, labels, None)
     if left == 0:
         try:  # as written: a number the JSON merge could not hold (64 bits) is fine here
-            document = jsonio.parse_as_written(ours.read_bytes(), path)
+            document = jsonio.parse_as_written(store.read_file(ours, path), path)
         except WfsError:
             return 1
         if not isinstance(document, dict):
@@ -265,12 +272,14 @@ def _driver_input(file: Path, side: str, path: str) -> bytes:
     return store.read_file(file, f"{path or file} ({side})")
 
 
-def _load_object(raw: bytes, allow_empty: bool) -> dict[str, Any]:
+def _load_object(
+    raw: bytes, allow_empty: bool, reader: Callable[[bytes, str], Any] = jsonio.parse
+) -> dict[str, Any]:
     if allow_empty and not raw.strip():
         return {}  # both sides added the file
     try:
         # With wfs's guards: a merge must not write back an integer read as a float.
-        data = jsonio.parse(raw, "merge")
+        data = reader(raw, "merge")
     except WfsError:
         raise ValueError("not JSON") from None
     if not isinstance(data, dict):
@@ -384,10 +393,8 @@ def after_merge(layout: Layout, squash: bool) -> AfterMerge:
     again by hand (`wfs hook post-merge`) finishes what it started."""
     pending = git.git_path(layout.root, PENDING)
     store.confine(pending.parent)
-    try:
-        noted = pending.read_text().split()
-    except FileNotFoundError:
-        noted = None
+    found = store.read_optional(pending)
+    noted = None if found is None else found.decode("utf-8", "replace").split()
     result = _after_merge(layout, squash, noted or [])
     if noted is not None:
         store.remove(pending)

@@ -108,8 +108,10 @@ def repository(layout: Layout) -> dict[str, Any]:
     for name in names:
         path = layout.root / name
         if _README.fullmatch(name) and path.is_file():
-            with open(path, encoding="utf-8", errors="replace") as handle:
-                lines = handle.read().splitlines()
+            try:
+                lines = store.read_text(path, name).splitlines()
+            except WfsError:
+                continue  # a README out of the project, or too large: the brief goes without
             readme = {
                 "name": name,
                 "head": "\n".join(lines[:README_LINES]),
@@ -194,23 +196,38 @@ def fix_brief(
 
 
 def answer_document(answer: str, root: Path, name: str) -> tuple[bytes, str]:
-    """The JSON the agent answered: its last fenced ```json block (named `name`), else
-    the file named on its last non-empty line (named by that path)."""
+    """The JSON the agent answered: its last fenced ```json block (named `name`), the
+    answer itself when it is bare JSON, else the file named on its last non-empty line
+    (named by that path). That file is one of the project's (the one confinement check
+    of paths that come from data, wfs.flow.steps.confined) and is read by the guarded
+    reader, whose size limit is checked before a byte is read."""
     blocks = _FENCED_JSON.findall(answer)
     if blocks:
         return blocks[-1].encode("utf-8"), name
+    bare = answer.strip()
+    if bare.startswith(("{", "[")):
+        return bare.encode("utf-8"), name
     lines = [line.strip() for line in answer.splitlines() if line.strip()]
     if not lines:
         raise WfsError("the answer is empty: answer with the plan in a ```json block")
     named = lines[-1].strip("`'\" ")
-    path = Path(named) if os.path.isabs(named) else root / named
-    if named and len(named) < 4096 and path.is_file():
-        with open(path, "rb") as handle:
-            return handle.read(), named
-    raise WfsError(
-        "the answer holds no ```json block, and its last line names no file that exists: "
-        f"{for_terminal(lines[-1])[:200]!r}"
-    )
+    shown = for_terminal(named)[:200]
+    path: Path | None = None
+    try:
+        path = run_steps.confined(root, named) if named and len(named) < 4096 else None
+        found = path is not None and path.is_file()
+    except OSError:  # a name too long for a file, a loop
+        found = False
+    except WfsError as err:
+        raise WfsError(
+            f"the answer names the file {shown!r}: {err.message}; refused, nothing was read"
+        ) from None
+    if path is None or not found:
+        raise WfsError(
+            "the answer holds no ```json block, and its last line names no file that exists: "
+            f"{for_terminal(lines[-1])[:200]!r}"
+        )
+    return store.read_file(path, shown), named
 
 
 def problem_lines(err: WfsError) -> list[str]:

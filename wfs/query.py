@@ -49,9 +49,12 @@ def claims_lines(
     lines = []
     for entry in claims[:shown]:
         tid, where = one_line(entry["id"]), one_line(entry["where"])
-        held = f"{tid}: held by {who(entry['owner'])} in {where}, for {held_for(entry, now)}"
-        if entry["state"] == "stale":
-            held += "; its lease ran out: free to take over"
+        if not entry.get("since"):  # no holder's claim (wfs.leases.claim_of): why, naming it
+            held = f"{tid}: {one_line(entry['owner'])}; free to take over"
+        else:
+            held = f"{tid}: held by {who(entry['owner'])} in {where}, for {held_for(entry, now)}"
+            if entry["state"] == "stale":
+                held += "; its lease ran out: free to take over"
         lines.append(f"{'Claimed:':<10}{held}")
     if len(claims) > shown:
         lines.append(f"{'':10}and {len(claims) - shown} more (`--json` lists them all)")

@@ -7,11 +7,12 @@ bytes differ are parsed, so a diff of a 10,000-task session stays quick.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from wfs import git, jsonio
+from wfs import git, jsonio, store
 from wfs.errors import WfsError
 from wfs.layout import SESSION_FILE, SESSION_PREFIX, TASK_DIR, WORKFLOW_DIR, Layout, task_sort_key
 from wfs.sessions import session_ids
@@ -119,12 +120,9 @@ def _is_task_file(name: str) -> bool:
 
 
 def _read_if_file(layout: Layout, path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except (FileNotFoundError, IsADirectoryError):
+    if os.path.isdir(path):
         return None
-    except OSError as err:
-        raise WfsError(f"{layout.relative(path)}: cannot read: {err.strerror}") from None
+    return store.read_optional(path, layout.relative(path))
 
 
 def _parse_object(raw: bytes | None, where: str) -> dict[str, Any] | None:

@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Callable, Hashable
 from pathlib import Path, PurePosixPath
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, NamedTuple
 
 from wfs import jsonio, schemas, store
 from wfs.command_forms import builtin, named_path
@@ -32,9 +31,11 @@ from wfs.formats import (
     task_format,
     task_id,
 )
+from wfs.graph import find_cycles
 from wfs.layout import (
     SESSION_FILE,
     SESSION_PREFIX,
+    confined,
     file_task_id,
     is_absolute_path,
     parent_of,
@@ -47,7 +48,6 @@ from wfs.task_shapes import is_legacy_approach, object_step
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 Pointer = tuple[str | int, ...]
-_Node = TypeVar("_Node", bound=Hashable)
 
 
 class Problem(NamedTuple):
@@ -421,6 +421,23 @@ def names_foreign_paths(data: Any) -> bool:
     return any(is_absolute_path(place.text) for place in path_places(canonical(data)))
 
 
+def judged_by_files(read: Canonical, root: Path | None) -> bool:
+    """Whether what the rules say of a task depends on the project's files besides its
+    own: it names a path from another machine (wfs.layout.project_path), or a built-in
+    reads a path that passes through a symlink (which may lead out of the project, or
+    change where it leads). What is derived from such a task is never kept in a cache."""
+    for place in path_places(read):
+        if is_absolute_path(place.text):
+            return True
+        if root is not None and place.seed[1] in _STEP_LISTS and not place.pattern:
+            path = root
+            for part in Path(place.text).parts:
+                path = path / part
+                if path.is_symlink():
+                    return True
+    return False
+
+
 def localized(task: dict[str, Any], root: Path) -> dict[str, Any]:
     """`task` (in the seed form) with every path from another machine that is in this
     project written as the project's path (what `wfs migrate` writes); `task` itself
@@ -488,6 +505,12 @@ def _check_paths(read: Canonical, root: Path | None, report: Report) -> None:
             report.error(
                 place.where, rule, f"{place.what} {quote(text)} leads outside the project root"
             )
+        elif place.seed[1] in _STEP_LISTS and root is not None and not place.pattern:
+            try:  # a symlink on the way that leads out (the one check, wfs.layout.confined)
+                confined(root, text)
+            except WfsError as err:
+                why = err.message.removeprefix(f"path {text!r} ")
+                report.error(place.where, rule, f"{place.what} {quote(text)} {why}")
 
 
 def _check_step_relations(
@@ -662,44 +685,6 @@ def _check_step_dependencies(steps: list[Any], numbers: dict[int, int], report: 
     for cycle in find_cycles(sorted(graph), graph, lambda index: index):
         path = " -> ".join(str(label[index]) for index in cycle)
         report.error(base, "step-cycle", f"steps depend on each other in a cycle: {path}")
-
-
-def find_cycles(
-    nodes: list[_Node], graph: dict[_Node, list[_Node]], key: Callable[[_Node], Any]
-) -> list[list[_Node]]:
-    """Cycles met by a depth-first search, each once, rotated to start at its smallest
-    node and closed (`[a, b, a]`)."""
-    done: set[_Node] = set()
-    found: list[list[_Node]] = []
-    seen: set[tuple[_Node, ...]] = set()
-    for start in nodes:
-        if start in done:
-            continue
-        path: list[_Node] = [start]
-        on_path = {start}
-        pending = [iter(graph.get(start, []))]
-        while pending:
-            nxt = next(pending[-1], None)
-            if nxt is None:
-                node = path.pop()
-                on_path.discard(node)
-                done.add(node)
-                pending.pop()
-            elif nxt in on_path:
-                cycle = _rotate(path[path.index(nxt) :], key)
-                if tuple(cycle) not in seen:
-                    seen.add(tuple(cycle))
-                    found.append([*cycle, cycle[0]])
-            elif nxt not in done:
-                path.append(nxt)
-                on_path.add(nxt)
-                pending.append(iter(graph.get(nxt, [])))
-    return found
-
-
-def _rotate(cycle: list[_Node], key: Callable[[_Node], Any]) -> list[_Node]:
-    turn = min(range(len(cycle)), key=lambda j: key(cycle[j]))
-    return cycle[turn:] + cycle[:turn]
 
 
 # ---------------------------------------------------------------- sessions

@@ -54,13 +54,10 @@ def read_file(path: Path | str, where: str | None = None, limit: int = INPUT_LIM
     """The bytes of the regular file `path`, at most `limit` of them; `where` is the
     name shown in errors. The one way wfs reads a file of the project: a FIFO (which
     would wait for a writer for ever), a device (`/dev/zero` would fill the memory), a
-    socket, or a symlink that leads out of the places wfs works in, is refused, naming
-    the file."""
+    socket, a file over `limit` (refused by its size, before a byte is read), or a
+    symlink that leads out of the places wfs works in (refused before it is opened),
+    naming the file."""
     where = where or str(path)
-    handle = open_regular(path, limit)
-    if isinstance(handle, str):
-        raise WfsError(f"{where}: {handle}")
-    data = handle
     if _PLACES:
         real = os.path.realpath(path)
         if not any(real == place or real.startswith(place + os.sep) for place in _PLACES):
@@ -68,7 +65,32 @@ def read_file(path: Path | str, where: str | None = None, limit: int = INPUT_LIM
                 f"{where}: refused: a symlink leads this path outside the project root "
                 f"(to {real}); nothing was read"
             )
-    return data
+    handle = open_regular(path, limit)
+    if isinstance(handle, str):
+        raise WfsError(f"{where}: {handle}")
+    return handle
+
+
+def read_text(path: Path | str, where: str | None = None, limit: int = INPUT_LIMIT) -> str:
+    """`read_file` as text (UTF-8, undecodable bytes replaced, line ends as a text file
+    reads them)."""
+    data = read_file(path, where, limit).decode("utf-8", "replace")
+    return data.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def read_optional(
+    path: Path | str, where: str | None = None, limit: int = INPUT_LIMIT
+) -> bytes | None:
+    """`read_file`, or None when there is no such file (a missing summary, an absent
+    `.gitignore`)."""
+    if not os.path.lexists(path):
+        return None
+    try:
+        return read_file(path, where, limit)
+    except WfsError as err:
+        if err.message.endswith(": file not found"):
+            return None  # removed meanwhile
+        raise
 
 
 def read_cache_file(path: Path | str, limit: int = INPUT_LIMIT) -> bytes | None:
@@ -92,17 +114,27 @@ def open_regular(path: Path | str, limit: int) -> bytes | str:
         if err.errno == errno.ENXIO:  # a socket (or a device with nothing behind it)
             return platform.NOT_REGULAR
         return f"cannot read: {err.strerror}"
-    mode = os.fstat(fd).st_mode
+    found = os.fstat(fd)
+    mode = found.st_mode
     if not stat.S_ISREG(mode):
         os.close(fd)  # (a folder opens on some systems, and cannot be read)
         if stat.S_ISDIR(mode):
             return "is a directory, expected a file"
         return platform.NOT_REGULAR
+    if found.st_size > limit:  # refused by its size: nothing of it is read
+        os.close(fd)
+        return _too_large(limit)
     with open(fd, "rb") as handle:
         data = handle.read(limit + 1)
-    if len(data) > limit:
-        return f"larger than {limit // (1024 * 1024)} MiB; refused"
+    if len(data) > limit:  # it grew while it was read
+        return _too_large(limit)
     return data
+
+
+def _too_large(limit: int) -> str:
+    if limit >= 1024 * 1024:
+        return f"larger than {limit // (1024 * 1024)} MiB; refused"
+    return f"larger than {limit // 1024} KiB; refused"
 
 
 def read_input(source: str) -> tuple[bytes, str]:

@@ -10,8 +10,8 @@ from typing import Any, NamedTuple
 from wfs import store
 from wfs.errors import WfsError
 from wfs.formats import canonical, dependencies, parent_task
-from wfs.layout import Layout, is_absolute_path, parse_task_id, task_sort_key, typed_task_id
-from wfs.rules import TaskSource, path_places, refusal, task_error_count
+from wfs.layout import Layout, parse_task_id, task_sort_key, typed_task_id
+from wfs.rules import TaskSource, judged_by_files, refusal, task_error_count
 from wfs.schemas import COMPLEXITIES, PHASES, TASK_STATUSES, TOPIC_FIELDS
 from wfs.text import json_kind
 
@@ -104,8 +104,8 @@ def skeleton(
     when counted here. `moved`: where
     the file holds the id and the dependencies, when not at their seed place (so that
     problems found across files point into the file as written). `volatile`: the task
-    names a path from another machine, whose meaning depends on the project's files
-    (`root`: where it is judged), so no cache keeps what is derived from it.
+    is judged by other files of the project (wfs.rules.judged_by_files; `root`: where
+    it is judged), so no cache keeps what is derived from it.
     """
     read = canonical(task)
     seed = read.task
@@ -145,7 +145,7 @@ def skeleton(
         kept["errors"] = errors
         if error:
             kept["error"] = error
-    if any(is_absolute_path(place.text) for place in path_places(read)):
+    if judged_by_files(read, root):
         kept["volatile"] = True
     return kept
 

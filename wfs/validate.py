@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 
 from wfs import __version__, formats, index, rules, schemas, task_shapes
 from wfs.errors import WfsError
+from wfs.graph import find_cycles
 from wfs.layout import (
     SESSION_FILE,
     Layout,
@@ -34,7 +35,6 @@ from wfs.rules import (
     TaskSource,
     check_task,
     depends_on_child,
-    find_cycles,
     load_file,
     own_parents,
     task_error_count,
@@ -267,9 +267,11 @@ def _check_file(layout: Layout, path: Path, name: str) -> _Checked:
     )
 
 
-def _rules_stamp() -> tuple[Any, ...]:
+def _rules_stamp(folder: Path) -> tuple[Any, ...]:
     """Cached results are only as good as the rules that produced them: this module, the
-    rules of one file, the reader of formats, the schemas and what runs them."""
+    rules of one file, the reader of formats, the schemas and what runs them; and they
+    name the files where the session's `folder` is (`migrate --layout`, `session
+    complete` and `switch` move it, its files' stamps unchanged)."""
     modules = (rules, formats, task_shapes, schemas)
     sources = [Path(__file__), *(Path(str(module.__file__)) for module in modules)]
     sources += sorted(Path(str(resource_dir("schemas"))).glob("*.schema.json"))
@@ -277,18 +279,23 @@ def _rules_stamp() -> tuple[Any, ...]:
     for source in sources:
         st = source.stat()
         stamps += [st.st_mtime_ns, st.st_size]
-    return (__version__, index.FORMAT, *stamps)
+    return (__version__, index.FORMAT, *stamps, str(folder))
 
 
 def _checked_files(
-    layout: Layout, key: str, entries: list[Any], stamps: list[Any], trusted: list[Any]
+    layout: Layout,
+    key: str,
+    folder: Path,
+    entries: list[Any],
+    stamps: list[Any],
+    trusted: list[Any],
 ) -> list[_Checked]:
     """Every task file of the session checked alone, re-checking only changed files
     (`entries` of the .task folder, with their stamps, and those stamps when trusted)."""
 
     path = index.cache_path(str(layout.workflow), key, "valid")
     cached = index.load_cache(path)
-    rules_stamp = _rules_stamp()
+    rules_stamp = _rules_stamp(folder)
     known: dict[str, tuple[Any, Any]] = {}
     if cached is not None and len(cached) != 5:
         cached = None  # not what this writes: ignored, and written again
@@ -365,7 +372,7 @@ def _task_file_problems(layout: Layout, sid: str, folder: Path, key: str) -> lis
 
     task_dir = str(folder / ".task")
     path = index.cache_path(str(layout.workflow), key, "vall")
-    rules_stamp = _rules_stamp()
+    rules_stamp = _rules_stamp(folder)
     cached = index.load_cache(path)
     if cached is not None and len(cached) == 6 and cached[:2] == (index.FORMAT, rules_stamp):
         try:
@@ -381,7 +388,7 @@ def _task_file_problems(layout: Layout, sid: str, folder: Path, key: str) -> lis
     entries = list(task_entries(layout, sid, folder))
     stamps = [stamper.take(entry.stat()) for entry in entries]
     trusted = [stamper.trusted(stamp) for stamp in stamps]
-    checked = _checked_files(layout, key, entries, stamps, trusted)
+    checked = _checked_files(layout, key, folder, entries, stamps, trusted)
     problems = _task_problems_now(layout, folder, checked)
     volatile = any(c.skeleton and c.skeleton.get("volatile") for c in checked)
     if dir_stamp is not None and None not in trusted and not volatile:
@@ -437,7 +444,7 @@ def _checked_session(layout: Layout, sid: str, folder: Path, key: str) -> list[P
     path = folder / SESSION_FILE
     where = layout.relative(path)
     cache = index.cache_path(str(layout.workflow), key, "svalid")
-    rules_stamp = (*_rules_stamp(), where, sid)
+    rules_stamp = (*_rules_stamp(folder), where, sid)
     stamper = index.Stamper()
     try:
         stamp: index.Stamp | None = stamper.take(path.stat())

@@ -188,9 +188,12 @@ def plan_with_agent(
     existing = topic_session(layout, request.topic)
 
     def accept(raw: bytes, where: str) -> dict[str, Any]:
-        if existing and not new:
-            added, replaced = edit.replan(layout, existing, raw, where)
-            return _planned(layout, existing, added + replaced, existing, added, replaced)
+        # The agent may have made the topic's session itself (`wfs plan TOPIC --from`):
+        # its plan updates that session, never a second one beside it.
+        made = existing or (None if new else topic_session(layout, request.topic))
+        if made and not new:
+            added, replaced = edit.replan(layout, made, raw, where)
+            return _planned(layout, made, added + replaced, existing, added, replaced)
         sid, count = edit.new_session_from_plan(layout, request.topic, raw, where, session_type)
         return _planned(layout, sid, count, existing)
 

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-from wfs import actions, gitfiles, jsonio, leases, platform
+from wfs import actions, gitfiles, jsonio, leases, platform, store
 from wfs.errors import WfsError
 from wfs.flow import runlog, schedule, session_run
 from wfs.flow.record import RUNS_DIR
@@ -298,10 +298,25 @@ def task_detail(layout: Layout, requested: str | None, task_id: str) -> dict[str
     if row is None:
         known = answers(layout, sid, MAPS)["status"]
         raise UnknownTask(unknown_task(task_id, known).message)
-    task: dict[str, Any] = {}  # a file that cannot be read: its row says why
+    return row_detail(layout, sid, row, unreadable_ids(layout, sid))
+
+
+def unreadable_ids(layout: Layout, sid: str) -> frozenset[str]:
+    """The tasks of the session whose file cannot be read (their rows say why)."""
+    return frozenset(t["id"] for t in load_skeletons(layout, sid) if t.get("unreadable"))
+
+
+def row_detail(
+    layout: Layout, sid: str, row: dict[str, Any], unreadable: frozenset[str]
+) -> dict[str, Any]:
+    """The detail of the task of a board row (`board_data`): what `task_detail` answers,
+    with the board already made (an export makes it once for all its tasks), and the
+    `unreadable` tasks known (unreadable_ids: only their row is shown)."""
+    tid = row["id"]
+    task: dict[str, Any] = {}
     steps: list[dict[str, Any]] = []
     output: str | None = None
-    if not any(t["id"] == tid and t.get("unreadable") for t in load_skeletons(layout, sid)):
+    if tid not in unreadable:
         task = read_task(layout, sid, tid)
         steps, output = run_steps(layout, sid, tid)
     context = obj(task, "context")
@@ -374,11 +389,12 @@ def render_markdown(text: str) -> str:
 
 def summary_html(layout: Layout, sid: str, tid: str) -> str | None:
     path = layout.session_dir(sid) / SUMMARY_DIR / f"{tid}-summary.md"
-    try:
-        text = path.read_bytes().decode("utf-8", "replace")
-    except FileNotFoundError:
+    try:  # a summary symlinked out of the project, a FIFO, a device: none is shown
+        layout.check_inside(path)
+        raw = store.read_optional(path, layout.relative(path))
+    except WfsError:
         return None
-    return render_markdown(text)
+    return None if raw is None else render_markdown(raw.decode("utf-8", "replace"))
 
 
 # ------------------------------------------------------------------ the stamp

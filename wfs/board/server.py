@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import secrets
 import signal
+import socket
 import sys
 import threading
 import time
@@ -35,6 +36,7 @@ from wfs.layout import Layout
 from wfs.query import command_prefix
 from wfs.schemas import LEAF_STATUSES
 from wfs.sessions import current_session
+from wfs.text import for_terminal
 
 HERE = Path(__file__).resolve().parent
 TEMPLATE = "board.html.j2"
@@ -50,6 +52,11 @@ ASSETS = {"css": "board.css", "js": "board.js", "dagre": "dagre.min.js"}
 POLL_SECONDS = 0.25  # how often an event stream looks at the session's stamp
 KEEPALIVE_SECONDS = 15.0  # a comment line on a quiet stream
 MAX_BODY = 64 * 1024  # an action's JSON body
+# Open connections at most. Past it, the connections waiting longest for a request (idle
+# ones: anybody can open them, no token needed) are closed to let a new one in; a
+# connection that is being answered (an open page's event stream) is never closed.
+MAX_CONNECTIONS = 64
+IDLE_SECONDS = 10.0  # a connection silent this long before its request is closed
 ACTIONS = ("resume", "skip", "status", "switch")
 
 
@@ -87,8 +94,9 @@ def export_page(
     task files it could not read (as the live page, it shows the rest)."""
     board = data.board_data(layout, requested, root_option)
     sid = board["session"]["id"]
+    unreadable = data.unreadable_ids(layout, sid)
     board["details"] = {
-        task["id"]: data.task_detail(layout, sid, task["id"]) for task in board["tasks"]
+        row["id"]: data.row_detail(layout, sid, row, unreadable) for row in board["tasks"]
     }
     return render_page(board, None, False), board.get("unreadable", [])
 
@@ -230,6 +238,19 @@ class Refused(Exception):
 class Handler(BaseHTTPRequestHandler):
     server: Server
     protocol_version = "HTTP/1.1"
+    timeout = IDLE_SECONDS  # of the socket: a silent client, or one that stopped reading
+
+    def handle_one_request(self) -> None:
+        self.server.waiting(self.connection, True)  # until its request is read whole
+        try:
+            super().handle_one_request()
+        except OSError:  # the client went away, stopped reading, or was closed as idle
+            self.close_connection = True
+
+    def parse_request(self) -> bool:
+        read = super().parse_request()
+        self.server.waiting(self.connection, False)
+        return read
 
     def log_message(self, format: str, *args: Any) -> None:
         pass  # the terminal shows the URL, not every request
@@ -261,11 +282,13 @@ class Handler(BaseHTTPRequestHandler):
             self.send_json({"ok": False, "error": err.message}, HTTPStatus.BAD_REQUEST)
         except WfsError as err:
             self.send_json({"ok": False, "error": err.message}, HTTPStatus.CONFLICT)
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the page went away
+        except OSError:
+            self.close_connection = True  # the page went away, or stopped reading
 
     def check_token(self, given: str | None) -> None:
-        if given is None or not secrets.compare_digest(given, self.board.token):
+        if given is None or not secrets.compare_digest(
+            given.encode("utf-8", "surrogateescape"), self.board.token.encode()
+        ):  # (as bytes: a header may hold any character)
             raise Refused(HTTPStatus.FORBIDDEN, "a wrong or missing token")
 
     def get(self, path: str, query: dict[str, str]) -> None:
@@ -300,7 +323,10 @@ class Handler(BaseHTTPRequestHandler):
         kind = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
         if kind != "application/json":
             raise Refused(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "expected application/json")
-        size = int(self.headers.get("Content-Length") or 0)
+        length = self.headers.get("Content-Length") or "0"
+        size = int(length) if length.isdigit() and len(length) < 12 else -1
+        if size < 0:
+            raise BadRequest(f"Content-Length: expected a number of bytes, got {length[:40]!r}")
         if size > MAX_BODY:
             raise Refused(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "a request too large")
         try:
@@ -364,8 +390,47 @@ class Server(ThreadingHTTPServer):
 
     def __init__(self, board: Board, port: int) -> None:
         self.board = board
+        # Each open connection: since when it waits for a request (None: being answered).
+        self.connections: dict[socket.socket, float | None] = {}
+        self.guard = threading.Lock()
         super().__init__(("127.0.0.1", port), Handler)
         board.port = self.server_address[1]
+
+    def waiting(self, connection: socket.socket, idle: bool) -> None:
+        with self.guard:
+            if connection in self.connections:
+                self.connections[connection] = time.monotonic() if idle else None
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """Let the new connection in, closing the ones idle longest when MAX_CONNECTIONS
+        are open; when every one is being answered, the new one is closed instead."""
+        with self.guard:
+            idle = sorted((t, id(c), c) for c, t in self.connections.items() if t is not None)
+            excess = len(self.connections) + 1 - MAX_CONNECTIONS
+            for _, _, connection in idle[: max(excess, 0)]:
+                self.connections.pop(connection)
+                try:
+                    connection.shutdown(socket.SHUT_RDWR)  # its handler sees the end, and ends
+                except OSError:
+                    pass
+            full = len(self.connections) >= MAX_CONNECTIONS
+            if not full:
+                self.connections[request] = time.monotonic()
+        if full:
+            self.shutdown_request(request)
+            return
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request: Any) -> None:
+        with self.guard:
+            self.connections.pop(request, None)
+        super().shutdown_request(request)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A request that failed past its answer: one line, never a traceback; its
+        connection is closed and the board serves on."""
+        error = sys.exc_info()[1]
+        sys.stderr.write(for_terminal(f"wfs: board: a request failed: {error!r}"[:300]) + "\n")
 
 
 def listen(board: Board, port: int, fallback: bool = False) -> Server:

@@ -1263,6 +1263,10 @@ def validate_https___wfs_dev_schemas_task_schema_json___defs_task_id(data, custo
     except (JsonSchemaValueException, JsonSchemaValuesException): pass
     else:
         raise JsonSchemaValueException("" + (name_prefix or "data") + " must NOT match a disallowed definition")
+    if isinstance(data, str):
+        data_len = len(data)
+        if data_len > 228:
+            raise JsonSchemaValueException("" + (name_prefix or "data") + " must be shorter than or equal to 228 characters")
     try:
         if not isinstance(data, (str)):
             raise JsonSchemaValueException("" + (name_prefix or "data") + " must be string")

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from wfs import store, templating
+from wfs.errors import WfsError
 from wfs.flow.answer import CONTRACT
 from wfs.flow.context import RunContext
 from wfs.flow.variables import as_text as value_text
@@ -162,13 +163,11 @@ def _cut(dependency: dict[str, Any]) -> dict[str, Any]:
 def read_summary(context: RunContext, path: Path) -> str | None:
     """A summary's text, unless it is missing or leads outside the project root."""
     try:
-        real = path.resolve()
-        root = context.layout.root.resolve()
-        if root not in real.parents:
-            return None
-        return real.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+        context.layout.check_inside(path)
+        raw = store.read_optional(path, context.layout.relative(path))
+    except (OSError, WfsError):
         return None
+    return None if raw is None else raw.decode("utf-8", "replace")
 
 
 def session_paths(context: RunContext, tid: str) -> dict[str, str]:

@@ -16,6 +16,8 @@ once this run lost it.
 
 from __future__ import annotations
 
+import os
+import stat
 import zlib
 from pathlib import Path
 from typing import Any
@@ -81,8 +83,11 @@ def file_states(root: Path, status: git.Status | None) -> dict[str, str] | None:
             continue
         full = root / path
         try:
-            st = full.stat()
-            if st.st_size > HASHED_UP_TO:
+            st = full.lstat()  # a symlink (to /dev/zero?) or a FIFO is never read
+            if not stat.S_ISREG(st.st_mode):
+                target = os.readlink(full) if stat.S_ISLNK(st.st_mode) else ""
+                states[path] = f"kind {stat.S_IFMT(st.st_mode)} {target}"
+            elif st.st_size > HASHED_UP_TO:
                 states[path] = f"size {st.st_size} mtime {st.st_mtime_ns}"
             else:
                 data = full.read_bytes()

@@ -179,6 +179,25 @@ def known_costs(runner: Runner, tids: Iterable[str]) -> dict[str, float] | None:
     return {tid: known.get(tid, mean) for tid in tids}
 
 
+def stopped_result(runner: Any, tid: str, why: str) -> dict[str, Any]:
+    """The result of a task whose process stopped before it said how the task went:
+    blocked, when it blocked the task first (its worktree could not be made), with the
+    task's reason and the way on; else not run, with `why`."""
+    try:
+        task = read_task(runner.layout, runner.sid, tid)
+    except WfsError:
+        task = {}
+    if task.get("status") != "blocked":
+        return {"task": tid, "status": "not run", "reason": why}
+    reason = obj(task, "execution").get("blocked_reason")
+    return {
+        "task": tid,
+        "status": "blocked",
+        "reason": reason if isinstance(reason, str) and reason else why,
+        "resume": runner.resume_argv(tid),
+    }
+
+
 def run_all(
     runner: Runner,
     jobs: int,
@@ -345,11 +364,7 @@ class Fleet:
         result = child.result
         if result is None:  # it stopped before it could say how the task went
             why = child.errors[-1] if child.errors else f"exit code {code}"
-            result = {
-                "task": child.tid,
-                "status": "not run",
-                "reason": why.removeprefix("wfs: error: "),
-            }
+            result = stopped_result(self.runner, child.tid, why.removeprefix("wfs: error: "))
         self.results.append(result)
         self.progress("finished", result)
         if result["status"] == "completed":

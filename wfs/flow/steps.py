@@ -18,18 +18,18 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import stat
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from wfs import platform
+from wfs import platform, store
 from wfs.command_forms import LINES, PLACEHOLDER, named_path, split_grep, unquote
 from wfs.command_forms import Command as Command  # re-exported: the engine's
 from wfs.command_forms import classify as classify  # re-exported: the engine's
 from wfs.errors import WfsError
 from wfs.flow import signals
 from wfs.flow.variables import substitute_prose, substitute_shell
+from wfs.layout import confined as layout_confined
 from wfs.layout import is_absolute_path, project_path
 
 MAX_GREP_LINES = 1000
@@ -224,21 +224,9 @@ def in_project(root: Path, text: str, pattern: bool = False) -> str:
 
 
 def confined(root: Path, relative: str) -> Path:
-    """`relative` resolved inside the project root, or an error naming why not."""
-    relative = in_project(root, unquote(relative))
-    if not relative or "\0" in relative:
-        raise WfsError(f"invalid path {relative!r}")
-    candidate = Path(relative)
-    if is_absolute_path(relative) or candidate.is_absolute() or ".." in candidate.parts:
-        raise WfsError(f"path {relative!r} leads outside the project root")
-    real_root = root.resolve()
-    try:
-        resolved = (real_root / candidate).resolve()
-    except (RuntimeError, OSError):  # a symlink loop, a path too long
-        raise WfsError(f"path {relative!r} cannot be resolved (a symlink loop?)") from None
-    if resolved != real_root and real_root not in resolved.parents:
-        raise WfsError(f"path {relative!r} leads outside the project root (through a symlink)")
-    return resolved
+    """`relative` (as a built-in's argument is written) resolved inside the project
+    root, or an error naming why not (wfs.layout.confined)."""
+    return layout_confined(root, in_project(root, unquote(relative)))
 
 
 def read_target(argument: str) -> tuple[str, re.Match[str] | None]:
@@ -256,25 +244,18 @@ def read_file(root: Path, relative: str) -> str:
     if unfilled:
         raise WfsError(f"Read({relative}): the placeholder {unfilled.group()} is not filled in")
     path = confined(root, relative)
-    try:
-        if not stat.S_ISREG(path.stat().st_mode):
-            if path.is_dir():
-                raise IsADirectoryError
-            raise WfsError(
-                f"Read({relative}): not a regular file (a FIFO, a socket or a device); "
-                "wfs reads only files"
-            )
-        text = path.read_text(encoding="utf-8", errors="replace")
-        if lines:
-            first, last = int(lines.group(1)), int(lines.group(2))
-            text = "".join(text.splitlines(keepends=True)[max(first - 1, 0) : last])
-        return text
-    except FileNotFoundError:
-        raise WfsError(f"Read({relative}): no such file") from None
-    except IsADirectoryError:
-        raise WfsError(f"Read({relative}): is a directory") from None
-    except OSError as err:
-        raise WfsError(f"Read({relative}): {err.strerror}") from None
+    found = store.open_regular(path, store.INPUT_LIMIT)
+    if isinstance(found, str):
+        said = {
+            "file not found": "no such file",
+            "is a directory, expected a file": "is a directory",
+        }
+        raise WfsError(f"Read({relative}): {said.get(found, found)}")
+    text = found.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
+    if lines:
+        first, last = int(lines.group(1)), int(lines.group(2))
+        text = "".join(text.splitlines(keepends=True)[max(first - 1, 0) : last])
+    return text
 
 
 def glob_files(root: Path, pattern: str) -> list[str]:
@@ -328,9 +309,12 @@ def grep_files(root: Path, pattern: str, where: str) -> list[str]:
         resolved = path.resolve()
         if real_root not in resolved.parents:
             continue
-        try:
-            text = resolved.read_text(encoding="utf-8")
-        except (UnicodeDecodeError, OSError):
+        found = store.open_regular(resolved, store.INPUT_LIMIT)
+        try:  # a FIFO, a device, a file too large or not text: not searched
+            text = found.decode("utf-8") if isinstance(found, bytes) else None
+        except UnicodeDecodeError:
+            text = None
+        if text is None:
             continue
         name = path.relative_to(real_root).as_posix()
         for number, line in enumerate(text.splitlines(), start=1):

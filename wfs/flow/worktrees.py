@@ -29,9 +29,9 @@ from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import Any, NamedTuple
 
-from wfs import git, gitfiles, leases, platform, store
+from wfs import git, gitfiles, gitremote, leases, platform, store
 from wfs.errors import WfsError
-from wfs.layout import Layout
+from wfs.layout import Layout, confined
 
 DEFAULT_FOLDER = ".worktrees"  # under .workflow/
 MERGE_WAIT_SECONDS = 600.0  # how long a merge waits for the one before it
@@ -73,17 +73,25 @@ class Work(NamedTuple):
 
 def worktrees_folder(layout: Layout) -> Path:
     """Where the tasks' worktrees go: `.workflow/config.json`'s `"worktrees"` (relative
-    to the project root), else `.workflow/.worktrees`."""
+    to the project root), else `.workflow/.worktrees`; inside the project either way
+    (wfs.layout.confined: a symlink there that leads out is refused)."""
     path = layout.workflow / "config.json"
+    chosen: Any = None
     if path.exists():
         where = layout.relative(path)
         data = store.read_json(path, where)
         chosen = data.get("worktrees") if isinstance(data, dict) else None
-        if chosen is not None:
-            if not isinstance(chosen, str) or not chosen.strip():
-                raise WfsError(f"{where}#/worktrees: expected a folder (a path)")
-            return (layout.root / chosen).resolve()
-    return (layout.workflow / DEFAULT_FOLDER).resolve()
+        if chosen is not None and (not isinstance(chosen, str) or not chosen.strip()):
+            raise WfsError(f"{where}#/worktrees: expected a folder (a path)")
+    if chosen is None:
+        chosen = layout.relative(layout.workflow / DEFAULT_FOLDER)
+    try:
+        folder = confined(layout.root, chosen)
+    except WfsError as err:
+        raise WfsError(f"the tasks' worktrees folder: {err.message}") from None
+    if folder.exists() and not folder.is_dir():
+        raise WfsError(f"the tasks' worktrees folder: {chosen} is not a folder")
+    return folder
 
 
 def task_branch(sid: str, tid: str) -> str:
@@ -116,13 +124,20 @@ def path_of(layout: Layout, sid: str, tid: str) -> Path:
 
 def prepare(layout: Layout, sid: str, tid: str, base: str) -> Place:
     """Make the task's worktree afresh on its branch, from the session's branch `base`.
-    A worktree or branch left by an earlier run that never started is replaced."""
+    A worktree or branch left by an earlier run that never started is replaced; a
+    branch with commits of its own (a conflict resolved on it, as docs/parallel.md
+    says) is kept, with its worktree."""
     folder = worktrees_folder(layout)
     path = path_of(layout, sid, tid)
     if not folder.is_dir():
         store.make_folder(folder)
     store.ignore_folder(folder)  # ignored by git wherever it is
     place = Place(path, task_branch(sid, tid), base)
+    if git.rev_parse(layout.root, place.branch) and not git.is_ancestor(
+        layout.root, place.branch, base
+    ):
+        restore(layout, place)
+        return place
     with leases.clone_lock(layout.root):
         if path.exists():
             git.remove_worktree(layout.root, path)
@@ -139,10 +154,11 @@ def prepare(layout: Layout, sid: str, tid: str, base: str) -> Place:
 
 
 def restore(layout: Layout, place: Place) -> None:
-    """Make a resumed task's worktree again if it is gone (from its branch)."""
+    """Make a resumed task's worktree again if it is gone (deleted by hand, say): on
+    its branch as it is, or from the session's branch when it has none."""
     if place.path.is_dir() and git.is_worktree_of(layout.root, place.path):
         return
-    start = place.branch if git.rev_parse(layout.root, place.branch) else place.base
+    start = None if git.rev_parse(layout.root, place.branch) else place.base
     with leases.clone_lock(layout.root):
         if place.path.exists():
             git.remove_worktree(layout.root, place.path)
@@ -252,7 +268,7 @@ def take_in(layout: Layout, sid: str, remote: str, branch: str) -> None:
     """Fetch `branch` from the claims remote and merge it into the local one (see
     merge_in); WfsError when it conflicts."""
     with leases.clone_lock(layout.root):
-        fetched = git.fetch_branch(layout.root, remote, branch)
+        fetched = gitremote.fetch_branch(layout.root, remote, branch)
     if fetched is not None:
         merge_in(layout, sid, fetched, f"{remote}/{branch}")
 
@@ -316,7 +332,7 @@ def travel_out(
             assert head is not None
 
             def push(claim: str, expected: str, head: str = head) -> bool:
-                return git.push_fenced(layout.root, remote, head, current, claim, expected)
+                return gitremote.push_fenced(layout.root, remote, head, current, claim, expected)
 
             if hand_over(push):
                 return
@@ -349,7 +365,7 @@ def publish(
     with merge_lock(layout):
         for _ in range(PUSH_TRIES):
             with leases.clone_lock(place.path):
-                fetched = git.fetch_branch(place.path, remote, place.base)
+                fetched = gitremote.fetch_branch(place.path, remote, place.base)
             if fetched is not None:
                 merged = git.merge_ref(place.path, fetched, f"Merge {name} into {place.branch}")
                 if merged.conflicts or merged.error is not None:
@@ -374,7 +390,7 @@ def publish_state(
         try:
             for _ in range(PUSH_TRIES):
                 with leases.clone_lock(layout.root):
-                    fetched = git.fetch_branch(layout.root, remote, branch)
+                    fetched = gitremote.fetch_branch(layout.root, remote, branch)
                     if scratch.exists():
                         git.remove_worktree(layout.root, scratch)
                     store.make_folder(scratch.parent)
@@ -400,7 +416,7 @@ def pushed(
     assert head is not None
 
     def push(claim: str, expected: str) -> bool:
-        return git.push_fenced(where, remote, head, branch, claim, expected)
+        return gitremote.push_fenced(where, remote, head, branch, claim, expected)
 
     if not hand_over(push):
         return None
