@@ -250,6 +250,7 @@ def test_any_edits_by_parts_give_the_bytes_of_a_full_render(
     @settings(
         max_examples=30,
         deadline=None,
+        derandomize=True,  # the share of edits by parts below is counted, not a law: fixed
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
     )
     @given(st.lists(odd_titles, min_size=2, max_size=5), edits)

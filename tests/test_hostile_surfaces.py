@@ -28,6 +28,7 @@ import json
 import marshal
 import os
 import re
+import shlex
 import shutil
 import signal
 import socket
@@ -277,6 +278,9 @@ OK_OUT = "OK: WFS-h\n"
 EMPTY_TASK = "wfs: error: invalid task id: it is empty\n"
 EMPTY_SESSION = "wfs: error: invalid session id: it is empty\n"
 NOT_REGULAR = "not a regular file (a FIFO, a device or a socket); refused"
+TO_DEV_ZERO = (
+    "refused: a symlink leads this path outside the project root (to /dev/zero); nothing was read"
+)
 # Where a case's setup may put something outside the project (a symlink's target).
 ELSEWHERE = "elsewhere"
 # A lock file held by another process for the length of a case.
@@ -691,7 +695,9 @@ def no_session(sid: str) -> Callable[[Path, Run], None]:
     return check
 
 
-PLAN_AGAIN = "Or ask the agent again, with more rounds:\n  wfs plan t --max-rounds 2\n"
+def plan_again(agent: str) -> str:
+    """The retry `wfs plan` prints, with the agent it was given."""
+    return f"Or ask the agent again, with more rounds:\n  wfs plan t --agent {shlex.quote(agent)} --max-rounds 2\n"
 
 
 def refusing_remote(refs: str, said: str) -> Callable[[Path], None]:
@@ -758,6 +764,10 @@ def remote_claim(tid: str, message: str) -> Callable[[Path], None]:
         (root / ".workflow" / "config.json").write_text('{"claims": {"remote": "origin"}}\n')
 
     return setup
+
+
+def assert_ends(text: str, pattern: str) -> None:
+    assert re.search(pattern + r"\Z", text), text
 
 
 def lease_json(tid: str, epoch: int = 1) -> str:
@@ -1073,9 +1083,11 @@ CASES = [
         ("status",),
         0,
         "",
-        out=STATUS_OUT + "Claimed:  IMPL-2: claimed by elsewhere:1 at /x since "
-        "2026-01-01T00:00:00.000000Z; free to take over\n",
+        out=STATUS_OUT + "Claimed:  IMPL-2: held by process 1 on elsewhere in /x, for …",
         writes=(".git/",),
+        check=lambda root, done: assert_ends(
+            done.out, r"for \d+h\d\dm; its lease ran out: free to take over\n"
+        ),
         posix=True,
     ),
     Case(
@@ -1130,7 +1142,13 @@ CASES = [
         "needs an id of its own\n"
         "The last answer is kept in .workflow/.cache/IMPL-2-subtasks-draft.json: fix it, then run\n"
         "  wfs task split IMPL-2 --from .workflow/.cache/IMPL-2-subtasks-draft.json\n"
-        "Or ask the agent again, with more rounds:\n  wfs task expand IMPL-2 --max-rounds 2\n",
+        "Or ask the agent again, with more rounds:\n  wfs task expand IMPL-2 --agent "
+        + shlex.quote(
+            "echo '"
+            + json.dumps([{"id": "IMPL-2.1", "title": "a"}, {"id": "IMPL-2.1", "title": "b"}])
+            + "'"
+        )
+        + " --max-rounds 2\n",
         check=absent(f"{T}/IMPL-2.1.json"),
     ),
     # ------------------------------------ paths from data: the one confinement check
@@ -1288,7 +1306,8 @@ CASES = [
         "wfs: error: the planning agent gave no valid plan in 1 round; nothing was written. "
         "The last problems:\n"
         f"  the answer names the file '../{ELSEWHERE}/plan.json': path '../{ELSEWHERE}/plan.json' "
-        "leads outside the project root; refused, nothing was read\n" + PLAN_AGAIN,
+        "leads outside the project root; refused, nothing was read\n"
+        + plan_again(f"echo ../{ELSEWHERE}/plan.json"),
         check=both(secret_nowhere(), no_session("WFS-t")),
     ),
     Case(
@@ -1301,7 +1320,7 @@ CASES = [
         "wfs: error: the planning agent gave no valid plan in 1 round; nothing was written. "
         "The last problems:\n"
         "  the answer names the file 'plan.json': path 'plan.json' leads outside the project "
-        "root (through a symlink); refused, nothing was read\n" + PLAN_AGAIN,
+        "root (through a symlink); refused, nothing was read\n" + plan_again("echo plan.json"),
         check=both(secret_nowhere(), no_session("WFS-t")),
         posix=True,
     ),
@@ -1314,7 +1333,7 @@ CASES = [
         "wfs: round 1 of 1: the planning agent is writing the plan…\n"
         "wfs: error: the planning agent gave no valid plan in 1 round; nothing was written. "
         "The last problems:\n"
-        "  big.json: larger than 64 MiB; refused\n" + PLAN_AGAIN,
+        "  big.json: larger than 64 MiB; refused\n" + plan_again("echo big.json"),
         check=no_session("WFS-t"),
     ),
     Case(
@@ -1327,7 +1346,7 @@ CASES = [
         "wfs: error: the planning agent gave no valid plan in 1 round; nothing was written. "
         "The last problems:\n"
         "  the answer holds no ```json block, and its last line names no file that exists: "
-        "'plan.json'\n" + PLAN_AGAIN,
+        "'plan.json'\n" + plan_again("echo plan.json"),
         check=no_session("WFS-t"),
         posix=True,
     ),
@@ -2522,7 +2541,7 @@ MAESTRO_CASES = [
         ("status",),
         0,
         "",
-        out=STATUS_OUT + unreadable_plan(NOT_REGULAR),
+        out=STATUS_OUT + unreadable_plan(TO_DEV_ZERO),
         posix=True,
     ),
     Case(
@@ -2531,7 +2550,7 @@ MAESTRO_CASES = [
         maestro(link(f"{SCRATCH}/.task/TASK-002.json", "/dev/zero")),
         ("import", SCRATCH),
         2,
-        f"wfs: error: {SCRATCH}/.task/TASK-002.json: {NOT_REGULAR}\n",
+        f"wfs: error: {SCRATCH}/.task/TASK-002.json: {TO_DEV_ZERO}\n",
         posix=True,
     ),
     Case(

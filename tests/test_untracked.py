@@ -81,6 +81,9 @@ def test_reads_of_a_committed_corpus_leave_no_file_and_change_none(
     read_everything(root)  # again, with the caches written
     assert changed(root) == []
     assert stamps(root) == before  # not even touched
+    if not session_ids(root):  # only another tool's plans: wfs keeps no cache of them
+        assert not (root / ".workflow/.cache").exists()
+        return
     # The runtime files are there, where git ignores them.
     assert (root / ".workflow/.cache/.gitignore").read_text() == (
         "# Written by wfs: local runtime files, never committed.\n*\n"

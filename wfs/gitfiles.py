@@ -88,3 +88,30 @@ def ref_on_disk(root: Path, ref: str) -> str | None:
     except (OSError, UnicodeDecodeError):
         return None
     return text if OID.fullmatch(text) else None
+
+
+def has_branch_on_disk(root: Path, ref: str) -> bool | None:
+    """Whether the branch `ref` (`refs/heads/...`) of the clone holding `root` exists,
+    read off its loose ref and `packed-refs`; None when git's files do not say plainly
+    (another store of refs, an unreadable file): then git is asked."""
+    found = _git_dirs_on_disk(root)
+    if found is None or not ref.startswith("refs/heads/") or ".." in ref.split("/"):
+        return None
+    common = found[1]
+    if (common / "reftable").exists():
+        return None
+    if ref_on_disk(root, ref) is not None:
+        return True
+    if (common / ref).exists():
+        return None  # a file there that does not hold a commit: git says what it is
+    try:
+        packed = (common / "packed-refs").read_text("utf-8", "replace")
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return None
+    return any(
+        line.partition(" ")[2] == ref
+        for line in packed.splitlines()
+        if not line.startswith(("#", "^"))
+    )

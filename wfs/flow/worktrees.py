@@ -133,7 +133,7 @@ def prepare(layout: Layout, sid: str, tid: str, base: str) -> Place:
         store.make_folder(folder)
     store.ignore_folder(folder)  # ignored by git wherever it is
     place = Place(path, task_branch(sid, tid), base)
-    if git.rev_parse(layout.root, place.branch) and not git.is_ancestor(
+    if has_branch(layout, place.branch) and not git.is_ancestor(
         layout.root, place.branch, base
     ):
         restore(layout, place)
@@ -153,15 +153,23 @@ def prepare(layout: Layout, sid: str, tid: str, base: str) -> Place:
     return place._replace(start=gitfiles.ref_on_disk(path, f"refs/heads/{place.branch}"))
 
 
+def has_branch(layout: Layout, branch: str) -> bool:
+    """Whether `branch` exists, read off git's files when they say (no git process)."""
+    found = gitfiles.has_branch_on_disk(layout.root, f"refs/heads/{branch}")
+    return found if found is not None else git.rev_parse(layout.root, branch) is not None
+
+
 def restore(layout: Layout, place: Place) -> None:
     """Make a resumed task's worktree again if it is gone (deleted by hand, say): on
     its branch as it is, or from the session's branch when it has none."""
     if place.path.is_dir() and git.is_worktree_of(layout.root, place.path):
         return
-    start = None if git.rev_parse(layout.root, place.branch) else place.base
+    start = None if has_branch(layout, place.branch) else place.base
     with leases.clone_lock(layout.root):
         if place.path.exists():
             git.remove_worktree(layout.root, place.path)
+        else:
+            git.prune_worktrees(layout.root)  # git still lists the one deleted by hand
         store.make_folder(place.path.parent)
         git.add_worktree(layout.root, place.path, place.branch, start)
 
