@@ -133,9 +133,7 @@ def prepare(layout: Layout, sid: str, tid: str, base: str) -> Place:
         store.make_folder(folder)
     store.ignore_folder(folder)  # ignored by git wherever it is
     place = Place(path, task_branch(sid, tid), base)
-    if has_branch(layout, place.branch) and not git.is_ancestor(
-        layout.root, place.branch, base
-    ):
+    if has_branch(layout, place.branch) and not git.is_ancestor(layout.root, place.branch, base):
         restore(layout, place)
         return place
     with leases.clone_lock(layout.root):
