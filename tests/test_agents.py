@@ -406,6 +406,7 @@ def test_installed_text_has_no_template_leftovers_or_accidental_expansions(
                 assert "$ARGUMENTS" not in text and "{{args}}" not in text, relative
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("target", TARGETS)
 def test_execute_waits_for_the_agent_and_resumes_from_stdin_with_no_file(
     project: Path, target: str
@@ -598,6 +599,7 @@ def test_a_changed_file_is_not_overwritten_without_force(project: Path) -> None:
     assert not removed.exists()  # all or nothing: the missing file was not written either
 
 
+@pytest.mark.slow
 def test_force_overwrites_changed_files_and_reports_each_action(project: Path) -> None:
     first = install(project, "codex")
     skill = project / command_path("codex", "plan")
@@ -613,6 +615,7 @@ def test_force_overwrites_changed_files_and_reports_each_action(project: Path) -
     assert skill.read_bytes() == shipped
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("target", TARGETS)
 def test_a_second_install_reports_every_file_unchanged_and_touches_none(
     project: Path, target: str
@@ -709,6 +712,7 @@ def test_check_lists_what_is_missing_or_stale_and_exits_1(project: Path) -> None
     assert only.json()["problems"] == len(expected_files("gemini"))
 
 
+@pytest.mark.slow
 def test_check_with_nothing_installed_is_clean(project: Path) -> None:
     run = wfs("agents", "install", "--check")
     assert (run.code, run.out) == (0, "no wfs editor files are installed here\n")

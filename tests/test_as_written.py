@@ -161,6 +161,7 @@ def test_a_check_in_words_writes_no_file_and_the_brief_carries_every_field(
     assert "| acceptance/2 | acceptance check 2 | done |" in summary  # test -s things.txt
 
 
+@pytest.mark.slow
 @needs_bash
 @pytest.mark.skipif(shutil.which("python3") is None, reason="needs python3 on PATH")
 def test_a_windows_path_in_a_check_runs_with_slashes(

@@ -171,6 +171,7 @@ def ran(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str],
     return root, by_task, log.read_text() if log.exists() else ""
 
 
+@pytest.mark.slow
 @needs_bash
 @pytest.mark.skipif(sys.platform == "win32", reason="the stand-ins are sh scripts")
 @pytest.mark.parametrize("row", ROWS, ids=[r.field for r in ROWS])

@@ -240,6 +240,7 @@ def test_an_authored_todo_list_close_to_wfs_s_format_is_kept_not_overwritten(
     assert wfs("render", "--check").code == 0
 
 
+@pytest.mark.slow
 def test_views_an_earlier_wfs_wrote_gain_the_mark_and_are_not_kept_as_authored(
     project: Path,
 ) -> None:

@@ -368,6 +368,7 @@ def test_diff_html_shows_a_plan_change_as_boards_before_and_after(
 # ------------------------------------------------ the first hour, round 2 (issue 45)
 
 
+@pytest.mark.slow
 def test_the_counts_are_the_cards_of_each_column_containers_included(
     chromium: Any, project: Path, serve: Callable[..., Board]
 ) -> None:
@@ -392,6 +393,7 @@ def test_the_counts_are_the_cards_of_each_column_containers_included(
     assert counted["completed"] == 6  # IMPL-1.1 to 1.4, IMPL-2.1, and the group IMPL-1
 
 
+@pytest.mark.slow
 def test_a_task_waiting_for_an_agent_looks_apart_from_a_running_one(
     chromium: Any, project: Path, serve: Callable[..., Board], tmp_path: Path
 ) -> None:
@@ -448,6 +450,7 @@ def test_a_task_waiting_for_an_agent_looks_apart_from_a_running_one(
     assert reason.text == "waiting for an agent"
 
 
+@pytest.mark.slow
 def test_the_page_without_its_token_names_the_url_and_the_printed_one_opens(
     chromium: Any, project: Path, serve: Callable[..., Board]
 ) -> None:

@@ -622,6 +622,7 @@ def test_actions_post_json_with_the_token_header(chromium: Any, stand_in: StandI
     ]
 
 
+@pytest.mark.slow
 def test_the_picker_names_the_maestro_flow_plans(chromium: Any, tmp_path: Path) -> None:
     data = forty_tasks()
     data["maestro"] = [

@@ -291,6 +291,7 @@ def test_a_request_without_the_token_or_from_another_host_is_refused(project: Pa
     assert "<b>it</b>" not in page.body
 
 
+@pytest.mark.slow
 def test_the_page_without_its_token_says_to_use_the_url_wfs_board_printed(project: Path) -> None:
     plan(project)
     with board(project) as served:
@@ -326,6 +327,7 @@ def started(project: Path, *options: str) -> tuple[dict[str, Any], str]:
     return json.loads(first), err
 
 
+@pytest.mark.slow
 def test_the_url_stays_the_same_from_one_start_to_the_next(project: Path, git_env: Path) -> None:
     subprocess.run(["git", "init", "-q"], cwd=project, check=True)
     plan(project)
@@ -571,6 +573,7 @@ def test_open_gives_the_url_to_the_browser(project: Path, tmp_path: Path) -> Non
         proc.communicate()
 
 
+@pytest.mark.slow
 def test_a_claims_remote_that_is_a_git_option_never_reaches_git_from_the_live_board(
     project: Path,
 ) -> None:
@@ -593,6 +596,7 @@ def test_a_claims_remote_that_is_a_git_option_never_reaches_git_from_the_live_bo
     assert not marker.exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("count", [20, 80])
 def test_an_export_reads_the_board_once_and_each_task_a_fixed_number_of_times(
     project: Path, monkeypatch: pytest.MonkeyPatch, count: int

@@ -285,6 +285,7 @@ def test_index_matches_the_files_after_concurrent_writers(project: Path) -> None
     assert wfs_process("--json", "status", cwd=project).json()["counts"]["completed"] == 6
 
 
+@pytest.mark.slow
 def test_unwritable_cache_still_answers(project: Path) -> None:
     setup(project)
     cache = project / ".workflow/.cache"

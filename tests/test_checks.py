@@ -136,6 +136,7 @@ def repo(project: Path, git_env: Path) -> Path:
 # ------------------------------------------------------------------ red
 
 
+@pytest.mark.slow
 def test_a_red_step_whose_check_fails_is_done_and_its_output_is_kept(
     repo: Path, tmp_path: Path
 ) -> None:
@@ -718,6 +719,7 @@ def test_execute_all_that_ran_nothing_because_tasks_are_invalid_names_them(
     assert idle.out.startswith("No task is ready.\n")
 
 
+@pytest.mark.slow
 def test_a_completed_session_runs_again_only_with_force(project: Path) -> None:
     plan(
         [
@@ -749,6 +751,7 @@ def test_a_completed_session_runs_again_only_with_force(project: Path) -> None:
     assert read_json(task)["status"] == "completed"
 
 
+@pytest.mark.slow
 def test_an_archived_session_runs_again_only_with_force(project: Path, tmp_path: Path) -> None:
     (project / ".workflow" / "active").mkdir(parents=True)
     plan([{"id": "IMPL-1", "title": "One"}])

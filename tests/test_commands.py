@@ -167,6 +167,7 @@ def test_the_readme_names_the_module_of_every_command() -> None:
 NOT_IN_THE_CLICK_LAYER = {"os", "shutil", "signal", "subprocess", "wfs.flow.signals"}
 
 
+@pytest.mark.slow
 def test_command_modules_only_parse_call_and_print() -> None:
     for path in sorted(Path(command_package.__path__[0]).glob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))

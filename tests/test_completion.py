@@ -166,6 +166,7 @@ def test_completion_of_ids_never_fails(planned: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_completion_outside_any_project_offers_nothing(tmp_path: Path) -> None:
     assert bash_complete(tmp_path, "wfs switch ") == NOTHING
     assert bash_complete(tmp_path, "wfs task show ") == NOTHING

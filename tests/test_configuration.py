@@ -83,6 +83,7 @@ def test_the_source_scan_finds_the_settings_we_know() -> None:
     assert not documented("WFS_AGENT", "WFS_AGENT, not as code")
 
 
+@pytest.mark.slow
 def test_every_environment_variable_and_config_key_is_on_the_configuration_page() -> None:
     page = PAGE.read_text(encoding="utf-8")
     missing = sorted(name for name in environment_names() if not documented(name, page))
@@ -140,6 +141,7 @@ def agent_script(project: Path) -> str:
     return str(script)
 
 
+@pytest.mark.slow
 def test_a_pause_for_want_of_an_agent_says_how_to_configure_one(project: Path) -> None:
     run = paused(project)
     assert run.code == 3

@@ -70,6 +70,7 @@ def task_json(project: Path, sid: str, tid: str = "IMPL-1") -> dict[str, Any]:
     return read_json(project / ".workflow" / sid / ".task" / f"{tid}.json")
 
 
+@pytest.mark.slow
 def test_offline_demo_runs_end_to_end_with_a_fake_agent(project: Path) -> None:
     sid = plan_tasks(json.loads((DEMO / "plan.json").read_text()), "Offline demo")
     run = wfs("execute", "--all", "--agent", str(DEMO / "agent.sh"), "--json")
@@ -191,6 +192,7 @@ def test_fail_blocks_the_task_with_the_reason(project: Path) -> None:
     assert execution["step"] == "implementation_approach/1"
 
 
+@pytest.mark.slow
 def test_retry_once_runs_exactly_twice(project: Path) -> None:
     sid = plan_tasks(
         one_task(
@@ -338,6 +340,7 @@ def test_fake_cli_on_path_runs_and_missing_cli_fails(project: Path, tmp_path: Pa
     assert "qwen: command not found on PATH" in missing.out
 
 
+@pytest.mark.slow
 def test_builtins_are_confined_to_the_project_root(project: Path, tmp_path: Path) -> None:
     # A literal path out of the project breaks the task: `validate` names it, `next`
     # does not offer it, and `execute` refuses it for that very reason.
@@ -412,6 +415,7 @@ def test_builtin_arguments_from_variables_are_confined_when_they_run(project: Pa
     assert "path '../../etc/passwd' leads outside the project root" in run.out
 
 
+@pytest.mark.slow
 def test_read_glob_grep_inside_the_root(project: Path) -> None:
     (project / "src").mkdir()
     (project / "src/a.py").write_text("import auth\nprint(1)\n")
@@ -565,6 +569,7 @@ def test_claim_of_a_killed_process_is_released_by_doctor(project: Path) -> None:
     assert released["execution"]["step"] == "implementation_approach/1"
 
 
+@pytest.mark.slow
 def test_dependency_summaries_and_files_changed_in_git(project: Path) -> None:
     subprocess.run(["git", "init", "-q"], cwd=project, check=True)
     tasks = [
@@ -603,6 +608,7 @@ def test_progress_lines_name_step_outcome_and_time(project: Path) -> None:
     assert run.err.endswith("s)\n")
 
 
+@pytest.mark.slow
 def test_agent_from_workflow_config(project: Path, tmp_path: Path) -> None:
     agent = tmp_path / "agent"
     agent.write_text("#!/usr/bin/env bash\ncat > /dev/null\nprintf configured\n")

@@ -116,6 +116,7 @@ def lines_of(path: Path) -> list[str]:
 # ------------------------------------------------------------------ completion needs work
 
 
+@pytest.mark.slow
 def test_a_task_added_with_only_a_title_is_done_by_the_agent(project: Path, tmp_path: Path) -> None:
     plan([task("IMPL-1", [step(1, "bash(true)")])])
     added = wfs("task", "add", "--title", "Write login tests")
@@ -147,6 +148,7 @@ def test_a_task_added_with_only_a_title_is_done_by_the_agent(project: Path, tmp_
     assert task_json(project, "IMPL-3")["status"] == "active"
 
 
+@pytest.mark.slow
 def test_whole_task_step_carries_the_task_description(project: Path, tmp_path: Path) -> None:
     plan(
         [
@@ -175,6 +177,7 @@ def test_whole_task_step_carries_the_task_description(project: Path, tmp_path: P
     }
 
 
+@pytest.mark.slow
 def test_v1_object_approach_is_one_agent_step_after_pre_analysis(
     project: Path, tmp_path: Path
 ) -> None:
@@ -223,6 +226,7 @@ def test_unnumbered_and_string_steps_all_run_in_array_order(project: Path, tmp_p
     ]
 
 
+@pytest.mark.slow
 def test_the_flat_implementation_array_runs(project: Path, tmp_path: Path) -> None:
     plan([{"id": "IMPL-1", "title": "Flat"}])
     flat = task_json(project)
@@ -351,6 +355,7 @@ def test_an_agent_that_answers_nothing_leaves_the_step_paused(
     assert lines_of(project / "after.txt") == ["after"]
 
 
+@pytest.mark.slow
 def test_task_blocked_answer_blocks_the_task_and_its_dependents_never_run(
     project: Path, tmp_path: Path
 ) -> None:
@@ -500,6 +505,7 @@ def test_a_failed_steps_output_is_kept_and_shown(project: Path) -> None:
     assert tried["stderr"] == "it broke\n"
 
 
+@pytest.mark.slow
 def test_retry_once_shows_both_attempts(project: Path) -> None:
     plan(
         [
@@ -546,6 +552,7 @@ def test_flow_pauses_with_a_resume_command_that_works(project: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_a_resume_command_carries_the_agent_options_and_works_as_printed(
     project: Path, tmp_path: Path
 ) -> None:
@@ -669,6 +676,7 @@ def test_nothing_ready_lists_paused_blocked_and_running_tasks(project: Path) -> 
     )
 
 
+@pytest.mark.slow
 def test_dry_run_shows_what_the_run_will_use_and_names_what_it_cannot(
     project: Path, tmp_path: Path
 ) -> None:

@@ -129,6 +129,7 @@ def test_task_expands_printed_retry_keeps_the_agent_and_the_session(tmp_path: Pa
 # ------------------------------------------------ 8: a first hand-made task
 
 
+@pytest.mark.slow
 def test_task_add_without_a_session_points_to_plan_empty(tmp_path: Path) -> None:
     project = tmp_path / "project"
     project.mkdir()
@@ -154,6 +155,7 @@ def clone_of(origin: Path, where: Path) -> Path:
     return where
 
 
+@pytest.mark.slow
 def test_a_fresh_clone_uses_its_only_unfinished_session_and_says_so(
     tmp_path: Path, git_env: Path
 ) -> None:
@@ -181,6 +183,7 @@ def test_a_fresh_clone_uses_its_only_unfinished_session_and_says_so(
     assert typed("wfs status", clone).err == ""
 
 
+@pytest.mark.slow
 def test_with_several_unfinished_sessions_the_message_lists_them(
     tmp_path: Path, git_env: Path
 ) -> None:
@@ -211,6 +214,7 @@ def test_with_several_unfinished_sessions_the_message_lists_them(
 # ------------------------------------------------ 10: the smaller ones
 
 
+@pytest.mark.slow
 def test_a_top_level_typo_gets_a_suggestion(tmp_path: Path) -> None:
     run = typed("wfs stauts", tmp_path)
     assert run.code == 2
@@ -231,6 +235,7 @@ THREE = {
 }
 
 
+@pytest.mark.slow
 def test_every_read_command_shows_the_rest_and_names_the_broken_file(
     tmp_path: Path, git_env: Path
 ) -> None:
@@ -287,6 +292,7 @@ def small_repository(project: Path) -> None:
     assert typed(steps, project).code == 0
 
 
+@pytest.mark.slow
 def test_the_planning_brief_and_each_fix_round_stay_under_20_kb(
     tmp_path: Path, git_env: Path
 ) -> None:
@@ -314,6 +320,7 @@ def test_the_planning_brief_and_each_fix_round_stay_under_20_kb(
     assert rounds[1].read_text().startswith("# Fix the plan (round 2 of 3)\n")
 
 
+@pytest.mark.slow
 def test_a_one_line_steps_brief_is_under_6_kb_and_its_role_is_the_work_alone(
     tmp_path: Path,
 ) -> None:
@@ -351,6 +358,7 @@ def test_every_role_in_a_brief_is_about_the_work(role: str) -> None:
     assert agent_definition("@../roles/code-developer") is None
 
 
+@pytest.mark.slow
 def test_completion_is_found_from_help_and_works_as_printed(tmp_path: Path) -> None:
     shown = typed("wfs --help", tmp_path).out
     line = next(text for text in shown.splitlines() if "bash_source" in text)
@@ -367,6 +375,7 @@ def test_completion_is_found_from_help_and_works_as_printed(tmp_path: Path) -> N
     assert (offered.code, offered.out) == (0, "status\n"), offered.err
 
 
+@pytest.mark.slow
 def test_task_ids_are_taken_as_typed_loosely_when_unambiguous(tmp_path: Path) -> None:
     project = tmp_path / "project"
     project.mkdir()
@@ -393,6 +402,7 @@ def test_task_ids_are_taken_as_typed_loosely_when_unambiguous(tmp_path: Path) ->
     assert typed("wfs task show IMPL-2", project).out.startswith("IMPL-2  Two\n")
 
 
+@pytest.mark.slow
 def test_status_shows_a_running_task_in_a_persons_terms(tmp_path: Path) -> None:
     project = tmp_path / "project"
     project.mkdir()
@@ -438,6 +448,7 @@ def test_status_shows_a_running_task_in_a_persons_terms(tmp_path: Path) -> None:
     assert run.returncode == 0
 
 
+@pytest.mark.slow
 def test_dry_run_warns_of_a_program_missing_from_path(tmp_path: Path) -> None:
     project = tmp_path / "project"
     project.mkdir()
@@ -465,6 +476,7 @@ def test_dry_run_warns_of_a_program_missing_from_path(tmp_path: Path) -> None:
     assert "echo" not in shown.out.split("! ", 1)[1]  # a builtin is not a program
 
 
+@pytest.mark.slow
 def test_no_agent_messages_point_to_nothing_a_pipx_install_lacks(tmp_path: Path) -> None:
     project = tmp_path / "project"
     project.mkdir()
@@ -480,6 +492,7 @@ def test_no_agent_messages_point_to_nothing_a_pipx_install_lacks(tmp_path: Path)
         assert 'such as "claude -p"' in said
 
 
+@pytest.mark.slow
 def test_with_every_session_completed_the_message_names_both_ways_on(tmp_path: Path) -> None:
     project = tmp_path / "project"
     project.mkdir()
@@ -496,6 +509,7 @@ def test_with_every_session_completed_the_message_names_both_ways_on(tmp_path: P
     assert typed("wfs task list", project).out == "No matching tasks.\n"
 
 
+@pytest.mark.slow
 def test_the_git_commands_for_a_broken_file_work_from_where_they_are_printed(
     tmp_path: Path, git_env: Path
 ) -> None:

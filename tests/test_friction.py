@@ -94,6 +94,7 @@ def test_root_after_the_subcommand_names_the_project(project: Path, tmp_path: Pa
     assert data.out == before.out
 
 
+@pytest.mark.slow
 def test_no_color_after_the_subcommand_drops_the_colors(project: Path) -> None:
     two_sessions(project)
     assert "\x1b[" in wfs("status", color=True).out
@@ -231,6 +232,7 @@ def test_status_names_a_task_waiting_on_a_missing_one(project: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_when_nothing_can_start_status_and_next_say_so_and_exit_1(project: Path) -> None:
     stalled_project(project)
     assert wfs("task", "status", "IMPL-1", "completed").code == 0
@@ -291,6 +293,7 @@ def test_a_task_waiting_on_an_invalid_one_is_named_with_validates_reason(project
     assert stuck == [{"id": "IMPL-2", "on": "IMPL-1", "problem": "invalid", "reason": reason}]
 
 
+@pytest.mark.slow
 def test_a_finished_or_running_plan_is_not_stalled(project: Path) -> None:
     stalled_project(project)
     assert wfs("task", "status", "IMPL-1", "active").code == 0
@@ -383,6 +386,7 @@ def shown_project(project: Path) -> None:
     assert wfs("plan", "auth", "--from", str(plan)).code == 0
 
 
+@pytest.mark.slow
 def test_task_show_is_written_for_a_person(project: Path) -> None:
     shown_project(project)
     run = wfs("task", "show", "IMPL-2")
@@ -454,6 +458,7 @@ def markers_in(porcelain: str) -> list[str]:
     return [line for line in porcelain.splitlines() if ".active-" in line]
 
 
+@pytest.mark.slow
 def test_init_keeps_the_markers_out_of_commits(project: Path, git_env: Path) -> None:
     git(project, "init", "-q", "-b", "main")
     run = wfs("init")
@@ -490,6 +495,7 @@ def test_an_older_gitignore_of_wfs_gets_the_rule_and_keeps_its_lines(
     assert text.endswith("\n.active-*\n")
 
 
+@pytest.mark.slow
 def test_a_project_that_commits_its_markers_keeps_working(project: Path, git_env: Path) -> None:
     git(project, "init", "-q", "-b", "main")
     for topic in ("one", "two"):

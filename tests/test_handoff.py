@@ -541,6 +541,7 @@ def test_files_changed_counts_what_the_task_changed_by_content(project: Path) ->
     assert "untouched.txt" not in text
 
 
+@pytest.mark.slow
 def test_summary_outputs_are_cut_and_linked_and_fences_stay_whole(project: Path) -> None:
     long = "\n".join(f"line {n}" for n in range(1, 101))
     (project / "long.txt").write_text(long + "\n")

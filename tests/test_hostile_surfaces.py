@@ -4338,6 +4338,7 @@ def edit(tid: str, change: Any) -> bytes:
     return path.read_bytes()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("value", [2, True, "bash(true)"])
 def test_a_step_whose_commands_is_not_a_list_is_named_by_every_command(
     project: Path, tmp_path: Path, value: Any
@@ -4360,6 +4361,7 @@ def test_a_step_whose_commands_is_not_a_list_is_named_by_every_command(
     assert "Invalid:  IMPL-1: 1 validation error; `wfs validate` names them" in status.out
 
 
+@pytest.mark.slow
 def test_a_task_file_without_an_id_is_counted_and_never_dropped(
     project: Path, tmp_path: Path
 ) -> None:
@@ -4387,6 +4389,7 @@ def test_a_task_file_without_an_id_is_counted_and_never_dropped(
     assert (TASKS / "IMPL-2.json").read_bytes() == before
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seconds", [2592000, 1e10, 1e308])
 def test_a_timeout_execute_cannot_honour_is_refused_by_validate_and_execute(
     project: Path, tmp_path: Path, seconds: float
@@ -4409,6 +4412,7 @@ def test_a_timeout_execute_cannot_honour_is_refused_by_validate_and_execute(
     assert (TASKS / "IMPL-1.json").read_bytes() == before  # refused before the claim
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("attempts", ["many", None, -3, True])
 def test_a_hand_edited_attempts_count_is_read_as_none(
     project: Path, tmp_path: Path, attempts: Any
@@ -4421,6 +4425,7 @@ def test_a_hand_edited_attempts_count_is_read_as_none(
     assert (saved["status"], saved["execution"]["attempts"]) == ("completed", 1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("value", ["nan", "inf", "-1", "1e9"])
 def test_a_lock_timeout_that_is_no_wait_is_refused(
     project: Path, tmp_path: Path, value: str
@@ -4436,6 +4441,7 @@ def test_a_lock_timeout_that_is_no_wait_is_refused(
     assert (TASKS / "IMPL-1.json").read_bytes() == before
 
 
+@pytest.mark.slow
 def test_a_clean_merge_keeps_an_integer_wider_than_64_bits_as_written(
     tmp_path: Path, git_env: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -4462,6 +4468,7 @@ def test_a_clean_merge_keeps_an_integer_wider_than_64_bits_as_written(
     assert f'"big": {wide},' in text and '"title": "a2"' in text and '"r4b"' in text
 
 
+@pytest.mark.slow
 @needs_fifo
 @pytest.mark.parametrize("where", ["task", "config"])
 def test_a_fifo_where_a_file_should_be_is_named_and_nothing_waits(
@@ -4485,6 +4492,7 @@ def test_a_fifo_where_a_file_should_be_is_named_and_nothing_waits(
             assert said in run.out + run.err, (command, run.out, run.err)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
 def test_a_cache_that_is_a_symlink_to_a_device_is_not_read(project: Path, tmp_path: Path) -> None:
     planned(tmp_path)
@@ -4498,6 +4506,7 @@ def test_a_cache_that_is_a_symlink_to_a_device_is_not_read(project: Path, tmp_pa
     assert (again.code, again.out) == (first.code, first.out)  # rebuilt, and the same
 
 
+@pytest.mark.slow
 def test_an_edit_in_place_whose_mtime_is_put_back_is_seen(project: Path, tmp_path: Path) -> None:
     """`cp -p`, `rsync --inplace -t`, `touch -r`: same size, same mtime, same inode; only
     the ctime tells. Then execute must not overwrite a person's `blocked`."""
@@ -4520,6 +4529,7 @@ def test_an_edit_in_place_whose_mtime_is_put_back_is_seen(project: Path, tmp_pat
     assert json.loads(path.read_text())["status"] == "blocked"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("length", [228, 229, 236])
 def test_the_longest_task_id_added_is_one_whose_every_file_can_be_written(
     project: Path, tmp_path: Path, length: int
@@ -4557,6 +4567,7 @@ def test_an_unclosed_code_fence_in_the_overview_stays_in_the_overview(project: P
     assert wfs("render", "--check").code == 0
 
 
+@pytest.mark.slow
 def test_a_task_whose_id_is_not_its_file_name_is_named_by_its_file(
     project: Path, tmp_path: Path
 ) -> None:
@@ -4577,6 +4588,7 @@ def test_a_task_whose_id_is_not_its_file_name_is_named_by_its_file(
     assert not (tmp_path / "ran2").exists()
 
 
+@pytest.mark.slow
 def test_doctor_fix_removes_the_leftovers_of_interrupted_writes_everywhere_wfs_writes(
     project: Path, tmp_path: Path
 ) -> None:
@@ -4921,6 +4933,7 @@ BOARD_CASES: list[tuple[str, Callable[[int, str], bytes], int, str]] = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", BOARD_CASES, ids=[f"board: {c[0]}" for c in BOARD_CASES])
 def test_an_odd_board_request_gets_its_answer_and_the_board_serves_on(
     case: tuple[str, Callable[[int, str], bytes], int, str], project: Path
@@ -4935,6 +4948,7 @@ def test_an_odd_board_request_gets_its_answer_and_the_board_serves_on(
         assert code == 200 and answer["session"]["id"] == "WFS-h"
 
 
+@pytest.mark.slow
 def test_idle_connections_never_lock_the_board_out(project: Path) -> None:
     """Connections that never send a request (no token needed to open them) are closed
     to let others in: 300 of them against a board that may open 128 files (it stopped

@@ -48,6 +48,7 @@ def numstat(root: Path) -> list[str]:
     return git(root, "diff", "--numstat", "--", "*.json").stdout.splitlines()
 
 
+@pytest.mark.slow
 @needs_corpus
 def test_a_status_change_in_a_crlf_file_of_a_real_session_is_a_one_line_diff(
     tmp_path: Path, git_env: Path
@@ -66,6 +67,7 @@ def test_a_status_change_in_a_crlf_file_of_a_real_session_is_a_one_line_diff(
     assert numstat(root) == []  # back as it was, byte for byte
 
 
+@pytest.mark.slow
 @needs_corpus
 def test_switch_in_the_active_layout_pauses_the_other_in_its_status_one_line(
     tmp_path: Path, git_env: Path

@@ -129,6 +129,7 @@ def test_engine_passes_every_hostile_value_as_data(project: Path) -> None:
     assert not list(project.glob(f"*{CANARY}*"))
 
 
+@pytest.mark.slow
 def test_step_outputs_with_hostile_content_stay_data(project: Path) -> None:
     (project / "evil.txt").write_text(f"$(touch {CANARY}); `touch {CANARY}`")
     steps = [

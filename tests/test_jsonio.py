@@ -356,6 +356,7 @@ def test_a_layout_is_what_the_standard_library_writes_with_that_indent(
 # ---------------------------------------------------------------- strings and pointers
 
 
+@pytest.mark.slow
 @given(st.text(st.characters(codec="utf-8")))
 def test_a_string_is_written_as_the_standard_library_writes_it(text: str) -> None:
     assert jsonio.string(text) == json.dumps(text, ensure_ascii=False)

@@ -119,6 +119,7 @@ def test_a_git_above_the_project_that_is_no_repository_is_passed_over(
     assert not (tmp_path / ".git").is_dir() or list((tmp_path / ".git").iterdir()) == []
 
 
+@pytest.mark.slow
 def test_a_dead_local_holder_is_taken_over_at_once(clone: Path) -> None:
     go = clone.parent / "go"
     go.touch()

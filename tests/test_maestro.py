@@ -518,6 +518,7 @@ def test_a_maestro_status_is_read_as_done_or_to_do_and_kept(
     assert imported["meta"].get("source_status") == kept
 
 
+@pytest.mark.slow
 def test_the_current_plan_is_the_latest_plan_run_or_the_one_artifacts_json_names(
     maestro: Path,
 ) -> None:
@@ -701,6 +702,7 @@ LAYOUTS = [
 ]
 
 
+@pytest.mark.slow
 @needs_bash
 @pytest.mark.skipif(sys.platform == "win32", reason="the fake agent is a sh script")
 @pytest.mark.parametrize(("where", "files", "kind"), LAYOUTS, ids=[w for w, _, _ in LAYOUTS])

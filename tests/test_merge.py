@@ -137,6 +137,7 @@ def test_branches_changing_different_tasks_merge_cleanly_with_fresh_views(
     assert (check.code, check.out) == (0, f"OK: views of {SID} are up to date\n")
 
 
+@pytest.mark.slow
 def test_plain_git_conflicts_on_the_same_merge(project: Path, git_env: Path) -> None:
     planned_repo(project, "--no-git")
     two_branches(project)
@@ -169,6 +170,7 @@ def test_two_fields_of_one_task_merge_field_by_field(project: Path, git_env: Pat
     assert "- [ ] **IMPL-2**: Render HTML → [📋](./.task/IMPL-2.json) 🚫 blocked\n" in todo
 
 
+@pytest.mark.slow
 def test_plain_git_conflicts_on_two_fields_of_one_task(project: Path, git_env: Path) -> None:
     planned_repo(project, "--no-git")
     branch(project, "a", ("task", "status", "IMPL-2", "blocked"))
@@ -221,6 +223,7 @@ def test_squash_merge_stages_fresh_views(project: Path, git_env: Path) -> None:
     assert committed == MERGED_TODO
 
 
+@pytest.mark.slow
 def test_fast_forward_is_left_alone(project: Path, git_env: Path) -> None:
     planned_repo(project)
     tip = branch(project, "a", ("task", "status", "IMPL-1", "completed"))

@@ -325,6 +325,7 @@ def test_an_agent_step_works_in_the_task_worktree_which_its_brief_names(
     assert status_of(project, sid, "IMPL-1") == "completed"
 
 
+@pytest.mark.slow
 def test_jobs_goes_with_all(project: Path, git_env: Path) -> None:
     planned(project, [task("IMPL-1", "bash(true)")])
     run = wfs("execute", "--jobs", "2")

@@ -232,6 +232,7 @@ def test_the_shipped_example_plan_is_accepted_and_validates_clean(initialized: P
     assert wfs("validate").out == "OK: WFS-login-rate-limit\n"
 
 
+@pytest.mark.slow
 def test_from_doc_plans_from_a_requirements_document(initialized: Path, tmp_path: Path) -> None:
     (initialized / "needs.md").write_text(
         "Intro\n\n# Password reset\n\nUsers reset a password by mail.\n\n```sh\nmake\n```\n"

@@ -174,6 +174,7 @@ with platform.FileLock(sys.argv[1], 0, kind):
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["native", "soft"])
 def test_a_lock_is_reentrant_excludes_other_processes_and_dies_with_its_holder(
     tmp_path: Path, kind: str
@@ -526,6 +527,7 @@ class _Stop(BaseException):
     pass
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="needs a POSIX timer signal")
 def test_an_interruption_while_isolated_work_runs_kills_the_child(tmp_path: Path) -> None:
     pid_file = tmp_path / "pid"

@@ -81,6 +81,7 @@ def test_prime_digests_a_fresh_session(project: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_prime_names_blocked_and_paused_tasks_with_their_resume_commands(project: Path) -> None:
     plan()
     assert wfs("execute", "--all").code == 3  # IMPL-1 fails, IMPL-2 waits for an agent

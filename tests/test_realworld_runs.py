@@ -441,6 +441,7 @@ def plan_rows(project: Project) -> dict[str, dict[str, Any]]:
     return {row["name"]: row for row in run.json().get("maestro", [])}
 
 
+@pytest.mark.slow
 def test_every_maestro_plan_is_listed_with_its_tasks_counted_from_its_files(
     project: Project,
 ) -> None:
@@ -488,6 +489,7 @@ def reset(plan: Plan) -> None:
         path.write_text(text, encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_a_fresh_clone_of_maestro_plans_runs_them_to_completed_with_every_check(
     repo: str, tmp_path: Path
 ) -> None:

@@ -356,6 +356,7 @@ def test_held_session_lock_gives_exit_4_after_the_timeout(project: Path, timeout
     assert read_json(project / ".workflow/WFS-held/.task/IMPL-1.json")["status"] == "pending"
 
 
+@pytest.mark.slow
 def test_a_half_applied_change_fails_validate_and_render_check_until_finished(
     project: Path,
 ) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from conftest import VIEW_MARK, wfs
 
 from wfs.render import render_views
@@ -198,6 +199,7 @@ def test_render_all_checks_and_rewrites_every_session_not_only_the_active_one(
     assert (run.code, run.out) == (0, "OK: views of WFS-alpha, WFS-beta are up to date\n")
 
 
+@pytest.mark.slow
 def test_session_lifecycle_changes_leave_every_view_up_to_date(project: Path) -> None:
     wfs("init", "--no-git")
     wfs("plan", "Alpha", "--from", "-", input=json.dumps([{"id": "IMPL-1", "title": "A"}]))

@@ -137,6 +137,7 @@ def test_diff_summarizes_every_kind_of_change(repo: Path) -> None:
     assert wfs("diff", "HEAD").out == EVERYTHING
 
 
+@pytest.mark.slow
 def test_diff_json_names_each_change(repo: Path) -> None:
     change_everything(repo)
     head = git(repo, "rev-parse", "HEAD").stdout.strip()

@@ -132,6 +132,7 @@ def test_plan_schema_accepts_the_example_plan_and_a_bare_task_array() -> None:
     assert list(check.iter_errors([{"id": "IMPL-1.2.3", "title": "x"}])) != []
 
 
+@pytest.mark.slow
 def test_wfs_plan_runs_the_plan_schema_for_the_document_around_the_tasks(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

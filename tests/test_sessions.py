@@ -52,6 +52,7 @@ def test_second_identical_plan_gets_a_suffix_and_moves_the_marker(project: Path)
     assert wfs("plan", "User Auth System", "--empty", "--new").out == "WFS-user-auth-system-003\n"
 
 
+@pytest.mark.slow
 def test_switch_leaves_exactly_one_marker_and_pauses_the_others(project: Path) -> None:
     wfs("init", "--no-git")
     wfs("plan", "User Auth System", "--empty")
@@ -177,6 +178,7 @@ def test_marker_pointing_nowhere_is_reported(project: Path) -> None:
     assert "the active marker .active-WFS-ghost names no session folder" in run.err
 
 
+@pytest.mark.slow
 def test_session_list_show_pause_resume_complete(project: Path) -> None:
     wfs("init", "--no-git")
     wfs("plan", "Alpha", "--empty")
@@ -220,6 +222,7 @@ def test_session_list_show_pause_resume_complete(project: Path) -> None:
     assert statuses == ["completed", "paused"]
 
 
+@pytest.mark.slow
 def test_malformed_session_file_gives_exit_2_with_line_and_column(project: Path) -> None:
     wfs("init", "--no-git")
     wfs("plan", "Alpha", "--empty")

@@ -339,6 +339,7 @@ def test_legacy_approach_warns_and_migrate_converts_it(project: Path) -> None:
     assert wfs("migrate").out == "Nothing to migrate.\n"
 
 
+@pytest.mark.slow
 def test_an_edit_is_refused_for_the_errors_it_brings_not_for_older_ones(project: Path) -> None:
     """An edit checks the tasks it changes and the rules across the set: a problem that
     was already there elsewhere does not block it, a new one does (naming file and place),

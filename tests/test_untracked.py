@@ -91,6 +91,7 @@ def test_reads_of_a_committed_corpus_leave_no_file_and_change_none(
     assert git(root, "check-ignore", ".workflow/.cache/x.idx").returncode == 0
 
 
+@pytest.mark.slow
 def test_writes_and_runs_leave_only_changes_to_the_plan(tmp_path: Path, git_env: Path) -> None:
     root = tmp_path / "project"
     root.mkdir()
