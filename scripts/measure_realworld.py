@@ -145,6 +145,15 @@ def programs(text: str) -> set[str]:
     return words - REAL
 
 
+def holds_value(value: Any) -> bool:
+    """Whether a value holds anything but empty objects, arrays and strings."""
+    if isinstance(value, dict):
+        return any(holds_value(v) for v in value.values())
+    if isinstance(value, list):
+        return any(holds_value(v) for v in value)
+    return value not in (None, "")
+
+
 def leaves(value: Any) -> list[str]:
     """The strings a value holds (of more than two characters)."""
     if isinstance(value, str):
@@ -178,8 +187,8 @@ def fields_carried(doc: dict[str, Any], brief: str) -> tuple[int, int]:
         if key in ("verification", "verify") and isinstance(value, (str, list)):
             continue  # checks: counted as checks, run or given to the agent
         values = [" ".join(s.split())[:60] for s in leaves(value)]
-        if value in (None, "", [], {}):
-            continue  # nothing to carry
+        if value in (None, "", [], {}) or not holds_value(value):
+            continue  # nothing to carry (`{"target_files": []}` holds no value either)
         counted += 1
         if all(v in text for v in values) and (values or key in text):
             carried += 1
