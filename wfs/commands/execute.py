@@ -68,6 +68,8 @@ def _show_result(env: Env, result: dict[str, Any]) -> None:
     resume = shell_join(result.get("resume", []))
     if status == "completed":
         env.echo(f"{tid}: completed → {result['summary']}")
+    elif status == "done elsewhere":
+        env.echo(f"{tid}: passed over: {one_line(result['note'], 1000)}")
     elif status == "paused":
         _show_pause(env, result)
     elif status == "not run":

@@ -19,10 +19,10 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from wfs import leases, platform
+from wfs import git, gitfiles, leases, platform
 from wfs.claims import claim_alive
 from wfs.edit import Draft, editing, refuse_container
-from wfs.errors import WfsError
+from wfs.errors import BUSY, WfsError
 from wfs.flow import steps as run_steps
 from wfs.flow import worktrees
 from wfs.flow.record import FINISHED, Records, new_record, now
@@ -35,16 +35,22 @@ from wfs.tasks import Task, obj, read_task, skeleton, unknown_task
 
 
 class DoneElsewhere(WfsError):
-    """The task requested was completed in another clone: nothing to run here."""
+    """The task was completed in another checkout: nothing to run here. `landed`: where,
+    when its work is not in this checkout (passed over); None when it came in here
+    (with a claims remote: the remote's branch brought it)."""
 
-    def __init__(self, task_id: str, message: str) -> None:
+    def __init__(self, task_id: str, message: str, landed: leases.Landed | None = None) -> None:
         super().__init__(message)
         self.task_id = task_id
+        self.landed = landed
 
 
 class HeldElsewhere(WfsError):
-    """With a claims remote: the task requested is leased by a live holder elsewhere
-    (another clone runs it); nothing to run here, and nothing wrong."""
+    """The task is leased by a live holder elsewhere (another worktree, another clone,
+    another run): nothing to run here now, and nothing wrong; asked for by name, the
+    run is busy (exit 4)."""
+
+    exit_code = BUSY
 
     def __init__(self, task_id: str, message: str) -> None:
         super().__init__(message)
@@ -184,11 +190,66 @@ class Claimer:
             self.holding = leases.Holding(self.claims, lease)
         return lease
 
-    def busy(self, tid: str) -> WfsError:
+    def busy(self, tid: str) -> HeldElsewhere:
         holder = next((h for h in self.claims.holders(self.sid) if h.task == tid), None)
         if holder is None:
-            return WfsError(f"{tid} was claimed meanwhile by another process; try again")
-        return WfsError(leases.busy(holder) + "; wait for it to stop, or stop that process first")
+            return HeldElsewhere(tid, f"{tid} was claimed meanwhile by another process; try again")
+        return HeldElsewhere(
+            tid, leases.busy(holder) + "; wait for it to stop, or stop that process first"
+        )
+
+    def held_ready(self, passed: frozenset[str] = frozenset()) -> list[str]:
+        """The ready tasks (none of `passed`) that a live holder elsewhere leases now:
+        what `--all` waits for before it ends."""
+        live = {h.task for h in self.claims.holders(self.sid) if not leases.free(h)}
+        if not live:
+            return []
+        with editing(self.layout, self.sid, check=False) as draft:
+            return [tid for tid in draft.ready() if tid in live and tid not in passed]
+
+    # ------------------------------------------------------------ completion, remembered
+
+    def checkout(self) -> str:
+        """This checkout, as the claims store remembers where a task completed."""
+        remote = isinstance(self.claims, leases.RemoteStore)
+        root = str(self.layout.root)
+        return f"{platform.host_name()}:{root}" if remote else root
+
+    def landed(self, tid: str, committed: bool) -> leases.Landed:
+        """Where `tid` completes now: this checkout, its branch, and (when the work was
+        committed there, as with --jobs N) the commit that holds it; read off git's
+        files, no git process."""
+        root = self.layout.root
+        head = gitfiles.head_on_disk(root)
+        branch = head.removeprefix("refs/heads/") if head and head.startswith("refs/") else None
+        commit = None
+        if committed:
+            commit = gitfiles.ref_on_disk(root, head) if head and branch else head
+            commit = commit or git.rev_parse(root, "HEAD")  # a packed ref: git is asked
+        return leases.Landed(self.sid, tid, self.checkout(), branch, commit, now())
+
+    def landed_elsewhere(self, tid: str) -> leases.Landed | None:
+        """Where `tid` completed, when that was in another checkout whose work this one
+        has not taken in (its commit is not in this branch; or, not committed, it was
+        another worktree's); None otherwise (never completed, or completed here: a task
+        set back to pending here runs again)."""
+        landed = self.claims.completion(self.sid, tid)
+        if landed is None:
+            return None
+        if landed.commit is not None:
+            here = git.is_ancestor(self.layout.root, landed.commit, "HEAD")
+        else:
+            here = landed.where == self.checkout()
+        return None if here else landed
+
+    def passed_over(self, tid: str, landed: leases.Landed) -> DoneElsewhere:
+        """The task completed in another checkout, not taken in here: passed over."""
+        if landed.commit is None:
+            how = "not committed there: its work is in that checkout"
+        else:
+            name = landed.branch or landed.commit[:12]
+            how = f"on {name} ({landed.commit[:12]}); `git merge {name}` takes it in"
+        return DoneElsewhere(tid, f"{tid} was completed in {landed.where}, {how}", landed)
 
     def unlease(self) -> None:
         """Give back a lease taken for a task that did not start after all."""
@@ -212,11 +273,12 @@ class Claimer:
                 self.holding = None
                 raise
 
-    def release(self) -> None:
-        """Give the lease back once the task's file says how its run ended."""
+    def release(self, landed: leases.Landed | None = None) -> None:
+        """Give the lease back once the task's file says how its run ended; for a task
+        that completed, the store remembers where (`landed`)."""
         if self.holding is not None:
             holding, self.holding = self.holding, None
-            holding.release()
+            holding.release(landed)
 
     def hand_over(self, push: Callable[[str, str], bool]) -> bool:
         """Give the lease back in the same push as `push` (wfs.leases.Holding.hand_over)."""
@@ -273,6 +335,7 @@ class Claimer:
             scheduled = requested is None or self.in_worktrees  # by --all or --jobs N
             if status == "pending" or not (scheduled or status == "completed"):
                 return self._claim(tid, frozenset(skipped))  # which refuses what is not ready
+                # (and passes over what landed on another branch: DoneElsewhere)
             self.unlease()
             if requested is not None:
                 if status == "completed":
@@ -306,6 +369,9 @@ class Claimer:
             else:
                 tid = check_task_id(requested)
                 task = self._requested(draft, tid)
+            landed = self.landed_elsewhere(tid)  # leased: its holder has given it back
+            if landed is not None:
+                raise self.passed_over(tid, landed)
             execution = dict(obj(task, "execution"))
             for key in ("blocked_reason", "paused_reason", "step", "stopped_at", "finished_at"):
                 execution.pop(key, None)
@@ -413,9 +479,10 @@ class Claimer:
         if isinstance(owner, str) and owner:
             if claim_alive(owner):
                 since = execution.get("resumed_at") or execution.get("started_at")
-                raise WfsError(
+                raise HeldElsewhere(
+                    tid,
                     f"{tid} is being executed by {owner} (since {since}); "
-                    "wait for it to stop, or stop that process first"
+                    "wait for it to stop, or stop that process first",
                 )
             notes.append(f"took over the claim of {owner}, which is no longer running")
             notes.extend(stop_orphans(self.sid, tid, owner))

@@ -136,7 +136,10 @@ class Lander:
             draft.put(finished_task(task, status, reason, step))
         if status == "completed" and travels is not None:
             self.push_work(tid, task.get("title"))
-        self.claimer.release()
+        landed = None
+        if status == "completed":  # remembered by the store: no other checkout runs it again
+            landed = self.claimer.landed(tid, committed=self.context.worktree is not None)
+        self.claimer.release(landed)
 
     def complete(self, task: Task, result: dict[str, Any]) -> dict[str, Any]:
         """The end of a run whose steps are all done (`result`): its work landed, its

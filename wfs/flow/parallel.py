@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import queue
 import threading
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,7 @@ from wfs.flow import signals, worktrees
 from wfs.flow.engine import Runner
 from wfs.flow.record import RUNS_DIR
 from wfs.flow.schedule import Plan, leaf_graph
-from wfs.flow.session_run import Execution, conclude, refuse_finished
+from wfs.flow.session_run import HOLDER_POLL_SECONDS, Execution, conclude, refuse_finished
 from wfs.flow.worktrees import from_record, session_branch
 from wfs.index import load_skeletons
 from wfs.tasks import TaskIndex, obj, read_task
@@ -235,6 +236,10 @@ class Fleet:
         self.came: queue.Queue[Any] = queue.Queue()
         self.children: list[Child] = []  # every process started and not yet ended
         self.tried: set[str] = set()  # started once in this run: never started again
+        # Held by a live run elsewhere when their process came to them: started again
+        # once that run has ended (done there: passed over; gone: taken over).
+        self.held: set[str] = set()
+        self.looked = 0.0  # when the holders of `held` were last looked up
         self.plan, self.again = self.scan()
 
     def scan(self) -> tuple[Plan, list[str]]:
@@ -270,10 +275,29 @@ class Fleet:
                     break
                 self.plan, self.again = self.scan()  # tasks added while it ran, or made ready
                 if not self.plan.ready() and not self.again:
-                    break
+                    if not self.held:
+                        break
+                    time.sleep(HOLDER_POLL_SECONDS)  # nothing else to do: wait for them
+                    self.look_at_holders(force=True)
                 continue
             self.hear()
+            self.look_at_holders()
         return signals.pending()
+
+    def look_at_holders(self, force: bool = False) -> None:
+        """The tasks of `held` whose holder has ended may start again (at most every
+        HOLDER_POLL_SECONDS, unless `force`)."""
+        if not self.held or (not force and time.monotonic() - self.looked < HOLDER_POLL_SECONDS):
+            return
+        self.looked = time.monotonic()
+        try:
+            holders = self.runner.claimer.claims.holders(self.sid)
+        except WfsError:
+            return  # a remote out of reach: looked at again later
+        live = {h.task for h in holders if not leases.free(h)}
+        for tid in self.held - live:
+            self.held.discard(tid)
+            self.tried.discard(tid)
 
     def start_ready(self) -> None:
         """Start the tasks to resume, then the ready ones, while there is room; keep
@@ -365,6 +389,10 @@ class Fleet:
         if result is None:  # it stopped before it could say how the task went
             why = child.errors[-1] if child.errors else f"exit code {code}"
             result = stopped_result(self.runner, child.tid, why.removeprefix("wfs: error: "))
+        if result.get("held"):  # another run has it: waited for, not a result
+            self.held.add(child.tid)
+            self.plan.dropped(child.tid)
+            return
         self.results.append(result)
         self.progress("finished", result)
         if result["status"] == "completed":

@@ -8,6 +8,7 @@ exit code. The engine (wfs/flow/engine.py) runs one task.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -154,7 +155,13 @@ def execute(
                 passed.add(refused.task_id)
                 ended({"task": refused.task_id, "status": "not run", "reason": refused.message})
                 continue
+            except DoneElsewhere as done:
+                passed.add(done.task_id)
+                ended(done_elsewhere(runner, done))
+                continue
             if claimed is None:
+                if run_all and wait_for_holders(runner, frozenset(passed)):
+                    continue  # a task another run held is free (or done) now
                 break
             ended(engine.run_task(runner, claimed))
             if not run_all:
@@ -194,9 +201,38 @@ def conclude(runner: Runner, results: list[dict[str, Any]], signum: int | None) 
     return Execution(data, code, signum, bool(interrupted))
 
 
+HOLDER_POLL_SECONDS = 0.5  # how often `--all` looks whether a task held elsewhere is free
+
+
+def wait_for_holders(runner: Runner, passed: frozenset[str]) -> bool:
+    """`--all` found nothing to claim: while a ready task is held by a live run
+    elsewhere, wait for that run to end (looking every HOLDER_POLL_SECONDS); True when
+    one such task is free now (done there, or its holder gone: the caller claims
+    again), False when none was held (or a stop signal came)."""
+    held = set(runner.claimer.held_ready(passed))
+    if not held:
+        return False
+    while signals.pending() is None:
+        time.sleep(HOLDER_POLL_SECONDS)  # a stop signal is seen after it, at the latest
+        if not held & set(runner.claimer.held_ready(passed)):
+            return signals.pending() is None
+    return False
+
+
 def done_elsewhere(runner: Runner, done: DoneElsewhere) -> dict[str, Any]:
-    """The result of a task that another clone completed (its work came in through the
-    claims remote): completed, with nothing run here."""
+    """The result of a task completed in another checkout: completed, with nothing run
+    here, when its work came in (through the claims remote); else `done elsewhere`,
+    passed over (what depends on it waits here), saying where it landed."""
+    landed = done.landed
+    if landed is not None:
+        return {
+            "task": done.task_id,
+            "status": "done elsewhere",
+            "note": done.message,
+            "where": landed.where,
+            "branch": landed.branch,
+            "commit": landed.commit,
+        }
     return {
         "task": done.task_id,
         "status": "completed",

@@ -332,7 +332,10 @@ def travel_out(
             assert head is not None
 
             def push(claim: str, expected: str, head: str = head) -> bool:
-                return gitremote.push_fenced(layout.root, remote, head, current, claim, expected)
+                done = leases.done_ref(claim)  # remembered by every clone, on any branch
+                return gitremote.push_fenced(
+                    layout.root, remote, head, current, claim, expected, done
+                )
 
             if hand_over(push):
                 return
@@ -397,7 +400,7 @@ def publish_state(
                     store.ignore_folder(worktrees_folder(layout))
                     git.add_detached_worktree(layout.root, scratch, fetched or "HEAD")
                 write(Layout(scratch / git.show_prefix(layout.root)))
-                landed = pushed(layout, scratch, sid, remote, branch, hand_over)
+                landed = pushed(layout, scratch, sid, remote, branch, hand_over, False)
                 if landed is not None:
                     return landed
         finally:
@@ -407,16 +410,24 @@ def publish_state(
 
 
 def pushed(
-    layout: Layout, where: Path, sid: str, remote: str, branch: str, hand_over: HandOver
+    layout: Layout,
+    where: Path,
+    sid: str,
+    remote: str,
+    branch: str,
+    hand_over: HandOver,
+    completed: bool = True,
 ) -> Landing | None:
     """Push the HEAD of the worktree `where` to `branch` of the remote, giving the task's
-    claim back with it (`hand_over`); then take it in here. None when the remote's
+    claim back with it (`hand_over`), and, for a `completed` task, setting its done ref
+    (wfs.leases.done_ref) to that commit; then take it in here. None when the remote's
     branch moved on meanwhile (merge it, and push again)."""
     head = git.rev_parse(where, "HEAD")
     assert head is not None
 
     def push(claim: str, expected: str) -> bool:
-        return gitremote.push_fenced(where, remote, head, branch, claim, expected)
+        done = leases.done_ref(claim) if completed else None
+        return gitremote.push_fenced(where, remote, head, branch, claim, expected, done)
 
     if not hand_over(push):
         return None

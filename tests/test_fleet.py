@@ -1,0 +1,115 @@
+"""Many runs of one plan: every checkout of a session agrees on what is done.
+
+Two worktrees of one clone, clones of one remote, runs that hold a task while another
+wants it, runs that end, are killed, or lose their lease. Real git, real worktrees,
+real processes; each task's runs are counted through a file its step appends to, and
+nothing here asserts on time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import needs_bash, read_json
+from git_helpers import commit_all, git, git_env
+from test_parallel import planned, run_wfs, status_of, task
+
+pytestmark = [needs_bash, pytest.mark.skipif(os.name == "nt", reason="POSIX shells")]
+
+__all__ = ["git_env"]  # the fixture, used by name
+
+
+def counted(tid: str, counts: Path, deps: list[str] | None = None, then: str = "") -> dict[str, Any]:
+    """A task whose one step appends its id to `counts` (how many times it ran)."""
+    return task(tid, f"bash(echo {tid} >> {counts}; echo {tid} > {tid}.txt{then})", deps)
+
+
+def runs(counts: Path) -> list[str]:
+    return sorted(counts.read_text().split()) if counts.exists() else []
+
+
+def tree(root: Path) -> list[str]:
+    """What `git status` shows as changed or new (the tree a run leaves)."""
+    return git(root, "status", "--porcelain", "--untracked-files=all").stdout.splitlines()
+
+
+def second_worktree(root: Path, branch: str) -> Path:
+    other = root.parent / f"{branch}-worktree"
+    git(root, "worktree", "add", "-q", "-b", branch, str(other))
+    return other
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_two_worktrees_of_one_clone_run_each_task_once(
+    project: Path, git_env: Path, tmp_path: Path, jobs: str
+) -> None:
+    """A task completed in one worktree is known as completed in the other, which passes
+    over it (its work is not there), saying where it landed; what depends on it waits
+    there. Exit 0 in both."""
+    counts = tmp_path / "counts"
+    sid = planned(
+        project,
+        [counted("IMPL-1", counts), counted("IMPL-2", counts, ["IMPL-1"])],
+    )
+    other = second_worktree(project, "other")
+    first = run_wfs(project, "--session", sid, "execute", "--all", "--jobs", jobs)
+    assert first.code == 0, first.err
+    assert runs(counts) == ["IMPL-1", "IMPL-2"]
+
+    second = run_wfs(other, "--session", sid, "--json", "execute", "--all", "--jobs", jobs)
+    assert second.code == 0, second.err
+    assert runs(counts) == ["IMPL-1", "IMPL-2"]  # nothing ran again
+    result = json.loads(second.out.splitlines()[-1])
+    (passed,) = result["tasks"]
+    assert passed["task"] == "IMPL-1" and passed["status"] == "done elsewhere"
+    assert passed["where"] == str(project) and passed["branch"] == "main"
+    if jobs == "1":  # in place, nothing committed: its work is in that checkout
+        assert passed["commit"] is None
+        assert passed["note"] == (
+            f"IMPL-1 was completed in {project}, not committed there: its work is in "
+            "that checkout"
+        )
+    else:  # merged on main: the note's command takes it in, and then nothing is left to run
+        merge = git(project, "log", "--format=%H", "--grep=^Merge IMPL-1 ").stdout.strip()
+        assert passed["commit"] == merge  # the merge of its work into main
+        assert passed["note"] == (
+            f"IMPL-1 was completed in {project}, on main ({merge[:12]}); "
+            "`git merge main` takes it in"
+        )
+        git(other, "merge", "-q", "main")
+        again = run_wfs(other, "--session", sid, "execute", "--all", "--jobs", jobs)
+        assert again.code == 0, again.err
+        assert "No task is ready" in again.out + again.err or again.out == ""
+        assert runs(counts) == ["IMPL-1", "IMPL-2"]
+    assert [status_of(other, sid, t) for t in ("IMPL-1", "IMPL-2")] == (
+        ["pending", "pending"] if jobs == "1" else ["completed", "completed"]
+    )
+    human = run_wfs(other, "--session", sid, "execute", "--all", "--jobs", jobs)
+    if jobs == "1":
+        assert human.code == 0 and human.out.startswith(
+            f"IMPL-1: passed over: IMPL-1 was completed in {project}, "
+        )
+
+
+@pytest.mark.slow
+def test_a_task_set_back_to_pending_where_it_completed_runs_again(
+    project: Path, git_env: Path, tmp_path: Path
+) -> None:
+    """The store remembers completion elsewhere, not against this checkout's own word."""
+    counts = tmp_path / "counts"
+    sid = planned(project, [counted("IMPL-1", counts)])
+    assert run_wfs(project, "execute", "--all").code == 0
+    assert run_wfs(project, "task", "status", "IMPL-1", "pending").code == 0
+    again = run_wfs(project, "execute", "--all")
+    assert again.code == 0, again.err
+    assert runs(counts) == ["IMPL-1", "IMPL-1"]
+    assert status_of(project, sid, "IMPL-1") == "completed"
+    landed = read_json(project / ".git" / "wfs" / "done" / sid / "IMPL-1.json")
+    assert (landed["where"], landed["branch"], landed["commit"]) == (str(project), "main", None)
+    _ = sys  # noqa: F841
