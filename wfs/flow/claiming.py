@@ -152,6 +152,7 @@ class Claimer:
         self.in_worktrees = False  # each task in a worktree of its own (--jobs N)
         self.workdir = self.layout.root  # where the running task works, as leases name it
         self.recovering = False  # resuming a run that stopped by itself (see reclaim)
+        self.before: Task | None = None  # the running task as it was before this claim
 
     # ------------------------------------------------------------ the lease
 
@@ -229,18 +230,17 @@ class Claimer:
         return leases.Landed(self.sid, tid, self.checkout(), branch, commit, now())
 
     def landed_elsewhere(self, tid: str) -> leases.Landed | None:
-        """Where `tid` completed, when that was in another checkout whose work this one
-        has not taken in (its commit is not in this branch; or, not committed, it was
-        another worktree's); None otherwise (never completed, or completed here: a task
-        set back to pending here runs again)."""
+        """Where `tid` completed, when that was elsewhere: in another worktree of this
+        clone, or on the claims remote in a commit this branch has not taken in (one
+        that has brings the task's completion with it). None when it never completed,
+        or completed here: a task set back to pending where it completed runs again."""
         landed = self.claims.completion(self.sid, tid)
-        if landed is None:
+        if landed is None or landed.where == self.checkout():
             return None
-        if landed.commit is not None:
-            here = git.is_ancestor(self.layout.root, landed.commit, "HEAD")
-        else:
-            here = landed.where == self.checkout()
-        return None if here else landed
+        if landed.branch is None and landed.commit is not None:  # the remote's record
+            if git.is_ancestor(self.layout.root, landed.commit, "HEAD"):
+                return None
+        return landed
 
     def passed_over(self, tid: str, landed: leases.Landed) -> DoneElsewhere:
         """The task completed in another checkout, not taken in here: passed over."""
@@ -271,7 +271,20 @@ class Claimer:
             except leases.LostLease:
                 self.holding.stop()
                 self.holding = None
+                self.give_way()
                 raise
+
+    def give_way(self) -> None:
+        """A run that lost its lease takes back its own mark on the task (active,
+        claimed by it), so that it leaves no change in the tree: the task's file (and
+        the views) as they were before its claim. A file someone else marked since is
+        left as it is."""
+        before, self.before = self.before, None
+        if before is None:
+            return
+        with editing(self.layout, self.sid, check=False) as draft:
+            if obj(draft.get(before["id"]), "execution").get("claimed_by") == self.owner:
+                draft.put(before)
 
     def release(self, landed: leases.Landed | None = None) -> None:
         """Give the lease back once the task's file says how its run ended; for a task
@@ -383,6 +396,7 @@ class Claimer:
             claimed = {**task, "status": "active", "execution": execution}
             draft.put(claimed)
             self.records.save(new_record(tid))
+            self.before = task
             return claimed
 
     def _requested(self, draft: Draft, tid: str) -> Task:
@@ -456,6 +470,7 @@ class Claimer:
             execution.update(claimed_by=self.owner, resumed_at=now())
             claimed = {**task, "status": "active", "execution": execution}
             draft.put(claimed)
+            self.before = task
             return claimed, notes
 
     def _take_over(self, task: Task, tid: str, execution: dict[str, Any]) -> list[str]:

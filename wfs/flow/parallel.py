@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from wfs import jsonio, leases, platform
+from wfs import git, jsonio, leases, platform
 from wfs.claims import claim_alive
 from wfs.errors import WfsError
 from wfs.flow import signals, worktrees
@@ -32,6 +32,7 @@ from wfs.flow.schedule import Plan, leaf_graph
 from wfs.flow.session_run import HOLDER_POLL_SECONDS, Execution, conclude, refuse_finished
 from wfs.flow.worktrees import from_record, session_branch
 from wfs.index import load_skeletons
+from wfs.layout import task_sort_key
 from wfs.tasks import TaskIndex, obj, read_task
 
 TICK_SECONDS = 0.2  # how often the display hears that time went by
@@ -218,6 +219,7 @@ def run_all(
         fleet.forget()
     if signum is None:
         clear_stale_claims(runner)
+        fleet.commit_state()
     return conclude(runner, fleet.results, signum)
 
 
@@ -341,6 +343,20 @@ class Fleet:
             child.dismiss()
             if child.tid is None:
                 child.group.wait()
+
+    def commit_state(self) -> None:
+        """Without a claims remote: once its tasks have ended, the session's folder as
+        the run leaves it (each task's state and summary, the progress fields and the
+        views) is committed on the session's branch, after the merges of their work, so
+        the run ends with a clean tree. With a claims remote, each task's state went
+        with its work already."""
+        ended = [r["task"] for r in self.results if r.get("status") != "done elsewhere"]
+        if not ended or self.runner.claimer.travels is not None:
+            return
+        if git.checked_out(self.layout.root) != self.base:
+            return  # the main worktree moved to another branch meanwhile: left to the user
+        names = ", ".join(sorted(ended, key=task_sort_key))
+        worktrees.commit_session(self.layout, self.sid, f"wfs session {self.sid}: {names} ended")
 
     def forget(self) -> None:
         """The worktrees of the tasks it completed, whose folders their processes

@@ -30,6 +30,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, NamedTuple
 
 from wfs import git, gitfiles, gitremote, leases, platform, store
+from wfs.edit import editing
 from wfs.errors import WfsError
 from wfs.layout import Layout, confined
 
@@ -288,6 +289,7 @@ def merge_in(layout: Layout, sid: str, ref: str, name: str) -> None:
         stale = [path for path in git.uncommitted(layout.root, folder) if path in incoming]
         git.restore_paths(layout.root, stale)
         merged = git.merge_ref(layout.root, ref, f"Merge {name} (wfs session {sid})")
+    rederive(layout, sid)
     if merged.conflicts:
         raise WfsError(
             f"merging {name} into the session's branch conflicts in "
@@ -295,6 +297,21 @@ def merge_in(layout: Layout, sid: str, ref: str, name: str) -> None:
         )
     if merged.error is not None:
         raise WfsError(f"cannot merge {name} into the session's branch: {merged.error}")
+
+
+def rederive(layout: Layout, sid: str) -> None:
+    """Write the session's derived files (its progress fields, `current_tasks`, and the
+    views) anew from its task files as they are now: after a merge, what the files it
+    kept say of the tasks running here may be stale either way."""
+    with editing(layout, sid, check=False) as draft:
+        draft.rederive = True
+
+
+def commit_session(layout: Layout, sid: str, message: str) -> bool:
+    """Commit the session's folder as it is (its tasks' states, summaries, progress
+    and views), and nothing else; False when nothing there changed."""
+    with store.locked(layout.session_lock(sid), sid):  # no task file half-written
+        return git.commit_paths(layout.root, [layout.relative(layout.session_dir(sid))], message)
 
 
 def travel_in(layout: Layout, sid: str, remote: str, branch: str | None = None) -> None:
