@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import posix_only, read_json, wfs, wfs_process
+from conftest import posix_only, wfs, wfs_process
 from git_helpers import commit_all, git, git_daemon, git_env
 
 from wfs import gitremote, leases
@@ -417,7 +417,7 @@ def test_a_task_another_worktree_holds_is_refused_and_passed_over(
     assert held is not None
 
     refused = wfs_process("--session", sid, "execute", "IMPL-1", cwd=second)
-    assert refused.code == 2
+    assert refused.code == 4  # busy: asked for by name, held by a live run
     assert refused.err == (
         f"wfs: error: IMPL-1 is being executed by {held.owner} at {clone} (since {held.since}, "
         f"lease until {held.expires}); wait for it to stop, or stop that process first\n"
@@ -479,8 +479,8 @@ def test_a_worker_that_lost_its_lease_writes_nothing_and_says_so(
         f"wfs: error: {sid}/IMPL-1: lost the claim (epoch 1); elsewhere:1 at /other holds it now "
         "(epoch 2, since "
     )
-    after = read_json(clone / ".workflow" / sid / ".task" / "IMPL-1.json")
-    assert after["status"] == "active" and after != json.loads(before)  # as it was claimed
+    # Its own claim mark taken back: the task file as it was before (no change left).
+    assert (clone / ".workflow" / sid / ".task" / "IMPL-1.json").read_bytes() == before
     assert not (clone / ".workflow" / sid / ".summaries").exists()  # no summary written
     holders = store_for(clone, None if remote == "-" else "origin").holders(sid)
     assert [(h.owner, h.epoch) for h in holders] == [("elsewhere:1", 2)]  # still theirs

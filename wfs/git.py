@@ -393,8 +393,7 @@ def current_branch(root: Path) -> str | None:
 def add_worktree(root: Path, path: Path, branch: str, start: str | None) -> None:
     """A new worktree at `path` on `branch`, made (or reset) at `start`; None: on
     `branch` as it is. A worktree git still lists but whose folder is gone (deleted by
-    hand) is forgotten first."""
-    run(root, "worktree", "prune")
+    hand) is forgotten first by the caller (prune_worktrees), where it may be."""
     if start is None:
         check(root, "worktree", "add", "--quiet", "--", str(path), operand(branch, "branch"))
         return

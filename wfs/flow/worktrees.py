@@ -134,7 +134,7 @@ def prepare(layout: Layout, sid: str, tid: str, base: str) -> Place:
         store.make_folder(folder)
     store.ignore_folder(folder)  # ignored by git wherever it is
     place = Place(path, task_branch(sid, tid), base)
-    if git.rev_parse(layout.root, place.branch) and not git.is_ancestor(
+    if branch_exists(layout.root, place.branch) and not git.is_ancestor(
         layout.root, place.branch, base
     ):
         restore(layout, place)
@@ -154,6 +154,18 @@ def prepare(layout: Layout, sid: str, tid: str, base: str) -> Place:
     return place._replace(start=gitfiles.ref_on_disk(path, f"refs/heads/{place.branch}"))
 
 
+def branch_exists(root: Path, branch: str) -> bool:
+    """Whether the clone has `branch`: read off git's files when they tell (its file,
+    and no packed refs that might hold it), else asked of git."""
+    if gitfiles.ref_on_disk(root, f"refs/heads/{branch}") is not None:
+        return True
+    common = gitfiles.common_dir_on_disk(root)
+    if common is not None and not (common / "packed-refs").exists():
+        if (common / "HEAD").is_file() and not (common / "reftable").exists():
+            return False
+    return git.rev_parse(root, branch) is not None
+
+
 def restore(layout: Layout, place: Place) -> None:
     """Make a resumed task's worktree again if it is gone (deleted by hand, say): on
     its branch as it is, or from the session's branch when it has none."""
@@ -161,6 +173,7 @@ def restore(layout: Layout, place: Place) -> None:
         return
     start = None if git.rev_parse(layout.root, place.branch) else place.base
     with leases.clone_lock(layout.root):
+        git.prune_worktrees(layout.root)  # one deleted by hand is forgotten first
         if place.path.exists():
             git.remove_worktree(layout.root, place.path)
         store.make_folder(place.path.parent)
