@@ -115,3 +115,55 @@ def test_a_task_set_back_to_pending_where_it_completed_runs_again(
     assert status_of(project, sid, "IMPL-1") == "completed"
     landed = read_json(project / ".git" / "wfs" / "done" / sid / "IMPL-1.json")
     assert (landed["where"], landed["branch"], landed["commit"]) == (str(project), "main", None)
+
+
+@pytest.fixture
+def shared(tmp_path: Path, git_env: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A clone of the bare remote tmp_path/remote.git (`origin`), set up by `wfs init`."""
+    bare = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(bare))
+    work = tmp_path / "work"
+    git(tmp_path, "clone", "-q", str(bare), str(work))
+    git(work, "switch", "-q", "-c", "main")
+    (work / "README.md").write_text("project\n")
+    monkeypatch.chdir(work)
+    return work
+
+
+@pytest.mark.slow
+def test_a_remote_outage_at_the_end_of_a_step_never_runs_it_again(
+    shared: Path, tmp_path: Path
+) -> None:
+    """With a claims remote and one job, the remote goes away as the step ends: the task
+    stops blocked with a resume line (exit 1), and that line, run once the remote is
+    back, lands the task without running its step again."""
+    counts = tmp_path / "counts"
+    bare, away = tmp_path / "remote.git", tmp_path / "remote.away"
+    sid = planned_in(shared, [counted("IMPL-1", counts, then=f"; mv {bare} {away}")])
+    run = run_wfs(shared, "execute", "IMPL-1", "--remote", "origin")
+    assert run.code == 1, run.err
+    assert runs(counts) == ["IMPL-1"]
+    resume = f"wfs --session {sid} execute --remote origin --resume IMPL-1"
+    assert f"  Resume: {resume}\n" in run.out
+    assert "(its steps are done: this lands it; no step runs again)" in run.out
+    away.rename(bare)
+    again = run_wfs(shared, *resume.split()[1:])
+    assert again.code == 0, again.err
+    assert runs(counts) == ["IMPL-1"]  # the finished step did not run again
+    assert status_of(shared, sid, "IMPL-1") == "completed"
+    shown = git(shared, "show", "origin/main:" + f".workflow/{sid}/.task/IMPL-1.json").stdout
+    assert json.loads(shown)["status"] == "completed"
+    assert tree(shared) == []
+
+
+def planned_in(root: Path, tasks: list[dict[str, Any]]) -> str:
+    """The plan made in the clone `root`, committed and pushed to origin's main."""
+    from conftest import wfs
+
+    assert wfs("init").code == 0
+    made = wfs("plan", "Fleet", "--from", "-", input=json.dumps(tasks))
+    assert made.code == 0, made.err
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "plan")
+    git(root, "push", "-q", "origin", "main")
+    return made.out.strip()

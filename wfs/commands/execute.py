@@ -98,7 +98,10 @@ def _show_result(env: Env, result: dict[str, Any]) -> None:
                 for line in lines:
                     env.echo(f"    {one_line(line, 400)}")
         env.echo(f"  Resume: {resume}")
-        env.echo("  (runs the stopped step again; add --skip to skip it instead)")
+        if result.get("landing"):
+            env.echo("  (its steps are done: this lands it; no step runs again)")
+        else:
+            env.echo("  (runs the stopped step again; add --skip to skip it instead)")
 
 
 def _show_pause(env: Env, result: dict[str, Any]) -> None:
