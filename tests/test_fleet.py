@@ -167,3 +167,47 @@ def planned_in(root: Path, tasks: list[dict[str, Any]]) -> str:
     git(root, "commit", "-q", "-m", "plan")
     git(root, "push", "-q", "origin", "main")
     return made.out.strip()
+
+
+@pytest.mark.slow
+def test_after_a_merge_conflict_the_printed_resume_lands_it_and_runs_no_step(
+    project: Path, git_env: Path, tmp_path: Path
+) -> None:
+    """Every claim of the message holds: the printed command merges the task again once
+    the conflict is resolved on its branch, and none of its steps runs again."""
+    flags, counts = tmp_path / "flags", tmp_path / "counts"
+    flags.mkdir()
+    meet = (
+        "echo {me} >> {counts}; echo {me} > same.txt; touch {flags}/{me}; "
+        "while [ ! -f {flags}/{other} ]; do sleep 0.05; done"
+    )
+    sid = planned(
+        project,
+        [
+            task(
+                "IMPL-1", f"bash({meet.format(me='one', other='two', flags=flags, counts=counts)})"
+            ),
+            task(
+                "IMPL-2", f"bash({meet.format(me='two', other='one', flags=flags, counts=counts)})"
+            ),
+        ],
+    )
+    run = run_wfs(project, "execute", "--all", "--jobs", "2")
+    assert run.code == 1, run.err
+    lines = run.out.splitlines()
+    (at,) = [n for n, line in enumerate(lines) if ": blocked: merge conflict: " in line]
+    tid = lines[at].partition(":")[0]
+    resume = f"wfs --session {sid} execute --resume {tid}"
+    assert lines[at + 1 : at + 3] == [
+        f"  Resume: {resume}",
+        "  (its steps are done: this lands it; no step runs again)",
+    ]
+    place = project / ".workflow" / ".worktrees" / sid / tid
+    assert git(place, "merge", "main", check=False).returncode != 0
+    (place / "same.txt").write_text("one and two\n")
+    git(place, "commit", "-q", "-am", "resolve same.txt")
+    again = run_wfs(project, *resume.split()[1:])
+    assert again.code == 0, again.err
+    assert again.out == f"{tid}: completed → .workflow/{sid}/.summaries/{tid}-summary.md\n"
+    assert (project / "same.txt").read_text() == "one and two\n"
+    assert runs(counts) == ["one", "two"]  # each step ran once
