@@ -10,6 +10,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -211,3 +215,77 @@ def test_after_a_merge_conflict_the_printed_resume_lands_it_and_runs_no_step(
     assert again.out == f"{tid}: completed → .workflow/{sid}/.summaries/{tid}-summary.md\n"
     assert (project / "same.txt").read_text() == "one and two\n"
     assert runs(counts) == ["one", "two"]  # each step ran once
+
+
+def wait_for_file(path: Path, proc: subprocess.Popen[str], limit: float = 120) -> None:
+    deadline = time.monotonic() + limit
+    while not path.exists():
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, f"{path} never came"
+        time.sleep(0.05)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("jobs", ["1", "2"])
+@pytest.mark.parametrize("holder", ["ends", "is killed"])
+def test_a_task_held_by_a_live_run_is_waited_for_never_refused(
+    project: Path, git_env: Path, tmp_path: Path, jobs: str, holder: str
+) -> None:
+    """A `--all` run in another worktree meets a task that a live run holds: it runs
+    the rest, waits for the holder, then passes the task over (done there) or takes it
+    over (its holder was killed). Exit 0, never 2, and the task ran once to the end."""
+    counts, started, go = tmp_path / "counts", tmp_path / "started", tmp_path / "go"
+    waits = f"; touch {started}; while [ ! -f {go} ]; do sleep 0.05; done"
+    sid = planned(project, [counted("IMPL-1", counts, then=waits), counted("IMPL-2", counts)])
+    other = second_worktree(project, "other")
+    first = subprocess.Popen(
+        [sys.executable, "-m", "wfs", "--session", sid, "execute", "IMPL-1"],
+        cwd=project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    wait_for_file(started, first)
+    second = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "wfs",
+            "--session",
+            sid,
+            "--json",
+            "execute",
+            "--all",
+            "--jobs",
+            jobs,
+        ],
+        cwd=other,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 120
+    while runs(counts) != ["IMPL-1", "IMPL-2"]:  # it ran what was free
+        assert second.poll() is None, second.communicate()
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    assert second.poll() is None  # and waits for the held one
+    if holder == "ends":
+        go.touch()
+        assert first.wait(120) == 0
+    else:
+        os.killpg(first.pid, signal.SIGKILL)
+        first.wait(120)
+        go.touch()
+    out, err = second.communicate(timeout=180)
+    assert second.returncode == 0, err
+    results = {t["task"]: t for t in json.loads(out.splitlines()[-1])["tasks"]}
+    assert results["IMPL-2"]["status"] == "completed"
+    if holder == "ends":
+        assert results["IMPL-1"]["status"] == "done elsewhere"
+        assert runs(counts) == ["IMPL-1", "IMPL-2"]
+    else:  # taken over: run again from its start, to its end
+        assert results["IMPL-1"]["status"] == "completed"
+        assert runs(counts) == ["IMPL-1", "IMPL-1", "IMPL-2"]
+        assert status_of(other, sid, "IMPL-1") == "completed"
