@@ -212,8 +212,11 @@ def execute(
     Exit codes: 0 done (or nothing ready), 1 a step failed (task blocked) or nothing ran
     because the tasks that would be ready are invalid (each is named), 2 bad input (an
     invalid task, an empty answer, a finished session without --force), 3 paused for an
-    agent or a person, 130/143 interrupted. Every stop prints the command that goes on
-    (`Resume: …`), with the --agent, --agent-scope and --remote this run was given.
+    agent or a person, 4 the task asked for by ID is held by another live run,
+    130/143 interrupted. Every stop prints the command that goes on (`Resume: …`),
+    with the --agent, --agent-scope and --remote this run was given. With --all, a
+    task another live run holds is waited for, and one completed in another checkout
+    is passed over (docs/parallel.md).
 
     With --all --jobs N, up to N ready tasks run at once, each in a git worktree of its
     own on the branch wfs/<session>/<task>, made from the branch checked out; a task
