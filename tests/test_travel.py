@@ -329,6 +329,9 @@ def test_killed_workers_are_taken_over_and_every_task_lands_once(
     argv = [sys.executable, "-m", "wfs", "--session", sid, "execute", "--all", "--jobs", "2"]
     runs: list[subprocess.Popen[bytes] | None] = [None, None, None]
     ended: list[int] = []
+    refused: list[str] = []  # what the runs that exited 2 said
+    logs = tmp_path / "logs"
+    logs.mkdir()
     kills = started = idle = 0
     seen = 0  # steps and runs started when the last kill was made
     rounds = 0
@@ -340,12 +343,18 @@ def test_killed_workers_are_taken_over_and_every_task_lands_once(
             run = runs[k]
             if run is not None and run.poll() is not None:
                 ended.append(run.returncode)
+                if run.returncode == 2:  # what it said goes in the failure below
+                    said = (logs / f"{run.pid}.out").read_text().splitlines()
+                    refused += [line for line in said if not line.startswith("  IMPL-")]
                 runs[k] = run = None
             if run is None and not done:
-                runs[k] = subprocess.Popen(
-                    machine(k, separate) + argv, cwd=root,
-                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                )  # fmt: skip
+                with open(logs / "next.out", "wb") as out:
+                    run = subprocess.Popen(
+                        machine(k, separate) + argv, cwd=root,
+                        stdout=out, stderr=subprocess.STDOUT,
+                    )  # fmt: skip
+                (logs / "next.out").rename(logs / f"{run.pid}.out")
+                runs[k] = run
                 started += 1
         if done and all(run is None for run in runs):
             break
@@ -368,7 +377,7 @@ def test_killed_workers_are_taken_over_and_every_task_lands_once(
         time.sleep(0.05)
     assert kills == KILLS
     assert ended.count(-signal.SIGKILL) >= 1  # whole runs were killed, not only tasks
-    assert 2 not in ended, ended  # never "bad usage"
+    assert refused == [] and 2 not in ended, refused  # never "bad usage"
     check_landed_once(tmp_path, bare, sid)
     # Each clone runs the command again: nothing is left to do, and nothing runs again.
     before = ran.read_text()

@@ -37,6 +37,7 @@ from wfs.tasks import TaskIndex, obj, read_task
 
 TICK_SECONDS = 0.2  # how often the display hears that time went by
 INTERRUPTED = "interrupted ("  # how a paused_reason of an interrupted run starts
+RETRIES = 3  # a task whose process was killed is taken over this many times in one run
 SPARES = 4  # wfs processes started ahead, waiting for a task to become ready
 # Tasks being started at once (claimed, given a worktree: work for the processor, not
 # waiting): starting more than the machine has cores makes none of them start sooner,
@@ -181,16 +182,20 @@ def known_costs(runner: Runner, tids: Iterable[str]) -> dict[str, float] | None:
     return {tid: known.get(tid, mean) for tid in tids}
 
 
-def stopped_result(runner: Any, tid: str, why: str) -> dict[str, Any]:
+def stopped_result(runner: Any, tid: str, why: str, code: int = 2) -> dict[str, Any]:
     """The result of a task whose process stopped before it said how the task went:
     blocked, when it blocked the task first (its worktree could not be made), with the
-    task's reason and the way on; else not run, with `why`."""
+    task's reason and the way on; else not run, with `why`: refused when its process
+    exited 2 (the task cannot run as written), else failed (`failed`: exit code 1)."""
     try:
         task = read_task(runner.layout, runner.sid, tid)
     except WfsError:
         task = {}
     if task.get("status") != "blocked":
-        return {"task": tid, "status": "not run", "reason": why}
+        result: dict[str, Any] = {"task": tid, "status": "not run", "reason": why}
+        if code != 2:
+            result["failed"] = True
+        return result
     reason = obj(task, "execution").get("blocked_reason")
     return {
         "task": tid,
@@ -241,6 +246,7 @@ class Fleet:
         # Held by a live run elsewhere when their process came to them: started again
         # once that run has ended (done there: passed over; gone: taken over).
         self.held: set[str] = set()
+        self.killed: dict[str, int] = {}  # tasks whose process was killed: how often
         self.looked = 0.0  # when the holders of `held` were last looked up
         self.plan, self.again = self.scan()
 
@@ -402,9 +408,16 @@ class Fleet:
         if child.tid is None:  # a spare that got no task
             return
         result = child.result
+        if result is None and code < 0 and self.killed.get(child.tid, 0) < RETRIES:
+            # Its process was killed: the task is taken over (resumed where it ran).
+            self.killed[child.tid] = self.killed.get(child.tid, 0) + 1
+            self.tried.discard(child.tid)
+            self.plan.dropped(child.tid)
+            return
         if result is None:  # it stopped before it could say how the task went
             why = child.errors[-1] if child.errors else f"exit code {code}"
-            result = stopped_result(self.runner, child.tid, why.removeprefix("wfs: error: "))
+            why = why.removeprefix("wfs: error: ")
+            result = stopped_result(self.runner, child.tid, why, code)
         if result.get("held"):  # another run has it: waited for, not a result
             self.held.add(child.tid)
             self.plan.dropped(child.tid)

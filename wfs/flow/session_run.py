@@ -20,6 +20,7 @@ from wfs.flow.engine import Runner
 from wfs.flow.routing import agent_routes
 from wfs.index import answers, load_skeletons
 from wfs.layout import ARCHIVE_DIR, Layout, task_sort_key
+from wfs.leases import LostLease
 from wfs.plans import plan_rows, to_do
 from wfs.query import command_prefix, stopped_view
 from wfs.rules import TaskSource, load_file, refusal
@@ -124,7 +125,8 @@ def execute(
                     enter(runner, place)
                 elif base is not None:  # `--jobs N` takes over a task killed before its worktree
                     set_up_worktree(runner, task["id"], base)
-                ended(engine.run_task(runner, task, {"skip": skip, "output": answer}))
+                scheduled = in_worktree or base is not None
+                ended(run_claimed(runner, task, scheduled, {"skip": skip, "output": answer}))
                 tidy_up(runner, results[-1], tidy)
         elif task_id is not None:
             if in_worktree and base is None:
@@ -139,7 +141,7 @@ def execute(
                 assert claimed is not None
                 if in_worktree and base is not None:
                     set_up_worktree(runner, claimed["id"], base)
-                ended(engine.run_task(runner, claimed))
+                ended(run_claimed(runner, claimed, in_worktree))
                 tidy_up(runner, results[-1], tidy)
         passed: set[str] = set()  # refused before they started: `--all` goes on past them
         while (
@@ -163,7 +165,9 @@ def execute(
                 if run_all and wait_for_holders(runner, frozenset(passed)):
                     continue  # a task another run held is free (or done) now
                 break
-            ended(engine.run_task(runner, claimed))
+            ended(run_claimed(runner, claimed, run_all))
+            if results[-1].get("held"):
+                passed.add(claimed["id"])  # another run has it now: waited for at the end
             if not run_all:
                 break
         signum = signals.pending()
@@ -179,11 +183,13 @@ def conclude(runner: Runner, results: list[dict[str, Any]], signum: int | None) 
         code, overall = interrupted[0]["exit_code"], "interrupted"
     elif signum is not None:
         code, overall = 128 + signum, "interrupted"
-    elif "refused" in statuses or "not run" in statuses:
+    elif "refused" in statuses or any(
+        r["status"] == "not run" and not r.get("failed") for r in results if not r.get("held")
+    ):
         code, overall = 2, "refused"
     elif "paused" in statuses:
         code, overall = 3, "paused"
-    elif "blocked" in statuses:
+    elif "blocked" in statuses or "not run" in statuses:  # not run: its process failed
         code, overall = 1, "failed"
     else:
         code, overall = 0, "completed" if results else "idle"
@@ -199,6 +205,21 @@ def conclude(runner: Runner, results: list[dict[str, Any]], signum: int | None) 
                 data.update(status="invalid", invalid=invalid)
                 code = 1
     return Execution(data, code, signum, bool(interrupted))
+
+
+def run_claimed(
+    runner: Runner, task: Any, scheduled: bool, resume: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """engine.run_task, for a task `--all` or `--jobs N` came to (`scheduled`): a run
+    that lost its lease meanwhile (another run took the task over) wrote nothing more
+    of it, and the task is that run's now: held elsewhere, as if it had been held
+    when this run came to it (no failure). Asked for by name, LostLease is raised."""
+    try:
+        return engine.run_task(runner, task, resume)
+    except LostLease as lost:
+        if not scheduled:
+            raise
+        return {"task": task["id"], "status": "not run", "reason": lost.message, "held": True}
 
 
 HOLDER_POLL_SECONDS = 0.5  # how often `--all` looks whether a task held elsewhere is free
