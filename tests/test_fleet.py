@@ -289,3 +289,38 @@ def test_a_task_held_by_a_live_run_is_waited_for_never_refused(
         assert results["IMPL-1"]["status"] == "completed"
         assert runs(counts) == ["IMPL-1", "IMPL-1", "IMPL-2"]
         assert status_of(other, sid, "IMPL-1") == "completed"
+
+
+@pytest.mark.slow
+def test_a_clone_on_another_branch_passes_over_what_landed_on_the_remote(
+    shared: Path, tmp_path: Path
+) -> None:
+    """With a claims remote, completion is remembered on the remote (its done ref), so a
+    clone on another branch, which the remote's branch does not reach, passes the task
+    over; the command the note prints takes its work in, and nothing runs twice."""
+    counts = tmp_path / "counts"
+    sid = planned_in(shared, [counted("IMPL-1", counts), counted("IMPL-2", counts, ["IMPL-1"])])
+    other = tmp_path / "other"
+    git(tmp_path, "clone", "-q", str(tmp_path / "remote.git"), str(other))
+    git(other, "switch", "-q", "-c", "feature")
+    assert run_wfs(other, "init").code == 0  # the merge drivers, in this clone
+    first = run_wfs(shared, "--session", sid, "execute", "IMPL-1", "--remote", "origin")
+    assert first.code == 0, first.err
+    landed = git(tmp_path / "remote.git", "rev-parse", f"refs/wfs/done/{sid}/IMPL-1").stdout
+    assert landed.strip() == git(tmp_path / "remote.git", "rev-parse", "main").stdout.strip()
+
+    second = run_wfs(other, "--session", sid, "execute", "--all", "--remote", "origin")
+    assert second.code == 0, second.err
+    assert runs(counts) == ["IMPL-1"]
+    take_in = f"git fetch origin refs/wfs/done/{sid}/IMPL-1 && git merge FETCH_HEAD"
+    assert second.out == (
+        f"IMPL-1: passed over: IMPL-1 was completed in origin, in {landed[:12]}, which this "
+        f"branch does not hold; `{take_in}` takes it in\n"
+    )
+    taken = subprocess.run(take_in + " -q --no-edit", shell=True, cwd=other, capture_output=True)
+    assert taken.returncode == 0, taken.stderr
+    assert status_of(other, sid, "IMPL-1") == "completed"
+    rest = run_wfs(other, "--session", sid, "execute", "--all", "--remote", "origin")
+    assert rest.code == 0, rest.err
+    assert runs(counts) == ["IMPL-1", "IMPL-2"]
+    assert tree(other) == [] and tree(shared) == []

@@ -246,9 +246,15 @@ class Claimer:
         """The task completed in another checkout, not taken in here: passed over."""
         if landed.commit is None:
             how = "not committed there: its work is in that checkout"
+        elif landed.branch is None:  # the claims remote's record: its done ref
+            ref = leases.done_ref(leases.REF_PREFIX + f"{self.sid}/{tid}")
+            how = (
+                f"in {landed.commit[:12]}, which this branch does not hold; "
+                f"`git fetch {landed.where} {ref} && git merge FETCH_HEAD` takes it in"
+            )
         else:
-            name = landed.branch or landed.commit[:12]
-            how = f"on {name} ({landed.commit[:12]}); `git merge {name}` takes it in"
+            branch = landed.branch
+            how = f"on {branch} ({landed.commit[:12]}); `git merge {branch}` takes it in"
         return DoneElsewhere(tid, f"{tid} was completed in {landed.where}, {how}", landed)
 
     def unlease(self) -> None:
