@@ -57,6 +57,11 @@ class HeldElsewhere(WfsError):
         self.task_id = task_id
 
 
+class BlockedElsewhere(HeldElsewhere):
+    """With a claims remote: the task is blocked on the remote's branch (another clone
+    blocked it), left to a person there: nothing to run here, and nothing to wait for."""
+
+
 class NotRunnable(WfsError):
     """A task refused before it is claimed (exit 2, nothing changed)."""
 
@@ -360,7 +365,7 @@ class Claimer:
                 if status == "completed":
                     raise DoneElsewhere(tid, f"{tid} was completed in another clone ({remote})")
                 why = one_line(obj(task, "execution").get("blocked_reason") or status)
-                raise HeldElsewhere(tid, f"{tid} is {status} on {remote}: {why}")
+                raise BlockedElsewhere(tid, f"{tid} is {status} on {remote}: {why}")
             skipped.add(tid)  # blocked in another clone: left to a person there
 
     def _pick(self, passed: frozenset[str]) -> str | None:

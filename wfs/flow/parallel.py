@@ -37,7 +37,9 @@ from wfs.tasks import TaskIndex, obj, read_task
 
 TICK_SECONDS = 0.2  # how often the display hears that time went by
 INTERRUPTED = "interrupted ("  # how a paused_reason of an interrupted run starts
-RETRIES = 3  # a task whose process was killed is taken over this many times in one run
+# A task whose process was killed is taken over (one found held, waited for) this many
+# times in one run at most.
+RETRIES = 3
 SPARES = 4  # wfs processes started ahead, waiting for a task to become ready
 # Tasks being started at once (claimed, given a worktree: work for the processor, not
 # waiting): starting more than the machine has cores makes none of them start sooner,
@@ -247,6 +249,7 @@ class Fleet:
         # once that run has ended (done there: passed over; gone: taken over).
         self.held: set[str] = set()
         self.killed: dict[str, int] = {}  # tasks whose process was killed: how often
+        self.waits: dict[str, int] = {}  # tasks found held by another run: how often
         self.looked = 0.0  # when the holders of `held` were last looked up
         self.plan, self.again = self.scan()
 
@@ -418,7 +421,9 @@ class Fleet:
             why = child.errors[-1] if child.errors else f"exit code {code}"
             why = why.removeprefix("wfs: error: ")
             result = stopped_result(self.runner, child.tid, why, code)
-        if result.get("held"):  # another run has it: waited for, not a result
+        if result.get("wait") and self.waits.get(child.tid, 0) < RETRIES:
+            # Another live run has it: waited for, then taken again (not a result).
+            self.waits[child.tid] = self.waits.get(child.tid, 0) + 1
             self.held.add(child.tid)
             self.plan.dropped(child.tid)
             return

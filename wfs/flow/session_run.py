@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 from wfs import platform, render, templating
 from wfs.errors import WfsError
 from wfs.flow import engine, signals, worktrees
-from wfs.flow.claiming import DoneElsewhere, HeldElsewhere, NotRunnable
+from wfs.flow.claiming import BlockedElsewhere, DoneElsewhere, HeldElsewhere, NotRunnable
 from wfs.flow.engine import Runner
 from wfs.flow.routing import agent_routes
 from wfs.index import answers, load_skeletons
@@ -219,7 +219,8 @@ def run_claimed(
     except LostLease as lost:
         if not scheduled:
             raise
-        return {"task": task["id"], "status": "not run", "reason": lost.message, "held": True}
+        held = {"task": task["id"], "status": "not run", "reason": lost.message, "held": True}
+        return held | {"wait": True}
 
 
 HOLDER_POLL_SECONDS = 0.5  # how often `--all` looks whether a task held elsewhere is free
@@ -268,7 +269,10 @@ def held_elsewhere(held: HeldElsewhere, scheduled: bool) -> dict[str, Any]:
     it (`held`: no failure); a person who asked for it is told, as a refusal."""
     if not scheduled:
         raise held
-    return {"task": held.task_id, "status": "not run", "reason": held.message, "held": True}
+    result = {"task": held.task_id, "status": "not run", "reason": held.message, "held": True}
+    if not isinstance(held, BlockedElsewhere):
+        result["wait"] = True  # a live run has it: `--jobs N` waits for that run to end
+    return result
 
 
 def set_up_worktree(runner: Runner, tid: str, base: str) -> None:
