@@ -64,8 +64,8 @@ class Execution(NamedTuple):
 
 
 # `--all` carries on after these ("not run": refused before it was claimed, with
-# nothing changed).
-GOING_ON = ("completed", "blocked", "not run")
+# nothing changed; "done elsewhere": completed in another checkout, passed over).
+GOING_ON = ("completed", "blocked", "not run", "done elsewhere")
 
 
 def execute(
@@ -143,35 +143,47 @@ def execute(
                     set_up_worktree(runner, claimed["id"], base)
                 ended(run_claimed(runner, claimed, in_worktree))
                 tidy_up(runner, results[-1], tidy)
-        passed: set[str] = set()  # refused before they started: `--all` goes on past them
-        while (
-            (run_all or not results)
-            and (not results or results[-1]["status"] in GOING_ON)
-            and signals.pending() is None
-        ):
-            try:
-                claimed = runner.claim(None, frozenset(passed))
-            except NotRunnable as refused:
-                if not run_all:
-                    raise
-                passed.add(refused.task_id)
-                ended({"task": refused.task_id, "status": "not run", "reason": refused.message})
-                continue
-            except DoneElsewhere as done:
-                passed.add(done.task_id)
-                ended(done_elsewhere(runner, done))
-                continue
-            if claimed is None:
-                if run_all and wait_for_holders(runner, frozenset(passed)):
-                    continue  # a task another run held is free (or done) now
-                break
-            ended(run_claimed(runner, claimed, run_all))
-            if results[-1].get("held"):
-                passed.add(claimed["id"])  # another run has it now: waited for at the end
-            if not run_all:
-                break
+        run_ready(runner, run_all, results, ended)
         signum = signals.pending()
     return conclude(runner, results, signum)
+
+
+def run_ready(
+    runner: Runner,
+    run_all: bool,
+    results: list[dict[str, Any]],
+    ended: Callable[[dict[str, Any]], None],
+) -> None:
+    """Run the next ready task (after the one asked for, if any: `results`); with
+    `run_all`, go on while tasks complete or block, past those refused before they
+    started or completed elsewhere, then wait for those that other runs hold."""
+    passed: set[str] = set()  # refused before they started: `--all` goes on past them
+    while (
+        (run_all or not results)
+        and (not results or results[-1]["status"] in GOING_ON)
+        and signals.pending() is None
+    ):
+        try:
+            claimed = runner.claim(None, frozenset(passed))
+        except NotRunnable as refused:
+            if not run_all:
+                raise
+            passed.add(refused.task_id)
+            ended({"task": refused.task_id, "status": "not run", "reason": refused.message})
+            continue
+        except DoneElsewhere as done:
+            passed.add(done.task_id)
+            ended(done_elsewhere(runner, done))
+            continue
+        if claimed is None:
+            if run_all and wait_for_holders(runner, frozenset(passed)):
+                continue  # a task another run held is free (or done) now
+            break
+        ended(run_claimed(runner, claimed, run_all))
+        if results[-1].get("held"):
+            passed.add(claimed["id"])  # another run has it now: waited for at the end
+        if not run_all:
+            break
 
 
 def conclude(runner: Runner, results: list[dict[str, Any]], signum: int | None) -> Execution:
