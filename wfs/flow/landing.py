@@ -227,8 +227,8 @@ class Lander:
         self.claimer.drop()
         resume_argv = self.context.resume_argv(tid)
         reason = (
-            f"{err.message}; its steps are done: `{platform.shell_join(resume_argv)}` "
-            f"lands it once {self.claimer.travels} can be reached"
+            f"{err.message}; its steps are done: once {self.claimer.travels} can be "
+            f"reached and takes it, `{platform.shell_join(resume_argv)}` lands it"
         )
         with editing(self.layout, self.sid, check=False) as draft:
             draft.put(finished_task(draft.get(tid), "blocked", reason))
