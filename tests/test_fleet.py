@@ -324,3 +324,33 @@ def test_a_clone_on_another_branch_passes_over_what_landed_on_the_remote(
     assert rest.code == 0, rest.err
     assert runs(counts) == ["IMPL-1", "IMPL-2"]
     assert tree(other) == [] and tree(shared) == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("how", [["IMPL-1"], ["--all", "--jobs", "2"]], ids=["by id", "jobs 2"])
+def test_a_worker_that_lost_its_lease_leaves_no_change_of_wfs_in_the_tree(
+    project: Path, git_env: Path, tmp_path: Path, how: list[str]
+) -> None:
+    """Its claim is taken over while its step runs: asked for by id, it stops (exit 1)
+    with the task file, the views and the session file as they were, only its step's own
+    work left; with `--jobs 2`, the run waits for the new holder and takes the task over
+    once that lease ran out (it never came back), ending with a clean tree."""
+    from test_leases import TAKE_OVER
+
+    script, stolen, counts = tmp_path / "take_over.py", tmp_path / "stolen", tmp_path / "counts"
+    script.write_text(TAKE_OVER)
+    steal = f"; test -f {stolen} || ({sys.executable} {script} {project} - WFS-parallel 2 && touch {stolen})"
+    sid = planned(project, [counted("IMPL-1", counts, then=steal)])
+    run = run_wfs(project, "--session", sid, "execute", *how)
+    if how == ["IMPL-1"]:
+        assert run.code == 1, run.err
+        assert run.err.splitlines()[-1].startswith(
+            f"wfs: error: {sid}/IMPL-1: lost the claim (epoch 1); elsewhere:1 at /other "
+        )
+        assert tree(project) == ["?? IMPL-1.txt"]  # the step's work only
+        assert runs(counts) == ["IMPL-1"]
+    else:
+        assert run.code == 0, run.err
+        assert runs(counts) == ["IMPL-1", "IMPL-1"]  # lost once, then taken over
+        assert status_of(project, sid, "IMPL-1") == "completed"
+        assert tree(project) == []

@@ -157,7 +157,8 @@ class Claimer:
         self.in_worktrees = False  # each task in a worktree of its own (--jobs N)
         self.workdir = self.layout.root  # where the running task works, as leases name it
         self.recovering = False  # resuming a run that stopped by itself (see reclaim)
-        self.before: Task | None = None  # the running task as it was before this claim
+        # The running task, and the session's file, as they were before this claim.
+        self.before: tuple[Task, dict[str, Any]] | None = None
 
     # ------------------------------------------------------------ the lease
 
@@ -293,9 +294,13 @@ class Claimer:
         before, self.before = self.before, None
         if before is None:
             return
+        task, session = before
         with editing(self.layout, self.sid, check=False) as draft:
-            if obj(draft.get(before["id"]), "execution").get("claimed_by") == self.owner:
-                draft.put(before)
+            if obj(draft.get(task["id"]), "execution").get("claimed_by") == self.owner:
+                draft.put(task)
+                if session.get("current_phase") != draft.session.get("current_phase"):
+                    draft.session = session  # the phase its claim moved on, moved back
+                    draft.session_changed = True
 
     def release(self, landed: leases.Landed | None = None) -> None:
         """Give the lease back once the task's file says how its run ended; for a task
@@ -407,7 +412,7 @@ class Claimer:
             claimed = {**task, "status": "active", "execution": execution}
             draft.put(claimed)
             self.records.save(new_record(tid))
-            self.before = task
+            self.before = (task, draft.session)
             return claimed
 
     def _requested(self, draft: Draft, tid: str) -> Task:
@@ -481,7 +486,7 @@ class Claimer:
             execution.update(claimed_by=self.owner, resumed_at=now())
             claimed = {**task, "status": "active", "execution": execution}
             draft.put(claimed)
-            self.before = task
+            self.before = (task, draft.session)
             return claimed, notes
 
     def _take_over(self, task: Task, tid: str, execution: dict[str, Any]) -> list[str]:
