@@ -660,7 +660,7 @@ def test_nothing_ready_lists_paused_blocked_and_running_tasks(project: Path) -> 
         assert wfs(*stopped[1]["resume"][1:]).code == 1
         taken = wfs("execute", "--resume", "IMPL-3")
         assert (taken.code, taken.err) == (
-            2,
+            4,  # busy: a live run holds it
             f"wfs: error: IMPL-3 is being executed by {owner} (since 2026-11-23T10:00:00Z); "
             "wait for it to stop, or stop that process first\n",
         )

@@ -669,16 +669,21 @@ def task_title_of(sid: str, tid: str, title: str) -> Callable[[Path, Run], None]
     return check
 
 
-def said_once(text: str) -> Callable[[Path, Run], None]:
-    """A check: the error says `text` once, on its last line, naming the refused ref."""
+def blocked_saying(text: str) -> Callable[[Path, Run], None]:
+    """A check: the task is blocked, its reason names the refused ref and says `text`
+    once, and the resume line that lands it follows (no step runs again)."""
 
     def check(root: Path, done: Run) -> None:
-        last = done.err.splitlines()[-1]
-        assert last == (
-            "wfs: error: IMPL-2 completed here, but its work is not on origin: "
+        first, resume, why = done.out.splitlines()
+        assert first == (
+            "IMPL-2: blocked: IMPL-2 completed here, but its work is not on origin: "
             + remote_refused("refs/heads/main", text).rstrip("\n")
-        ), done.err
-        assert done.err.count(text) == 1
+            + "; its steps are done: once origin can be reached and takes it, "
+            "`wfs --session WFS-h execute --remote origin --resume IMPL-2` lands it"
+        ), done.out
+        assert resume == "  Resume: wfs --session WFS-h execute --remote origin --resume IMPL-2"
+        assert why == "  (its steps are done: this lands it; no step runs again)"
+        assert done.out.count(text) == 1
 
     return check
 
@@ -1234,10 +1239,10 @@ CASES = [
         "a protected main, at the end of a task",
         steps(refusing_remote("refs/heads/main", "main is protected"), step_task("bash(true)")),
         ("execute", "IMPL-2", "--remote", "origin"),
-        2,
+        1,  # blocked, with a resume line that lands it (no step runs again)
         "  IMPL-2 ▶ s …\n  IMPL-2 · s: done …",
         writes=(".git/", "remote.git", *COMPLETED),
-        check=both(task_status("IMPL-2", "completed"), said_once("main is protected")),
+        check=both(task_status("IMPL-2", "blocked"), blocked_saying("main is protected")),
         posix=True,
     ),
     # ------------------------------------------------- reading: the one guarded reader

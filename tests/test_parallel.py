@@ -617,8 +617,9 @@ def test_a_task_in_a_worktree_runs_git_at_most_six_times(
 ) -> None:
     """Each task of `--jobs N` (its worktree made, what it changed found and committed,
     its branch merged), with its share of what the run does once (the session's branch,
-    the worktrees and branches forgotten at the end), starts at most six git processes:
-    counted by a `git` first on PATH that logs each call, then runs the real one."""
+    the worktrees and branches forgotten at the end), starts at most six git processes,
+    and the run three more to commit the session's state once its tasks ended: counted
+    by a `git` first on PATH that logs each call, then runs the real one."""
     count = 4
     tasks = [
         task(
@@ -651,7 +652,10 @@ def test_a_task_in_a_worktree_runs_git_at_most_six_times(
     )
     assert run.returncode == 0, run.stderr
     calls = log.read_text().splitlines()
-    assert len(calls) <= 6 * count, "\n".join(calls)
+    assert len(calls) <= 6 * count + 3, "\n".join(calls)
+    assert calls[-1].endswith(f"commit --quiet --no-verify -m wfs session {sid}: "
+                              f"IMPL-1, IMPL-2, IMPL-3, IMPL-4 ended -- .workflow/{sid}")  # fmt: skip
+    assert git(project, "status", "--porcelain").stdout == ""  # a clean tree
     assert (project / "README.md").read_text() == "project\n1\n2\n3\n4\n"
     assert [(project / f"new-{n}.txt").read_text() for n in range(1, count + 1)] == [
         f"{n}\n" for n in range(1, count + 1)

@@ -199,6 +199,7 @@ class Draft:
         self.aliased: set[str] = set()  # files that say task_id rather than id
         self.changed: set[str] = set()
         self.session_changed = False
+        self.rederive = False  # write the session file and views anew, even with no change
         self._ids: list[str] | None = None
         self._index: TaskIndex | None = None
         self._files: dict[str, str] = {}  # id -> file name, where it is not `<id>.json`
@@ -361,9 +362,14 @@ class Draft:
         )
         if self.session == self.loaded_session:
             self.session_changed = False
-        if not changed and not self.session_changed:
+        if not changed and not self.session_changed and not self.rederive:
             return
-        if self.state is not None and self._skeletons is None and not self.session_changed:
+        if (
+            self.state is not None
+            and self._skeletons is None
+            and not self.session_changed
+            and not self.rederive
+        ):
             try:
                 self._commit_by_parts(changed, check, what)
                 return
@@ -379,7 +385,7 @@ class Draft:
         index = self.index()
         before = (self.loaded_session, sorted(self._before.values(), key=_by_id))
         session = refresh_session(self.session, index.tally())
-        if session != self.session or self.session_changed:
+        if session != self.session or self.session_changed or self.rederive:
             files.append((self.layout.session_file(self.sid), self.session_bytes(session)))
             self.session = session
         rendered: dict[str, Any] = {}

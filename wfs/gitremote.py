@@ -82,6 +82,19 @@ def push_cas(root: Path, remote: str, new: str | None, ref: str, expected: str |
     raise push_failed(remote, result)
 
 
+def push_forced(root: Path, remote: str, commit: str, ref: str) -> None:
+    """Set `ref` of `remote` to `commit`, whatever it was (a record only this push
+    writes); WfsError when the remote did not take it."""
+    remote = operand(remote, "remote")
+    spec = f"+{commit}:{ref}"
+    result = run(root, "push", "--porcelain", "--no-verify", reach(root, remote), spec)
+    refused = refused_push(remote, result)
+    if refused is not None:
+        raise refused
+    if pushed_flag(result, ref) is None or result.code != 0:
+        raise push_failed(remote, result)
+
+
 # What `git push --porcelain` says of a ref refused because another clone moved it
 # first (or holds its lock right now): a lost race, fetched, merged and tried again.
 # Any other refusal (a protected ref, a hook, a permission) is the remote's own
@@ -157,19 +170,26 @@ def fetch_branch(root: Path, remote: str, branch: str) -> str | None:
 
 
 def push_fenced(
-    root: Path, remote: str, commit: str, branch: str, claim: str, expected: str
+    root: Path,
+    remote: str,
+    commit: str,
+    branch: str,
+    claim: str,
+    expected: str,
+    done: str | None = None,
 ) -> bool:
-    """One atomic push: `commit` to `branch` of `remote` (a fast-forward only), and the
+    """One atomic push: `commit` to `branch` of `remote` (a fast-forward only), the
     deletion of the claim ref `claim`, only if the remote still has it at `expected`
-    (`--force-with-lease`, checked again by the remote under its ref lock). Both land
-    (True), or neither (False: the branch moved on there, the claim changed, or the
-    remote could not lock a ref meanwhile). WfsError when the push could not be made
-    at all."""
+    (`--force-with-lease`, checked again by the remote under its ref lock), and `done`
+    (the ref remembering the task's completion) set to `commit`. All land (True), or
+    none (False: the branch moved on there, the claim changed, or the remote could not
+    lock a ref meanwhile). WfsError when the push could not be made at all."""
     head = f"refs/heads/{branch}"
+    also = [f"+{commit}:{done}"] if done is not None else []
     result = run(
         root, "push", "--porcelain", "--atomic", "--no-verify",
         f"--force-with-lease={claim}:{expected}", reach(root, remote), f"{commit}:{head}",
-        f":{claim}",
+        f":{claim}", *also,
     )  # fmt: skip
     refused = refused_push(remote, result)
     if refused is not None:

@@ -44,6 +44,8 @@ DEFAULT_LEASE_SECONDS = 120.0
 MAX_LEASE_SECONDS = 365 * 86400  # a longer lease is a mistake (a dead holder's task waits)
 CONFIG_FILE = "config.json"
 REF_PREFIX = "refs/wfs/claims/"
+DONE_PREFIX = "refs/wfs/done/"  # a task's completion: the commit that holds it
+DONE_FOLDER = "done"  # beside the local claims folder: <common>/wfs/done/<session>/<task>.json
 LOCAL_FOLDER = ("wfs", "claims")  # under the common git directory
 FALLBACK_FOLDER = ("claims",)  # under .workflow/.locks/ outside a git work tree
 TRIES = 5  # compare-and-swap rounds lost to other writers before giving up
@@ -62,6 +64,20 @@ class Lease(NamedTuple):
     since: str  # ISO times, UTC
     expires: str
     epoch: int
+
+
+class Landed(NamedTuple):
+    """Where a task completed, as the claims store remembers it once its lease is given
+    back: the checkout (`where`, as leases name it), the branch its work went to, and
+    the commit that holds it (None: not committed, a run in place without a claims
+    remote)."""
+
+    session: str
+    task: str
+    where: str
+    branch: str | None
+    commit: str | None
+    at: str
 
 
 class LostLease(WfsError):
@@ -83,6 +99,8 @@ class ClaimStore(Protocol):
     def release(self, lease: Lease) -> None: ...
     def check(self, lease: Lease) -> None: ...
     def holders(self, sid: str) -> list[Lease]: ...
+    def complete(self, lease: Lease, landed: Landed) -> None: ...
+    def completion(self, sid: str, tid: str) -> Landed | None: ...
 
 
 # ------------------------------------------------------------------ settings
@@ -351,13 +369,45 @@ class LocalStore:
     def release(self, lease: Lease) -> None:
         with self.locked():
             self.held(lease)
-            path = self.path(lease.session, lease.task)
-            store.remove(path)
-            for folder in (path.parent, self.folder):  # nothing is left behind
-                try:
-                    folder.rmdir()
-                except OSError:
-                    break
+            self.remove(lease)
+
+    def complete(self, lease: Lease, landed: Landed) -> None:
+        """Give the claim back and remember where the task landed, in one step under
+        the lock: whoever leases the task next knows it is done."""
+        with self.locked():
+            self.held(lease)
+            data = jsonio.dumps(landed._asdict())
+            store.write_bytes(self.done_path(lease.session, lease.task), data, durable=False)
+            self.remove(lease)
+
+    def done_path(self, sid: str, tid: str) -> Path:
+        folder = self.folder.with_name(DONE_FOLDER)
+        return folder / check_session_id(sid) / f"{check_task_id(tid)}.json"
+
+    def completion(self, sid: str, tid: str) -> Landed | None:
+        """Where the task last completed, if it did in a checkout of this clone; a
+        record that cannot be read is none (the task is then run, as before)."""
+        raw = store.read_optional(self.done_path(sid, tid))
+        if raw is None:
+            return None
+        try:
+            data = jsonio.parse(raw, "done")
+            landed = Landed(**data) if isinstance(data, dict) else None
+        except (WfsError, TypeError):
+            return None
+        if landed is None or (landed.session, landed.task) != (sid, tid):
+            return None
+        return landed
+
+    def remove(self, lease: Lease) -> None:
+        """Remove the claim's file (under the lock), and its folders once empty."""
+        path = self.path(lease.session, lease.task)
+        store.remove(path)
+        for folder in (path.parent, self.folder):  # nothing is left behind
+            try:
+                folder.rmdir()
+            except OSError:
+                break
 
     def check(self, lease: Lease) -> None:
         with self.locked():
@@ -477,6 +527,21 @@ class RemoteStore:
     def release(self, lease: Lease) -> None:
         self.write(lease, None)
 
+    def complete(self, lease: Lease, landed: Landed) -> None:
+        """Remember where the task landed (its commit, at `refs/wfs/done/...` of the
+        remote), then give the claim back. A completion pushed with its work gives the
+        claim back in that push instead (wfs.flow.worktrees.pushed)."""
+        if landed.commit is not None:
+            done = done_ref(self.ref(lease.session, lease.task))
+            gitremote.push_forced(self.root, self.remote, landed.commit, done)
+        self.release(lease)
+
+    def completion(self, sid: str, tid: str) -> Landed | None:
+        """Where the task last landed on the remote: the commit its done ref names."""
+        done = done_ref(self.ref(sid, tid))
+        oid = gitremote.ls_remote(self.root, self.remote, done).get(done)
+        return None if oid is None else Landed(sid, tid, self.remote, None, oid, "")
+
     def write(self, lease: Lease, new: Lease | None) -> None:
         ref = self.ref(lease.session, lease.task)
         expected = self.oid(lease)
@@ -503,6 +568,11 @@ class RemoteStore:
             if found is not None:
                 return [found[ref] for ref in sorted(found)]
         raise WfsError(f"git fetch {self.remote}: the claims of {sid} keep changing; try again")
+
+
+def done_ref(claim: str) -> str:
+    """The ref that remembers the completion of the task whose claim ref is `claim`."""
+    return DONE_PREFIX + claim.removeprefix(REF_PREFIX)
 
 
 def clear_stale(claims: ClaimStore, sid: str, finished: set[str]) -> list[str]:
@@ -601,13 +671,17 @@ class Holding:
         self.stop()
         return True
 
-    def release(self) -> None:
-        """Stop renewing and give the claim back (compare-and-swap)."""
+    def release(self, landed: Landed | None = None) -> None:
+        """Stop renewing and give the claim back (compare-and-swap); for a completed
+        task, the store remembers where it landed."""
         self.stop()
         with self.mutex:
             if self.lost is not None:
                 raise self.lost
-            self.claims.release(self.current)
+            if landed is not None:
+                self.claims.complete(self.current, landed)
+            else:
+                self.claims.release(self.current)
 
     def __enter__(self) -> Holding:
         return self.start()

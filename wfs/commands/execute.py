@@ -68,6 +68,8 @@ def _show_result(env: Env, result: dict[str, Any]) -> None:
     resume = shell_join(result.get("resume", []))
     if status == "completed":
         env.echo(f"{tid}: completed → {result['summary']}")
+    elif status == "done elsewhere":
+        env.echo(f"{tid}: passed over: {one_line(result['note'], 1000)}")
     elif status == "paused":
         _show_pause(env, result)
     elif status == "not run":
@@ -96,7 +98,10 @@ def _show_result(env: Env, result: dict[str, Any]) -> None:
                 for line in lines:
                     env.echo(f"    {one_line(line, 400)}")
         env.echo(f"  Resume: {resume}")
-        env.echo("  (runs the stopped step again; add --skip to skip it instead)")
+        if result.get("landing"):
+            env.echo("  (its steps are done: this lands it; no step runs again)")
+        else:
+            env.echo("  (runs the stopped step again; add --skip to skip it instead)")
 
 
 def _show_pause(env: Env, result: dict[str, Any]) -> None:
@@ -207,8 +212,11 @@ def execute(
     Exit codes: 0 done (or nothing ready), 1 a step failed (task blocked) or nothing ran
     because the tasks that would be ready are invalid (each is named), 2 bad input (an
     invalid task, an empty answer, a finished session without --force), 3 paused for an
-    agent or a person, 130/143 interrupted. Every stop prints the command that goes on
-    (`Resume: …`), with the --agent, --agent-scope and --remote this run was given.
+    agent or a person, 4 the task asked for by ID is held by another live run,
+    130/143 interrupted. Every stop prints the command that goes on (`Resume: …`),
+    with the --agent, --agent-scope and --remote this run was given. With --all, a
+    task another live run holds is waited for, and one completed in another checkout
+    is passed over (docs/parallel.md).
 
     With --all --jobs N, up to N ready tasks run at once, each in a git worktree of its
     own on the branch wfs/<session>/<task>, made from the branch checked out; a task

@@ -19,10 +19,10 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from wfs import leases, platform
+from wfs import git, gitfiles, leases, platform
 from wfs.claims import claim_alive
 from wfs.edit import Draft, editing, refuse_container
-from wfs.errors import WfsError
+from wfs.errors import BUSY, WfsError
 from wfs.flow import steps as run_steps
 from wfs.flow import worktrees
 from wfs.flow.record import FINISHED, Records, new_record, now
@@ -35,20 +35,31 @@ from wfs.tasks import Task, obj, read_task, skeleton, unknown_task
 
 
 class DoneElsewhere(WfsError):
-    """The task requested was completed in another clone: nothing to run here."""
+    """The task was completed in another checkout: nothing to run here. `landed`: where,
+    when its work is not in this checkout (passed over); None when it came in here
+    (with a claims remote: the remote's branch brought it)."""
 
-    def __init__(self, task_id: str, message: str) -> None:
+    def __init__(self, task_id: str, message: str, landed: leases.Landed | None = None) -> None:
         super().__init__(message)
         self.task_id = task_id
+        self.landed = landed
 
 
 class HeldElsewhere(WfsError):
-    """With a claims remote: the task requested is leased by a live holder elsewhere
-    (another clone runs it); nothing to run here, and nothing wrong."""
+    """The task is leased by a live holder elsewhere (another worktree, another clone,
+    another run): nothing to run here now, and nothing wrong; asked for by name, the
+    run is busy (exit 4)."""
+
+    exit_code = BUSY
 
     def __init__(self, task_id: str, message: str) -> None:
         super().__init__(message)
         self.task_id = task_id
+
+
+class BlockedElsewhere(HeldElsewhere):
+    """With a claims remote: the task is blocked on the remote's branch (another clone
+    blocked it), left to a person there: nothing to run here, and nothing to wait for."""
 
 
 class NotRunnable(WfsError):
@@ -146,6 +157,8 @@ class Claimer:
         self.in_worktrees = False  # each task in a worktree of its own (--jobs N)
         self.workdir = self.layout.root  # where the running task works, as leases name it
         self.recovering = False  # resuming a run that stopped by itself (see reclaim)
+        # The running task, and the session's file, as they were before this claim.
+        self.before: tuple[Task, dict[str, Any]] | None = None
 
     # ------------------------------------------------------------ the lease
 
@@ -184,11 +197,71 @@ class Claimer:
             self.holding = leases.Holding(self.claims, lease)
         return lease
 
-    def busy(self, tid: str) -> WfsError:
+    def busy(self, tid: str) -> HeldElsewhere:
         holder = next((h for h in self.claims.holders(self.sid) if h.task == tid), None)
         if holder is None:
-            return WfsError(f"{tid} was claimed meanwhile by another process; try again")
-        return WfsError(leases.busy(holder) + "; wait for it to stop, or stop that process first")
+            return HeldElsewhere(tid, f"{tid} was claimed meanwhile by another process; try again")
+        return HeldElsewhere(
+            tid, leases.busy(holder) + "; wait for it to stop, or stop that process first"
+        )
+
+    def held_ready(self, passed: frozenset[str] = frozenset()) -> list[str]:
+        """The ready tasks (none of `passed`) that a live holder elsewhere leases now:
+        what `--all` waits for before it ends."""
+        live = {h.task for h in self.claims.holders(self.sid) if not leases.free(h)}
+        if not live:
+            return []
+        with editing(self.layout, self.sid, check=False) as draft:
+            return [tid for tid in draft.ready() if tid in live and tid not in passed]
+
+    # ------------------------------------------------------------ completion, remembered
+
+    def checkout(self) -> str:
+        """This checkout, as the claims store remembers where a task completed."""
+        remote = isinstance(self.claims, leases.RemoteStore)
+        root = str(self.layout.root)
+        return f"{platform.host_name()}:{root}" if remote else root
+
+    def landed(self, tid: str, committed: bool) -> leases.Landed:
+        """Where `tid` completes now: this checkout, its branch, and (when the work was
+        committed there, as with --jobs N) the commit that holds it; read off git's
+        files, no git process."""
+        root = self.layout.root
+        head = gitfiles.head_on_disk(root)
+        branch = head.removeprefix("refs/heads/") if head and head.startswith("refs/") else None
+        commit = None
+        if committed:
+            commit = gitfiles.ref_on_disk(root, head) if head and branch else head
+            commit = commit or git.rev_parse(root, "HEAD")  # a packed ref: git is asked
+        return leases.Landed(self.sid, tid, self.checkout(), branch, commit, now())
+
+    def landed_elsewhere(self, tid: str) -> leases.Landed | None:
+        """Where `tid` completed, when that was elsewhere: in another worktree of this
+        clone, or on the claims remote in a commit this branch has not taken in (one
+        that has brings the task's completion with it). None when it never completed,
+        or completed here: a task set back to pending where it completed runs again."""
+        landed = self.claims.completion(self.sid, tid)
+        if landed is None or landed.where == self.checkout():
+            return None
+        if landed.branch is None and landed.commit is not None:  # the remote's record
+            if git.is_ancestor(self.layout.root, landed.commit, "HEAD"):
+                return None
+        return landed
+
+    def passed_over(self, tid: str, landed: leases.Landed) -> DoneElsewhere:
+        """The task completed in another checkout, not taken in here: passed over."""
+        if landed.commit is None:
+            how = "not committed there: its work is in that checkout"
+        elif landed.branch is None:  # the claims remote's record: its done ref
+            ref = leases.done_ref(leases.REF_PREFIX + f"{self.sid}/{tid}")
+            how = (
+                f"in {landed.commit[:12]}, which this branch does not hold; "
+                f"`git fetch {landed.where} {ref} && git merge FETCH_HEAD` takes it in"
+            )
+        else:
+            branch = landed.branch
+            how = f"on {branch} ({landed.commit[:12]}); `git merge {branch}` takes it in"
+        return DoneElsewhere(tid, f"{tid} was completed in {landed.where}, {how}", landed)
 
     def unlease(self) -> None:
         """Give back a lease taken for a task that did not start after all."""
@@ -210,13 +283,31 @@ class Claimer:
             except leases.LostLease:
                 self.holding.stop()
                 self.holding = None
+                self.give_way()
                 raise
 
-    def release(self) -> None:
-        """Give the lease back once the task's file says how its run ended."""
+    def give_way(self) -> None:
+        """A run that lost its lease takes back its own mark on the task (active,
+        claimed by it), so that it leaves no change in the tree: the task's file (and
+        the views) as they were before its claim. A file someone else marked since is
+        left as it is."""
+        before, self.before = self.before, None
+        if before is None:
+            return
+        task, session = before
+        with editing(self.layout, self.sid, check=False) as draft:
+            if obj(draft.get(task["id"]), "execution").get("claimed_by") == self.owner:
+                draft.put(task)
+                if session.get("current_phase") != draft.session.get("current_phase"):
+                    draft.session = session  # the phase its claim moved on, moved back
+                    draft.session_changed = True
+
+    def release(self, landed: leases.Landed | None = None) -> None:
+        """Give the lease back once the task's file says how its run ended; for a task
+        that completed, the store remembers where (`landed`)."""
         if self.holding is not None:
             holding, self.holding = self.holding, None
-            holding.release()
+            holding.release(landed)
 
     def hand_over(self, push: Callable[[str, str], bool]) -> bool:
         """Give the lease back in the same push as `push` (wfs.leases.Holding.hand_over)."""
@@ -273,12 +364,13 @@ class Claimer:
             scheduled = requested is None or self.in_worktrees  # by --all or --jobs N
             if status == "pending" or not (scheduled or status == "completed"):
                 return self._claim(tid, frozenset(skipped))  # which refuses what is not ready
+                # (and passes over what landed on another branch: DoneElsewhere)
             self.unlease()
             if requested is not None:
                 if status == "completed":
                     raise DoneElsewhere(tid, f"{tid} was completed in another clone ({remote})")
                 why = one_line(obj(task, "execution").get("blocked_reason") or status)
-                raise HeldElsewhere(tid, f"{tid} is {status} on {remote}: {why}")
+                raise BlockedElsewhere(tid, f"{tid} is {status} on {remote}: {why}")
             skipped.add(tid)  # blocked in another clone: left to a person there
 
     def _pick(self, passed: frozenset[str]) -> str | None:
@@ -306,6 +398,9 @@ class Claimer:
             else:
                 tid = check_task_id(requested)
                 task = self._requested(draft, tid)
+            landed = self.landed_elsewhere(tid)  # leased: its holder has given it back
+            if landed is not None:
+                raise self.passed_over(tid, landed)
             execution = dict(obj(task, "execution"))
             for key in ("blocked_reason", "paused_reason", "step", "stopped_at", "finished_at"):
                 execution.pop(key, None)
@@ -317,6 +412,7 @@ class Claimer:
             claimed = {**task, "status": "active", "execution": execution}
             draft.put(claimed)
             self.records.save(new_record(tid))
+            self.before = (task, draft.session)
             return claimed
 
     def _requested(self, draft: Draft, tid: str) -> Task:
@@ -390,6 +486,7 @@ class Claimer:
             execution.update(claimed_by=self.owner, resumed_at=now())
             claimed = {**task, "status": "active", "execution": execution}
             draft.put(claimed)
+            self.before = (task, draft.session)
             return claimed, notes
 
     def _take_over(self, task: Task, tid: str, execution: dict[str, Any]) -> list[str]:
@@ -413,9 +510,10 @@ class Claimer:
         if isinstance(owner, str) and owner:
             if claim_alive(owner):
                 since = execution.get("resumed_at") or execution.get("started_at")
-                raise WfsError(
+                raise HeldElsewhere(
+                    tid,
                     f"{tid} is being executed by {owner} (since {since}); "
-                    "wait for it to stop, or stop that process first"
+                    "wait for it to stop, or stop that process first",
                 )
             notes.append(f"took over the claim of {owner}, which is no longer running")
             notes.extend(stop_orphans(self.sid, tid, owner))

@@ -136,7 +136,10 @@ class Lander:
             draft.put(finished_task(task, status, reason, step))
         if status == "completed" and travels is not None:
             self.push_work(tid, task.get("title"))
-        self.claimer.release()
+        landed = None
+        if status == "completed":  # remembered by the store: no other checkout runs it again
+            landed = self.claimer.landed(tid, committed=self.context.worktree is not None)
+        self.claimer.release(landed)
 
     def complete(self, task: Task, result: dict[str, Any]) -> dict[str, Any]:
         """The end of a run whose steps are all done (`result`): its work landed, its
@@ -163,19 +166,16 @@ class Lander:
                 known = worktrees.commit_work(place, self.sid, tid, title, status)
                 record["landing"] = {"changed": changed}  # from now on, all it did is committed
                 self.records.save(record)
-        self.claimer.check()  # a worker that lost its lease writes nothing more
-        note = None
-        if place is not None and self.claimer.travels is not None:
-            stopped, note = self.publish(task, record, changed, result)  # there, then here
-            if stopped is not None:
-                return stopped
-        else:
-            if place is not None:
-                stopped = self.land(task, record, known)
-                if stopped is not None:
-                    return stopped
-            self.records.write_summary(task, result, changed)
-            self.finish(tid, "completed")
+        try:
+            stopped, note = self.end(task, record, changed, result, known)
+        except leases.LostLease:
+            raise
+        except WfsError as err:
+            if self.claimer.travels is None:
+                raise
+            return self.unreached(task, record, changed, err)
+        if stopped is not None:
+            return stopped
         outcome = {
             "task": tid,
             "status": "completed",
@@ -188,6 +188,57 @@ class Lander:
         if note is not None:
             outcome["note"] = note
         return outcome
+
+    def end(
+        self,
+        task: Task,
+        record: dict[str, Any],
+        changed: list[str],
+        result: dict[str, Any],
+        known: worktrees.Work,
+    ) -> tuple[dict[str, Any] | None, str | None]:
+        """Land a task whose steps are done, and complete it: None, and a note on what
+        is left to do here; else the outcome of the task blocked (its work not landed)."""
+        tid, place = task["id"], self.context.worktree
+        self.claimer.check()  # a worker that lost its lease writes nothing more
+        if place is not None and self.claimer.travels is not None:
+            return self.publish(task, record, changed, result)  # there, then here
+        if place is not None:
+            stopped = self.land(task, record, known)
+            if stopped is not None:
+                return stopped, None
+        self.records.write_summary(task, result, changed)
+        self.finish(tid, "completed")
+        if "landing" in record:  # landed at last: a later run starts afresh
+            del record["landing"]
+            self.records.save(record)
+        return None, None
+
+    def unreached(
+        self, task: Task, record: dict[str, Any], changed: list[str], err: WfsError
+    ) -> dict[str, Any]:
+        """The claims remote could not be reached as a task whose steps are done was
+        landing: the task is blocked here (the lease runs out by itself), its record
+        keeps that its steps are done, and `--resume` lands it without running any
+        step again. Its outcome, with that resume command."""
+        tid = task["id"]
+        record["landing"] = {"changed": changed}
+        self.records.save(record)
+        self.claimer.drop()
+        resume_argv = self.context.resume_argv(tid)
+        reason = (
+            f"{err.message}; its steps are done: once {self.claimer.travels} can be "
+            f"reached and takes it, `{platform.shell_join(resume_argv)}` lands it"
+        )
+        with editing(self.layout, self.sid, check=False) as draft:
+            draft.put(finished_task(draft.get(tid), "blocked", reason))
+        return {
+            "task": tid,
+            "status": "blocked",
+            "reason": reason,
+            "resume": resume_argv,
+            "landing": True,
+        }
 
     # ------------------------------------------------------------ into the session's branch
 
@@ -257,6 +308,7 @@ class Lander:
             "status": "blocked",
             "reason": reason,
             "resume": resume_argv,
+            "landing": True,  # its steps are done: the resume command lands it
             "branch": place.branch,
             "worktree": str(place.path),
         }

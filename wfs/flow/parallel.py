@@ -17,24 +17,29 @@ from __future__ import annotations
 import os
 import queue
 import threading
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from wfs import jsonio, leases, platform
+from wfs import git, jsonio, leases, platform
 from wfs.claims import claim_alive
 from wfs.errors import WfsError
 from wfs.flow import signals, worktrees
 from wfs.flow.engine import Runner
 from wfs.flow.record import RUNS_DIR
 from wfs.flow.schedule import Plan, leaf_graph
-from wfs.flow.session_run import Execution, conclude, refuse_finished
+from wfs.flow.session_run import HOLDER_POLL_SECONDS, Execution, conclude, refuse_finished
 from wfs.flow.worktrees import from_record, session_branch
 from wfs.index import load_skeletons
+from wfs.layout import task_sort_key
 from wfs.tasks import TaskIndex, obj, read_task
 
 TICK_SECONDS = 0.2  # how often the display hears that time went by
 INTERRUPTED = "interrupted ("  # how a paused_reason of an interrupted run starts
+# A task whose process was killed is taken over (one found held, waited for) this many
+# times in one run at most.
+RETRIES = 3
 SPARES = 4  # wfs processes started ahead, waiting for a task to become ready
 # Tasks being started at once (claimed, given a worktree: work for the processor, not
 # waiting): starting more than the machine has cores makes none of them start sooner,
@@ -179,16 +184,20 @@ def known_costs(runner: Runner, tids: Iterable[str]) -> dict[str, float] | None:
     return {tid: known.get(tid, mean) for tid in tids}
 
 
-def stopped_result(runner: Any, tid: str, why: str) -> dict[str, Any]:
+def stopped_result(runner: Any, tid: str, why: str, code: int = 2) -> dict[str, Any]:
     """The result of a task whose process stopped before it said how the task went:
     blocked, when it blocked the task first (its worktree could not be made), with the
-    task's reason and the way on; else not run, with `why`."""
+    task's reason and the way on; else not run, with `why`: refused when its process
+    exited 2 (the task cannot run as written), else failed (`failed`: exit code 1)."""
     try:
         task = read_task(runner.layout, runner.sid, tid)
     except WfsError:
         task = {}
     if task.get("status") != "blocked":
-        return {"task": tid, "status": "not run", "reason": why}
+        result: dict[str, Any] = {"task": tid, "status": "not run", "reason": why}
+        if code != 2:
+            result["failed"] = True
+        return result
     reason = obj(task, "execution").get("blocked_reason")
     return {
         "task": tid,
@@ -217,6 +226,7 @@ def run_all(
         fleet.forget()
     if signum is None:
         clear_stale_claims(runner)
+        fleet.commit_state()
     return conclude(runner, fleet.results, signum)
 
 
@@ -235,6 +245,12 @@ class Fleet:
         self.came: queue.Queue[Any] = queue.Queue()
         self.children: list[Child] = []  # every process started and not yet ended
         self.tried: set[str] = set()  # started once in this run: never started again
+        # Held by a live run elsewhere when their process came to them: started again
+        # once that run has ended (done there: passed over; gone: taken over).
+        self.held: set[str] = set()
+        self.killed: dict[str, int] = {}  # tasks whose process was killed: how often
+        self.waits: dict[str, int] = {}  # tasks found held by another run: how often
+        self.looked = 0.0  # when the holders of `held` were last looked up
         self.plan, self.again = self.scan()
 
     def scan(self) -> tuple[Plan, list[str]]:
@@ -270,10 +286,29 @@ class Fleet:
                     break
                 self.plan, self.again = self.scan()  # tasks added while it ran, or made ready
                 if not self.plan.ready() and not self.again:
-                    break
+                    if not self.held:
+                        break
+                    time.sleep(HOLDER_POLL_SECONDS)  # nothing else to do: wait for them
+                    self.look_at_holders(force=True)
                 continue
             self.hear()
+            self.look_at_holders()
         return signals.pending()
+
+    def look_at_holders(self, force: bool = False) -> None:
+        """The tasks of `held` whose holder has ended may start again (at most every
+        HOLDER_POLL_SECONDS, unless `force`)."""
+        if not self.held or (not force and time.monotonic() - self.looked < HOLDER_POLL_SECONDS):
+            return
+        self.looked = time.monotonic()
+        try:
+            holders = self.runner.claimer.claims.holders(self.sid)
+        except WfsError:
+            return  # a remote out of reach: looked at again later
+        live = {h.task for h in holders if not leases.free(h)}
+        for tid in self.held - live:
+            self.held.discard(tid)
+            self.tried.discard(tid)
 
     def start_ready(self) -> None:
         """Start the tasks to resume, then the ready ones, while there is room; keep
@@ -317,6 +352,20 @@ class Fleet:
             child.dismiss()
             if child.tid is None:
                 child.group.wait()
+
+    def commit_state(self) -> None:
+        """Without a claims remote: once its tasks have ended, the session's folder as
+        the run leaves it (each task's state and summary, the progress fields and the
+        views) is committed on the session's branch, after the merges of their work, so
+        the run ends with a clean tree. With a claims remote, each task's state went
+        with its work already."""
+        ended = [r["task"] for r in self.results if r.get("status") != "done elsewhere"]
+        if not ended or self.runner.claimer.travels is not None:
+            return
+        if git.checked_out(self.layout.root) != self.base:
+            return  # the main worktree moved to another branch meanwhile: left to the user
+        names = ", ".join(sorted(ended, key=task_sort_key))
+        worktrees.commit_session(self.layout, self.sid, f"wfs session {self.sid}: {names} ended")
 
     def forget(self) -> None:
         """The worktrees of the tasks it completed, whose folders their processes
@@ -362,9 +411,22 @@ class Fleet:
         if child.tid is None:  # a spare that got no task
             return
         result = child.result
+        if result is None and code < 0 and self.killed.get(child.tid, 0) < RETRIES:
+            # Its process was killed: the task is taken over (resumed where it ran).
+            self.killed[child.tid] = self.killed.get(child.tid, 0) + 1
+            self.tried.discard(child.tid)
+            self.plan.dropped(child.tid)
+            return
         if result is None:  # it stopped before it could say how the task went
             why = child.errors[-1] if child.errors else f"exit code {code}"
-            result = stopped_result(self.runner, child.tid, why.removeprefix("wfs: error: "))
+            why = why.removeprefix("wfs: error: ")
+            result = stopped_result(self.runner, child.tid, why, code)
+        if result.get("wait") and self.waits.get(child.tid, 0) < RETRIES:
+            # Another live run has it: waited for, then taken again (not a result).
+            self.waits[child.tid] = self.waits.get(child.tid, 0) + 1
+            self.held.add(child.tid)
+            self.plan.dropped(child.tid)
+            return
         self.results.append(result)
         self.progress("finished", result)
         if result["status"] == "completed":

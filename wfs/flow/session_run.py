@@ -8,17 +8,19 @@ exit code. The engine (wfs/flow/engine.py) runs one task.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from wfs import platform, render, templating
 from wfs.errors import WfsError
 from wfs.flow import engine, signals, worktrees
-from wfs.flow.claiming import DoneElsewhere, HeldElsewhere, NotRunnable
+from wfs.flow.claiming import BlockedElsewhere, DoneElsewhere, HeldElsewhere, NotRunnable
 from wfs.flow.engine import Runner
 from wfs.flow.routing import agent_routes
 from wfs.index import answers, load_skeletons
 from wfs.layout import ARCHIVE_DIR, Layout, task_sort_key
+from wfs.leases import LostLease
 from wfs.plans import plan_rows, to_do
 from wfs.query import command_prefix, stopped_view
 from wfs.rules import TaskSource, load_file, refusal
@@ -62,8 +64,8 @@ class Execution(NamedTuple):
 
 
 # `--all` carries on after these ("not run": refused before it was claimed, with
-# nothing changed).
-GOING_ON = ("completed", "blocked", "not run")
+# nothing changed; "done elsewhere": completed in another checkout, passed over).
+GOING_ON = ("completed", "blocked", "not run", "done elsewhere")
 
 
 def execute(
@@ -123,7 +125,8 @@ def execute(
                     enter(runner, place)
                 elif base is not None:  # `--jobs N` takes over a task killed before its worktree
                     set_up_worktree(runner, task["id"], base)
-                ended(engine.run_task(runner, task, {"skip": skip, "output": answer}))
+                scheduled = in_worktree or base is not None
+                ended(run_claimed(runner, task, scheduled, {"skip": skip, "output": answer}))
                 tidy_up(runner, results[-1], tidy)
         elif task_id is not None:
             if in_worktree and base is None:
@@ -138,29 +141,49 @@ def execute(
                 assert claimed is not None
                 if in_worktree and base is not None:
                     set_up_worktree(runner, claimed["id"], base)
-                ended(engine.run_task(runner, claimed))
+                ended(run_claimed(runner, claimed, in_worktree))
                 tidy_up(runner, results[-1], tidy)
-        passed: set[str] = set()  # refused before they started: `--all` goes on past them
-        while (
-            (run_all or not results)
-            and (not results or results[-1]["status"] in GOING_ON)
-            and signals.pending() is None
-        ):
-            try:
-                claimed = runner.claim(None, frozenset(passed))
-            except NotRunnable as refused:
-                if not run_all:
-                    raise
-                passed.add(refused.task_id)
-                ended({"task": refused.task_id, "status": "not run", "reason": refused.message})
-                continue
-            if claimed is None:
-                break
-            ended(engine.run_task(runner, claimed))
-            if not run_all:
-                break
+        run_ready(runner, run_all, results, ended)
         signum = signals.pending()
     return conclude(runner, results, signum)
+
+
+def run_ready(
+    runner: Runner,
+    run_all: bool,
+    results: list[dict[str, Any]],
+    ended: Callable[[dict[str, Any]], None],
+) -> None:
+    """Run the next ready task (after the one asked for, if any: `results`); with
+    `run_all`, go on while tasks complete or block, past those refused before they
+    started or completed elsewhere, then wait for those that other runs hold."""
+    passed: set[str] = set()  # refused before they started: `--all` goes on past them
+    while (
+        (run_all or not results)
+        and (not results or results[-1]["status"] in GOING_ON)
+        and signals.pending() is None
+    ):
+        try:
+            claimed = runner.claim(None, frozenset(passed))
+        except NotRunnable as refused:
+            if not run_all:
+                raise
+            passed.add(refused.task_id)
+            ended({"task": refused.task_id, "status": "not run", "reason": refused.message})
+            continue
+        except DoneElsewhere as done:
+            passed.add(done.task_id)
+            ended(done_elsewhere(runner, done))
+            continue
+        if claimed is None:
+            if run_all and wait_for_holders(runner, frozenset(passed)):
+                continue  # a task another run held is free (or done) now
+            break
+        ended(run_claimed(runner, claimed, run_all))
+        if results[-1].get("held"):
+            passed.add(claimed["id"])  # another run has it now: waited for at the end
+        if not run_all:
+            break
 
 
 def conclude(runner: Runner, results: list[dict[str, Any]], signum: int | None) -> Execution:
@@ -172,11 +195,13 @@ def conclude(runner: Runner, results: list[dict[str, Any]], signum: int | None) 
         code, overall = interrupted[0]["exit_code"], "interrupted"
     elif signum is not None:
         code, overall = 128 + signum, "interrupted"
-    elif "refused" in statuses or "not run" in statuses:
+    elif "refused" in statuses or any(
+        r["status"] == "not run" and not r.get("failed") for r in results if not r.get("held")
+    ):
         code, overall = 2, "refused"
     elif "paused" in statuses:
         code, overall = 3, "paused"
-    elif "blocked" in statuses:
+    elif "blocked" in statuses or "not run" in statuses:  # not run: its process failed
         code, overall = 1, "failed"
     else:
         code, overall = 0, "completed" if results else "idle"
@@ -194,9 +219,54 @@ def conclude(runner: Runner, results: list[dict[str, Any]], signum: int | None) 
     return Execution(data, code, signum, bool(interrupted))
 
 
+def run_claimed(
+    runner: Runner, task: Any, scheduled: bool, resume: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """engine.run_task, for a task `--all` or `--jobs N` came to (`scheduled`): a run
+    that lost its lease meanwhile (another run took the task over) wrote nothing more
+    of it, and the task is that run's now: held elsewhere, as if it had been held
+    when this run came to it (no failure). Asked for by name, LostLease is raised."""
+    try:
+        return engine.run_task(runner, task, resume)
+    except LostLease as lost:
+        if not scheduled:
+            raise
+        held = {"task": task["id"], "status": "not run", "reason": lost.message, "held": True}
+        return held | {"wait": True}
+
+
+HOLDER_POLL_SECONDS = 0.5  # how often `--all` looks whether a task held elsewhere is free
+
+
+def wait_for_holders(runner: Runner, passed: frozenset[str]) -> bool:
+    """`--all` found nothing to claim: while a ready task is held by a live run
+    elsewhere, wait for that run to end (looking every HOLDER_POLL_SECONDS); True when
+    one such task is free now (done there, or its holder gone: the caller claims
+    again), False when none was held (or a stop signal came)."""
+    held = set(runner.claimer.held_ready(passed))
+    if not held:
+        return False
+    while signals.pending() is None:
+        time.sleep(HOLDER_POLL_SECONDS)  # a stop signal is seen after it, at the latest
+        if not held & set(runner.claimer.held_ready(passed)):
+            return signals.pending() is None
+    return False
+
+
 def done_elsewhere(runner: Runner, done: DoneElsewhere) -> dict[str, Any]:
-    """The result of a task that another clone completed (its work came in through the
-    claims remote): completed, with nothing run here."""
+    """The result of a task completed in another checkout: completed, with nothing run
+    here, when its work came in (through the claims remote); else `done elsewhere`,
+    passed over (what depends on it waits here), saying where it landed."""
+    landed = done.landed
+    if landed is not None:
+        return {
+            "task": done.task_id,
+            "status": "done elsewhere",
+            "note": done.message,
+            "where": landed.where,
+            "branch": landed.branch,
+            "commit": landed.commit,
+        }
     return {
         "task": done.task_id,
         "status": "completed",
@@ -211,7 +281,10 @@ def held_elsewhere(held: HeldElsewhere, scheduled: bool) -> dict[str, Any]:
     it (`held`: no failure); a person who asked for it is told, as a refusal."""
     if not scheduled:
         raise held
-    return {"task": held.task_id, "status": "not run", "reason": held.message, "held": True}
+    result = {"task": held.task_id, "status": "not run", "reason": held.message, "held": True}
+    if not isinstance(held, BlockedElsewhere):
+        result["wait"] = True  # a live run has it: `--jobs N` waits for that run to end
+    return result
 
 
 def set_up_worktree(runner: Runner, tid: str, base: str) -> None:

@@ -30,6 +30,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, NamedTuple
 
 from wfs import git, gitfiles, gitremote, leases, platform, store
+from wfs.edit import editing
 from wfs.errors import WfsError
 from wfs.layout import Layout, confined
 
@@ -294,6 +295,7 @@ def merge_in(layout: Layout, sid: str, ref: str, name: str) -> None:
         stale = [path for path in git.uncommitted(layout.root, folder) if path in incoming]
         git.restore_paths(layout.root, stale)
         merged = git.merge_ref(layout.root, ref, f"Merge {name} (wfs session {sid})")
+    rederive(layout, sid)
     if merged.conflicts:
         raise WfsError(
             f"merging {name} into the session's branch conflicts in "
@@ -301,6 +303,21 @@ def merge_in(layout: Layout, sid: str, ref: str, name: str) -> None:
         )
     if merged.error is not None:
         raise WfsError(f"cannot merge {name} into the session's branch: {merged.error}")
+
+
+def rederive(layout: Layout, sid: str) -> None:
+    """Write the session's derived files (its progress fields, `current_tasks`, and the
+    views) anew from its task files as they are now: after a merge, what the files it
+    kept say of the tasks running here may be stale either way."""
+    with editing(layout, sid, check=False) as draft:
+        draft.rederive = True
+
+
+def commit_session(layout: Layout, sid: str, message: str) -> bool:
+    """Commit the session's folder as it is (its tasks' states, summaries, progress
+    and views), and nothing else; False when nothing there changed."""
+    with store.locked(layout.session_lock(sid), sid):  # no task file half-written
+        return git.commit_paths(layout.root, [layout.relative(layout.session_dir(sid))], message)
 
 
 def travel_in(layout: Layout, sid: str, remote: str, branch: str | None = None) -> None:
@@ -338,7 +355,10 @@ def travel_out(
             assert head is not None
 
             def push(claim: str, expected: str, head: str = head) -> bool:
-                return gitremote.push_fenced(layout.root, remote, head, current, claim, expected)
+                done = leases.done_ref(claim)  # remembered by every clone, on any branch
+                return gitremote.push_fenced(
+                    layout.root, remote, head, current, claim, expected, done
+                )
 
             if hand_over(push):
                 return
@@ -403,7 +423,7 @@ def publish_state(
                     store.ignore_folder(worktrees_folder(layout))
                     git.add_detached_worktree(layout.root, scratch, fetched or "HEAD")
                 write(Layout(scratch / git.show_prefix(layout.root)))
-                landed = pushed(layout, scratch, sid, remote, branch, hand_over)
+                landed = pushed(layout, scratch, sid, remote, branch, hand_over, False)
                 if landed is not None:
                     return landed
         finally:
@@ -413,16 +433,24 @@ def publish_state(
 
 
 def pushed(
-    layout: Layout, where: Path, sid: str, remote: str, branch: str, hand_over: HandOver
+    layout: Layout,
+    where: Path,
+    sid: str,
+    remote: str,
+    branch: str,
+    hand_over: HandOver,
+    completed: bool = True,
 ) -> Landing | None:
     """Push the HEAD of the worktree `where` to `branch` of the remote, giving the task's
-    claim back with it (`hand_over`); then take it in here. None when the remote's
+    claim back with it (`hand_over`), and, for a `completed` task, setting its done ref
+    (wfs.leases.done_ref) to that commit; then take it in here. None when the remote's
     branch moved on meanwhile (merge it, and push again)."""
     head = git.rev_parse(where, "HEAD")
     assert head is not None
 
     def push(claim: str, expected: str) -> bool:
-        return gitremote.push_fenced(where, remote, head, branch, claim, expected)
+        done = leases.done_ref(claim) if completed else None
+        return gitremote.push_fenced(where, remote, head, branch, claim, expected, done)
 
     if not hand_over(push):
         return None
