@@ -82,6 +82,8 @@ def _show_result(env: Env, result: dict[str, Any]) -> None:
         where = f" at {result['step']}" if result.get("step") else ""
         env.echo(f"{tid}: interrupted by {result['signal']}{where}; the task is paused.")
         env.echo(f"  Resume: {resume}")
+        if result.get("go_on"):
+            env.echo(f"  (or the whole run, this task first: {shell_join(result['go_on'])})")
     else:
         env.echo(f"{tid}: blocked: {one_line(result['reason'], 500)}")
         tries = result.get("tries", [])
@@ -242,7 +244,7 @@ def execute(
         remote=remote,
     )
     if dry_run:
-        _dry_run(env, runner, task_id if task_id is not None else resume_id)
+        _dry_run(env, runner, task_id if task_id is not None else resume_id, run_all)
         return
     base, tidy = None, True
     if task_from_stdin:  # a process --jobs N started ahead: its task comes when ready
@@ -307,12 +309,7 @@ def _show_run(env: Env, run: session_run.Execution) -> None:
     if env.json:  # after the events, the result: the last line
         json_line(data)
     else:  # each task's result is shown as it ends
-        if data.get("invalid"):
-            env.lines(invalid_lines(data["invalid"]))
-        elif not data["tasks"]:
-            env.lines(idle_lines(data["stopped"]))
-        if run.signum is not None and not run.interrupted:
-            env.echo("Interrupted: stopped before the next task.")
+        env.lines(end_lines(run))
     if run.exit_code:
         click.get_current_context().exit(run.exit_code)
 
@@ -418,12 +415,7 @@ def _run_session(env: Env, sid: str, run_all: bool, options: Options) -> Any:
     finally:
         progress.close()
     if not env.json:
-        if run.data.get("invalid"):
-            env.lines(invalid_lines(run.data["invalid"]))
-        elif not run.data["tasks"]:
-            env.lines(idle_lines(run.data["stopped"]))
-        if run.signum is not None and not run.interrupted:
-            env.echo("Interrupted: stopped before the next task.")
+        env.lines(end_lines(run))
     return run
 
 
@@ -466,6 +458,33 @@ def _order_from_stdin() -> tuple[str, bool, str, bool] | None:
     return order["task"], order["resume"], order["base"], order.get("tidy", True)
 
 
+def end_lines(run: session_run.Execution) -> list[str]:
+    """What a run says at its end, after each task's result: why nothing ran, an
+    interruption between tasks and how the run goes on, and with --all how it came out."""
+    data = run.data
+    lines = []
+    if data.get("invalid"):
+        lines += invalid_lines(data["invalid"])
+    elif not data["tasks"]:
+        lines += idle_lines(data["stopped"])
+    if run.signum is not None and not run.interrupted:
+        lines.append("Interrupted: stopped before the next task.")
+        if data.get("go_on"):
+            lines.append(f"  The run goes on with: {shell_join(data['go_on'])}")
+    if data["tasks"] and "tally" in data:
+        lines.append(tally_line(data["tally"]))
+    return lines
+
+
+def tally_line(counts: dict[str, int]) -> str:
+    """The last line of an `--all` run: its tasks by status, and those still pending."""
+    order = ("completed", "paused", "blocked", "refused", "not run", "interrupted")
+    said = [f"{counts[status]} {status}" for status in order if counts.get(status)]
+    pending = counts.get("pending", 0)
+    after = f"; {pending} task{'s' if pending != 1 else ''} still pending" if pending else ""
+    return f"Run: {', '.join(said)}{after}."
+
+
 def invalid_lines(invalid: list[dict[str, Any]]) -> list[str]:
     """Nothing ran: the tasks that would be ready cannot run as written, and why."""
     count = len(invalid)
@@ -479,9 +498,26 @@ def invalid_lines(invalid: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
-def _dry_run(env: Env, runner: Any, task_id: str | None) -> None:
+def _dry_run(env: Env, runner: Any, task_id: str | None, run_all: bool) -> None:
+    """`--dry-run`: the steps of the task (ID, else the next ready one), or with --all
+    (and no ID) of every task the run would run, in its order."""
     from wfs.flow.preview import human_lines  # deferred: only a dry run loads the engine
 
+    if run_all and task_id is None:
+        every = actions.dry_run_all(env.layout, runner)
+        if env.json:  # one line, as every `execute --json` ends
+            json_line(every)
+            return
+        plans = every["tasks"]
+        if not plans:
+            env.echo("No task is ready.")
+            return
+        count = f"{len(plans)} task{'s' if len(plans) != 1 else ''}"
+        env.echo(f"`--all` would run {count}, in this order, as each completes:")
+        for plan in plans:
+            env.echo("")
+            env.lines(human_lines(plan))
+        return
     plan = actions.dry_run(env.layout, runner, task_id)
     if env.json:  # one line, as every `execute --json` ends
         json_line(plan)

@@ -51,6 +51,12 @@ from wfs.layout import Layout
 from wfs.tasks import Task
 
 Progress = watch.Progress
+INTERRUPTED = "interrupted ("  # how the paused reason of an interrupted run starts
+
+
+def interrupted_reason(stop: signals.Interrupted) -> str:
+    """The paused reason of a run that the signal `stop` interrupted."""
+    return f"{INTERRUPTED}{stop.name})"
 
 
 class Runner:
@@ -90,6 +96,11 @@ class Runner:
 
     def resume_argv(self, tid: str) -> list[str]:
         return resume_command(self.command_prefix, self.resume_options)(tid)
+
+    def all_argv(self) -> list[str]:
+        """The command that goes on with the whole run (`execute --all`), with the
+        options a resumed run needs too."""
+        return [*self.command_prefix, "execute", *self.resume_options, "--all"]
 
     @property
     def scope(self) -> str:
@@ -199,7 +210,7 @@ class Runner:
                 signals.check()
                 stepper.run(run, group, given)
             except signals.Interrupted as stop:
-                record["paused"] = {"step": step.key, "reason": f"interrupted ({stop.name})"}
+                record["paused"] = {"step": step.key, "reason": interrupted_reason(stop)}
                 self.records.save(record)
                 stop.step_key = step.key
                 raise
@@ -245,7 +256,7 @@ def run_until_stop(
         outcome = {"task": tid, "status": "blocked", "reason": error.message, "resume": resume_argv}
         return outcome, ("blocked", error.message, None)
     except signals.Interrupted as stop:
-        reason = f"interrupted ({stop.name})"
+        reason = interrupted_reason(stop)
         outcome = {
             "task": tid,
             "status": "interrupted",

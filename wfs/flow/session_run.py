@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from wfs import platform, render, templating
+from wfs.claims import claim_alive
 from wfs.errors import WfsError
 from wfs.flow import engine, signals, worktrees
 from wfs.flow.claiming import DoneElsewhere, HeldElsewhere, NotRunnable
@@ -23,7 +24,7 @@ from wfs.plans import plan_rows, to_do
 from wfs.query import command_prefix, stopped_view
 from wfs.rules import TaskSource, load_file, refusal
 from wfs.sessions import active_ids, load_session, marker_ids
-from wfs.tasks import TaskIndex, read_task
+from wfs.tasks import TaskIndex, obj, read_task
 
 
 def runner(
@@ -62,8 +63,14 @@ class Execution(NamedTuple):
 
 
 # `--all` carries on after these ("not run": refused before it was claimed, with
-# nothing changed).
-GOING_ON = ("completed", "blocked", "not run")
+# nothing changed; "paused": waiting for an agent or a person, while the tasks that do
+# not wait on it run).
+GOING_ON = ("completed", "blocked", "not run", "paused")
+
+
+def going_on(result: dict[str, Any]) -> bool:
+    """Whether `--all` goes on after a task's result."""
+    return result["status"] in GOING_ON
 
 
 def execute(
@@ -102,29 +109,14 @@ def execute(
     results: list[dict[str, Any]] = []
 
     def ended(result: dict[str, Any]) -> None:
+        if run_all and result["status"] == "interrupted":
+            result["go_on"] = runner.all_argv()  # the whole run goes on, this task first
         results.append(result)
         runner.progress("finished", result)  # shown as each task ends, not at the end
 
     with signals.handled(), platform.steady_environment():
         if resume_id is not None:  # an empty id is refused, never the next task
-            place = ran_in(runner, resume_id)
-            try:
-                task, notes = runner.reclaim(resume_id)
-            except DoneElsewhere as done:
-                if place is not None:  # what the stopped run left there is not wanted
-                    worktrees.clear(runner.layout, place)
-                ended(done_elsewhere(runner, done))
-            except HeldElsewhere as held:
-                ended(held_elsewhere(held, in_worktree or base is not None))
-            else:
-                for text in notes:
-                    note(text)
-                if place is not None:
-                    enter(runner, place)
-                elif base is not None:  # `--jobs N` takes over a task killed before its worktree
-                    set_up_worktree(runner, task["id"], base)
-                ended(engine.run_task(runner, task, {"skip": skip, "output": answer}))
-                tidy_up(runner, results[-1], tidy)
+            resume(runner, resume_id, {"skip": skip, "output": answer}, ended, note, base, tidy)
         elif task_id is not None:
             if in_worktree and base is None:
                 base = worktrees.session_branch(runner.layout)
@@ -140,10 +132,15 @@ def execute(
                     set_up_worktree(runner, claimed["id"], base)
                 ended(engine.run_task(runner, claimed))
                 tidy_up(runner, results[-1], tidy)
+        elif run_all:  # where an earlier run stopped, first
+            for tid in stopped_by_a_run(runner):
+                if signals.pending() is not None or (results and not going_on(results[-1])):
+                    break
+                resume(runner, tid, None, ended, note)
         passed: set[str] = set()  # refused before they started: `--all` goes on past them
         while (
             (run_all or not results)
-            and (not results or results[-1]["status"] in GOING_ON)
+            and (not results or going_on(results[-1]))
             and signals.pending() is None
         ):
             try:
@@ -160,7 +157,81 @@ def execute(
             if not run_all:
                 break
         signum = signals.pending()
-    return conclude(runner, results, signum)
+    run = conclude(runner, results, signum)
+    if run_all:
+        run.data["tally"] = tally(runner, results)
+        if signum is not None:
+            run.data["go_on"] = runner.all_argv()
+    return run
+
+
+def resume(
+    runner: Runner,
+    tid: str,
+    given: dict[str, Any] | None,
+    ended: Callable[[dict[str, Any]], None],
+    note: Callable[[str], None],
+    base: str | None = None,
+    tidy: bool = True,
+) -> None:
+    """Continue the stopped task `tid` where it stopped (`given`: the answer or skip of
+    `--resume`), in the worktree it ran in, if any; its result goes to `ended`."""
+    place = ran_in(runner, tid)
+    try:
+        task, notes = runner.reclaim(tid)
+    except DoneElsewhere as done:
+        if place is not None:  # what the stopped run left there is not wanted
+            worktrees.clear(runner.layout, place)
+        ended(done_elsewhere(runner, done))
+        return
+    except HeldElsewhere as held:
+        ended(held_elsewhere(held, runner.in_worktrees))
+        return
+    for text in notes:
+        note(text)
+    if place is not None:
+        enter(runner, place)
+    elif base is not None:  # `--jobs N` takes over a task killed before its worktree
+        set_up_worktree(runner, task["id"], base)
+    result = engine.run_task(runner, task, given)
+    ended(result)
+    tidy_up(runner, result, tidy)
+
+
+def stopped_by_a_run(runner: Runner) -> list[str]:
+    """The tasks an earlier run left stopped that `--all` goes on with before the ready
+    ones, in id order: interrupted (Ctrl-C, SIGTERM: paused, with no claim), or claimed
+    by a process of this machine that is gone (killed). Tasks paused for an agent or a
+    person, and blocked ones, wait for `--resume ID`."""
+    index = TaskIndex(load_skeletons(runner.layout, runner.sid))
+    found = []
+    for tid in sorted(index.leaves(), key=task_sort_key):
+        if index.by_id[tid].get("status") != "active":
+            continue
+        execution = obj(read_task(runner.layout, runner.sid, tid), "execution")
+        owner = execution.get("claimed_by")
+        if owner:
+            if isinstance(owner, str) and not claim_alive(owner):
+                found.append(tid)
+        elif str(execution.get("paused_reason") or "").startswith(engine.INTERRUPTED):
+            found.append(tid)
+    return found
+
+
+def run_order(runner: Runner) -> list[str]:
+    """The tasks `execute --all` would run, in the order it runs them when each
+    completes: the stopped ones it goes on with (stopped_by_a_run), then each ready task
+    (lowest id first) and those it makes ready. Tasks that cannot run as written are
+    left out, as the run passes over them."""
+    order = stopped_by_a_run(runner)
+    skeletons = [dict(t) for t in load_skeletons(runner.layout, runner.sid)]
+    while True:
+        index = TaskIndex(skeletons)  # anew: it keeps the statuses it derived
+        ready = index.ready()
+        if not ready:
+            return order
+        index.by_id[ready[0]]["status"] = "completed"  # as if it ran, and what waits on it
+        order.append(ready[0])
 
 
 def conclude(runner: Runner, results: list[dict[str, Any]], signum: int | None) -> Execution:
@@ -192,6 +263,22 @@ def conclude(runner: Runner, results: list[dict[str, Any]], signum: int | None) 
                 data.update(status="invalid", invalid=invalid)
                 code = 1
     return Execution(data, code, signum, bool(interrupted))
+
+
+def tally(runner: Runner, results: list[dict[str, Any]]) -> dict[str, int]:
+    """How an `--all` run came out: its tasks by status (completed, paused, blocked,
+    not run...), and how many tasks of the session are still pending after it (waiting
+    on those that stopped, or not reached)."""
+    counts: dict[str, int] = {}
+    for result in results:
+        counts[result["status"]] = counts.get(result["status"], 0) + 1
+    found = answers(runner.layout, runner.sid)
+    counts["pending"] = sum(
+        1
+        for tid, status in found["status"].items()
+        if status == "pending" and not found["children"].get(tid)
+    )
+    return counts
 
 
 def done_elsewhere(runner: Runner, done: DoneElsewhere) -> dict[str, Any]:
