@@ -132,7 +132,12 @@ def _remote_option(value: str | None) -> str | None:
     callback=typed_task_ids,
     shell_complete=complete_task_id,
 )
-@click.option("--all", "run_all", is_flag=True, help="Keep going until no task is ready.")
+@click.option(
+    "--all",
+    "run_all",
+    is_flag=True,
+    help="Keep going until no task is ready (a stopped run goes on).",
+)
 @click.option("--dry-run", is_flag=True, help="Show every resolved step; run nothing.")
 @click.option(
     "--resume",
@@ -205,6 +210,12 @@ def execute(
     a green one's must pass, going back to the agent with the failure up to
     test_fix_cycle.max_iterations times (auto_revert: then the step's changes are
     reverted through git). A completed or archived session runs again only with --force.
+
+    With --all, the run goes on until nothing is ready: first with the tasks an
+    earlier run left stopped by Ctrl-C (or a killed runner), where they stopped; past a
+    task that waits for an agent or a person, and one that fails, with the tasks that
+    do not wait on it; and it ends with a line counting its tasks by status. --all
+    --dry-run shows every task the run would run, in its order.
 
     Exit codes: 0 done (or nothing ready), 1 a step failed (task blocked) or nothing ran
     because the tasks that would be ready are invalid (each is named), 2 bad input (an
