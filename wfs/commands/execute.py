@@ -403,7 +403,8 @@ def _run_jobs(env: Env, runner: Any, sid: str, options: Options) -> Any:
     from wfs.flow import parallel  # deferred: only --jobs N loads the scheduler
 
     child = _child_command(env, sid, options.agent, options.scope, options.force, options.remote)
-    return parallel.run_all(runner, options.jobs, child, force=options.force)
+    with session_run.announced(runner):
+        return parallel.run_all(runner, options.jobs, child, force=options.force)
 
 
 def _run_session(env: Env, sid: str, run_all: bool, options: Options) -> Any:
@@ -627,64 +628,86 @@ def capture(env: Env, kind: str, description: str, command: tuple[str, ...]) -> 
 # ---------------------------------------------------------------- wfs log
 
 
-def human_log(env: Env, event: dict[str, Any], pending: list[str]) -> None:
-    """One event of `wfs log`, for a person."""
+def human_log(env: Env, event: dict[str, Any], pending: list[str], tagged: bool = False) -> None:
+    """One event of `wfs log`, for a person; `tagged`: each step line names its task
+    (the tasks of a whole run may run at once)."""
     kind = event["event"]
+    who = f"{event.get('task')} " if tagged else ""
     if kind == "task":
         now = " (running now)" if event["running"] else ""
         env.echo(f"{event['task']} · {event['title']}: {event['status']}{now}")
         pending.extend(s["name"] for s in event["steps"] if s["status"] == "not started")
     elif kind == "step_started":
-        env.echo(f"  ▶ {event['name']} …")
+        env.echo(f"  {who}▶ {event['name']} …")
     elif kind == "output":
-        env.echo(f"    {event['text']}")
+        env.echo(f"    {who}{'| ' if tagged else ''}{event['text']}")
     elif kind == "output_cut":
-        env.echo("    … (the log keeps no more of this output; the run record has it whole)")
+        env.echo(f"    {who}… (the log keeps no more of this output; the run record has it whole)")
     elif kind == "step_running":
-        env.echo(f"  · {event['name']}: running ({elapsed_text(event['elapsed'])} so far)")
+        env.echo(f"  {who}· {event['name']}: running ({elapsed_text(event['elapsed'])} so far)")
     elif kind == "step_finished":
         outcome = str(event["outcome"])
         color = {"done": "green", "skipped": "yellow", "paused": "yellow"}.get(outcome, "red")
         elapsed = event.get("elapsed")
         took = f" ({elapsed:.2f}s)" if isinstance(elapsed, (int, float)) else ""
-        env.echo(f"  · {event['name']}: {env.style(outcome, fg=color)}{took}")
+        env.echo(f"  {who}· {event['name']}: {env.style(outcome, fg=color)}{took}")
     elif kind == "task_finished":
         env.echo(f"{event['task']}: the run stopped; the task is {event['status']}")
+    elif kind == "run_finished" and event["idle"]:
+        env.echo(f"No run of {event['session']} is going on; `wfs log ID` shows a task's last run.")
+    elif kind == "run_finished":
+        env.echo(f"The run of {event['session']} ended.")
 
 
 @click.command("log")
-@click.argument("task_id", metavar="ID", callback=typed_task_ids, shell_complete=complete_task_id)
+@click.argument(
+    "task_id",
+    metavar="[ID]",
+    required=False,
+    callback=typed_task_ids,
+    shell_complete=complete_task_id,
+)
 @click.option(
     "--follow",
     "-f",
     is_flag=True,
-    help="Keep printing new output until the task's run stops.",
+    help="Keep printing new output until the task's run stops (no ID: the whole run).",
 )
 @pass_env
-def log(env: Env, task_id: str, follow: bool) -> None:
+def log(env: Env, task_id: str | None, follow: bool) -> None:
     """Show a task's run: each step with its status, elapsed time and output.
 
     The output is what the step's commands (and its agent) wrote, stdout and stderr
     as they came, kept in the run record while the step runs. With --follow, new
     output is printed as it comes, from another terminal while `wfs execute` runs,
-    until no process runs the task any more. --json: one event per line.
+    until no process runs the task any more. --follow with no ID follows the
+    session's whole run: each task as it runs, until the run ends (`wfs execute --all`
+    included, between its tasks). --json: one event per line.
 
     \b
     Example:
       wfs log IMPL-2 --follow
+      wfs log --follow
     """
     from wfs.flow import runlog  # deferred: only `wfs log` reads a run back
 
+    if task_id is None and not follow:
+        raise click.UsageError(
+            "give a task ID (`wfs log ID`), or --follow to follow the session's run"
+        )
     context = session_run.runner(env.layout, env.current_session()).context
-    tid = runlog.known_task(context, task_id)
     pending: list[str] = []
 
     def emit(event: dict[str, Any]) -> None:
         if env.json:
             json_line(event)
         else:
-            human_log(env, event, pending)
+            human_log(env, event, pending, tagged=task_id is None)
 
+    if task_id is None:
+        runlog.follow_run(context, emit)
+        return
+    tid = runlog.known_task(context, task_id)
     if follow:
         runlog.follow(context, tid, emit)
     else:

@@ -8,15 +8,17 @@ exit code. The engine (wfs/flow/engine.py) runs one task.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
-from wfs import platform, render, templating
+from wfs import jsonio, platform, render, store, templating
 from wfs.claims import claim_alive
 from wfs.errors import WfsError
 from wfs.flow import engine, signals, worktrees
 from wfs.flow.claiming import DoneElsewhere, HeldElsewhere, NotRunnable
 from wfs.flow.engine import Runner
+from wfs.flow.record import now
 from wfs.flow.routing import agent_routes
 from wfs.index import answers, load_skeletons
 from wfs.layout import ARCHIVE_DIR, Layout, task_sort_key
@@ -114,7 +116,11 @@ def execute(
         results.append(result)
         runner.progress("finished", result)  # shown as each task ends, not at the end
 
-    with signals.handled(), platform.steady_environment():
+    with (
+        signals.handled(),
+        platform.steady_environment(),
+        announced(runner) if run_all else contextlib.nullcontext(),
+    ):
         if resume_id is not None:  # an empty id is refused, never the next task
             resume(runner, resume_id, {"skip": skip, "output": answer}, ended, note, base, tidy)
         elif task_id is not None:
@@ -163,6 +169,23 @@ def execute(
         if signum is not None:
             run.data["go_on"] = runner.all_argv()
     return run
+
+
+@contextlib.contextmanager
+def announced(runner: Runner) -> Iterator[None]:
+    """While an `--all` run goes on (`--jobs N` too), the process that runs it, in the
+    session's run marker: `wfs log --follow` follows the run until that process ends,
+    across the moments between tasks when no task is claimed. Removed at the end,
+    unless another run took it over meanwhile; one a killed run left names a process
+    that is gone."""
+    path = runner.records.run_marker_path()
+    mine = jsonio.dumps({"owner": runner.owner, "started_at": now()})
+    store.write_bytes(path, mine, durable=False)
+    try:
+        yield
+    finally:
+        if not store.differs(path, mine):
+            store.remove(path)
 
 
 def resume(

@@ -46,9 +46,12 @@ _LINE_END = re.compile(r"\r\n|\r|\n")
 Progress = Callable[[str, dict[str, Any]], None]
 
 
+LOG_SUFFIX = ".output.jsonl"  # a task's output log: its id, then this
+
+
 def log_path(record: Path) -> Path:
     """The output log of the task whose run record is at `record`."""
-    return record.with_name(record.stem + ".output.jsonl")
+    return record.with_name(record.stem + LOG_SUFFIX)
 
 
 class Lines:
