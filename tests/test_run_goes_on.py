@@ -224,3 +224,55 @@ def test_after_ctrl_c_the_same_all_goes_on_with_the_interrupted_task_first(
     ]
     assert (project / "first.txt").read_text() == "first\n"  # never run again
     assert (project / "slow.txt").read_text() == "ran\nran\ndone\n"
+
+
+# ------------------------------------------------ 4: wfs log --follow follows the whole run
+
+
+@pytest.mark.slow
+@posix_only
+def test_log_follow_with_no_id_follows_the_whole_run_until_it_ends(tmp_path: Path) -> None:
+    project = planned(
+        tmp_path,
+        [
+            bash_task("IMPL-1", "echo one; touch started; while [ ! -f go ]; do sleep 0.05; done"),
+            bash_task("IMPL-2", "echo two", context={"depends_on": ["IMPL-1"]}),
+            bash_task("IMPL-3", "echo three >&2", context={"depends_on": ["IMPL-2"]}),
+        ],
+    )
+    idle = typed("wfs log --follow", project)
+    assert (idle.code, idle.out) == (
+        0,
+        f"No run of {SID} is going on; `wfs log ID` shows a task's last run.\n",
+    )
+    run = start(project, "wfs execute --all")
+    wait_for(project / "started", run)
+    follower = start(project, "wfs log --follow")
+    assert follower.stdout is not None
+    first = follower.stdout.readline()  # it follows the run now
+    (project / "go").touch()
+    rest, err = follower.communicate(timeout=120)  # and ends when the run ends
+    run.communicate(timeout=120)
+    assert (run.returncode, follower.returncode) == (0, 0), err
+    shown = [line.split(" (")[0] for line in (first + rest).splitlines()]  # times cut
+    assert shown[-1] == f"The run of {SID} ended."
+    # Each task's lines, in order (a task found once it ran shows its status then).
+    for n, text, status in ((1, "one", "active"), (2, "two", ""), (3, "three", "")):
+        head = f"IMPL-{n} · Task IMPL-{n}: "
+        mine = [line for line in shown if f"IMPL-{n} " in line or f"IMPL-{n}:" in line]
+        assert mine[0] in ([head + status] if status else [head + "active", head + "completed"])
+        assert mine[1:] == [
+            f"  IMPL-{n} ▶ IMPL-{n} step …",
+            f"    IMPL-{n} | {text}",
+            f"  IMPL-{n} · IMPL-{n} step: done",
+            f"IMPL-{n}: the run stopped; the task is completed",
+        ]
+    assert len(shown) == 16
+    # The command the idle message names, as printed.
+    shown_log = typed("wfs log IMPL-3", project)
+    assert shown_log.code == 0 and "    three" in shown_log.out.splitlines()
+    asked = typed("wfs log", project)
+    assert (asked.code, asked.err.splitlines()[-1]) == (
+        2,
+        "Error: give a task ID (`wfs log ID`), or --follow to follow the session's run",
+    )
