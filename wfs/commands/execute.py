@@ -642,7 +642,10 @@ def human_log(env: Env, event: dict[str, Any], pending: list[str], tagged: bool 
     elif kind == "output":
         env.echo(f"    {who}{'| ' if tagged else ''}{event['text']}")
     elif kind == "output_cut":
-        env.echo(f"    {who}… (the log keeps no more of this output; the run record has it whole)")
+        env.echo(
+            f"    {who}… (the log keeps no more of this output; "
+            "it is kept whole beside the run record)"
+        )
     elif kind == "step_running":
         env.echo(f"  {who}· {event['name']}: running ({elapsed_text(event['elapsed'])} so far)")
     elif kind == "step_finished":
