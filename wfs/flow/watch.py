@@ -16,8 +16,8 @@ leaves the last one whole or absent; a reader ignores a torn last line):
     {"event": "output_cut", "step": KEY, "after": CHARACTERS}   (the rest is in the record)
     {"event": "step_finished", "step": KEY, "outcome": STATUS, "elapsed": SECONDS}
 
-A step's output is logged up to LOG_LIMIT characters per run (the run record keeps it
-whole); the progress events carry all of it. A resumed run appends to the log; a run
+A step's output is logged up to LOG_LIMIT characters per run (it is kept whole once,
+beside the run record: wfs.flow.steps.Spool); the progress events carry all of it. A resumed run appends to the log; a run
 that starts the task over starts it over. The engine's progress callback gets the same
 output cut into lines (`output` events), and a `tick` event when nothing came for a
 while, so that a display can update its clock.
@@ -38,8 +38,8 @@ from wfs import jsonio, platform, store
 
 STREAMS = {1: "stdout", 2: "stderr"}
 LONGEST_LINE = 64 * 1024  # characters: a longer line without an end is shown in pieces
-# What the log keeps of one run of a step: the run record keeps the whole output once,
-# the log is for watching it (a step that writes gigabytes must not write them twice).
+# What the log keeps of one run of a step: the whole output is kept once beside the run
+# record, the log is for watching it (a step that writes gigabytes must not write them twice).
 LOG_LIMIT = 4 * 1024 * 1024
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
