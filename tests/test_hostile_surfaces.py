@@ -4347,7 +4347,10 @@ def test_a_task_file_without_an_id_is_counted_and_never_dropped(
     planned(tmp_path)
     before = edit("IMPL-2", lambda d: d.pop("id"))
     first = wfs_process("execute", "--all", cwd=project)  # IMPL-1 runs; IMPL-2 cannot
-    assert first.out == "IMPL-1: completed → .workflow/WFS-round/.summaries/IMPL-1-summary.md\n"
+    assert first.out == (
+        "IMPL-1: completed → .workflow/WFS-round/.summaries/IMPL-1-summary.md\n"
+        "Run: 1 completed; 1 task still pending.\n"
+    )
     run = wfs_process("execute", "--all", cwd=project)
     assert run.code == 1, run.out + run.err
     assert run.out.endswith(
