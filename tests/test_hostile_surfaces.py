@@ -4501,8 +4501,7 @@ def test_an_edit_in_place_whose_mtime_is_put_back_is_seen(project: Path, tmp_pat
     assert "Ready:    IMPL-2" in status.out and "Blocked:  IMPL-1" in status.out
     run = wfs_process("execute", "--all", cwd=project)
     assert run.out == (
-        "IMPL-2: completed → .workflow/WFS-round/.summaries/IMPL-2-summary.md\n"
-        "Run: 1 completed.\n"
+        "IMPL-2: completed → .workflow/WFS-round/.summaries/IMPL-2-summary.md\nRun: 1 completed.\n"
     )
     assert json.loads(path.read_text())["status"] == "blocked"
 

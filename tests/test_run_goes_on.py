@@ -213,6 +213,8 @@ def test_after_ctrl_c_the_same_all_goes_on_with_the_interrupted_task_first(
     ) in out
     assert out.splitlines()[-1] == "Run: 1 completed, 1 interrupted; 1 task still pending."
     assert status_of(project, "IMPL-2") == "active"
+    preview = typed("wfs execute --all --dry-run", project).out.splitlines()
+    assert [line.split(":")[0] for line in preview if "(dry run" in line] == ["IMPL-2", "IMPL-3"]
     (project / "go").touch()
     line = printed(out, "this task first: ") if again == "printed" else "wfs execute --all"
     rest = typed(line, project)

@@ -211,11 +211,8 @@ def execute(
     test_fix_cycle.max_iterations times (auto_revert: then the step's changes are
     reverted through git). A completed or archived session runs again only with --force.
 
-    With --all, the run goes on until nothing is ready: first with the tasks an
-    earlier run left stopped by Ctrl-C (or a killed runner), where they stopped; past a
-    task that waits for an agent or a person, and one that fails, with the tasks that
-    do not wait on it; and it ends with a line counting its tasks by status. --all
-    --dry-run shows every task the run would run, in its order.
+    --all goes on with what a run left stopped by Ctrl-C (or killed), then past tasks
+    that wait or fail; it ends counting its tasks. --dry-run shows each task it runs.
 
     Exit codes: 0 done (or nothing ready), 1 a step failed (task blocked) or nothing ran
     because the tasks that would be ready are invalid (each is named), 2 bad input (an

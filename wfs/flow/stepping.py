@@ -110,6 +110,20 @@ def names(group: list[Step]) -> str:
     return f"{group[0].name} (+{len(group) - 1} more in one hand-off)"
 
 
+def kept_output(context: RunContext, result: run_steps.StepResult) -> str:
+    """A command's output as its value: whole, or for one longer than the run keeps
+    (run_steps.OUTPUT_KEEP), its last part after a line saying where it is whole."""
+    if not result.cut:
+        return result.output
+    where = "was not kept"
+    if result.whole is not None:
+        where = f"is in {context.layout.relative(result.whole)}"
+    return (
+        f"[wfs: the first {result.cut} bytes of this output are left out here; "
+        f"the whole output {where}]\n{result.output}"
+    )
+
+
 def file_name(key: str) -> str:
     """A step's key as part of a file's name."""
     return key.replace("/", "-")
@@ -375,21 +389,6 @@ class Stepper:
         """The brief for `group` (wfs.flow.brief): `extra`: checkpoints, fix, error."""
         return step_brief(self.context, run, group, command, **extra)
 
-    def kept_output(self, result: run_steps.StepResult) -> str:
-        """A command's output as its value: whole, or for one longer than the run keeps
-        (run_steps.OUTPUT_KEEP), its last part after a line saying where it is whole."""
-        if not result.cut:
-            return result.output
-        where = (
-            "was not kept"
-            if result.whole is None
-            else (f"is in {self.context.layout.relative(result.whole)}")
-        )
-        return (
-            f"[wfs: the first {result.cut} bytes of this output are left out here; "
-            f"the whole output {where}]\n{result.output}"
-        )
-
     @property
     def leave_out(self) -> str:
         """What a snapshot of the work tree leaves out: wfs's own folder."""
@@ -521,7 +520,7 @@ class Stepper:
                 "elapsed": round(time.monotonic() - began, 3),
             }
             if run_steps.meets(criteria, result, timeout):
-                return None, self.kept_output(result), tries
+                return None, kept_output(self.context, result), tries
             entry.update(
                 error=failure(result, criteria),
                 stdout=tail_bytes(result.output),
@@ -565,7 +564,7 @@ class Stepper:
             reason = f"step {label(step)} failed: {error}"
             state.save("failed", reason=reason, error=error, tries=[entry])
             raise StepFailed(step, reason, [entry])
-        return read_answer(self.kept_output(result), f"the agent `{handoff.command}`")
+        return read_answer(kept_output(self.context, result), f"the agent `{handoff.command}`")
 
     # ------------------------------------------------------------ its checks
 
