@@ -9,6 +9,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -253,7 +254,12 @@ def test_log_follow_with_no_id_follows_the_whole_run_until_it_ends(tmp_path: Pat
     assert follower.stdout is not None
     first = follower.stdout.readline()  # it follows the run now
     (project / "go").touch()
-    rest, err = follower.communicate(timeout=120)  # and ends when the run ends
+    guard = threading.Timer(120, follower.kill)  # against a hang, not a measure of speed
+    guard.start()
+    rest = follower.stdout.read()  # what readline buffered included: it ends with the run
+    guard.cancel()
+    err = follower.stderr.read() if follower.stderr else ""
+    follower.wait(timeout=120)
     run.communicate(timeout=120)
     assert (run.returncode, follower.returncode) == (0, 0), err
     shown = [line.split(" (")[0] for line in (first + rest).splitlines()]  # times cut
@@ -268,7 +274,7 @@ def test_log_follow_with_no_id_follows_the_whole_run_until_it_ends(tmp_path: Pat
             f"    IMPL-{n} | {text}",
             f"  IMPL-{n} · IMPL-{n} step: done",
             f"IMPL-{n}: the run stopped; the task is completed",
-        ]
+        ], shown
     assert len(shown) == 16
     # The command the idle message names, as printed.
     shown_log = typed("wfs log IMPL-3", project)
@@ -278,3 +284,32 @@ def test_log_follow_with_no_id_follows_the_whole_run_until_it_ends(tmp_path: Pat
         2,
         "Error: give a task ID (`wfs log ID`), or --follow to follow the session's run",
     )
+
+
+@pytest.mark.slow
+@posix_only
+def test_all_takes_over_a_task_whose_runner_was_killed_and_goes_on(tmp_path: Path) -> None:
+    project = planned(
+        tmp_path,
+        [
+            bash_task("IMPL-1", "echo first >> first.txt"),
+            bash_task("IMPL-2", SLOW, context={"depends_on": ["IMPL-1"]}),
+            bash_task("IMPL-3", "echo third >> third.txt", context={"depends_on": ["IMPL-2"]}),
+        ],
+    )
+    proc = start(project, "wfs execute --all")
+    wait_for(project / "started", proc)
+    owner = json.loads((project / ".workflow" / SID / ".task" / "IMPL-2.json").read_text())
+    owner = owner["execution"]["claimed_by"]
+    proc.kill()  # SIGKILL: no chance to leave the task paused; its step dies with it
+    proc.communicate(timeout=120)
+    assert status_of(project, "IMPL-2") == "active"
+    (project / "go").touch()
+    rest = typed("wfs execute --all", project)
+    assert rest.code == 0, rest.out + rest.err
+    assert rest.err.startswith(
+        f"IMPL-2: took over the claim of {owner}, which is no longer running\n"
+    )
+    assert rest.out.splitlines()[-1] == "Run: 2 completed."
+    assert (project / "first.txt").read_text() == "first\n"
+    assert (project / "third.txt").read_text() == "third\n"

@@ -273,7 +273,7 @@ def execute(
                 answer,
                 skip,
                 run_all,
-                note=lambda text: env.echo(f"{resume_id}: {text}", err=True),
+                note=lambda text: env.echo(text, err=True),
                 force=force,
                 in_worktree=in_worktree,
                 base=base,

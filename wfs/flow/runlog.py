@@ -37,7 +37,7 @@ from wfs.flow.watch import LOG_SUFFIX, STREAMS, Lines, read_events
 from wfs.flow.work import Uninterpretable, task_steps
 from wfs.formats import status_of
 from wfs.index import answers
-from wfs.layout import check_task_id
+from wfs.layout import check_task_id, task_sort_key
 from wfs.tasks import obj, read_task, unknown_task
 
 Event = dict[str, Any]
@@ -269,11 +269,9 @@ def run_going_on(context: RunContext) -> bool:
     return isinstance(owner, str) and bool(owner) and claim_alive(owner)
 
 
-def running_tasks(context: RunContext) -> list[str]:
-    """The tasks of the session that a live process runs now."""
-    status = answers(context.layout, context.sid)["status"]
-    active = [tid for tid, state in status.items() if state == "active"]
-    return [tid for tid in active if run_state(context, tid)[2]]
+def running_tasks(context: RunContext, tids: list[str]) -> list[str]:
+    """Those of `tids` that a live process runs now."""
+    return [tid for tid in sorted(tids, key=task_sort_key) if run_state(context, tid)[2]]
 
 
 class RunFollower:
@@ -293,7 +291,7 @@ class RunFollower:
     def start(self) -> bool:
         """The tasks running now, as `snapshot` shows them; False when no task runs
         and no run goes on."""
-        for tid in running_tasks(self.context):
+        for tid in running_tasks(self.context, list(self.seen)):  # each has a log
             events, offset, reader, _ = snapshot(self.context, tid)
             for event in events:
                 if event["event"] != "step_running":  # its output follows as it comes

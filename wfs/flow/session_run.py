@@ -93,7 +93,8 @@ def execute(
 
     SIGINT, SIGTERM and SIGHUP (where the system has it) stop the running step and leave
     the task resumable.
-    `note` gets what reclaiming a stopped task had to do (stale claims, orphans).
+    `note` gets what reclaiming a stopped task had to do (stale claims, orphans), each
+    line starting with the task's id.
     The runner's progress callback gets each task's result as it ends (`finished`).
     A completed or archived session runs again only with `force` (else exit 2).
     When nothing ran because every task that would be ready cannot run as written, the
@@ -211,7 +212,7 @@ def resume(
         ended(held_elsewhere(held, runner.in_worktrees))
         return
     for text in notes:
-        note(text)
+        note(f"{tid}: {text}")
     if place is not None:
         enter(runner, place)
     elif base is not None:  # `--jobs N` takes over a task killed before its worktree
@@ -248,6 +249,9 @@ def run_order(runner: Runner) -> list[str]:
     left out, as the run passes over them."""
     order = stopped_by_a_run(runner)
     skeletons = [dict(t) for t in load_skeletons(runner.layout, runner.sid)]
+    for skeleton in skeletons:
+        if skeleton.get("id") in order:
+            skeleton["status"] = "completed"  # as if it ran, and what waits on it
     while True:
         index = TaskIndex(skeletons)  # anew: it keeps the statuses it derived
         ready = index.ready()
