@@ -400,8 +400,9 @@ def _run_jobs(env: Env, runner: Any, sid: str, options: Options) -> Any:
     from wfs.flow import parallel  # deferred: only --jobs N loads the scheduler
 
     child = _child_command(env, sid, options.agent, options.scope, options.force, options.remote)
-    with session_run.announced(runner):
-        return parallel.run_all(runner, options.jobs, child, force=options.force)
+    return session_run.announcing(
+        runner, lambda: parallel.run_all(runner, options.jobs, child, force=options.force)
+    )
 
 
 def _run_session(env: Env, sid: str, run_all: bool, options: Options) -> Any:

@@ -189,6 +189,12 @@ def announced(runner: Runner) -> Iterator[None]:
             store.remove(path)
 
 
+def announcing(runner: Runner, run: Callable[[], Execution]) -> Execution:
+    """`run()` (an `--all` run that another room does: `--jobs N`), announced."""
+    with announced(runner):
+        return run()
+
+
 def resume(
     runner: Runner,
     tid: str,
