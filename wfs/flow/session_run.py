@@ -190,9 +190,12 @@ def announced(runner: Runner) -> Iterator[None]:
 
 
 def announcing(runner: Runner, run: Callable[[], Execution]) -> Execution:
-    """`run()` (an `--all` run that another room does: `--jobs N`), announced."""
+    """`run()` (an `--all` run that another room does: `--jobs N`), announced, and its
+    tasks counted by status as `execute` counts them (`tally`)."""
     with announced(runner):
-        return run()
+        done = run()
+    done.data.setdefault("tally", tally(runner, done.data["tasks"]))
+    return done
 
 
 def resume(
