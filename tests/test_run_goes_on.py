@@ -111,6 +111,18 @@ def test_a_json_all_run_counts_its_tasks_by_status(tmp_path: Path) -> None:
     result = json.loads(run.out.splitlines()[-1])
     assert result["tally"] == {"blocked": 1, "paused": 1, "pending": 1}
     assert [t["status"] for t in result["tasks"]] == ["blocked", "paused"]
+    # Again: the task waiting for an agent is asked again (the blocked one waits for a
+    # person), and with an agent configured since, answered.
+    again = typed("wfs execute --all --json", project)
+    assert again.code == 3
+    assert json.loads(again.out.splitlines()[-1])["tally"] == {"paused": 1, "pending": 1}
+    agent = tmp_path / "agent.sh"
+    agent.write_text("#!/usr/bin/env bash\ncat > /dev/null\necho 'Thought it over.'\n")
+    agent.chmod(0o755)
+    answered = typed(f"wfs execute --all --agent {shlex.quote(str(agent))}", project)
+    assert answered.code == 0, answered.out + answered.err
+    assert answered.out.splitlines()[-1] == "Run: 1 completed; 1 task still pending."
+    assert status_of(project, "IMPL-2") == "completed"
 
 
 # ------------------------------------------------ 10: --all --dry-run shows the whole run

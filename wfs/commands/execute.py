@@ -211,8 +211,8 @@ def execute(
     test_fix_cycle.max_iterations times (auto_revert: then the step's changes are
     reverted through git). A completed or archived session runs again only with --force.
 
-    --all goes on with what a run left stopped by Ctrl-C (or killed), then past tasks
-    that wait or fail; it ends counting its tasks. --dry-run shows each task it runs.
+    --all goes on with the tasks a run left paused (Ctrl-C, an agent) or killed, then
+    past tasks that wait or fail; it ends counting its tasks. --dry-run shows them all.
 
     Exit codes: 0 done (or nothing ready), 1 a step failed (task blocked) or nothing ran
     because the tasks that would be ready are invalid (each is named), 2 bad input (an

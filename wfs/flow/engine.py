@@ -51,12 +51,6 @@ from wfs.layout import Layout
 from wfs.tasks import Task
 
 Progress = watch.Progress
-INTERRUPTED = "interrupted ("  # how the paused reason of an interrupted run starts
-
-
-def interrupted_reason(stop: signals.Interrupted) -> str:
-    """The paused reason of a run that the signal `stop` interrupted."""
-    return f"{INTERRUPTED}{stop.name})"
 
 
 class Runner:
@@ -210,7 +204,7 @@ class Runner:
                 signals.check()
                 stepper.run(run, group, given)
             except signals.Interrupted as stop:
-                record["paused"] = {"step": step.key, "reason": interrupted_reason(stop)}
+                record["paused"] = {"step": step.key, "reason": f"interrupted ({stop.name})"}
                 self.records.save(record)
                 stop.step_key = step.key
                 raise
@@ -256,7 +250,7 @@ def run_until_stop(
         outcome = {"task": tid, "status": "blocked", "reason": error.message, "resume": resume_argv}
         return outcome, ("blocked", error.message, None)
     except signals.Interrupted as stop:
-        reason = interrupted_reason(stop)
+        reason = f"interrupted ({stop.name})"
         outcome = {
             "task": tid,
             "status": "interrupted",

@@ -233,20 +233,17 @@ def resume(
 
 def stopped_by_a_run(runner: Runner) -> list[str]:
     """The tasks an earlier run left stopped that `--all` goes on with before the ready
-    ones, in id order: interrupted (Ctrl-C, SIGTERM: paused, with no claim), or claimed
-    by a process of this machine that is gone (killed). Tasks paused for an agent or a
-    person, and blocked ones, wait for `--resume ID`."""
+    ones, in id order: paused (interrupted by Ctrl-C or SIGTERM, or waiting for an agent:
+    asked again, so that an agent configured since answers, or the brief is shown
+    again), or claimed by a process of this machine that is gone (killed). Blocked
+    tasks wait for a person (`--resume ID`)."""
     index = TaskIndex(load_skeletons(runner.layout, runner.sid))
     found = []
     for tid in sorted(index.leaves(), key=task_sort_key):
         if index.by_id[tid].get("status") != "active":
             continue
-        execution = obj(read_task(runner.layout, runner.sid, tid), "execution")
-        owner = execution.get("claimed_by")
-        if owner:
-            if isinstance(owner, str) and not claim_alive(owner):
-                found.append(tid)
-        elif str(execution.get("paused_reason") or "").startswith(engine.INTERRUPTED):
+        owner = obj(read_task(runner.layout, runner.sid, tid), "execution").get("claimed_by")
+        if not owner or (isinstance(owner, str) and not claim_alive(owner)):
             found.append(tid)
     return found
 
