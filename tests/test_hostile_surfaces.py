@@ -962,9 +962,14 @@ CASES = [
         check=both(
             task_status("IMPL-2", "pending"),
             lines_are(
-                f"{tid}: not run: the tasks' worktrees folder: path '.workflow/.worktrees' "
-                "leads outside the project root (through a symlink)"
-                for tid in ("IMPL-1.1", "IMPL-2")
+                [
+                    *(
+                        f"{tid}: not run: the tasks' worktrees folder: path '.workflow/.worktrees' "
+                        "leads outside the project root (through a symlink)"
+                        for tid in ("IMPL-1.1", "IMPL-2")
+                    ),
+                    "Run: 2 not run; 3 tasks still pending.",
+                ]
             ),
         ),
         process=True,
@@ -981,8 +986,13 @@ CASES = [
         check=both(
             task_status("IMPL-2", "pending"),
             lines_are(
-                f"{tid}: not run: the tasks' worktrees folder: .workflow/.worktrees is not a folder"
-                for tid in ("IMPL-1.1", "IMPL-2")
+                [
+                    *(
+                        f"{tid}: not run: the tasks' worktrees folder: .workflow/.worktrees is not a folder"
+                        for tid in ("IMPL-1.1", "IMPL-2")
+                    ),
+                    "Run: 2 not run; 3 tasks still pending.",
+                ]
             ),
         ),
         process=True,

@@ -172,21 +172,47 @@ def execute(
     return run
 
 
-@contextlib.contextmanager
-def announced(runner: Runner) -> Iterator[None]:
+class Announcement:
     """While an `--all` run goes on (`--jobs N` too), the process that runs it, in the
     session's run marker: `wfs log --follow` follows the run until that process ends,
-    across the moments between tasks when no task is claimed. Removed at the end,
+    across the moments between tasks when no task is claimed. Written once a task of
+    the run has started (`mark`: a run refused before changes nothing), removed at the end
     unless another run took it over meanwhile; one a killed run left names a process
     that is gone."""
-    path = runner.records.run_marker_path()
-    mine = jsonio.dumps({"owner": runner.owner, "started_at": now()})
-    store.write_bytes(path, mine, durable=False)
+
+    def __init__(self, runner: Runner) -> None:
+        self.path = runner.records.run_marker_path()
+        self.mine = jsonio.dumps({"owner": runner.owner, "started_at": now()})
+        self.marked = False
+
+    def mark(self) -> None:
+        if not self.marked:
+            store.write_bytes(self.path, self.mine, durable=False)
+            self.marked = True
+
+    def close(self) -> None:
+        if self.marked and not store.differs(self.path, self.mine):
+            store.remove(self.path)
+
+
+@contextlib.contextmanager
+def announced(runner: Runner) -> Iterator[None]:
+    """The run announced (Announcement) from the first step it reports to the end of
+    the block."""
+    announcement = Announcement(runner)
+    shown = runner.progress
+
+    def progress(event: str, data: dict[str, Any]) -> None:
+        if event == "start":  # a step starts: a task runs (one refused ran nothing)
+            announcement.mark()
+        shown(event, data)
+
+    runner.progress = progress
     try:
         yield
     finally:
-        if not store.differs(path, mine):
-            store.remove(path)
+        runner.progress = shown
+        announcement.close()
 
 
 def announcing(runner: Runner, run: Callable[[], Execution]) -> Execution:
