@@ -1182,6 +1182,7 @@ def test_execute_loop_as_installed_takes_a_session_from_plan_to_completed(
     assert run.stdout.splitlines() == [
         f"IMPL-2: completed → .workflow/{sid}/.summaries/IMPL-2-summary.md",
         f"IMPL-3: completed → .workflow/{sid}/.summaries/IMPL-3-summary.md",
+        "Run: 2 completed.",
     ]
 
     status = wfs_process("status", "--json", cwd=project)

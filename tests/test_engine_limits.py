@@ -8,6 +8,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -153,3 +155,62 @@ def test_a_catastrophic_regex_criterion_stops_at_the_step_timeout(project: Path)
     run = wfs_process("execute", cwd=project, timeout=120)
     assert run.code == 1, run.out + run.err
     assert "success criteria 'regex:(a+)+$' not met" in run.out
+
+
+# The peak memory of a wfs run as a subprocess: this wrapper runs it and prints the
+# largest resident set of its children (Linux: KiB; macOS: bytes), then its exit code.
+PEAK = """
+import resource, subprocess, sys
+code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+print(peak * (1 if sys.platform == "darwin" else 1024), code)
+"""
+LOUD = 256 * 1024 * 1024  # bytes a step prints
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(sys.platform == "win32", reason="resource.getrusage is POSIX only")
+def test_a_step_printing_256_mib_stays_in_bounded_memory_and_keeps_it_whole(
+    project: Path,
+) -> None:
+    two_steps(
+        # 1 KiB lines, 256 MiB in all.
+        f"bash(yes \"$(printf 'x%.0s' {{1..1023}})\" | head -c {LOUD})",
+        "bash(printf '%s' \"[big]\" | head -n 1; printf '%s' \"[big]\" | wc -c)",
+    )
+    peak = subprocess.run(
+        [sys.executable, "-c", PEAK, sys.executable, "-m", "wfs", "execute"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    rss, code = (int(word) for word in peak.stdout.split())
+    assert code == 0, peak.stderr
+    assert rss < 256 * 1024 * 1024  # the output whole in memory peaked at 814 MiB
+    runs = project / ".workflow" / SID / ".runs"
+    whole = runs / "IMPL-1" / "implementation_approach-1.1.whole.txt"
+    assert whole.stat().st_size == LOUD  # kept whole, beside the run record
+    with whole.open("rb") as kept:
+        assert kept.read(1024) == b"x" * 1023 + b"\n"
+        kept.seek(-1024, os.SEEK_END)
+        assert kept.read() == b"x" * 1023 + b"\n"
+    # The value is its last 8 MiB from a whole line on, after a line naming the file.
+    kept_bytes = 8 * 1024 * 1024 - 1024  # the first line of the 8 MiB was cut short
+    note = (
+        f"[wfs: the first {LOUD - kept_bytes} bytes of this output are left out here; "
+        f"the whole output is in {whole.relative_to(project).as_posix()}]"
+    )
+    record = read_json(runs / "IMPL-1.json")["steps"]
+    used = record["implementation_approach/2"]["output"].splitlines()
+    assert used == [note, str(len(note) + 1 + kept_bytes - 1)]  # its last newline dropped
+    # wfs log shows the first 4 Mi characters of it, then where the rest is.
+    shown = wfs_process("log", "IMPL-1", cwd=project, timeout=120)
+    assert shown.code == 0
+    lines = shown.out.splitlines()
+    assert lines[:3] == ["IMPL-1 · Limits: completed", "  ▶ Load …", "    " + "x" * 1023]
+    assert lines.count("    " + "x" * 1023) == 4 * 1024
+    assert (
+        "    … (the log keeps no more of this output; it is kept whole beside the run record)"
+        in lines
+    )

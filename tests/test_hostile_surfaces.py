@@ -977,9 +977,14 @@ CASES = [
         check=both(
             task_status("IMPL-2", "pending"),
             lines_are(
-                f"{tid}: not run: the tasks' worktrees folder: path '.workflow/.worktrees' "
-                "leads outside the project root (through a symlink)"
-                for tid in ("IMPL-1.1", "IMPL-2")
+                [
+                    *(
+                        f"{tid}: not run: the tasks' worktrees folder: path '.workflow/.worktrees' "
+                        "leads outside the project root (through a symlink)"
+                        for tid in ("IMPL-1.1", "IMPL-2")
+                    ),
+                    "Run: 2 not run; 3 tasks still pending.",
+                ]
             ),
         ),
         process=True,
@@ -996,8 +1001,13 @@ CASES = [
         check=both(
             task_status("IMPL-2", "pending"),
             lines_are(
-                f"{tid}: not run: the tasks' worktrees folder: .workflow/.worktrees is not a folder"
-                for tid in ("IMPL-1.1", "IMPL-2")
+                [
+                    *(
+                        f"{tid}: not run: the tasks' worktrees folder: .workflow/.worktrees is not a folder"
+                        for tid in ("IMPL-1.1", "IMPL-2")
+                    ),
+                    "Run: 2 not run; 3 tasks still pending.",
+                ]
             ),
         ),
         process=True,
@@ -4373,7 +4383,10 @@ def test_a_task_file_without_an_id_is_counted_and_never_dropped(
     planned(tmp_path)
     before = edit("IMPL-2", lambda d: d.pop("id"))
     first = wfs_process("execute", "--all", cwd=project)  # IMPL-1 runs; IMPL-2 cannot
-    assert first.out == "IMPL-1: completed → .workflow/WFS-round/.summaries/IMPL-1-summary.md\n"
+    assert first.out == (
+        "IMPL-1: completed → .workflow/WFS-round/.summaries/IMPL-1-summary.md\n"
+        "Run: 1 completed; 1 task still pending.\n"
+    )
     run = wfs_process("execute", "--all", cwd=project)
     assert run.code == 1, run.out + run.err
     assert run.out.endswith(
@@ -4530,7 +4543,9 @@ def test_an_edit_in_place_whose_mtime_is_put_back_is_seen(project: Path, tmp_pat
     status = wfs_process("status", cwd=project)
     assert "Ready:    IMPL-2" in status.out and "Blocked:  IMPL-1" in status.out
     run = wfs_process("execute", "--all", cwd=project)
-    assert run.out == "IMPL-2: completed → .workflow/WFS-round/.summaries/IMPL-2-summary.md\n"
+    assert run.out == (
+        "IMPL-2: completed → .workflow/WFS-round/.summaries/IMPL-2-summary.md\nRun: 1 completed.\n"
+    )
     assert json.loads(path.read_text())["status"] == "blocked"
 
 

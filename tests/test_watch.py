@@ -153,6 +153,7 @@ def test_through_a_pipe_each_step_and_each_task_come_as_plain_lines_in_order(
         "  IMPL-2 ▶ Third …",
         "  IMPL-2 · Third: done (…)",
         f"IMPL-2: completed → {summaries}/IMPL-2-summary.md",
+        "Run: 2 completed.",
     ]
 
 
@@ -363,6 +364,8 @@ def test_ctrl_c_each_finished_task_is_shown_before_the_interruption_and_none_aft
         "  IMPL-3 · Wait: interrupted (…)",
         "IMPL-3: interrupted by SIGINT at implementation_approach/1; the task is paused.",
         f"  Resume: wfs --session {SID} execute --resume IMPL-3",
+        f"  (or the whole run, this task first: wfs --session {SID} execute --all)",
+        "Run: 2 completed, 1 interrupted; 1 task still pending.",
     ]
     assert not (project / "fourth").exists()
 
@@ -473,7 +476,7 @@ def test_the_log_keeps_a_bounded_part_of_a_huge_output_and_says_so(
         "IMPL-1 · Work: completed",
         "  ▶ Big …",
         "    0123456789",
-        "    … (the log keeps no more of this output; the run record has it whole)",
+        "    … (the log keeps no more of this output; it is kept whole beside the run record)",
         "  · Big: done (…)",
     ]
     record = read_json(project / ".workflow" / SID / ".runs" / "IMPL-1.json")

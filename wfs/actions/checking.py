@@ -102,6 +102,17 @@ def dry_run(layout: Layout, runner: Any, task_id: str | None) -> dict[str, Any]:
     return preview(runner.context, read_task(layout, runner.sid, task_id))
 
 
+def dry_run_all(layout: Layout, runner: Any) -> dict[str, Any]:
+    """`wfs execute --all --dry-run`: the resolved steps of every task the run would
+    run, in its order (wfs.flow.session_run.run_order)."""
+    from wfs.flow.preview import dry_run as preview  # deferred: only a dry run loads the engine
+    from wfs.flow.session_run import run_order  # deferred: as above
+
+    order = run_order(runner)
+    tasks = [preview(runner.context, read_task(layout, runner.sid, tid)) for tid in order]
+    return {"session": runner.sid, "tasks": tasks}
+
+
 class Outcome(NamedTuple):
     data: dict[str, Any]
     exit_code: int

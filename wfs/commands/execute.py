@@ -84,6 +84,8 @@ def _show_result(env: Env, result: dict[str, Any]) -> None:
         where = f" at {result['step']}" if result.get("step") else ""
         env.echo(f"{tid}: interrupted by {result['signal']}{where}; the task is paused.")
         env.echo(f"  Resume: {resume}")
+        if result.get("go_on"):
+            env.echo(f"  (or the whole run, this task first: {shell_join(result['go_on'])})")
     else:
         env.echo(f"{tid}: blocked: {one_line(result['reason'], 500)}")
         tries = result.get("tries", [])
@@ -135,7 +137,12 @@ def _remote_option(value: str | None) -> str | None:
     callback=typed_task_ids,
     shell_complete=complete_task_id,
 )
-@click.option("--all", "run_all", is_flag=True, help="Keep going until no task is ready.")
+@click.option(
+    "--all",
+    "run_all",
+    is_flag=True,
+    help="Keep going until no task is ready (a stopped run goes on).",
+)
 @click.option("--dry-run", is_flag=True, help="Show every resolved step; run nothing.")
 @click.option(
     "--resume",
@@ -209,6 +216,9 @@ def execute(
     test_fix_cycle.max_iterations times (auto_revert: then the step's changes are
     reverted through git). A completed or archived session runs again only with --force.
 
+    --all goes on with the tasks a run left paused (Ctrl-C, an agent) or killed, then
+    past tasks that wait or fail; it ends counting its tasks. --dry-run shows them all.
+
     Exit codes: 0 done (or nothing ready), 1 a step failed (task blocked) or nothing ran
     because the tasks that would be ready are invalid (each is named), 2 bad input (an
     invalid task, an empty answer, a finished session without --force), 3 paused for an
@@ -250,16 +260,13 @@ def execute(
         remote=remote,
     )
     if dry_run:
-        _dry_run(env, runner, task_id if task_id is not None else resume_id)
+        _dry_run(env, runner, task_id if task_id is not None else resume_id, run_all)
         return
-    base, tidy = None, True
-    if task_from_stdin:  # a process --jobs N started ahead: its task comes when ready
-        session_run.warm_up()
-        order = _order_from_stdin()
-        if order is None:
-            return  # no task came: nothing to do
-        tid, resume, base, tidy = order
-        task_id, resume_id, in_worktree = (None, tid, False) if resume else (tid, None, True)
+    # A process --jobs N started ahead takes its task once it comes on stdin.
+    order = _ordered_task() if task_from_stdin else (task_id, resume_id, in_worktree, None, True)
+    if order is None:
+        return  # no task came: nothing to do
+    task_id, resume_id, in_worktree, base, tidy = order
     try:
         if jobs > 1:
             run = _run_jobs(env, runner, env.current_session(), options)
@@ -271,7 +278,7 @@ def execute(
                 answer,
                 skip,
                 run_all,
-                note=lambda text: env.echo(f"{resume_id}: {text}", err=True),
+                note=lambda text: env.echo(text, err=True),
                 force=force,
                 in_worktree=in_worktree,
                 base=base,
@@ -315,12 +322,7 @@ def _show_run(env: Env, run: session_run.Execution) -> None:
     if env.json:  # after the events, the result: the last line
         json_line(data)
     else:  # each task's result is shown as it ends
-        if data.get("invalid"):
-            env.lines(invalid_lines(data["invalid"]))
-        elif not data["tasks"]:
-            env.lines(idle_lines(data["stopped"]))
-        if run.signum is not None and not run.interrupted:
-            env.echo("Interrupted: stopped before the next task.")
+        env.lines(end_lines(run))
     if run.exit_code:
         click.get_current_context().exit(run.exit_code)
 
@@ -403,7 +405,9 @@ def _run_jobs(env: Env, runner: Any, sid: str, options: Options) -> Any:
     from wfs.flow import parallel  # deferred: only --jobs N loads the scheduler
 
     child = _child_command(env, sid, options.agent, options.scope, options.force, options.remote)
-    return parallel.run_all(runner, options.jobs, child, force=options.force)
+    return session_run.announcing(
+        runner, lambda: parallel.run_all(runner, options.jobs, child, force=options.force)
+    )
 
 
 def _run_session(env: Env, sid: str, run_all: bool, options: Options) -> Any:
@@ -426,12 +430,7 @@ def _run_session(env: Env, sid: str, run_all: bool, options: Options) -> Any:
     finally:
         progress.close()
     if not env.json:
-        if run.data.get("invalid"):
-            env.lines(invalid_lines(run.data["invalid"]))
-        elif not run.data["tasks"]:
-            env.lines(idle_lines(run.data["stopped"]))
-        if run.signum is not None and not run.interrupted:
-            env.echo("Interrupted: stopped before the next task.")
+        env.lines(end_lines(run))
     return run
 
 
@@ -449,6 +448,18 @@ def _show_plans(env: Env, plans: list[dict[str, Any]], dry_run: bool) -> None:
         "`wfs import PATH` makes it now, and `wfs --session ID execute --dry-run` then shows "
         "each step and check."
     )
+
+
+def _ordered_task() -> tuple[str | None, str | None, bool, str | None, bool] | None:
+    """The task a process started by `--jobs N` runs, once it comes on stdin: (the task
+    to run in its worktree, or the one to resume, whether in a worktree, the session's
+    branch, whether it tidies up after itself); None when none came."""
+    session_run.warm_up()
+    order = _order_from_stdin()
+    if order is None:
+        return None
+    tid, resume, base, tidy = order
+    return (None, tid, False, base, tidy) if resume else (tid, None, True, base, tidy)
 
 
 def _order_from_stdin() -> tuple[str, bool, str, bool] | None:
@@ -474,6 +485,33 @@ def _order_from_stdin() -> tuple[str, bool, str, bool] | None:
     return order["task"], order["resume"], order["base"], order.get("tidy", True)
 
 
+def end_lines(run: session_run.Execution) -> list[str]:
+    """What a run says at its end, after each task's result: why nothing ran, an
+    interruption between tasks and how the run goes on, and with --all how it came out."""
+    data = run.data
+    lines = []
+    if data.get("invalid"):
+        lines += invalid_lines(data["invalid"])
+    elif not data["tasks"]:
+        lines += idle_lines(data["stopped"])
+    if run.signum is not None and not run.interrupted:
+        lines.append("Interrupted: stopped before the next task.")
+        if data.get("go_on"):
+            lines.append(f"  The run goes on with: {shell_join(data['go_on'])}")
+    if data["tasks"] and "tally" in data:
+        lines.append(tally_line(data["tally"]))
+    return lines
+
+
+def tally_line(counts: dict[str, int]) -> str:
+    """The last line of an `--all` run: its tasks by status, and those still pending."""
+    order = ("completed", "paused", "blocked", "refused", "not run", "interrupted")
+    said = [f"{counts[status]} {status}" for status in order if counts.get(status)]
+    pending = counts.get("pending", 0)
+    after = f"; {pending} task{'s' if pending != 1 else ''} still pending" if pending else ""
+    return f"Run: {', '.join(said)}{after}."
+
+
 def invalid_lines(invalid: list[dict[str, Any]]) -> list[str]:
     """Nothing ran: the tasks that would be ready cannot run as written, and why."""
     count = len(invalid)
@@ -487,9 +525,26 @@ def invalid_lines(invalid: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
-def _dry_run(env: Env, runner: Any, task_id: str | None) -> None:
+def _dry_run(env: Env, runner: Any, task_id: str | None, run_all: bool) -> None:
+    """`--dry-run`: the steps of the task (ID, else the next ready one), or with --all
+    (and no ID) of every task the run would run, in its order."""
     from wfs.flow.preview import human_lines  # deferred: only a dry run loads the engine
 
+    if run_all and task_id is None:
+        every = actions.dry_run_all(env.layout, runner)
+        if env.json:  # one line, as every `execute --json` ends
+            json_line(every)
+            return
+        plans = every["tasks"]
+        if not plans:
+            env.echo("No task is ready.")
+            return
+        count = f"{len(plans)} task{'s' if len(plans) != 1 else ''}"
+        env.echo(f"`--all` would run {count}, in this order, as each completes:")
+        for plan in plans:
+            env.echo("")
+            env.lines(human_lines(plan))
+        return
     plan = actions.dry_run(env.layout, runner, task_id)
     if env.json:  # one line, as every `execute --json` ends
         json_line(plan)
@@ -588,64 +643,89 @@ def capture(env: Env, kind: str, description: str, command: tuple[str, ...]) -> 
 # ---------------------------------------------------------------- wfs log
 
 
-def human_log(env: Env, event: dict[str, Any], pending: list[str]) -> None:
-    """One event of `wfs log`, for a person."""
+def human_log(env: Env, event: dict[str, Any], pending: list[str], tagged: bool = False) -> None:
+    """One event of `wfs log`, for a person; `tagged`: each step line names its task
+    (the tasks of a whole run may run at once)."""
     kind = event["event"]
+    who = f"{event.get('task')} " if tagged else ""
     if kind == "task":
         now = " (running now)" if event["running"] else ""
         env.echo(f"{event['task']} · {event['title']}: {event['status']}{now}")
         pending.extend(s["name"] for s in event["steps"] if s["status"] == "not started")
     elif kind == "step_started":
-        env.echo(f"  ▶ {event['name']} …")
+        env.echo(f"  {who}▶ {event['name']} …")
     elif kind == "output":
-        env.echo(f"    {event['text']}")
+        env.echo(f"    {who}{'| ' if tagged else ''}{event['text']}")
     elif kind == "output_cut":
-        env.echo("    … (the log keeps no more of this output; the run record has it whole)")
+        env.echo(
+            f"    {who}… (the log keeps no more of this output; "
+            "it is kept whole beside the run record)"
+        )
     elif kind == "step_running":
-        env.echo(f"  · {event['name']}: running ({elapsed_text(event['elapsed'])} so far)")
+        env.echo(f"  {who}· {event['name']}: running ({elapsed_text(event['elapsed'])} so far)")
     elif kind == "step_finished":
         outcome = str(event["outcome"])
         color = {"done": "green", "skipped": "yellow", "paused": "yellow"}.get(outcome, "red")
         elapsed = event.get("elapsed")
         took = f" ({elapsed:.2f}s)" if isinstance(elapsed, (int, float)) else ""
-        env.echo(f"  · {event['name']}: {env.style(outcome, fg=color)}{took}")
+        env.echo(f"  {who}· {event['name']}: {env.style(outcome, fg=color)}{took}")
     elif kind == "task_finished":
         env.echo(f"{event['task']}: the run stopped; the task is {event['status']}")
+    elif kind == "run_finished" and event["idle"]:
+        env.echo(f"No run of {event['session']} is going on; `wfs log ID` shows a task's last run.")
+    elif kind == "run_finished":
+        env.echo(f"The run of {event['session']} ended.")
 
 
 @click.command("log")
-@click.argument("task_id", metavar="ID", callback=typed_task_ids, shell_complete=complete_task_id)
+@click.argument(
+    "task_id",
+    metavar="[ID]",
+    required=False,
+    callback=typed_task_ids,
+    shell_complete=complete_task_id,
+)
 @click.option(
     "--follow",
     "-f",
     is_flag=True,
-    help="Keep printing new output until the task's run stops.",
+    help="Keep printing new output until the task's run stops (no ID: the whole run).",
 )
 @pass_env
-def log(env: Env, task_id: str, follow: bool) -> None:
+def log(env: Env, task_id: str | None, follow: bool) -> None:
     """Show a task's run: each step with its status, elapsed time and output.
 
     The output is what the step's commands (and its agent) wrote, stdout and stderr
     as they came, kept in the run record while the step runs. With --follow, new
     output is printed as it comes, from another terminal while `wfs execute` runs,
-    until no process runs the task any more. --json: one event per line.
+    until no process runs the task any more. --follow with no ID follows the
+    session's whole run: each task as it runs, until the run ends (`wfs execute --all`
+    included, between its tasks). --json: one event per line.
 
     \b
     Example:
       wfs log IMPL-2 --follow
+      wfs log --follow
     """
     from wfs.flow import runlog  # deferred: only `wfs log` reads a run back
 
+    if task_id is None and not follow:
+        raise click.UsageError(
+            "give a task ID (`wfs log ID`), or --follow to follow the session's run"
+        )
     context = session_run.runner(env.layout, env.current_session()).context
-    tid = runlog.known_task(context, task_id)
     pending: list[str] = []
 
     def emit(event: dict[str, Any]) -> None:
         if env.json:
             json_line(event)
         else:
-            human_log(env, event, pending)
+            human_log(env, event, pending, tagged=task_id is None)
 
+    if task_id is None:
+        runlog.follow_run(context, emit)
+        return
+    tid = runlog.known_task(context, task_id)
     if follow:
         runlog.follow(context, tid, emit)
     else:

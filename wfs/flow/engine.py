@@ -91,6 +91,11 @@ class Runner:
     def resume_argv(self, tid: str) -> list[str]:
         return resume_command(self.command_prefix, self.resume_options)(tid)
 
+    def all_argv(self) -> list[str]:
+        """The command that goes on with the whole run (`execute --all`), with the
+        options a resumed run needs too."""
+        return [*self.command_prefix, "execute", *self.resume_options, "--all"]
+
     @property
     def scope(self) -> str:
         return self.context.scope

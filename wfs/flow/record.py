@@ -26,6 +26,7 @@ from wfs.layout import Layout, check_task_id
 from wfs.tasks import Task
 
 RUNS_DIR = ".runs"
+RUN_MARKER = "run.json"  # in RUNS_DIR: the process of the session's `--all` run going on
 RECORD_INLINE = 256 * 1024  # a larger step output is kept in a file beside the record
 FINISHED = ("done", "skipped")
 LOG_LINES = 1000  # finished steps appended to a run record's log before it is rewritten
@@ -70,6 +71,11 @@ class Records:
     def output_log_path(self, tid: str) -> Path:
         """Where the task's steps' output goes as it comes (wfs.flow.watch)."""
         return watch.log_path(self.record_path(tid))
+
+    def run_marker_path(self) -> Path:
+        """Where an `--all` run says which process runs it (wfs.flow.session_run.announced),
+        for `wfs log --follow` to follow it to its end."""
+        return self.session_dir / RUNS_DIR / RUN_MARKER
 
     def output_path(self, tid: str, name: str) -> Path:
         """Where a step output too long to show is kept whole, next to the run record."""

@@ -8,15 +8,18 @@ exit code. The engine (wfs/flow/engine.py) runs one task.
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
-from wfs import platform, render, templating
+from wfs import jsonio, platform, render, store, templating
+from wfs.claims import claim_alive
 from wfs.errors import WfsError
 from wfs.flow import engine, signals, worktrees
 from wfs.flow.claiming import BlockedElsewhere, DoneElsewhere, HeldElsewhere, NotRunnable
 from wfs.flow.engine import Runner
+from wfs.flow.record import now
 from wfs.flow.routing import agent_routes
 from wfs.index import answers, load_skeletons
 from wfs.layout import ARCHIVE_DIR, Layout, task_sort_key
@@ -25,7 +28,7 @@ from wfs.plans import plan_rows, to_do
 from wfs.query import command_prefix, stopped_view
 from wfs.rules import TaskSource, load_file, refusal
 from wfs.sessions import active_ids, load_session, marker_ids
-from wfs.tasks import TaskIndex, read_task
+from wfs.tasks import TaskIndex, obj, read_task
 
 
 def runner(
@@ -64,8 +67,14 @@ class Execution(NamedTuple):
 
 
 # `--all` carries on after these ("not run": refused before it was claimed, with
-# nothing changed; "done elsewhere": completed in another checkout, passed over).
-GOING_ON = ("completed", "blocked", "not run", "done elsewhere")
+# nothing changed; "paused": waiting for an agent or a person, while the tasks that do
+# not wait on it run; "done elsewhere": completed in another checkout, passed over).
+GOING_ON = ("completed", "blocked", "not run", "paused", "done elsewhere")
+
+
+def going_on(result: dict[str, Any]) -> bool:
+    """Whether `--all` goes on after a task's result."""
+    return result["status"] in GOING_ON
 
 
 def execute(
@@ -86,7 +95,8 @@ def execute(
 
     SIGINT, SIGTERM and SIGHUP (where the system has it) stop the running step and leave
     the task resumable.
-    `note` gets what reclaiming a stopped task had to do (stale claims, orphans).
+    `note` gets what reclaiming a stopped task had to do (stale claims, orphans), each
+    line starting with the task's id.
     The runner's progress callback gets each task's result as it ends (`finished`).
     A completed or archived session runs again only with `force` (else exit 2).
     When nothing ran because every task that would be ready cannot run as written, the
@@ -104,30 +114,18 @@ def execute(
     results: list[dict[str, Any]] = []
 
     def ended(result: dict[str, Any]) -> None:
+        if run_all and result["status"] == "interrupted":
+            result["go_on"] = runner.all_argv()  # the whole run goes on, this task first
         results.append(result)
         runner.progress("finished", result)  # shown as each task ends, not at the end
 
-    with signals.handled(), platform.steady_environment():
+    with (
+        signals.handled(),
+        platform.steady_environment(),
+        announced(runner) if run_all else contextlib.nullcontext(),
+    ):
         if resume_id is not None:  # an empty id is refused, never the next task
-            place = ran_in(runner, resume_id)
-            try:
-                task, notes = runner.reclaim(resume_id)
-            except DoneElsewhere as done:
-                if place is not None:  # what the stopped run left there is not wanted
-                    worktrees.clear(runner.layout, place)
-                ended(done_elsewhere(runner, done))
-            except HeldElsewhere as held:
-                ended(held_elsewhere(held, in_worktree or base is not None))
-            else:
-                for text in notes:
-                    note(text)
-                if place is not None:
-                    enter(runner, place)
-                elif base is not None:  # `--jobs N` takes over a task killed before its worktree
-                    set_up_worktree(runner, task["id"], base)
-                scheduled = in_worktree or base is not None
-                ended(run_claimed(runner, task, scheduled, {"skip": skip, "output": answer}))
-                tidy_up(runner, results[-1], tidy)
+            resume(runner, resume_id, {"skip": skip, "output": answer}, ended, note, base, tidy)
         elif task_id is not None:
             if in_worktree and base is None:
                 base = worktrees.session_branch(runner.layout)
@@ -143,9 +141,142 @@ def execute(
                     set_up_worktree(runner, claimed["id"], base)
                 ended(run_claimed(runner, claimed, in_worktree))
                 tidy_up(runner, results[-1], tidy)
+        elif run_all:  # where an earlier run stopped, first
+            for tid in stopped_by_a_run(runner):
+                if signals.pending() is not None or (results and not going_on(results[-1])):
+                    break
+                resume(runner, tid, None, ended, note, scheduled=True)
         run_ready(runner, run_all, results, ended)
         signum = signals.pending()
-    return conclude(runner, results, signum)
+    run = conclude(runner, results, signum)
+    if run_all:
+        run.data["tally"] = tally(runner, results)
+        if signum is not None:
+            run.data["go_on"] = runner.all_argv()
+    return run
+
+
+class Announcement:
+    """While an `--all` run goes on (`--jobs N` too), the process that runs it, in the
+    session's run marker: `wfs log --follow` follows the run until that process ends,
+    across the moments between tasks when no task is claimed. Written once a task of
+    the run has started (`mark`: a run refused before changes nothing), removed at the end
+    unless another run took it over meanwhile; one a killed run left names a process
+    that is gone."""
+
+    def __init__(self, runner: Runner) -> None:
+        self.path = runner.records.run_marker_path()
+        self.mine = jsonio.dumps({"owner": runner.owner, "started_at": now()})
+        self.marked = False
+
+    def mark(self) -> None:
+        if not self.marked:
+            store.write_bytes(self.path, self.mine, durable=False)
+            self.marked = True
+
+    def close(self) -> None:
+        if self.marked and not store.differs(self.path, self.mine):
+            store.remove(self.path)
+
+
+@contextlib.contextmanager
+def announced(runner: Runner) -> Iterator[None]:
+    """The run announced (Announcement) from the first step it reports to the end of
+    the block."""
+    announcement = Announcement(runner)
+    shown = runner.progress
+
+    def progress(event: str, data: dict[str, Any]) -> None:
+        if event == "start":  # a step starts: a task runs (one refused ran nothing)
+            announcement.mark()
+        shown(event, data)
+
+    runner.progress = progress
+    try:
+        yield
+    finally:
+        runner.progress = shown
+        announcement.close()
+
+
+def announcing(runner: Runner, run: Callable[[], Execution]) -> Execution:
+    """`run()` (an `--all` run that another room does: `--jobs N`), announced, and its
+    tasks counted by status as `execute` counts them (`tally`)."""
+    with announced(runner):
+        done = run()
+    done.data.setdefault("tally", tally(runner, done.data["tasks"]))
+    return done
+
+
+def resume(
+    runner: Runner,
+    tid: str,
+    given: dict[str, Any] | None,
+    ended: Callable[[dict[str, Any]], None],
+    note: Callable[[str], None],
+    base: str | None = None,
+    tidy: bool = True,
+    scheduled: bool = False,
+) -> None:
+    """Continue the stopped task `tid` where it stopped (`given`: the answer or skip of
+    `--resume`), in the worktree it ran in, if any; its result goes to `ended`.
+    `scheduled`: `--all` or `--jobs N` came to it (see run_claimed)."""
+    place = ran_in(runner, tid)
+    try:
+        task, notes = runner.reclaim(tid)
+    except DoneElsewhere as done:
+        if place is not None:  # what the stopped run left there is not wanted
+            worktrees.clear(runner.layout, place)
+        ended(done_elsewhere(runner, done))
+        return
+    except HeldElsewhere as held:
+        ended(held_elsewhere(held, scheduled or runner.in_worktrees))
+        return
+    for text in notes:
+        note(f"{tid}: {text}")
+    if place is not None:
+        enter(runner, place)
+    elif base is not None:  # `--jobs N` takes over a task killed before its worktree
+        set_up_worktree(runner, task["id"], base)
+    result = run_claimed(runner, task, scheduled or runner.in_worktrees, given)
+    ended(result)
+    tidy_up(runner, result, tidy)
+
+
+def stopped_by_a_run(runner: Runner) -> list[str]:
+    """The tasks an earlier run left stopped that `--all` goes on with before the ready
+    ones, in id order: paused (interrupted by Ctrl-C or SIGTERM, or waiting for an agent:
+    asked again, so that an agent configured since answers, or the brief is shown
+    again), or claimed by a process of this machine that is gone (killed). Blocked
+    tasks wait for a person (`--resume ID`)."""
+    index = TaskIndex(load_skeletons(runner.layout, runner.sid))
+    found = []
+    for tid in sorted(index.leaves(), key=task_sort_key):
+        if index.by_id[tid].get("status") != "active":
+            continue
+        owner = obj(read_task(runner.layout, runner.sid, tid), "execution").get("claimed_by")
+        if not owner or (isinstance(owner, str) and not claim_alive(owner)):
+            found.append(tid)
+    return found
+
+
+def run_order(runner: Runner) -> list[str]:
+    """The tasks `execute --all` would run, in the order it runs them when each
+    completes: the stopped ones it goes on with (stopped_by_a_run), then each ready task
+    (lowest id first) and those it makes ready. Tasks that cannot run as written are
+    left out, as the run passes over them."""
+    order = stopped_by_a_run(runner)
+    skeletons = [dict(t) for t in load_skeletons(runner.layout, runner.sid)]
+    for skeleton in skeletons:
+        if skeleton.get("id") in order:
+            skeleton["status"] = "completed"  # as if it ran, and what waits on it
+    while True:
+        index = TaskIndex(skeletons)  # anew: it keeps the statuses it derived
+        ready = index.ready()
+        if not ready:
+            return order
+        index.by_id[ready[0]]["status"] = "completed"  # as if it ran, and what waits on it
+        order.append(ready[0])
 
 
 def run_ready(
@@ -160,7 +291,7 @@ def run_ready(
     passed: set[str] = set()  # refused before they started: `--all` goes on past them
     while (
         (run_all or not results)
-        and (not results or results[-1]["status"] in GOING_ON)
+        and (not results or going_on(results[-1]))
         and signals.pending() is None
     ):
         try:
@@ -251,6 +382,22 @@ def wait_for_holders(runner: Runner, passed: frozenset[str]) -> bool:
         if not held & set(runner.claimer.held_ready(passed)):
             return signals.pending() is None
     return False
+
+
+def tally(runner: Runner, results: list[dict[str, Any]]) -> dict[str, int]:
+    """How an `--all` run came out: its tasks by status (completed, paused, blocked,
+    not run...), and how many tasks of the session are still pending after it (waiting
+    on those that stopped, or not reached)."""
+    counts: dict[str, int] = {}
+    for result in results:
+        counts[result["status"]] = counts.get(result["status"], 0) + 1
+    found = answers(runner.layout, runner.sid)
+    counts["pending"] = sum(
+        1
+        for tid, status in found["status"].items()
+        if status == "pending" and not found["children"].get(tid)
+    )
+    return counts
 
 
 def done_elsewhere(runner: Runner, done: DoneElsewhere) -> dict[str, Any]:

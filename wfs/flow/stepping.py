@@ -110,6 +110,25 @@ def names(group: list[Step]) -> str:
     return f"{group[0].name} (+{len(group) - 1} more in one hand-off)"
 
 
+def kept_output(context: RunContext, result: run_steps.StepResult) -> str:
+    """A command's output as its value: whole, or for one longer than the run keeps
+    (run_steps.OUTPUT_KEEP), its last part after a line saying where it is whole."""
+    if not result.cut:
+        return result.output
+    where = "was not kept"
+    if result.whole is not None:
+        where = f"is in {context.layout.relative(result.whole)}"
+    return (
+        f"[wfs: the first {result.cut} bytes of this output are left out here; "
+        f"the whole output {where}]\n{result.output}"
+    )
+
+
+def file_name(key: str) -> str:
+    """A step's key as part of a file's name."""
+    return key.replace("/", "-")
+
+
 def label(step: Step) -> str:
     return f"{step.key} ({step.name})"
 
@@ -491,8 +510,9 @@ class Stepper:
                 tries.append({"part": index, "error": missing.message})
                 return missing.message, "", tries
             began = time.monotonic()
+            spill = self.records.output_path(run.tid, f"{file_name(step.key)}.{index + 1}.whole")
             result = run_steps.run_command(
-                command, run.values, self.context.workdir, timeout, self.env, live
+                command, run.values, self.context.workdir, timeout, self.env, live, spill
             )
             entry: dict[str, Any] = {
                 "part": index,
@@ -500,7 +520,7 @@ class Stepper:
                 "elapsed": round(time.monotonic() - began, 3),
             }
             if run_steps.meets(criteria, result, timeout):
-                return None, result.output, tries
+                return None, kept_output(self.context, result), tries
             entry.update(
                 error=failure(result, criteria),
                 stdout=tail_bytes(result.output),
@@ -533,8 +553,9 @@ class Stepper:
             state.save("paused", reason=reason, **({"fix": fix} if fix else {}))
             raise Pause(step, reason, brief)
         stdin = jsonio.compact(brief).decode() if handoff.form == "json" else as_text(brief)
+        spill = self.records.output_path(run.tid, f"{file_name(step.key)}.answer.whole")
         result = run_steps.run_agent(
-            handoff.command, stdin, self.context.workdir, self.env, state.live
+            handoff.command, stdin, self.context.workdir, self.env, state.live, spill
         )
         if result.exit_code != 0 or result.timed_out:
             error = f"the agent `{handoff.command}` failed: {failure(result, None)}"
@@ -543,7 +564,7 @@ class Stepper:
             reason = f"step {label(step)} failed: {error}"
             state.save("failed", reason=reason, error=error, tries=[entry])
             raise StepFailed(step, reason, [entry])
-        return read_answer(result.output, f"the agent `{handoff.command}`")
+        return read_answer(kept_output(self.context, result), f"the agent `{handoff.command}`")
 
     # ------------------------------------------------------------ its checks
 
@@ -665,7 +686,7 @@ class Stepper:
         if len(reverted.diff.encode("utf-8", "surrogateescape")) <= RECORD_INLINE:
             kept["diff"] = reverted.diff
         else:
-            name = f"{state.owner.key.replace('/', '-')}.reverted-{len(reverts) + 1}.diff"
+            name = f"{file_name(state.owner.key)}.reverted-{len(reverts) + 1}.diff"
             kept["diff_file"] = self.records.keep_large(tid, name, reverted.diff)
         reverts.append(kept)
         shown = ", ".join(reverted.paths[:5]) + (", …" if len(reverted.paths) > 5 else "")

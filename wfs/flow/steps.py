@@ -33,6 +33,10 @@ from wfs.layout import confined as layout_confined
 from wfs.layout import is_absolute_path, project_path
 
 MAX_GREP_LINES = 1000
+# What a command's run keeps in memory of each of its streams: a step that writes more
+# has its stdout written whole to a file as it comes (`spill`), and its value is the
+# last OUTPUT_KEEP bytes (wfs.flow.stepping.kept_output says so in the value).
+OUTPUT_KEEP = 8 * 1024 * 1024
 
 
 class StepResult(NamedTuple):
@@ -40,6 +44,49 @@ class StepResult(NamedTuple):
     output: str
     error: str = ""
     timed_out: bool = False
+    cut: int = 0  # bytes of stdout before `output` that it leaves out
+    whole: Path | None = None  # where stdout is kept whole, when `output` leaves some out
+
+
+class Spool:
+    """A platform.Watch that passes everything on to `watch`, and keeps a command's whole
+    stdout in the file `path` once it is over OUTPUT_KEEP bytes (until then, in memory):
+    written as it comes, so that no more than that is ever held."""
+
+    def __init__(self, watch: platform.Watch | None, path: Path | None) -> None:
+        self.watch = watch
+        self.path = path
+        self.head: list[bytes] = []
+        self.size = 0
+        self.file: store.Appender | None = None
+
+    def output(self, stream: int, chunk: bytes) -> None:
+        if stream == 1 and self.path is not None:
+            self.size += len(chunk)
+            if self.file is not None:
+                self.file.write(self.path, chunk)
+            else:
+                self.head.append(chunk)
+                if self.size > OUTPUT_KEEP:
+                    self.file = store.Appender()
+                    self.file.open(self.path, os.O_TRUNC)
+                    for piece in self.head:
+                        self.file.write(self.path, piece)
+                    self.head = []
+        if self.watch is not None:
+            self.watch.output(stream, chunk)
+
+    def idle(self) -> None:
+        if self.watch is not None:
+            self.watch.idle()
+
+    def close(self) -> Path | None:
+        """The file that keeps the whole stdout, if it was needed."""
+        self.head = []
+        if self.file is None:
+            return None
+        self.file.close()
+        return self.path
 
 
 def run_shell(
@@ -48,9 +95,10 @@ def run_shell(
     root: Path,
     timeout: float | None,
     watch: platform.Watch | None = None,
+    spill: Path | None = None,
 ) -> StepResult:
     """Run a bash script in the project root; `watch` sees its output as it comes."""
-    return _run(script, root, env, None, timeout, watch)
+    return _run(script, root, env, None, timeout, watch, spill)
 
 
 def run_agent(
@@ -59,9 +107,10 @@ def run_agent(
     root: Path,
     env: Mapping[str, str] | None = None,
     watch: platform.Watch | None = None,
+    spill: Path | None = None,
 ) -> StepResult:
     """Send the brief to the configured agent command on stdin; its stdout is the output."""
-    return _run(agent_command, root, env or {}, brief.encode("utf-8"), None, watch)
+    return _run(agent_command, root, env or {}, brief.encode("utf-8"), None, watch, spill)
 
 
 def _run(
@@ -71,9 +120,11 @@ def _run(
     stdin: bytes | None,
     timeout: float | None,
     watch: platform.Watch | None = None,
+    spill: Path | None = None,
 ) -> StepResult:
     """Run `bash -c script` in a process group of its own and collect its output
-    (which `watch`, if any, sees as it comes).
+    (which `watch`, if any, sees as it comes): the last OUTPUT_KEEP bytes of each
+    stream, and stdout whole in the file `spill` when it is longer (`whole`).
 
     The process group lets a timeout or an interruption stop everything the step
     started: a timeout kills it (exit 124), an interruption stops it and goes on up.
@@ -87,16 +138,23 @@ def _run(
         )
     except OSError as failure:  # E2BIG, EAGAIN (no processes left), ENOMEM...
         return StepResult(126, "", f"cannot start the command: {failure.strerror}")
+    spool = Spool(watch, spill)
     try:
         with signals.armed():
-            out, err, timed_out = group.communicate(stdin, timeout, watch)
+            out, err, timed_out = group.communicate(stdin, timeout, spool, keep=OUTPUT_KEEP)
             code = group.wait()
     except BaseException:
         group.stop()
         raise
+    finally:
+        whole = spool.close()
+    out, cut = _tail(out, group.cut[1])
+    err, _ = _tail(err, group.cut[2])
+    whole = whole if cut else None
     if timed_out:
-        return StepResult(124, _text(out), _text(err) + f"timed out after {timeout:g}s", True)
-    return StepResult(code, _text(out), _text(err))
+        error = _text(err) + f"timed out after {timeout:g}s"
+        return StepResult(124, _text(out), error, True, cut, whole)
+    return StepResult(code, _text(out), _text(err), False, cut, whole)
 
 
 def stop_orphans(token: str) -> list[int]:
@@ -109,6 +167,15 @@ def _text(raw: bytes) -> str:
     return raw.decode("utf-8", errors="replace")
 
 
+def _tail(raw: bytes, cut: int) -> tuple[bytes, int]:
+    """The last part of a longer output (`cut` bytes came before `raw`) from its first
+    whole line, when one starts near its beginning; and the bytes before that."""
+    if not cut:
+        return raw, 0
+    start = raw.find(b"\n", 0, 64 * 1024) + 1
+    return raw[start:], cut + start
+
+
 def run_command(
     command: Command,
     values: Mapping[str, Any],
@@ -116,9 +183,11 @@ def run_command(
     timeout: float | None,
     env: Mapping[str, str] | None = None,
     watch: platform.Watch | None = None,
+    spill: Path | None = None,
 ) -> StepResult:
     """Run one non-agent command with `values` substituted; `watch` sees its output
-    as it comes (a built-in's all at once, when it is done)."""
+    as it comes (a built-in's all at once, when it is done); `spill`: where a bash or
+    CLI command's stdout is kept whole when it is longer than OUTPUT_KEEP."""
     if command.kind in ("bash", "cli"):
         if command.kind == "cli":
             program = command.text.split(None, 1)[0]
@@ -129,7 +198,9 @@ def run_command(
         except WfsError as refused:  # a value bash would read as code, or a NUL byte
             return StepResult(2, "", refused.message)
         if not shell.files:
-            return run_shell(shell.script, {**shell.env, **(env or {})}, root, timeout, watch)
+            return run_shell(
+                shell.script, {**shell.env, **(env or {})}, root, timeout, watch, spill
+            )
         import tempfile  # deferred: only when a value goes to a file
 
         with tempfile.TemporaryDirectory(prefix="wfs-values-") as folder:
@@ -140,7 +211,7 @@ def run_command(
                     handle.write(text)
                 paths[f"{var}_FILE"] = path
             values_env = {**shell.env, **paths, **(env or {})}
-            return run_shell(shell.script, values_env, root, timeout, watch)
+            return run_shell(shell.script, values_env, root, timeout, watch, spill)
     argument = _this_session(substitute_prose(command.text, values), values, root)
     result = isolated(builtin, (command.kind, root, argument), timeout)
     if watch is not None:

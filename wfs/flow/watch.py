@@ -13,14 +13,14 @@ leaves the last one whole or absent; a reader ignores a torn last line):
 
     {"event": "step_started", "step": KEY, "name": NAME, "started_at": ISO, "started": EPOCH}
     {"event": "output", "step": KEY, "stream": "stdout"|"stderr", "text": TEXT}   (a chunk)
-    {"event": "output_cut", "step": KEY, "after": CHARACTERS}   (the rest is in the record)
+    {"event": "output_cut", "step": KEY, "after": CHARACTERS}   (the rest is kept beside the record)
     {"event": "step_finished", "step": KEY, "outcome": STATUS, "elapsed": SECONDS}
 
-A step's output is logged up to LOG_LIMIT characters per run (the run record keeps it
-whole); the progress events carry all of it. A resumed run appends to the log; a run
-that starts the task over starts it over. The engine's progress callback gets the same
-output cut into lines (`output` events), and a `tick` event when nothing came for a
-while, so that a display can update its clock.
+A step's output is logged up to LOG_LIMIT characters per run (it is kept whole once,
+beside the run record: wfs.flow.steps.Spool); the progress events carry all of it. A
+resumed run appends to the log; a run that starts the task over starts it over. The
+engine's progress callback gets the same output cut into lines (`output` events), and a
+`tick` event when nothing came for a while, so that a display can update its clock.
 """
 
 from __future__ import annotations
@@ -38,17 +38,21 @@ from wfs import jsonio, platform, store
 
 STREAMS = {1: "stdout", 2: "stderr"}
 LONGEST_LINE = 64 * 1024  # characters: a longer line without an end is shown in pieces
-# What the log keeps of one run of a step: the run record keeps the whole output once,
-# the log is for watching it (a step that writes gigabytes must not write them twice).
+# What the log keeps of one run of a step: the whole output is kept once beside the run
+# record, the log is for watching it (a step that writes gigabytes must not write them
+# twice).
 LOG_LIMIT = 4 * 1024 * 1024
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
 Progress = Callable[[str, dict[str, Any]], None]
 
 
+LOG_SUFFIX = ".output.jsonl"  # a task's output log: its id, then this
+
+
 def log_path(record: Path) -> Path:
     """The output log of the task whose run record is at `record`."""
-    return record.with_name(record.stem + ".output.jsonl")
+    return record.with_name(record.stem + LOG_SUFFIX)
 
 
 class Lines:

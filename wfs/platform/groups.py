@@ -4,6 +4,7 @@ background. subprocess (~3 ms) is imported when a command is first started."""
 
 from __future__ import annotations
 
+import collections
 import errno
 import os
 import signal
@@ -98,6 +99,7 @@ class Group:
             **options,
         )
         self.job: int | None = None
+        self.cut = {1: 0, 2: 0}  # bytes of stdout (1) and stderr (2) not kept (communicate)
         self.pumped = False  # stdout and stderr are read (and closed) by threads
         self.watched = False  # the runner's watcher knows its group (POSIX)
         if POSIX_GROUPS:
@@ -117,10 +119,14 @@ class Group:
         timeout: float | None,
         watch: Watch | None = None,
         threads: bool = WINDOWS,
+        keep: int | None = None,
     ) -> tuple[bytes, bytes, bool]:
         """Feed `data` to its stdin and read its stdout and stderr until they close;
         (stdout, stderr, timed out). After `timeout` seconds the group is killed and
-        what it wrote so far is kept.
+        what it wrote so far is kept. With `keep` (and a watch, which sees it all), only
+        the last `keep` bytes of each stream are kept, so that a command that writes
+        gigabytes holds no more than that in memory; `self.cut` says how many bytes of
+        each stream (1, 2) came before them.
 
         `watch` sees the output as it comes: `watch.output(1 or 2, chunk)` for each
         chunk of stdout (1) or stderr (2), and `watch.idle()` every TICK_SECONDS in
@@ -128,8 +134,8 @@ class Group:
         select on pipes, else (Windows; `threads`) by a thread each."""
         if watch is not None:
             if threads:
-                return self._threaded(data, timeout, watch)
-            return self._selected(data, timeout, watch)
+                return self._threaded(data, timeout, watch, keep)
+            return self._selected(data, timeout, watch, keep)
         import subprocess  # deferred: only a command that runs a process pays for it
 
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -151,7 +157,7 @@ class Group:
         return out, err, True
 
     def _selected(
-        self, data: bytes | None, timeout: float | None, watch: Watch
+        self, data: bytes | None, timeout: float | None, watch: Watch, keep: int | None
     ) -> tuple[bytes, bytes, bool]:
         """`communicate` with a watch, where pipes can be selected on (POSIX), as
         subprocess itself reads them: one thread, no copy of what was read."""
@@ -159,7 +165,7 @@ class Group:
 
         process = self.process
         assert process.stdout is not None and process.stderr is not None
-        chunks: dict[int, list[bytes]] = {1: [], 2: []}
+        chunks = self.collect(keep)
         streams = {process.stdout.fileno(): 1, process.stderr.fileno(): 2}
         deadline = None if timeout is None else time.monotonic() + timeout
         with selectors.DefaultSelector() as selector:
@@ -198,12 +204,12 @@ class Group:
                     if not chunk:
                         selector.unregister(fd)
                         continue
-                    chunks[streams[fd]].append(chunk)
+                    chunks[streams[fd]].add(chunk)
                     watch.output(streams[fd], chunk)
-        return b"".join(chunks[1]), b"".join(chunks[2]), False
+        return self.collected(chunks, False)
 
     def _threaded(
-        self, data: bytes | None, timeout: float | None, watch: Watch
+        self, data: bytes | None, timeout: float | None, watch: Watch, keep: int | None
     ) -> tuple[bytes, bytes, bool]:
         """`communicate` with a watch, where pipes cannot be selected on (Windows): a
         thread reads each pipe (and one feeds stdin), and this one waits for what they
@@ -219,7 +225,7 @@ class Group:
             threading.Thread(target=_pump, args=(pipe, number, came), daemon=True).start()
         if process.stdin is not None:
             threading.Thread(target=_feed, args=(process.stdin, data or b""), daemon=True).start()
-        chunks: dict[int, list[bytes]] = {1: [], 2: []}
+        chunks = self.collect(keep)
         open_pipes = 2
         deadline = None if timeout is None else time.monotonic() + timeout
         while open_pipes:
@@ -237,12 +243,22 @@ class Group:
             if not chunk:
                 open_pipes -= 1
                 continue
-            chunks[number].append(chunk)
+            chunks[number].add(chunk)
             watch.output(number, chunk)
-        return b"".join(chunks[1]), b"".join(chunks[2]), False
+        return self.collected(chunks, False)
+
+    def collect(self, keep: int | None) -> dict[int, Collected]:
+        """Where what stdout (1) and stderr (2) write is kept (their last `keep` bytes)."""
+        return {1: Collected(keep), 2: Collected(keep)}
+
+    def collected(self, chunks: dict[int, Collected], timed_out: bool) -> tuple[bytes, bytes, bool]:
+        """What `communicate` returns; `self.cut`: the bytes of each stream left out."""
+        out, err = chunks[1].value(), chunks[2].value()
+        self.cut = {number: kept.cut for number, kept in chunks.items()}
+        return out, err, timed_out
 
     def _timed_out(
-        self, chunks: dict[int, list[bytes]], came: Any = None
+        self, chunks: dict[int, Collected], came: Any = None
     ) -> tuple[bytes, bytes, bool]:
         """The timeout of a watched command: kill the group, and keep what it wrote
         (what a reading thread still gets within the grace period included)."""
@@ -256,13 +272,13 @@ class Group:
                     number, chunk = came.get(timeout=left)
                 except queue.Empty:
                     break
-                chunks[number].append(chunk)
+                chunks[number].add(chunk)
         else:
             for pipe, number in ((self.process.stdout, 1), (self.process.stderr, 2)):
                 if pipe is not None:
-                    chunks[number].append(_drain(pipe.fileno()))
+                    chunks[number].add(_drain(pipe.fileno()))
         self.close()
-        return b"".join(chunks[1]), b"".join(chunks[2]), True
+        return self.collected(chunks, True)
 
     def wait(self) -> int:
         """Its exit code (negative: the signal that ended it)."""
@@ -339,6 +355,35 @@ class Group:
 TICK_SECONDS = 0.25  # how often a watched command's watch hears that nothing came
 _READ_SIZE = 64 * 1024
 _PIPE_BUF = 512  # written to a child's stdin at once: never blocks a writable pipe
+
+
+class Collected:
+    """What a stream of a command wrote: all of it, or with `keep`, its last `keep`
+    bytes (at least; whole chunks are dropped from the front) and how many came before
+    them (`cut`)."""
+
+    def __init__(self, keep: int | None) -> None:
+        self.keep = keep
+        self.chunks: collections.deque[bytes] = collections.deque()
+        self.size = 0  # of the chunks kept
+        self.cut = 0
+
+    def add(self, chunk: bytes) -> None:
+        self.chunks.append(chunk)
+        self.size += len(chunk)
+        if self.keep is not None:
+            while self.size - len(self.chunks[0]) >= self.keep:
+                dropped = self.chunks.popleft()
+                self.size -= len(dropped)
+                self.cut += len(dropped)
+
+    def value(self) -> bytes:
+        data = b"".join(self.chunks)
+        self.chunks.clear()
+        if self.keep is not None and len(data) > self.keep:
+            self.cut += len(data) - self.keep
+            data = data[-self.keep :]
+        return data
 
 
 class Watch(Protocol):
