@@ -316,6 +316,7 @@ def test_a_clone_on_another_branch_passes_over_what_landed_on_the_remote(
     assert second.out == (
         f"IMPL-1: passed over: IMPL-1 was completed in origin, in {landed[:12]}, which this "
         f"branch does not hold; `{take_in}` takes it in\n"
+        "Run: 1 done elsewhere; 2 tasks still pending.\n"
     )
     taken = subprocess.run(take_in + " -q --no-edit", shell=True, cwd=other, capture_output=True)
     assert taken.returncode == 0, taken.stderr

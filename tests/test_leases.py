@@ -601,7 +601,9 @@ def test_a_worker_in_a_worktree_that_lost_its_lease_lands_nothing(
     assert wfs("init").code == 0  # the merge drivers
     run = wfs_process("execute", "--all", "--jobs", "2", "--remote", "origin", cwd=clone)
     assert run.code == 0, run.out + run.err
-    assert run.out == f"IMPL-1: completed → .workflow/{sid}/.summaries/IMPL-1-summary.md\n"
+    assert run.out == (
+        f"IMPL-1: completed → .workflow/{sid}/.summaries/IMPL-1-summary.md\nRun: 1 completed.\n"
+    )
     assert ran.read_text() == "IMPL-1\nIMPL-1\n"  # lost once, then taken over
     final = tmp_path / "final"
     git(tmp_path, "clone", "-q", str(tmp_path / "remote.git"), str(final))

@@ -115,9 +115,11 @@ def test_a_diamond_runs_its_two_middle_tasks_at_once_and_merges_each_once(
     assert len(worktrees(project)) == 1  # each task's worktree removed after its merge
     assert git(project, "branch", "--list", "wfs/*").stdout == ""  # merged branches deleted
     assert git(project, "status", "--porcelain", "--", ".", ":!.workflow").stdout == ""
-    for line in run.out.splitlines():
+    *lines, last = run.out.splitlines()
+    for line in lines:
         assert line.startswith(("IMPL-1: completed", "IMPL-2: completed", "IMPL-3: completed",
                                 "IMPL-4: completed"))  # fmt: skip
+    assert last == "Run: 4 completed."
 
 
 @pytest.mark.slow

@@ -169,8 +169,9 @@ def claim_store(
         common = git.common_dir(layout.root)
     else:
         common = gitfiles.common_dir_on_disk(layout.root)
-    folder = common.joinpath(*LOCAL_FOLDER) if common else layout.locks.joinpath(*FALLBACK_FOLDER)
-    return LocalStore(folder, seconds)
+    if common is None:
+        return LocalStore(layout.locks.joinpath(*FALLBACK_FOLDER), seconds, remembers=False)
+    return LocalStore(common.joinpath(*LOCAL_FOLDER), seconds)
 
 
 def status_holders(layout: Layout, sid: str) -> list[Lease]:
@@ -332,9 +333,14 @@ def busy(holder: Lease) -> str:
 class LocalStore:
     """Claims as files in one folder, written under one file lock there."""
 
-    def __init__(self, folder: Path, lease_seconds: float = DEFAULT_LEASE_SECONDS) -> None:
+    def __init__(
+        self, folder: Path, lease_seconds: float = DEFAULT_LEASE_SECONDS, remembers: bool = True
+    ) -> None:
         self.folder = folder
         self.lease_seconds = lease_seconds
+        # Where tasks landed is kept for the other checkouts of a clone; outside a git
+        # work tree there is one checkout, whose task files say it.
+        self.remembers = remembers
         store.confine(folder.parent)  # git's folder: outside the work tree in a worktree
 
     def path(self, sid: str, tid: str) -> Path:
@@ -376,8 +382,9 @@ class LocalStore:
         the lock: whoever leases the task next knows it is done."""
         with self.locked():
             self.held(lease)
-            data = jsonio.dumps(landed._asdict())
-            store.write_bytes(self.done_path(lease.session, lease.task), data, durable=False)
+            if self.remembers:
+                data = jsonio.dumps(landed._asdict())
+                store.write_bytes(self.done_path(lease.session, lease.task), data, durable=False)
             self.remove(lease)
 
     def done_path(self, sid: str, tid: str) -> Path:

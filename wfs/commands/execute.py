@@ -505,8 +505,9 @@ def end_lines(run: session_run.Execution) -> list[str]:
 
 def tally_line(counts: dict[str, int]) -> str:
     """The last line of an `--all` run: its tasks by status, and those still pending."""
-    order = ("completed", "paused", "blocked", "refused", "not run", "interrupted")
-    said = [f"{counts[status]} {status}" for status in order if counts.get(status)]
+    order = ("completed", "done elsewhere", "paused", "blocked", "refused", "not run")
+    known = [*order, *sorted(set(counts) - {*order, "pending"})]  # interrupted, ...
+    said = [f"{counts[status]} {status}" for status in known if counts.get(status)]
     pending = counts.get("pending", 0)
     after = f"; {pending} task{'s' if pending != 1 else ''} still pending" if pending else ""
     return f"Run: {', '.join(said)}{after}."
