@@ -69,10 +69,7 @@ def push_cas(root: Path, remote: str, new: str | None, ref: str, expected: str |
     spec = f"{new or ''}:{ref}"
     remote = operand(remote, "remote")
     result = run(root, "push", "--porcelain", "--no-verify", lease, reach(root, remote), spec)
-    refused = refused_push(remote, result)
-    if refused is not None:
-        raise refused
-    flag = pushed_flag(result, ref)
+    flag = taken_flag(remote, result, ref)
     if flag is not None:
         # " " fast-forward, "+" forced, "-" deleted, "*" created: taken. "=" (already
         # so) is refused too: a claim is only ever set to a value nobody else wrote.
@@ -137,6 +134,15 @@ def refused_push(remote: str, result: Result) -> WfsError | None:
     return None
 
 
+def taken_flag(remote: str, result: Result, ref: str) -> str | None:
+    """The flag of `ref` in a push (pushed_flag), once a refusal of the remote's own is
+    raised (refused_push)."""
+    refused = refused_push(remote, result)
+    if refused is not None:
+        raise refused
+    return pushed_flag(result, ref)
+
+
 def pushed_flag(result: Result, ref: str) -> str | None:
     """The flag `git push --porcelain` gave the update of `ref` (" ", "+", "-", "*", "="
     taken or already so; "!" refused), or None when it named no such update."""
@@ -191,10 +197,7 @@ def push_fenced(
         f"--force-with-lease={claim}:{expected}", reach(root, remote), f"{commit}:{head}",
         f":{claim}", *also,
     )  # fmt: skip
-    refused = refused_push(remote, result)
-    if refused is not None:
-        raise refused
-    flag = pushed_flag(result, head)
+    flag = taken_flag(remote, result, head)
     if flag is None:
         raise push_failed(remote, result)
     return flag != "!" and result.code == 0
@@ -207,10 +210,7 @@ def push_branch(root: Path, remote: str, branch: str) -> bool:
     ref = f"refs/heads/{branch}"
     remote = operand(remote, "remote")
     result = run(root, "push", "--porcelain", "--no-verify", reach(root, remote), f"{ref}:{ref}")
-    refused = refused_push(remote, result)
-    if refused is not None:
-        raise refused
-    flag = pushed_flag(result, ref)
+    flag = taken_flag(remote, result, ref)
     if flag is not None:
         return flag in (" ", "+", "*", "=")
     if result.code == 0:
