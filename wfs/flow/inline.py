@@ -165,6 +165,6 @@ def run_file(
     prefix = query.command_prefix(sid, root_option) if sid else ["wfs"]
     routes = agent_routes(layout, agent_option)
     runner = FlowRunner(layout, sid, routes, progress, prefix, file, agent_option)
-    with signals.handled(), platform.steady_environment():
+    with signals.handled(), platform.run_of_steps():
         result = run_flow(runner, specs, where, resume)
     return result, result.get("exit_code", EXIT_CODES.get(result["status"], 1))

@@ -219,7 +219,7 @@ def run_all(
         refuse_finished(runner.layout, runner.sid)
     fleet = Fleet(runner, jobs, child_command)
     try:
-        with signals.handled(), platform.steady_environment():
+        with signals.handled(), platform.run_of_steps():
             signum = fleet.run()
     finally:
         fleet.close()

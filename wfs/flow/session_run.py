@@ -121,7 +121,7 @@ def execute(
 
     with (
         signals.handled(),
-        platform.steady_environment(),
+        platform.run_of_steps(),
         announced(runner) if run_all else contextlib.nullcontext(),
     ):
         if resume_id is not None:  # an empty id is refused, never the next task

@@ -122,7 +122,8 @@ def _run(
     watch: platform.Watch | None = None,
     spill: Path | None = None,
 ) -> StepResult:
-    """Run `bash -c script` in a process group of its own and collect its output
+    """Run `bash -c script` in a process group of its own (forked by the run's
+    resident bash where there is one: wfs.platform.resident) and collect its output
     (which `watch`, if any, sees as it comes): the last OUTPUT_KEEP bytes of each
     stream, and stdout whole in the file `spill` when it is longer (`whole`).
 
@@ -133,9 +134,15 @@ def _run(
     if bash is None:
         return StepResult(127, "", platform.BASH_MISSING)
     try:
-        group = platform.Group(
-            [bash, "-c", script], root, platform.environment(env, bash), stdin is not None
-        )
+        shell = platform.resident(bash) if stdin is None else None
+        job = shell.start(script, root, env) if shell is not None else None
+        group: platform.Job | platform.Group
+        if job is not None:
+            group = job
+        else:
+            group = platform.Group(
+                [bash, "-c", script], root, platform.environment(env, bash), stdin is not None
+            )
     except OSError as failure:  # E2BIG, EAGAIN (no processes left), ENOMEM...
         return StepResult(126, "", f"cannot start the command: {failure.strerror}")
     spool = Spool(watch, spill)

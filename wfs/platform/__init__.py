@@ -7,6 +7,7 @@ for each concern:
 - signals: which signals stop wfs, and the strongest one;
 - terminal: a terminal's width, and its keys read one at a time (termios on POSIX,
   msvcrt on Windows);
+- resident: one bash for a run of steps, which forks each step (POSIX);
 - groups: starting a command in a process group of its own (a job object on Windows),
   and stopping the whole group; starting one detached in the background;
 - watcher: seeing that no group outlives this process (a watcher on POSIX, the job
@@ -44,13 +45,13 @@ from wfs.platform.locks import LOCK_POLL_SECONDS, FileLock, lock_class
 from wfs.platform.orphans import step_processes, stop_orphans
 from wfs.platform.processes import host_name, process_alive
 from wfs.platform.quoting import cmd_join, powershell_join, shell_join
+from wfs.platform.resident import Job, resident, run_of_steps
 from wfs.platform.shells import (
     BASH_MISSING,
     environment,
     find_bash,
     is_wsl_launcher,
     shell_kind,
-    steady_environment,
     user_shell,
     windows_bash,
 )
@@ -80,6 +81,7 @@ __all__ = [
     "WINDOWS",
     "FileLock",
     "Group",
+    "Job",
     "Keys",
     "Watch",
     "cmd_join",
@@ -96,13 +98,14 @@ __all__ = [
     "process_alive",
     "raise_signal",
     "ready_watcher",
+    "resident",
+    "run_of_steps",
     "run_isolated",
     "shell_join",
     "shell_kind",
     "signal_name",
     "signal_number",
     "start_detached",
-    "steady_environment",
     "step_processes",
     "stop_orphans",
     "stop_signals",

@@ -11,7 +11,7 @@ import signal
 import sys
 import time
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from wfs.platform import windows
 from wfs.platform.signals import kill_signal
@@ -19,6 +19,7 @@ from wfs.platform.watcher import ready_watcher, watch_group
 from wfs.platform.windows import WINDOWS
 
 if TYPE_CHECKING:  # imported when first used (see the module's docstring)
+    import selectors
     import subprocess
 
 GRACE_SECONDS = 3.0  # between asking a stopped step's group to end and killing it
@@ -159,53 +160,14 @@ class Group:
     def _selected(
         self, data: bytes | None, timeout: float | None, watch: Watch, keep: int | None
     ) -> tuple[bytes, bytes, bool]:
-        """`communicate` with a watch, where pipes can be selected on (POSIX), as
-        subprocess itself reads them: one thread, no copy of what was read."""
-        import selectors  # deferred: only a command that runs a process pays for it
-
+        """`communicate` with a watch, where pipes can be selected on (POSIX)."""
         process = self.process
         assert process.stdout is not None and process.stderr is not None
-        chunks = self.collect(keep)
         streams = {process.stdout.fileno(): 1, process.stderr.fileno(): 2}
         deadline = None if timeout is None else time.monotonic() + timeout
-        with selectors.DefaultSelector() as selector:
-            for fd in streams:
-                selector.register(fd, selectors.EVENT_READ)
-            sending = memoryview(data or b"")
-            if process.stdin is not None:
-                if sending:
-                    selector.register(process.stdin.fileno(), selectors.EVENT_WRITE)
-                else:
-                    process.stdin.close()
-            while selector.get_map():
-                wait = TICK_SECONDS
-                left = left_until(deadline)
-                if left is not None:
-                    if left <= 0:
-                        return self._timed_out(chunks)
-                    wait = min(wait, left)
-                ready = selector.select(wait)
-                if not ready:
-                    watch.idle()
-                    continue
-                for key, _ in ready:
-                    fd = key.fd
-                    if fd not in streams:  # stdin: the next piece of `data`
-                        try:
-                            sending = sending[os.write(fd, sending[:_PIPE_BUF]) :]
-                        except BrokenPipeError:
-                            sending = sending[:0]  # it stopped reading: what it read is read
-                        if not sending:
-                            selector.unregister(fd)
-                            assert process.stdin is not None
-                            process.stdin.close()
-                        continue
-                    chunk = os.read(fd, _READ_SIZE)
-                    if not chunk:
-                        selector.unregister(fd)
-                        continue
-                    chunks[streams[fd]].add(chunk)
-                    watch.output(streams[fd], chunk)
+        chunks, late = pump(streams, watch, keep, deadline, process.stdin, data)
+        if late:
+            return self._timed_out(chunks)
         return self.collected(chunks, False)
 
     def _threaded(
@@ -225,7 +187,7 @@ class Group:
             threading.Thread(target=_pump, args=(pipe, number, came), daemon=True).start()
         if process.stdin is not None:
             threading.Thread(target=_feed, args=(process.stdin, data or b""), daemon=True).start()
-        chunks = self.collect(keep)
+        chunks = {1: Collected(keep), 2: Collected(keep)}
         open_pipes = 2
         deadline = None if timeout is None else time.monotonic() + timeout
         while open_pipes:
@@ -246,10 +208,6 @@ class Group:
             chunks[number].add(chunk)
             watch.output(number, chunk)
         return self.collected(chunks, False)
-
-    def collect(self, keep: int | None) -> dict[int, Collected]:
-        """Where what stdout (1) and stderr (2) write is kept (their last `keep` bytes)."""
-        return {1: Collected(keep), 2: Collected(keep)}
 
     def collected(self, chunks: dict[int, Collected], timed_out: bool) -> tuple[bytes, bytes, bool]:
         """What `communicate` returns; `self.cut`: the bytes of each stream left out."""
@@ -276,7 +234,7 @@ class Group:
         else:
             for pipe, number in ((self.process.stdout, 1), (self.process.stderr, 2)):
                 if pipe is not None:
-                    chunks[number].add(_drain(pipe.fileno()))
+                    chunks[number].add(drain(pipe.fileno()))
         self.close()
         return self.collected(chunks, True)
 
@@ -394,6 +352,79 @@ class Watch(Protocol):
     def idle(self) -> None: ...
 
 
+def pump(
+    streams: dict[int, int],
+    watch: Watch,
+    keep: int | None,
+    deadline: float | None,
+    stdin: IO[bytes] | None = None,
+    data: bytes | None = None,
+) -> tuple[dict[int, Collected], bool]:
+    """Read the pipes `streams` (descriptor: 1 for stdout, 2 for stderr) until each
+    ends, as subprocess itself reads them (one thread, no copy of what was read),
+    feeding `data` to `stdin` (closed once it is sent), where pipes can be selected on
+    (POSIX). `watch` sees each chunk as it comes, and hears every TICK_SECONDS in which
+    nothing came. (What each stream wrote, its last `keep` bytes; whether `deadline`
+    came first.)"""
+    import selectors  # deferred: only a command that runs a process pays for it
+
+    chunks = {1: Collected(keep), 2: Collected(keep)}
+    with _selector() as selector:
+        for fd in streams:
+            selector.register(fd, selectors.EVENT_READ)
+        sending = memoryview(data or b"")
+        if stdin is not None:
+            if sending:
+                selector.register(stdin.fileno(), selectors.EVENT_WRITE)
+            else:
+                stdin.close()
+        while selector.get_map():
+            wait = TICK_SECONDS
+            left = left_until(deadline)
+            if left is not None:
+                if left <= 0:
+                    return chunks, True
+                wait = min(wait, left)
+            ready = selector.select(wait)
+            if not ready:
+                watch.idle()
+                continue
+            for key, _ in ready:
+                fd = key.fd
+                if fd not in streams:  # stdin: the next piece of `data`
+                    try:
+                        sending = sending[os.write(fd, sending[:_PIPE_BUF]) :]
+                    except BrokenPipeError:
+                        sending = sending[:0]  # it stopped reading: what it read is read
+                    if not sending:
+                        selector.unregister(fd)
+                        assert stdin is not None
+                        stdin.close()
+                    continue
+                chunk = os.read(fd, _READ_SIZE)
+                if not chunk:
+                    selector.unregister(fd)
+                    continue
+                chunks[streams[fd]].add(chunk)
+                watch.output(streams[fd], chunk)
+    return chunks, False
+
+
+def wait_readable(fd: int, timeout: float | None) -> bool:
+    """Whether `fd` has something to read (or its end) within `timeout` seconds."""
+    with _selector() as selector:
+        selector.register(fd, 1)  # selectors.EVENT_READ
+        return bool(selector.select(timeout))
+
+
+def _selector() -> selectors.BaseSelector:
+    """A selector for a few pipes, as subprocess chooses one: poll where there is one
+    (no descriptor of its own to make and close, unlike epoll), else select."""
+    import selectors  # deferred: only a command that runs a process pays for it
+
+    return getattr(selectors, "PollSelector", selectors.SelectSelector)()
+
+
 def _pump(pipe: Any, number: int, came: Any) -> None:
     """A reading thread: each chunk of `pipe` to `came`, then b"" at its end; the
     thread closes the pipe, so that its descriptor is never reused under it."""
@@ -425,7 +456,7 @@ def _feed(pipe: Any, data: bytes) -> None:
             pass
 
 
-def _drain(fd: int) -> bytes:
+def drain(fd: int) -> bytes:
     """What is left in a pipe of a killed command, for at most GRACE_SECONDS: a
     process that left its group may keep the pipe open."""
     import selectors  # deferred: only a command that runs a process pays for it
