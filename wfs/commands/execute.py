@@ -9,7 +9,7 @@ from typing import Any, NamedTuple
 
 import click
 
-from wfs import actions, jsonio
+from wfs import jsonio
 from wfs.cli import Env, F, pass_env, root_option, typed_task_ids
 from wfs.commands.progress import Plain, json_line, reporter
 from wfs.completion import complete_task_id
@@ -529,6 +529,7 @@ def invalid_lines(invalid: list[dict[str, Any]]) -> list[str]:
 def _dry_run(env: Env, runner: Any, task_id: str | None, run_all: bool) -> None:
     """`--dry-run`: the steps of the task (ID, else the next ready one), or with --all
     (and no ID) of every task the run would run, in its order."""
+    from wfs import actions  # deferred: only a dry run reads through it (a run has its own door)
     from wfs.flow.preview import human_lines  # deferred: only a dry run loads the engine
 
     if run_all and task_id is None:
