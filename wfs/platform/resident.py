@@ -14,9 +14,9 @@ would otherwise start a bash (its exec, linking and start: most of what a
 
 What differs: `$$` is the resident bash's pid (`$BASHPID` is the step's own), a
 syntax error is reported by `eval` (`bash: eval: line 1: ...`), and a step ended by a
-signal N exits 128 + N, as a shell reports it. Each step is given as a small script
-in a private folder (mode 0700, under the system's temporary folder), removed as soon
-as the step starts; the folder goes with the run.
+signal N exits 128 + N, as a shell reports it. Each step is given to it as a small
+script in a private folder (mode 0700, under the system's temporary folder) that also
+holds the FIFOs; the folder goes with the run.
 
 Windows (and WSL's launcher) start a bash for each step (groups.Group)."""
 
@@ -113,7 +113,10 @@ class Shell:
 
         self.bash = bash
         self.folder = tempfile.mkdtemp(prefix="wfs-steps-")
-        self.count = 0
+        self.script = os.path.join(self.folder, "step")  # the next step, as it runs it
+        self.count = 0  # FIFOs made
+        self.fds: list[int] = []
+        self.fifos: list[str] = []
         self.pending = b""  # what it said and was not read yet
         env = environment({}, bash)
         old = env.get("OLDPWD")
@@ -145,14 +148,8 @@ class Shell:
             return None  # (never made on Windows: `resident`)
         if not os.path.isdir(cwd):  # as a bash of its own would fail to start
             raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), str(cwd))
-        self.count += 1
-        name = str(self.count)
-        out, err = (os.path.join(self.folder, f"{name}.{n}") for n in (1, 2))
-        fds: list[int] = []
         try:
-            for path in (out, err):
-                os.mkfifo(path, 0o600)
-                fds.append(os.open(path, os.O_RDONLY | os.O_NONBLOCK))
+            out, err = self.streams()
             step = _STEP.format(
                 out=one_line(out),
                 err=one_line(err),
@@ -161,32 +158,45 @@ class Shell:
                 env="".join(f"export {k}={one_line(v)}; " for k, v in extra.items()),
                 script=shlex.quote(script),
             )
-            path = os.path.join(self.folder, name)
-            with open(path, "w", encoding="utf-8", errors="surrogateescape") as handle:
+            with open(self.script, "w", encoding="utf-8", errors="surrogateescape") as handle:
                 handle.write(step)
             assert self.process.stdin is not None
-            self.process.stdin.write(f"{name}\n".encode())
-            self.process.stdin.flush()
+            os.write(self.process.stdin.fileno(), b"step\n")
             said = self.said(None) or ""  # its FIFOs are open once it has started
             if not said.isdigit():
                 raise OSError(errno.EIO, f"the resident bash could not start a step: {said!r}")
         except OSError:
-            for fd in fds:
-                os.close(fd)
             self.abandon()
             return None
         except BaseException:
-            for fd in fds:
-                os.close(fd)
             self.abandon()
             raise
-        finally:
-            for path in (out, err, os.path.join(self.folder, name)):
-                with contextlib.suppress(OSError):
-                    os.unlink(path)
         pid = int(said)
         watch_group(pid, True)
-        return Job(self, pid, fds)
+        return Job(self, pid)
+
+    def streams(self) -> tuple[str, str]:
+        """The FIFOs that are a step's stdout and stderr, their reading ends open here
+        (`self.fds`): made for the first step, and again after a step that may have left
+        a process writing to them (`renew`)."""
+        if sys.platform != "win32" and not self.fds:  # (never made on Windows: `resident`)
+            self.count += 1
+            for number in (1, 2):
+                path = os.path.join(self.folder, f"{self.count}.{number}")
+                os.mkfifo(path, 0o600)
+                self.fds.append(os.open(path, os.O_RDONLY | os.O_NONBLOCK))
+                self.fifos.append(path)
+        return self.fifos[0], self.fifos[1]
+
+    def renew(self) -> None:
+        """New FIFOs for the next step."""
+        for fd in self.fds:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        for path in self.fifos:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+        self.fds, self.fifos = [], []
 
     def said(self, timeout: float | None) -> str | None:
         """Its next line; None if none came within `timeout` seconds. OSError when it
@@ -228,6 +238,7 @@ class Shell:
                 with contextlib.suppress(OSError):
                     pipe.close()
         watch_group(self.process.pid, False)
+        self.renew()
         with contextlib.suppress(OSError):
             for left in os.listdir(self.folder):
                 os.unlink(os.path.join(self.folder, left))
@@ -246,10 +257,9 @@ def one_line(value: str) -> str:
 class Job:
     """A step that a resident bash started: what groups.Group is to a bash of its own."""
 
-    def __init__(self, shell: Shell, pid: int, fds: list[int]) -> None:
+    def __init__(self, shell: Shell, pid: int) -> None:
         self.shell = shell
         self.pid = pid
-        self.fds = fds
         self.cut = {1: 0, 2: 0}  # bytes of stdout (1) and stderr (2) not kept
 
     def communicate(
@@ -258,13 +268,14 @@ class Job:
         """Read its stdout and stderr until they end, as groups.Group.communicate
         (`data` is None: a step has no stdin)."""
         assert data is None
+        fds = self.shell.fds
         deadline = None if timeout is None else time.monotonic() + timeout
-        chunks, late = pump({self.fds[0]: 1, self.fds[1]: 2}, watch, keep, deadline)
+        chunks, late = pump({fds[0]: 1, fds[1]: 2}, watch, keep, deadline)
         if late:
             self.kill()
-            for fd, number in zip(self.fds, (1, 2), strict=True):
+            for fd, number in zip(fds, (1, 2), strict=True):
                 chunks[number].add(drain(fd))
-        self.close()
+            self.shell.renew()  # what left its group may still hold them
         out, err = chunks[1].value(), chunks[2].value()
         self.cut = {number: kept.cut for number, kept in chunks.items()}
         return out, err, late
@@ -294,12 +305,5 @@ class Job:
         with contextlib.suppress(OSError):
             self.shell.said(grace)
         self.kill()
-        self.close()
         self.shell.abandon()
         watch_group(self.pid, False)
-
-    def close(self) -> None:
-        for fd in self.fds:
-            with contextlib.suppress(OSError):
-                os.close(fd)
-        self.fds = []
