@@ -106,7 +106,7 @@ def test_a_step_gets_its_folder_environment_and_streams_as_its_own_bash(
         "unset",
         "unset",
         SID,
-        "bash",
+        platform.find_bash(),
         "1",
         "one\ntwo",
     ]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 
 from wfs.platform.windows import WINDOWS
 
@@ -13,12 +12,13 @@ def host_name() -> str:
 
     On POSIX the node name of uname(2), which is what gethostname(2) returns (glibc and
     the BSDs read it there) without importing socket (2 to 3 ms, which every claim
-    paid); on Windows socket's gethostname."""
-    if sys.platform == "win32":
-        import socket  # deferred: only a claim names its host
+    paid); elsewhere (Windows) socket's gethostname."""
+    uname = getattr(os, "uname", None)
+    if uname is not None:
+        return str(uname().nodename)
+    import socket  # deferred: only a claim names its host
 
-        return socket.gethostname()
-    return os.uname().nodename
+    return socket.gethostname()
 
 
 def process_alive(pid: int) -> bool:

@@ -50,11 +50,15 @@ from wfs.platform.watcher import ready_watcher, watch_group
 if TYPE_CHECKING:
     import subprocess
 
-# The resident bash: each line it reads names a script of one step in its folder,
-# which it runs and answers with two lines, the step's pid once it started and its
-# exit code once it ended. Job control gives each step a process group of its own;
+# The resident bash: each line it reads names the script of one step in its folder, which
+# it reads and runs (as `eval`, so that what bash says of the step begins with its own
+# name, as for `bash -c`), answering with two lines: the step's pid once it started and
+# its exit code once it ended. Job control gives each step a process group of its own;
 # its reports of jobs go to the resident's stderr, which is /dev/null.
-_LOOP = 'set -m; while IFS= read -r __wfs_step; do . "./$__wfs_step"; done'
+_LOOP = (
+    "set -m; while IFS= read -r __wfs_step; do "
+    'IFS= read -r -d "" __wfs_step < "./$__wfs_step"; eval "$__wfs_step"; done'
+)
 # A step: its FIFOs opened by the resident bash (the runner opened their other ends),
 # then a subshell that closes them but as its stdout and stderr, goes to its folder,
 # puts back OLDPWD as the run's environment has it, adds the step's variables and
@@ -124,7 +128,7 @@ class Shell:
         ready_watcher()
         try:
             self.process: subprocess.Popen[bytes] = subprocess.Popen(
-                [bash, "-c", _LOOP, "bash"],
+                [bash, "-c", _LOOP, bash],
                 cwd=self.folder,
                 env=env,
                 stdin=subprocess.PIPE,
