@@ -117,7 +117,8 @@ class Shell:
 
         self.bash = bash
         self.folder = tempfile.mkdtemp(prefix="wfs-steps-")
-        self.script = os.path.join(self.folder, "step")  # the next step, as it runs it
+        # The next step, as it reads it: written over for each step.
+        self.script = os.open(os.path.join(self.folder, "step"), os.O_WRONLY | os.O_CREAT, 0o600)
         self.count = 0  # FIFOs made
         self.fds: list[int] = []
         self.fifos: list[str] = []
@@ -137,6 +138,8 @@ class Shell:
                 start_new_session=True,
             )
         except OSError:
+            os.close(self.script)
+            os.unlink(os.path.join(self.folder, "step"))
             os.rmdir(self.folder)
             raise
         watch_group(self.process.pid, True)
@@ -162,8 +165,9 @@ class Shell:
                 env="".join(f"export {k}={one_line(v)}; " for k, v in extra.items()),
                 script=shlex.quote(script),
             )
-            with open(self.script, "w", encoding="utf-8", errors="surrogateescape") as handle:
-                handle.write(step)
+            data = step.encode("utf-8", "surrogateescape")
+            os.pwrite(self.script, data, 0)
+            os.ftruncate(self.script, len(data))
             assert self.process.stdin is not None
             os.write(self.process.stdin.fileno(), b"step\n")
             said = self.said(None) or ""  # its FIFOs are open once it has started
@@ -243,6 +247,8 @@ class Shell:
                     pipe.close()
         watch_group(self.process.pid, False)
         self.renew()
+        with contextlib.suppress(OSError):
+            os.close(self.script)
         with contextlib.suppress(OSError):
             for left in os.listdir(self.folder):
                 os.unlink(os.path.join(self.folder, left))
