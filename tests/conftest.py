@@ -142,6 +142,32 @@ def home(tmp_path: Path) -> Path:
     return home
 
 
+# The modules that take longest, first: pytest-xdist hands out whole modules in the
+# order they were collected (`--dist loadscope --no-loadscope-reorder` in pyproject.toml),
+# so that the longest start at once and both workers end together, instead of a module
+# of a few long tests starting last on one worker while the other waits. From
+# `python -m pytest -q --durations=0`, longest first.
+LONGEST_FIRST = (
+    "test_reliability.py",
+    "test_travel.py",
+    "test_hostile_surfaces.py",
+    "test_real_editor_opencode.py",
+    "test_real_editor_qwen.py",
+    "test_crash_points.py",
+    "test_packaging.py",
+    "test_schema_checks.py",
+    "test_fleet.py",
+    "test_leases.py",
+    "test_real_editors.py",
+    "test_suite.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {name: n for n, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: the rest as found
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     """A failed test that ran real editor programs names their versions (the newest on

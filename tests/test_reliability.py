@@ -26,7 +26,7 @@ from conftest import read_json, wfs
 
 from wfs.store import CRASH_AT, WRITE_LOG
 
-KILLS = int(os.environ.get("WFS_CRASH_KILLS", "100"))
+KILLS = int(os.environ.get("WFS_CRASH_KILLS", "60"))
 SEED = int(os.environ.get("WFS_CRASH_SEED", "20261122"))
 # A killed operation stops at its k-th write point, k from 1 to the most write points
 # an operation of its kind has had so far (this many before one has run through).
