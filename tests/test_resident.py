@@ -61,6 +61,7 @@ def record(project: Path) -> dict[str, Any]:
     return dict(read_json(project / ".workflow" / SID / ".runs" / "IMPL-1.json"))
 
 
+@pytest.mark.slow
 def test_the_steps_of_a_run_share_one_bash_each_in_a_group_of_its_own(
     project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -83,6 +84,7 @@ def test_the_steps_of_a_run_share_one_bash_each_in_a_group_of_its_own(
     assert os.listdir(temp) == []
 
 
+@pytest.mark.slow
 def test_a_step_gets_its_folder_environment_and_streams_as_its_own_bash(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -118,6 +120,7 @@ def test_a_step_gets_its_folder_environment_and_streams_as_its_own_bash(
     assert third["tries"][0]["stderr"] == "to stderr\n"
 
 
+@pytest.mark.slow
 def test_a_step_lasts_while_a_process_it_started_holds_its_output(project: Path) -> None:
     """As with a bash of its own, what a step starts in the background and that still
     writes to its output is part of it; what it starts with its output elsewhere is
@@ -136,6 +139,7 @@ def test_a_step_lasts_while_a_process_it_started_holds_its_output(project: Path)
     os.kill(sleeper, signal.SIGKILL)
 
 
+@pytest.mark.slow
 def test_a_timeout_ends_its_step_alone_and_the_next_step_runs(project: Path) -> None:
     planned(
         step(
@@ -156,6 +160,7 @@ def test_a_timeout_ends_its_step_alone_and_the_next_step_runs(project: Path) -> 
     assert status(project) == "completed"
 
 
+@pytest.mark.slow
 def test_a_resident_bash_that_dies_fails_its_step_and_is_replaced(project: Path) -> None:
     planned(
         step(1, "bash(echo $$ > resident; kill -KILL $$)", on_error="skip_optional"),
@@ -181,3 +186,22 @@ def test_outside_a_run_of_steps_there_is_no_resident_bash() -> None:
     assert shell.process.returncode is not None
     assert not os.path.exists(folder)
     assert subprocess.run(["true"]).returncode == 0
+
+
+def test_a_resident_bash_abandoned_twice_closes_nothing_the_second_time() -> None:
+    """Its script's descriptor is closed once: a file opened since may have its number."""
+    bash = platform.find_bash()
+    assert bash is not None
+    with platform.run_of_steps():
+        shell = platform.resident(bash)
+        assert shell is not None
+        number = shell.script
+        shell.abandon()
+        reused = os.open(os.devnull, os.O_RDONLY)
+        try:
+            assert reused == number  # the lowest free number: the script's
+            shell.abandon()
+            os.fstat(reused)  # still open
+        finally:
+            os.close(reused)
+        assert platform.resident(bash) is not shell  # a new one takes its place

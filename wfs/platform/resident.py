@@ -236,7 +236,7 @@ class Shell:
         self.abandon()
 
     def abandon(self) -> None:
-        """Kill it (what it runs has its own groups) and remove its folder."""
+        """Kill it (what it runs has its own groups) and remove its folder; again, nothing."""
         if self.process.returncode is None and killpg is not None:
             with contextlib.suppress(OSError):
                 killpg(self.process.pid, kill_signal())
@@ -247,8 +247,10 @@ class Shell:
                     pipe.close()
         watch_group(self.process.pid, False)
         self.renew()
-        with contextlib.suppress(OSError):
-            os.close(self.script)
+        script, self.script = self.script, -1  # closed once: its number may be reused
+        if script >= 0:
+            with contextlib.suppress(OSError):
+                os.close(script)
         with contextlib.suppress(OSError):
             for left in os.listdir(self.folder):
                 os.unlink(os.path.join(self.folder, left))
