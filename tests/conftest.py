@@ -142,6 +142,17 @@ def home(tmp_path: Path) -> Path:
     return home
 
 
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """wfs's bytecode, compiled once before the tests, as an installed wfs has it: the
+    suite starts wfs as a process thousands of times, and where Python writes no
+    bytecode (PYTHONDONTWRITEBYTECODE) each would compile every module it imports
+    again. (Once, by the process that hands out the tests, not by each worker.)"""
+    if not hasattr(session.config, "workerinput"):
+        import compileall
+
+        compileall.compile_dir(str(REPO / "wfs"), quiet=1)
+
+
 # The modules that take longest, first: pytest-xdist hands out whole modules in the
 # order they were collected (`--dist loadscope --no-loadscope-reorder` in pyproject.toml),
 # so that the longest start at once and both workers end together, instead of a module
