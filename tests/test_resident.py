@@ -205,3 +205,30 @@ def test_a_resident_bash_abandoned_twice_closes_nothing_the_second_time() -> Non
         finally:
             os.close(reused)
         assert platform.resident(bash) is not shell  # a new one takes its place
+
+
+def test_the_folder_a_killed_run_left_goes_with_the_next_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run's folder is named by its wfs's pid: one whose wfs no longer runs is
+    removed when a resident bash next starts; one of a live wfs is kept."""
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    dead = subprocess.Popen(["true"])
+    dead.wait()  # its pid is free now (reused by another process only rarely)
+    left = temp / f"wfs-steps-{dead.pid}-abcd1234"
+    live = temp / f"wfs-steps-{os.getppid()}-abcd1234"
+    other = temp / "wfs-steps-notapid"
+    for folder in (left, live, other):
+        folder.mkdir()
+        (folder / "step").write_text("echo left")
+    bash = platform.find_bash()
+    assert bash is not None
+    with platform.run_of_steps():
+        shell = platform.resident(bash)
+        assert shell is not None
+        ours = os.path.basename(shell.folder)
+        assert ours.startswith(f"wfs-steps-{os.getpid()}-")
+        assert sorted(os.listdir(temp)) == sorted([ours, live.name, other.name])
+    assert sorted(os.listdir(temp)) == sorted([live.name, other.name])

@@ -16,7 +16,8 @@ What differs: `$$` is the resident bash's pid (`$BASHPID` is the step's own), a
 syntax error is reported by `eval` (`bash: eval: line 1: ...`), and a step ended by a
 signal N exits 128 + N, as a shell reports it. Each step is given to it as a small
 script in a private folder (mode 0700, under the system's temporary folder) that also
-holds the FIFOs; the folder goes with the run.
+holds the FIFOs; the folder goes with the run, or, when its wfs was killed, with the
+next run's first step.
 
 Windows (and WSL's launcher) start a bash for each step (groups.Group)."""
 
@@ -43,6 +44,7 @@ from wfs.platform.groups import (
     pump,
     wait_readable,
 )
+from wfs.platform.processes import process_alive
 from wfs.platform.shells import environment, is_wsl_launcher, steady_environment
 from wfs.platform.signals import kill_signal
 from wfs.platform.watcher import ready_watcher, watch_group
@@ -71,6 +73,7 @@ _STEP = (
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
+_FOLDER = "wfs-steps-"  # a run's folder: wfs-steps-<pid of its wfs>-<random>
 _run: dict[str, Shell | None] = {}  # "shell": this run's resident bash, once started
 
 
@@ -116,7 +119,8 @@ class Shell:
         import tempfile  # deferred: as above
 
         self.bash = bash
-        self.folder = tempfile.mkdtemp(prefix="wfs-steps-")
+        clear_left(tempfile.gettempdir())
+        self.folder = tempfile.mkdtemp(prefix=f"{_FOLDER}{os.getpid()}-")
         # The next step, as it reads it: written over for each step.
         self.script = os.open(os.path.join(self.folder, "step"), os.O_WRONLY | os.O_CREAT, 0o600)
         self.count = 0  # FIFOs made
@@ -255,6 +259,28 @@ class Shell:
             for left in os.listdir(self.folder):
                 os.unlink(os.path.join(self.folder, left))
             os.rmdir(self.folder)
+
+
+def clear_left(temp: str) -> None:
+    """Remove the folders that runs of this user left in `temp` when their wfs was
+    killed (its pid, in the folder's name, no longer runs)."""
+    import shutil  # deferred: with the first step of a run
+
+    if sys.platform == "win32":
+        return  # (no resident bash there)
+    try:
+        names = [name for name in os.listdir(temp) if name.startswith(_FOLDER)]
+    except OSError:
+        return
+    for name in names:
+        pid = name[len(_FOLDER) :].split("-", 1)[0]
+        path = os.path.join(temp, name)
+        try:
+            owned = os.lstat(path).st_uid == os.getuid()
+        except OSError:
+            continue
+        if owned and pid.isdigit() and not process_alive(int(pid)):
+            shutil.rmtree(path, ignore_errors=True)
 
 
 def one_line(value: str) -> str:
