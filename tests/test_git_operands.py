@@ -88,3 +88,43 @@ def test_an_empty_value_is_refused_too() -> None:
 def test_an_ordinary_value_is_handed_over_as_it_is() -> None:
     assert git.operand("origin", "remote") == "origin"
     assert git.operand("wfs/WFS-x/IMPL-1", "branch") == "wfs/WFS-x/IMPL-1"
+
+
+def test_a_fetch_whose_ref_another_process_holds_locked_goes_through_once_it_is_free(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two tasks of one `--jobs` run land side by side, each fetching the remote's main
+    into the clone's tracking ref: the one that finds the ref locked by the other tries
+    again (as git says: cannot lock ref), rather than blocking its task."""
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e", "GIT_COMMITTER_NAME": "t"}
+    for name, value in {**env, "GIT_COMMITTER_EMAIL": "t@e"}.items():
+        monkeypatch.setenv(name, value)
+    origin, clone = tmp_path / "origin", tmp_path / "clone"
+    subprocess.run(["git", "init", "-q", "-b", "main", str(origin)], check=True)
+    subprocess.run(
+        ["git", "-C", str(origin), "commit", "-q", "--allow-empty", "-m", "one"], check=True
+    )
+    subprocess.run(["git", "clone", "-q", str(origin), str(clone)], check=True)
+    subprocess.run(
+        ["git", "-C", str(origin), "commit", "-q", "--allow-empty", "-m", "two"], check=True
+    )
+    lock = clone / ".git" / "refs" / "remotes" / "origin" / "main.lock"
+    lock.write_text("")  # held by the other process
+    fetches: list[str] = []
+    real_run = gitremote.run
+
+    def run(root: Path, *args: str) -> git.Result:
+        result = real_run(root, *args)
+        if args[0] == "fetch":
+            fetches.append(result.err)
+            lock.unlink(missing_ok=True)  # the other process is done with it
+        return result
+
+    monkeypatch.setattr(gitremote, "run", run)
+    assert gitremote.fetch_branch(clone, "origin", "main") == "refs/remotes/origin/main"
+    assert len(fetches) == 2 and "cannot lock ref" in fetches[0] and fetches[1] == ""
+    tip = subprocess.run(
+        ["git", "-C", str(clone), "log", "-1", "--format=%s", "origin/main"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert tip.stdout == "two\n"

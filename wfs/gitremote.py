@@ -6,6 +6,7 @@ does."""
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -159,17 +160,26 @@ def push_failed(remote: str, result: Result) -> WfsError:
     return WfsError(f"git push {remote}: {reason.removeprefix('fatal: ').removeprefix('error: ')}")
 
 
+FETCH_TRIES = 8  # of a fetch whose ref another process of the clone holds locked
+
+
 def fetch_branch(root: Path, remote: str, branch: str) -> str | None:
     """Fetch `branch` of `remote` into its remote-tracking ref; that ref's name, or None
     when the remote has no such branch yet. WfsError when the remote cannot be read."""
     remote, branch = operand(remote, "remote"), operand(branch, "branch")
     tracking = f"refs/remotes/{remote}/{branch}"
-    result = run(
-        root, "fetch", "--quiet", "--no-tags", "--no-auto-gc", reach(root, remote),
-        f"+refs/heads/{branch}:{tracking}",
-    )  # fmt: skip
-    if result.code == 0:
-        return tracking
+    for attempt in range(FETCH_TRIES):
+        result = run(
+            root, "fetch", "--quiet", "--no-tags", "--no-auto-gc", reach(root, remote),
+            f"+refs/heads/{branch}:{tracking}",
+        )  # fmt: skip
+        if result.code == 0:
+            return tracking
+        if "cannot lock ref" not in result.err:
+            break
+        # Another process of this clone is fetching into the same ref (the tasks of a
+        # `--jobs` run land side by side): once it is done, this fetch goes through.
+        time.sleep(0.05 * (attempt + 1))
     if not ls_remote(root, remote, f"refs/heads/{branch}"):
         return None
     raise WfsError(f"cannot fetch {branch} from {remote}: {result.err or result.code}")
