@@ -15,26 +15,13 @@ from typing import Any
 
 import pytest
 from conftest import posix_only, read_json, wfs
+from test_execute_word import step
 
 from wfs import platform
 
 pytestmark = posix_only
 
 SID = "WFS-resident"
-
-
-def step(n: int, command: str, **extra: Any) -> dict[str, Any]:
-    return {
-        "step": n,
-        "title": f"Step {n}",
-        "description": f"Do step {n}",
-        "modification_points": [],
-        "logic_flow": [],
-        "depends_on": [n - 1] if n > 1 else [],
-        "output": f"out{n}",
-        "command": command,
-        **extra,
-    }
 
 
 def planned(*steps: dict[str, Any]) -> None:
