@@ -387,6 +387,10 @@ class Handler(BaseHTTPRequestHandler):
 
 class Server(ThreadingHTTPServer):
     daemon_threads = True  # an open event stream does not keep wfs from ending
+    # Connections the system holds until they are accepted: socketserver's default of 5
+    # made a burst of them (a page's assets, a reload, idle connections) wait a second
+    # each for the retry of their connect, however soon the board accepted again.
+    request_queue_size = socket.SOMAXCONN
 
     def __init__(self, board: Board, port: int) -> None:
         self.board = board
