@@ -3,7 +3,10 @@ this tree and for the code of another revision (default 88ae31e), in the same ru
 
 - B: 200 `bash -c true` run one after the other by bash (`for i in $(seq 200)`);
 - E: `wfs execute IMPL-1` of a task of 200 one-command `bash(true)` steps;
-- E1: the same with one step: what a run costs besides its steps.
+- E1: the same with one step: what a run costs besides its steps;
+- F: the floor of a step: 200 `true` through wfs's resident bash (as a run's bash steps
+  go) by a Python process that does nothing else, timed inside it. E1 + 199 F is what E
+  would be if the engine did no work of its own for a step.
 
 Each takes turns with the others in every round (a busy moment of the machine touches
 them alike); the figures are medians, E as a ratio to B. Besides the wall clock, the
@@ -52,6 +55,18 @@ GIT_TARGET = 6  # git processes per task in a worktree, at most
 BASELINE = "88ae31e"
 
 LOOP = f"for i in $(seq {STEPS}); do bash -c true; done"
+FLOOR = f"""
+import time
+from pathlib import Path
+from wfs import platform
+from wfs.flow import steps
+with platform.run_of_steps():
+    steps.run_shell("true", {{}}, Path("."), None)  # the resident bash started
+    began = time.perf_counter()
+    for _ in range({STEPS}):
+        steps.run_shell("true", {{"WFS_STEP": "x"}}, Path("."), None)
+    print(time.perf_counter() - began)
+"""
 GIT_LOGGER = """#!/bin/sh
 echo "$*" | head -n 1 >> "$WFS_BENCH_GIT_LOG"
 exec "$WFS_BENCH_GIT" "$@"
@@ -110,6 +125,14 @@ def timed(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float
     return elapsed, usage.ru_utime + usage.ru_stime
 
 
+def floor(tree: Tree, cwd: Path) -> float:
+    """Seconds of F (FLOOR) for the steps alone."""
+    run = subprocess.run(
+        [sys.executable, "-c", FLOOR], cwd=cwd, env=tree.env, capture_output=True, check=True
+    )
+    return float(run.stdout)
+
+
 def step(n: int) -> dict[str, Any]:
     return {
         "step": n,
@@ -153,10 +176,14 @@ def engine_times(trees: list[Tree], scratch: Path, runs: int) -> dict[str, dict[
     bash_env = dict(os.environ)
     for round_ in range(runs + 1):  # the first round warms the page cache, not counted
         order = [("B", None, 0), *((t.name, t, s) for t in trees for s in (STEPS, 1))]
+        order.append(("F", trees[0], 0))
         for name, tree, steps in order:
             if tree is None:
                 took = timed(["bash", "-c", LOOP], scratch, bash_env)
                 key = "B"
+            elif name == "F":
+                took = (floor(tree, scratch), 0.0)
+                key = "F"
             else:
                 root = projects[(tree.name, steps)]
                 reset(tree, root)
@@ -320,10 +347,18 @@ def report(
             f"| {(e['wall'] - e1['wall']) / bash['wall']:.2f} x | <= {TARGET} x "
             f"| {'yes' if ratio <= TARGET else 'no'} |"
         )
+    floor_ms = times["F"]["wall"] * 1000
+    this = times[f"{trees[0].name}:E1"]["wall"] * 1000
+    bound = this + floor_ms * (STEPS - 1) / STEPS
     lines += [
         "",
         f"(E - E1) / B: the {STEPS - 1} steps more alone, against the loop: what a step "
         "costs the engine beyond its bash.",
+        "",
+        f"F = {STEPS} `true` through the resident bash, by a process doing nothing else: "
+        f"{floor_ms:.0f} ms ({floor_ms / STEPS:.2f} ms a step). With no work of the "
+        f"engine's own for a step, E of {trees[0].name} would be E1 + {STEPS - 1} F / "
+        f"{STEPS} = {bound:.0f} ms = {bound / (bash['wall'] * 1000):.2f} x B.",
         "",
     ]
     if counted:

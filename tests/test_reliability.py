@@ -198,9 +198,8 @@ class Harness:
         self.verify_acknowledged()
         check = wfs("--root", str(self.project), "validate", "--all")
         assert check.code == 0, check.out
-        for sid in (p.name for p in (self.project / ".workflow").glob("WFS-*")):
-            views = wfs("--root", str(self.project), "--session", sid, "render", "--check")
-            assert views.code == 0, views.out
+        views = wfs("--root", str(self.project), "render", "--check", "--all")
+        assert views.code == 0, views.out
         markers = list((self.project / ".workflow").glob(".active-*"))
         assert len(markers) <= 1
 

@@ -312,10 +312,12 @@ def _hierarchy(layout: Layout, sid: str) -> Iterator[Finding]:
         return
     raw: dict[Any, dict[str, Any]] = {}
     path: dict[Any, Path] = {}
+    read: dict[Any, dict[str, Any]] = {}  # each task in the canonical form
     for name, task in zip(names, loaded, strict=True):
-        tid = canonical_task(task).get("id")
-        raw[tid], path[tid] = task, folder / name
-    index = TaskIndex([canonical_task(t) for t in raw.values()])
+        canonical = canonical_task(task)
+        tid = canonical.get("id")
+        raw[tid], path[tid], read[tid] = task, folder / name, canonical
+    index = TaskIndex(list(read.values()))
     for tid, task in index.by_id.items():
         if parse_task_id(tid) is None:
             continue
