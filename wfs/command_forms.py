@@ -60,9 +60,11 @@ def classify(command: str) -> Command:
     return Command("agent", text)
 
 
+@functools.lru_cache(maxsize=4096)
 def builtin(command: str) -> Command | None:
     """`bash(...)` or a built-in, with its argument (a `Read()` of prose is the agent's);
-    None for anything else (a CLI command line or words), without looking at PATH."""
+    None for anything else (a CLI command line or words), without looking at PATH.
+    (Kept for the commands seen last: a run reads a task's steps several times.)"""
     text = command.strip()
     match = BUILTIN.fullmatch(text)
     if not match:
@@ -115,14 +117,9 @@ def unquoted_bash(
     if isinstance(commands, list):
         places += [(("commands", j), c) for j, c in enumerate(commands)]
     for place, text in places:
-        if not isinstance(text, str):
+        inner = _unquoted(text) if isinstance(text, str) else None
+        if inner is None:
             continue
-        match = BUILTIN.fullmatch(text.strip())
-        if match is None or match.group(1) != "bash":
-            continue
-        inner = quoted_command(match.group(2))
-        if inner == match.group(2) or quoted_command(inner) != inner:
-            continue  # not one quoted string, or not read the same once written
         if new is step:
             new = dict(step)
             if isinstance(commands, list):
@@ -133,6 +130,19 @@ def unquoted_bash(
             new["commands"][place[1]] = f"bash({inner})"
         unquoted.append((place, text, inner))
     return new, unquoted
+
+
+@functools.lru_cache(maxsize=4096)
+def _unquoted(text: str) -> str | None:
+    """The command inside `bash('...')`, the whole command in quotes; None for anything
+    else, or for a quoted string not read the same once written unquoted."""
+    match = BUILTIN.fullmatch(text.strip())
+    if match is None or match.group(1) != "bash":
+        return None
+    inner = quoted_command(match.group(2))
+    if inner == match.group(2) or quoted_command(inner) != inner:
+        return None
+    return inner
 
 
 def is_path_argument(argument: str) -> bool:

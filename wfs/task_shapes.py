@@ -205,12 +205,11 @@ def nearest_on_error(step: dict[str, Any]) -> tuple[dict[str, Any], str, str] | 
     return {**step, "on_error": new}, written, new
 
 
+_SEED_FIELDS = frozenset(SEED_STEP_FIELDS)
+
+
 def _complete(step: Any) -> bool:
-    return (
-        isinstance(step, dict)
-        and all(field in step for field in SEED_STEP_FIELDS)
-        and _is_int(step.get("step"))
-    )
+    return isinstance(step, dict) and step.keys() >= _SEED_FIELDS and _is_int(step.get("step"))
 
 
 def _has_work(step: dict[str, Any]) -> bool:
