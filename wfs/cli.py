@@ -439,6 +439,6 @@ def main() -> None:
     finally:
         # The process is ending: what it made is not collected again on the way out.
         # The interpreter's last collections over the objects of click, jinja2 and the
-        # rest took some 20 ms of every command; exit handlers still run, and files
+        # rest took some 30 ms of every command; exit handlers still run, and files
         # are still closed as their modules are cleared.
         gc.freeze()
