@@ -5,6 +5,7 @@ a timeout that ends it alone. A resident bash that dies is replaced."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import signal
@@ -197,17 +198,21 @@ def test_a_resident_bash_abandoned_twice_closes_nothing_the_second_time() -> Non
 def test_the_folder_a_killed_run_left_goes_with_the_next_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A run's folder is named by its wfs's pid: one whose wfs no longer runs is
-    removed when a resident bash next starts; one of a live wfs is kept."""
+    """A run's folder is named by its wfs's pid and host: one whose wfs no longer runs
+    on this machine is removed when a resident bash next starts; one of a live wfs, or
+    of another machine sharing the temporary folder (a container), is kept."""
     temp = tmp_path / "temp"
     temp.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    module = importlib.import_module("wfs.platform.resident")  # (the package names a function so)
+    monkeypatch.setattr(module, "host_name", lambda: "build-box.local")
     dead = subprocess.Popen(["true"])
     dead.wait()  # its pid is free now (reused by another process only rarely)
-    left = temp / f"wfs-steps-{dead.pid}-abcd1234"
-    live = temp / f"wfs-steps-{os.getppid()}-abcd1234"
+    left = temp / f"wfs-steps-{dead.pid}-build-box.local-abcd1234"
+    live = temp / f"wfs-steps-{os.getppid()}-build-box.local-abcd1234"
+    elsewhere = temp / f"wfs-steps-{dead.pid}-other-box-abcd1234"
     other = temp / "wfs-steps-notapid"
-    for folder in (left, live, other):
+    for folder in (left, live, elsewhere, other):
         folder.mkdir()
         (folder / "step").write_text("echo left")
     bash = platform.find_bash()
@@ -216,6 +221,7 @@ def test_the_folder_a_killed_run_left_goes_with_the_next_run(
         shell = platform.resident(bash)
         assert shell is not None
         ours = os.path.basename(shell.folder)
-        assert ours.startswith(f"wfs-steps-{os.getpid()}-")
-        assert sorted(os.listdir(temp)) == sorted([ours, live.name, other.name])
-    assert sorted(os.listdir(temp)) == sorted([live.name, other.name])
+        assert ours.startswith(f"wfs-steps-{os.getpid()}-build-box.local-")
+        kept = [live.name, elsewhere.name, other.name]
+        assert sorted(os.listdir(temp)) == sorted([ours, *kept])
+    assert sorted(os.listdir(temp)) == sorted(kept)

@@ -44,7 +44,7 @@ from wfs.platform.groups import (
     pump,
     wait_readable,
 )
-from wfs.platform.processes import process_alive
+from wfs.platform.processes import host_name, process_alive
 from wfs.platform.shells import environment, is_wsl_launcher, steady_environment
 from wfs.platform.signals import kill_signal
 from wfs.platform.watcher import ready_watcher, watch_group
@@ -73,7 +73,10 @@ _STEP = (
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
-_FOLDER = "wfs-steps-"  # a run's folder: wfs-steps-<pid of its wfs>-<random>
+# A run's folder: wfs-steps-<pid of its wfs>-<its host>-<random>. The host, because a
+# temporary folder may be shared by machines (containers) whose pids are not ours.
+_FOLDER = "wfs-steps-"
+_NOT_IN_NAME = re.compile(r"[^A-Za-z0-9.-]")
 _run: dict[str, Shell | None] = {}  # "shell": this run's resident bash, once started
 
 
@@ -120,7 +123,7 @@ class Shell:
 
         self.bash = bash
         clear_left(tempfile.gettempdir())
-        self.folder = tempfile.mkdtemp(prefix=f"{_FOLDER}{os.getpid()}-")
+        self.folder = tempfile.mkdtemp(prefix=f"{_FOLDER}{os.getpid()}-{_host()}-")
         # The next step, as it reads it: written over for each step.
         self.script = os.open(os.path.join(self.folder, "step"), os.O_WRONLY | os.O_CREAT, 0o600)
         self.count = 0  # FIFOs made
@@ -262,8 +265,8 @@ class Shell:
 
 
 def clear_left(temp: str) -> None:
-    """Remove the folders that runs of this user left in `temp` when their wfs was
-    killed (its pid, in the folder's name, no longer runs)."""
+    """Remove the folders that runs of this user on this machine left in `temp` when
+    their wfs was killed (its pid, in the folder's name, no longer runs)."""
     import shutil  # deferred: with the first step of a run
 
     if sys.platform == "win32":
@@ -273,7 +276,9 @@ def clear_left(temp: str) -> None:
     except OSError:
         return
     for name in names:
-        pid = name[len(_FOLDER) :].split("-", 1)[0]
+        pid, _, rest = name[len(_FOLDER) :].partition("-")
+        if rest.rpartition("-")[0] != _host():
+            continue  # another machine's (or no run's)
         path = os.path.join(temp, name)
         try:
             owned = os.lstat(path).st_uid == os.getuid()
@@ -281,6 +286,11 @@ def clear_left(temp: str) -> None:
             continue
         if owned and pid.isdigit() and not process_alive(int(pid)):
             shutil.rmtree(path, ignore_errors=True)
+
+
+def _host() -> str:
+    """This machine's name as a run's folder carries it."""
+    return _NOT_IN_NAME.sub("_", host_name())[:64]
 
 
 def one_line(value: str) -> str:
