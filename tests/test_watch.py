@@ -204,6 +204,55 @@ def test_json_gives_one_event_per_line_and_the_result_last(project: Path) -> Non
     ]
 
 
+def test_each_step_starts_once_before_its_output_however_it_runs(project: Path) -> None:
+    """A step's start is told once its first command is on its way (while the resident
+    bash forks it): before its output, once for a step tried twice, and for a built-in
+    that starts no process."""
+    (project / "notes.txt").write_text("hello\n")
+    retried = "bash(echo again; test -e retried || { touch retried; exit 1; })"
+    plan(
+        [
+            task(
+                "IMPL-1",
+                [
+                    step(1, "Read(notes.txt)", "Read"),
+                    {**step(2, "bash(echo try; exit 1)", "Try"), "on_error": "skip_optional"},
+                    {**step(3, retried, "Again"), "on_error": "retry_once"},
+                ],
+            )
+        ]
+    )
+    run = wfs("execute", "IMPL-1", "--json")
+    assert run.code == 0, run.err
+    events = [json.loads(line) for line in run.out.splitlines()[:-1]]
+    said = [
+        (e["event"], e["step"][-1], e.get("text", e.get("outcome")))
+        for e in events
+        if e["event"] != "task_finished"
+    ]
+    assert said == [
+        ("step_started", "1", None),
+        ("output", "1", "hello"),
+        ("step_finished", "1", "done"),
+        ("step_started", "2", None),
+        ("output", "2", "try"),
+        ("step_finished", "2", "skipped"),
+        ("step_started", "3", None),
+        ("output", "3", "again"),
+        ("output", "3", "again"),
+        ("step_finished", "3", "done"),
+    ]
+    logged = [json.loads(line) for line in wfs("log", "IMPL-1", "--json").out.splitlines()]
+    assert [(e["event"], e["step"][-1]) for e in logged[1:] if e["event"] != "output"] == [
+        ("step_started", "1"),
+        ("step_finished", "1"),
+        ("step_started", "2"),
+        ("step_finished", "2"),
+        ("step_started", "3"),
+        ("step_finished", "3"),
+    ]
+
+
 # ---------------------------------------------------------------- wfs log
 
 

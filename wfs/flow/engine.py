@@ -166,7 +166,8 @@ class Runner:
             self.output_log,
             self.records.output_log_path(tid),
             tid,
-            self.progress if self.listening else None,
+            self.progress,
+            self.listening,
             fresh=not record["steps"],
         )
         stepper = Stepper(

@@ -370,7 +370,7 @@ class Stepper:
 
     def start(self, run: TaskRun, group: list[Step], given: dict[str, Any] | None) -> StepRun:
         """The step's state as its run record left it; the work tree noted when a check
-        may revert it; its start shown."""
+        may revert it; what sees its output (which tells its start)."""
         state = StepRun(run, group, given, self.records, self.progress)
         state.done = [
             self.records.entry_output(p) if isinstance(p, dict) else p for p in state.kept
@@ -378,9 +378,7 @@ class Stepper:
         if state.before is None and any(c.auto_revert for c in state.owner.checks):
             state.before = git.worktree_tree(self.context.workdir, self.leave_out)
         state.started = time.monotonic()
-        step = state.step
-        self.progress("start", {"task": run.tid, "step": step.key, "name": names(group)})
-        state.live = self.task_log.step(step.key, names(group))
+        state.live = self.task_log.step(state.step.key, names(group))
         return state
 
     def brief_for(

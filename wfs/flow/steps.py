@@ -20,7 +20,7 @@ import re
 import shutil
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from wfs import platform, store
 from wfs.command_forms import LINES, PLACEHOLDER, named_path, split_grep, unquote
@@ -46,6 +46,14 @@ class StepResult(NamedTuple):
     timed_out: bool = False
     cut: int = 0  # bytes of stdout before `output` that it leaves out
     whole: Path | None = None  # where stdout is kept whole, when `output` leaves some out
+
+
+class StepWatch(platform.Watch, Protocol):
+    """What sees a step's commands: their output as it comes, and that one started
+    (told while the run's resident bash forks it: the runner's notes of a step's start
+    cost no time of the step's own)."""
+
+    def started(self) -> None: ...
 
 
 class Spool:
@@ -94,7 +102,7 @@ def run_shell(
     env: Mapping[str, str],
     root: Path,
     timeout: float | None,
-    watch: platform.Watch | None = None,
+    watch: StepWatch | None = None,
     spill: Path | None = None,
 ) -> StepResult:
     """Run a bash script in the project root; `watch` sees its output as it comes."""
@@ -106,7 +114,7 @@ def run_agent(
     brief: str,
     root: Path,
     env: Mapping[str, str] | None = None,
-    watch: platform.Watch | None = None,
+    watch: StepWatch | None = None,
     spill: Path | None = None,
 ) -> StepResult:
     """Send the brief to the configured agent command on stdin; its stdout is the output."""
@@ -119,13 +127,14 @@ def _run(
     env: Mapping[str, str],
     stdin: bytes | None,
     timeout: float | None,
-    watch: platform.Watch | None = None,
+    watch: StepWatch | None = None,
     spill: Path | None = None,
 ) -> StepResult:
     """Run `bash -c script` in a process group of its own (forked by the run's
     resident bash where there is one: wfs.platform.resident) and collect its output
     (which `watch`, if any, sees as it comes): the last OUTPUT_KEEP bytes of each
-    stream, and stdout whole in the file `spill` when it is longer (`whole`).
+    stream, and stdout whole in the file `spill` when it is longer (`whole`). `watch`
+    hears that it started once it is on its way.
 
     The process group lets a timeout or an interruption stop everything the step
     started: a timeout kills it (exit 124), an interruption stops it and goes on up.
@@ -148,6 +157,8 @@ def _run(
     spool = Spool(watch, spill)
     try:
         with signals.armed():
+            if watch is not None:
+                watch.started()
             out, err, timed_out = group.communicate(stdin, timeout, spool, keep=OUTPUT_KEEP)
             code = group.wait()
     except BaseException:
@@ -189,7 +200,7 @@ def run_command(
     root: Path,
     timeout: float | None,
     env: Mapping[str, str] | None = None,
-    watch: platform.Watch | None = None,
+    watch: StepWatch | None = None,
     spill: Path | None = None,
 ) -> StepResult:
     """Run one non-agent command with `values` substituted; `watch` sees its output
@@ -220,6 +231,8 @@ def run_command(
             values_env = {**shell.env, **paths, **(env or {})}
             return run_shell(shell.script, values_env, root, timeout, watch, spill)
     argument = _this_session(substitute_prose(command.text, values), values, root)
+    if watch is not None:
+        watch.started()
     result = isolated(builtin, (command.kind, root, argument), timeout)
     if watch is not None:
         for stream, text in ((1, result.output), (2, result.error)):

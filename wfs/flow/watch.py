@@ -81,27 +81,30 @@ class Lines:
 
 
 class TaskLog:
-    """The output log of one run of a task (see the module's docstring)."""
+    """The output log of one run of a task (see the module's docstring). `progress`
+    hears each step start; its output too when someone is `listening`."""
 
     def __init__(
         self,
         appender: store.Appender,
         path: Path,
         task: str,
-        progress: Progress | None,
+        progress: Progress,
+        listening: bool,
         fresh: bool,
     ) -> None:
         self.appender = appender
         self.path = path
         self.task = task
         self.progress = progress
+        self.listening = listening
         appender.open(path, os.O_TRUNC if fresh else 0)
 
     def write(self, event: dict[str, Any]) -> None:
         self.appender.append(self.path, jsonio.compact(event) + b"\n")
 
     def step(self, key: str, name: str) -> StepLog:
-        """A step's run starts: what sees its output."""
+        """A step's run is about to start: what sees its output."""
         return StepLog(self, key, name)
 
     def close(self) -> None:
@@ -109,29 +112,41 @@ class TaskLog:
 
 
 class StepLog:
-    """The live output of one run of a step (a platform.Watch): into the task's log,
-    and as the progress events `output` (one per line) and `tick`."""
+    """The live output of one run of a step (a wfs.flow.steps.StepWatch): into the
+    task's log, and as the progress events `output` (one per line) and `tick`. Its start
+    is told (`started`: the progress event `start`, the log's `step_started`) once its
+    first command is on its way, or before anything else it tells."""
 
     def __init__(self, log: TaskLog, key: str, name: str) -> None:
         self.log = log
         self.key = key
-        self.progress = log.progress
+        self.name = name
+        self.progress = log.progress if log.listening else None
         # Made when a stream first writes: most steps of a plan write nothing.
         self.decoders: dict[int, codecs.IncrementalDecoder] = {}
         self.lines: dict[int, Lines] = {}
         self.logged = 0  # characters of output written to the log (LOG_LIMIT)
+        self.told = False  # its start
+
+    def started(self) -> None:
+        if self.told:
+            return
+        self.told = True
+        log = self.log
+        log.progress("start", {"task": log.task, "step": self.key, "name": self.name})
         started = time.time()
         log.write(
             {
                 "event": "step_started",
-                "step": key,
-                "name": name,
+                "step": self.key,
+                "name": self.name,
                 "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
                 "started": round(started, 3),
             }
         )
 
     def output(self, stream: int, chunk: bytes) -> None:
+        self.started()
         decoder = self.decoders.get(stream)
         if decoder is None:
             decoder = self.decoders[stream] = codecs.getincrementaldecoder("utf-8")("replace")
@@ -158,12 +173,14 @@ class StepLog:
             self.progress("output", {**data, "text": line})
 
     def idle(self) -> None:
+        self.started()
         if self.progress is not None:
             self.progress("tick", {"task": self.log.task, "step": self.key})
 
     def finish(self, outcome: str, elapsed: float) -> None:
         """The step's run ended (done, failed, paused, ...): the rest of its output, and
         the line that says how."""
+        self.started()
         for stream, decoder in self.decoders.items():
             rest = decoder.decode(b"", final=True)
             if rest:

@@ -154,10 +154,12 @@ class Shell:
     def start(
         self, script: str, cwd: str | os.PathLike[str], extra: Mapping[str, str]
     ) -> Job | None:
-        """Start `script` as a step in `cwd` with `extra` added to the run's environment;
-        None when it cannot (`extra` names a variable bash cannot export, or the
-        resident bash has gone): the step then starts a bash of its own.
-        FileNotFoundError when `cwd` is not a folder, as for a bash of its own."""
+        """Hand it `script` as a step in `cwd` with `extra` added to the run's
+        environment; the Job reads that the step started when it is first used, so that
+        the runner can do its own work meanwhile. None when it cannot (`extra` names a
+        variable bash cannot export, or the resident bash has gone): the step then
+        starts a bash of its own. FileNotFoundError when `cwd` is not a folder, as for
+        a bash of its own."""
         if sys.platform == "win32" or not all(_NAME.match(name) for name in extra):
             return None  # (never made on Windows: `resident`)
         if not os.path.isdir(cwd):  # as a bash of its own would fail to start
@@ -177,18 +179,13 @@ class Shell:
             os.ftruncate(self.script, len(data))
             assert self.process.stdin is not None
             os.write(self.process.stdin.fileno(), b"step\n")
-            said = self.said(None) or ""  # its FIFOs are open once it has started
-            if not said.isdigit():
-                raise OSError(errno.EIO, f"the resident bash could not start a step: {said!r}")
         except OSError:
             self.abandon()
             return None
         except BaseException:
             self.abandon()
             raise
-        pid = int(said)
-        watch_group(pid, True)
-        return Job(self, pid)
+        return Job(self)
 
     def streams(self) -> tuple[str, str]:
         """The FIFOs that are a step's stdout and stderr, their reading ends open here
@@ -303,12 +300,33 @@ def one_line(value: str) -> str:
 
 
 class Job:
-    """A step that a resident bash started: what groups.Group is to a bash of its own."""
+    """A step handed to a resident bash: what groups.Group is to a bash of its own."""
 
-    def __init__(self, shell: Shell, pid: int) -> None:
+    def __init__(self, shell: Shell) -> None:
         self.shell = shell
-        self.pid = pid
+        self.pid: int | None = None  # once it said the step started (`began`)
+        self.gone = False  # it ended before it said so
         self.cut = {1: 0, 2: 0}  # bytes of stdout (1) and stderr (2) not kept
+
+    def began(self, timeout: float | None = None) -> bool:
+        """Whether the step started: its pid, which the resident bash says once it
+        forked it (its FIFOs are open then), is read here once, and its group told to
+        the watcher. False when the resident bash ended first (it was killed), or said
+        nothing within `timeout` seconds."""
+        if self.pid is None and not self.gone:
+            try:
+                said = self.shell.said(timeout)
+            except OSError:
+                said = ""
+            if said is None:
+                return False
+            if not said.isdigit():
+                self.shell.abandon()
+                self.gone = True
+                return False
+            self.pid = int(said)
+            watch_group(self.pid, True)
+        return self.pid is not None
 
     def communicate(
         self, data: bytes | None, timeout: float | None, watch: Watch, keep: int | None = None
@@ -316,6 +334,8 @@ class Job:
         """Read its stdout and stderr until they end, as groups.Group.communicate
         (`data` is None: a step has no stdin)."""
         assert data is None
+        if not self.began():
+            return b"", b"", False
         fds = self.shell.fds
         deadline = None if timeout is None else time.monotonic() + timeout
         chunks, late = pump({fds[0]: 1, fds[1]: 2}, watch, keep, deadline)
@@ -329,7 +349,10 @@ class Job:
         return out, err, late
 
     def wait(self) -> int:
-        """Its exit code (128 + N: the signal N that ended it)."""
+        """Its exit code (128 + N: the signal N that ended it; the resident bash was
+        killed when it ended before it said one)."""
+        if not self.began() or self.pid is None:
+            return 128 + int(kill_signal())
         try:
             code = int(self.shell.said(None) or "0")
         except OSError:
@@ -340,18 +363,20 @@ class Job:
 
     def kill(self) -> None:
         """Kill its whole group at once."""
-        if killpg is not None:
+        if killpg is not None and self.pid is not None:
             with contextlib.suppress(OSError):
                 killpg(self.pid, kill_signal())
 
     def stop(self, grace: float = GRACE_SECONDS) -> None:
         """Ask its group to end (SIGTERM), kill what is left after `grace` seconds; the
         resident bash goes too (an interruption ends the run's steps)."""
-        if killpg is not None:
+        deadline = time.monotonic() + grace
+        if self.began(grace) and self.pid is not None and killpg is not None:
             with contextlib.suppress(OSError):
                 killpg(self.pid, signal.SIGTERM)
-        with contextlib.suppress(OSError):
-            self.shell.said(grace)
+            with contextlib.suppress(OSError):
+                self.shell.said(left_until(deadline))
         self.kill()
         self.shell.abandon()
-        watch_group(self.pid, False)
+        if self.pid is not None:
+            watch_group(self.pid, False)
