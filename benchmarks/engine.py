@@ -18,10 +18,11 @@ task at a time, each in its worktree): a `git` first on PATH logs each call and 
 the real one. Two plans: steps that change nothing (`bash(true)`), and steps that
 change a tracked file and add a new one.
 
-Both trees run as `python -m wfs` with their bytecode compiled (in a scratch folder),
-as an installed wfs runs. With `--instructions` (valgrind on PATH), the instructions
-that the wfs process of E and of E1 executes (its steps' processes not counted), which
-no load of the machine changes: the figure to compare two versions by.
+Both trees run as the installed `wfs` command does (its script's lines: `from wfs.cli
+import main`, then `main()`), with their bytecode compiled (in a scratch folder). With
+`--instructions` (valgrind on PATH), the instructions that the wfs process of E and of
+E1 executes (its steps' processes not counted), which no load of the machine changes:
+the figure to compare two versions by.
 
     . .venv/bin/activate
     python benchmarks/engine.py                     # about 5 minutes
@@ -67,6 +68,8 @@ with platform.run_of_steps():
         steps.run_shell("true", {{"WFS_STEP": "x"}}, Path("."), None)
     print(time.perf_counter() - began)
 """
+# What the `wfs` script that pip installs runs (`python -m wfs` adds runpy's imports).
+SCRIPT = "import sys; from wfs.cli import main; sys.argv[0] = 'wfs'; sys.exit(main())"
 GIT_LOGGER = """#!/bin/sh
 echo "$*" | head -n 1 >> "$WFS_BENCH_GIT_LOG"
 exec "$WFS_BENCH_GIT" "$@"
@@ -92,7 +95,7 @@ class Tree:
         )
 
     def wfs(self, *args: str) -> list[str]:
-        return [sys.executable, "-m", "wfs", *args]
+        return [sys.executable, "-c", SCRIPT, *args]
 
     def run(self, root: Path, *args: str, **extra: Any) -> subprocess.CompletedProcess[bytes]:
         env = {**self.env, **extra.pop("env", {})}
