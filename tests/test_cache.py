@@ -158,6 +158,46 @@ def test_edit_in_the_same_clock_tick_as_the_index_is_seen(project: Path) -> None
     assert statuses()["IMPL-2"] == "active"
 
 
+def derived(project: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The task files the next read of every skeleton derives again (not from `.skel`),
+    and checks that the skeletons read are those derived from the files."""
+    seen: list[str] = []
+    real = index.skeleton
+
+    def counted(task: dict[str, object], *args: object, **kwargs: object) -> object:
+        seen.append(str(kwargs.get("file_stem")))
+        return real(task, *args, **kwargs)  # type: ignore[arg-type]
+
+    layout = Layout(project)
+    with monkeypatch.context() as patch:
+        patch.setattr(index, "skeleton", counted)
+        found = load_skeletons(layout, SID)
+    with monkeypatch.context() as patch:
+        patch.setenv("WFS_NO_CACHE", "1")
+        patch.setattr(index, "load_cache", lambda path: None)
+        assert found == load_skeletons(layout, SID)
+    return seen
+
+
+def test_a_task_file_wfs_just_wrote_is_not_derived_again(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its writer's skeleton is kept beside the CRC-32 of the bytes it wrote: the next
+    read takes it while the file holds those bytes, even though its stamp is too new
+    to trust; an edit behind wfs's back in the same clock tick is derived again."""
+    folder = setup(project)
+    assert wfs("task", "status", "IMPL-2", "blocked").code == 0
+    assert wfs("task", "status", "IMPL-5", "active").code == 0
+    assert derived(project, monkeypatch) == []
+    assert statuses()["IMPL-2"] == "blocked"
+    path = folder / "IMPL-5.json"
+    written = path.stat()
+    path.write_text(path.read_text().replace('"active"', '"paused"'))  # same size
+    os.utime(path, ns=(written.st_atime_ns, written.st_mtime_ns))
+    assert derived(project, monkeypatch) == ["IMPL-5"]
+    assert statuses()["IMPL-5"] == "paused"
+
+
 def test_coarse_file_systems_get_a_wider_racy_window() -> None:
     stamper = index.Stamper()
     second = (stamper.started // 10**9 - 1) * 10**9  # whole seconds, one second ago

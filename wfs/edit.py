@@ -20,7 +20,14 @@ from typing import Any
 from wfs import delta, jsonedit, jsonio, lifecycle, render, schemas, sessions, store
 from wfs.errors import ProblemsError, WfsError
 from wfs.formats import canonical, parent_task
-from wfs.index import Snapshot, Stamper, compute_answers, unreadable_skeleton
+from wfs.index import (
+    Snapshot,
+    Stamper,
+    compute_answers,
+    named_by_file,
+    note_written,
+    unreadable_skeleton,
+)
 from wfs.layout import (
     SESSION_FILE,
     Layout,
@@ -393,6 +400,7 @@ class Draft:
         views = render.view_files(folder, self.session, index.tasks, index, rendered, before)
         store.write_together(files, self.layout.journal(self.sid), views)
         self._record(index, dict(files), rendered)
+        self._note_written(files)
 
     def _commit_by_parts(self, changed: list[str], check: bool, what: str) -> None:
         assert self.state is not None
@@ -404,6 +412,26 @@ class Draft:
         if check:
             refuse_problems(self._new_problems(changed), what)
         self.session = delta.write(self.state, update, files, self.session_bytes)
+        self._note_written(files)
+
+    def _note_written(self, files: list[tuple[Path, bytes]]) -> None:
+        """The skeletons of the task files just written, as the index would derive them
+        from the bytes (a file named by its id, with no alias), for the next reader."""
+        data = dict(files)
+        written = {}
+        for tid in self.changed:
+            task, path = self.new.get(tid), self._path(tid)
+            if (
+                task is None
+                or path not in data
+                or tid in self.aliased
+                or path.name != f"{tid}.json"
+                or task.get("volatile")
+                or named_by_file(tid, task) is not task
+            ):
+                continue
+            written[path.name] = (data[path], task)
+        note_written(self.layout, self.sid, written)
 
     def _old_skeleton(self, tid: str) -> Task | None:
         # What the views showed and the structure it had; its error count plays no part.

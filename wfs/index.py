@@ -5,7 +5,9 @@ Two files per session, written with marshal (the interpreter's own format, read 
 - `<sid>.skel`: every task's skeleton (id, title, status, parent, dependencies, agent,
   acceptance). Commands that need all tasks re-read only the files whose stamp changed
   (and the few that name paths from another machine, whose meaning depends on the
-  project's files: wfs.layout.project_path).
+  project's files: wfs.layout.project_path). A task file wfs has just written comes
+  with the skeleton its writer made, checked by the CRC-32 of the bytes written until
+  its stamp can be trusted (`note_written`): the next command does not derive it again.
 - `<sid>.idx`: the answers of `status`, `next` and `task show` (counts, readiness,
   derived statuses), with the stamps they were derived from. When every stamp still
   matches, those commands read nothing else. A session with a task that names a path
@@ -53,8 +55,9 @@ from wfs.tasks import (
 
 # marshal's format belongs to the interpreter that wrote it; the number changes with what
 # the cache holds (10: gates marked in unreadable skeletons, and the topic from any field
-# that holds it, TOPIC_FIELDS; 11: `stuck` and `stalled` in the summary).
-FORMAT = ("wfs-index", 15, sys.hexversion)
+# that holds it, TOPIC_FIELDS; 11: `stuck` and `stalled` in the summary; 16: the
+# CRC-32 of a file just written in place of its `.skel` stamp).
+FORMAT = ("wfs-index", 16, sys.hexversion)
 
 Stamp = tuple[int, int, int, int]
 
@@ -267,16 +270,19 @@ class Snapshot:
         self.names: list[str] = []
         self.stamps: list[Stamp | None] = []
         self.skeletons: list[Task] = []
+        written: dict[int, int] = {}  # entry -> the CRC-32 its skeleton was checked by
         for entry in task_entries(layout, sid):
             stamp = self.stamper.take(entry.stat())
             previous = known.get(entry.name)
             if (
                 previous is not None
-                and previous[0] == stamp
                 and isinstance(previous[1], dict)
                 and not previous[1].get("volatile")
+                and (previous[0] == stamp or _holds(entry.path, previous[0]))
             ):
                 task = previous[1]
+                if previous[0] != stamp:
+                    written[len(self.names)] = previous[0]
             else:
                 try:
                     task = skeleton(
@@ -290,10 +296,46 @@ class Snapshot:
             self.names.append(entry.name)
             self.stamps.append(stamp)
             self.skeletons.append(task)
-        trusted = [self.stamper.trusted(s) for s in self.stamps]
+        trusted: list[Stamp | int | None] = [self.stamper.trusted(s) for s in self.stamps]
+        for i, crc in written.items():
+            trusted[i] = trusted[i] or crc  # checked by content until its stamp is trusted
         if cached is None or cached[1] != self.names or cached[2] != trusted:
             payload = marshal.dumps((FORMAT, self.names, trusted, self.skeletons))
             write_cache(path, seal(payload))
+
+
+def _holds(path: str, crc: Any) -> bool:
+    """Whether the file at `path` holds the bytes whose CRC-32 is `crc` (a file wfs
+    wrote, whose stamp was too new to trust: see `note_written`)."""
+    if not isinstance(crc, int) or isinstance(crc, bool):
+        return False
+    content = store.read_cache_file(path)
+    return content is not None and zlib.crc32(content) == crc
+
+
+def note_written(layout: Layout, sid: str, written: dict[str, tuple[bytes, Task]]) -> None:
+    """Task files wfs has just written (file name -> the bytes written and their
+    skeleton, as Snapshot would derive it from them) go into the `.skel`, each checked
+    by the CRC-32 of those bytes: the next reader takes the skeleton while the file
+    still holds them, instead of reading, validating and deriving it again. Nothing is
+    noted without a `.skel` to note it in (the next reader derives every task)."""
+    path = cache_path(str(layout.workflow), sid, "skel")
+    cached = load_cache(path)
+    if cached is None or len(cached) != 4 or not written:
+        return
+    names, stamps, skeletons = cached[1], cached[2], cached[3]
+    if not (isinstance(names, list) and len(names) == len(stamps) == len(skeletons)):
+        return
+    entries = dict(zip(names, zip(stamps, skeletons, strict=True), strict=True))
+    for name, (data, task) in written.items():
+        entries[name] = (zlib.crc32(data), task)
+    payload = (
+        FORMAT,
+        list(entries),
+        [stamp for stamp, _ in entries.values()],
+        [task for _, task in entries.values()],
+    )
+    write_cache(path, seal(marshal.dumps(payload)))
 
 
 def named_by_file(stem: str, task: Task) -> Task:
