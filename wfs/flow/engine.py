@@ -176,7 +176,10 @@ class Runner:
         try:
             self.run_steps(run, stepper, resume)
         finally:
-            self.output_log.close()
+            try:
+                task_log.flush()  # the last step's end
+            finally:
+                self.output_log.close()
         record["finished_at"] = now()
         record["paused"] = None
         self.records.save(record)

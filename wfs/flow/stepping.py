@@ -199,11 +199,9 @@ class StepRun:
         group: list[Step],
         given: dict[str, Any] | None,
         records: Records,
-        progress: watch.Progress,
     ) -> None:
         self.run = run
         self.records = records
-        self.progress = progress
         self.group = group
         self.step = group[0]
         self.owner = group[-1]  # the step whose checks run after this hand-off
@@ -245,8 +243,9 @@ class StepRun:
         }
 
     def save(self, status: str, **extra: Any) -> dict[str, Any]:
-        """Record the step as it stands (`status`), and show it; a finished step binds
-        its output (the steps of its hand-off too)."""
+        """Record the step as it stands (`status`), then show it (wfs.flow.watch.StepLog:
+        as the next step is on its way); a finished step binds its output (the steps of
+        its hand-off too)."""
         run, step = self.run, self.step
         tid, record = run.tid, run.record
         output = extra.pop("output", None)
@@ -255,8 +254,6 @@ class StepRun:
         finished = status in FINISHED
         entry = self.entry(status, **extra)
         record["steps"][step.key] = entry
-        assert self.live is not None
-        self.live.finish(status, entry["elapsed"])
         if finished:
             for other in self.group[1:]:
                 record["steps"][other.key] = {
@@ -267,8 +264,8 @@ class StepRun:
                 }
         record["paused"] = None if finished else {"step": step.key, "reason": extra.get("reason")}
         self.records.save(record, tuple(m.key for m in self.group) if finished else ())
-        shown = {"task": tid, "step": step.key, "name": names(self.group)}
-        self.progress("step", {**shown, "outcome": status, "elapsed": entry["elapsed"]})
+        assert self.live is not None
+        self.live.finish(status, entry["elapsed"])
         if finished:
             for member in self.group:
                 run.bind(member, output or "")
@@ -371,7 +368,7 @@ class Stepper:
     def start(self, run: TaskRun, group: list[Step], given: dict[str, Any] | None) -> StepRun:
         """The step's state as its run record left it; the work tree noted when a check
         may revert it; what sees its output (which tells its start)."""
-        state = StepRun(run, group, given, self.records, self.progress)
+        state = StepRun(run, group, given, self.records)
         state.done = [
             self.records.entry_output(p) if isinstance(p, dict) else p for p in state.kept
         ]

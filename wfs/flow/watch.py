@@ -26,6 +26,7 @@ engine's progress callback gets the same output cut into lines (`output` events)
 from __future__ import annotations
 
 import codecs
+import functools
 import os
 import re
 import stat
@@ -98,10 +99,18 @@ class TaskLog:
         self.task = task
         self.progress = progress
         self.listening = listening
+        self.ended: Callable[[], None] | None = None  # the last step's end, to tell
         appender.open(path, os.O_TRUNC if fresh else 0)
 
     def write(self, event: dict[str, Any]) -> None:
         self.appender.append(self.path, jsonio.compact(event) + b"\n")
+
+    def flush(self) -> None:
+        """Tell the end of the last step, if it is not told yet: as the next step is on
+        its way, before anything else is told, or when the run stops."""
+        ended, self.ended = self.ended, None
+        if ended is not None:
+            ended()
 
     def step(self, key: str, name: str) -> StepLog:
         """A step's run is about to start: what sees its output."""
@@ -129,6 +138,7 @@ class StepLog:
         self.told = False  # its start
 
     def started(self) -> None:
+        self.log.flush()
         if self.told:
             return
         self.told = True
@@ -178,9 +188,14 @@ class StepLog:
             self.progress("tick", {"task": self.log.task, "step": self.key})
 
     def finish(self, outcome: str, elapsed: float) -> None:
-        """The step's run ended (done, failed, paused, ...): the rest of its output, and
-        the line that says how."""
+        """The step's run ended (done, failed, paused, ...), and its record says so: the
+        rest of its output and the lines that say how are told with what comes next
+        (TaskLog.flush), so that the next step need not wait for them."""
         self.started()
+        self.log.ended = functools.partial(self.end, outcome, elapsed)
+
+    def end(self, outcome: str, elapsed: float) -> None:
+        log = self.log
         for stream, decoder in self.decoders.items():
             rest = decoder.decode(b"", final=True)
             if rest:
@@ -188,7 +203,9 @@ class StepLog:
             if self.progress is not None:
                 self.emit(stream, self.lines[stream].end())
         end = {"event": "step_finished", "step": self.key, "outcome": outcome, "elapsed": elapsed}
-        self.log.write(end)
+        log.write(end)
+        shown = {"task": log.task, "step": self.key, "name": self.name}
+        log.progress("step", {**shown, "outcome": outcome, "elapsed": elapsed})
 
 
 def read_events(path: Path, offset: int = 0) -> tuple[list[dict[str, Any]], int]:
