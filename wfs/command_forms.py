@@ -22,16 +22,18 @@ import re
 import shutil
 from typing import Any, NamedTuple
 
+from wfs.text import deferred
+
 # `[name]`: a variable a step fills in (its canonical spelling).
 TOKEN = re.compile(r"\[([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\]")
 # Template placeholders another tool fills in: `{{name}}`, `${name}`, `{name}`.
 PLACEHOLDER = re.compile(r"\{\{[^{}]*\}\}|\$\{[^{}]*\}|(?<![$\w{])\{[A-Za-z_][\w.-]*\}(?!\})")
 BUILTIN = re.compile(r"(bash|Read|Glob|Grep|Search)\((.*)\)\s*", re.S)
 # A line range after a path: `:10-20`, ` 第 10-20 行`, ` lines 10-20`.
-LINES = re.compile(
+LINES = deferred(
     r"(?:\s*:\s*|\s+第\s*|\s+(?:lines?|L)\s*)(\d+)\s*(?:-|–|~|to)\s*(\d+)\s*(?:行)?\s*$"
 )
-_PROGRAM = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]*")
+_PROGRAM = deferred(r"[A-Za-z0-9_][A-Za-z0-9_.+-]*")
 # A bare command whose program is missing fails the step (SPEC §3.5) when it looks like
 # a command line; plain sentences are agent steps.
 _KNOWN_CLIS = {"gemini", "qwen", "codex", "claude", "npm", "npx", "pytest", "python", "git"}
@@ -251,21 +253,16 @@ _OUTCOMES = frozenset(
 _COMPARISONS = frozenset({"=", ">=", "<=", "==", "=>", "->", "→", "≥", "≤", "!=", "=~"})
 
 
-@functools.cache
-def _cjk() -> re.Pattern[str]:
-    """Chinese, Japanese and Korean letters and punctuation: outside quotes, words of
-    prose. Compiled on first use: its table of some 40,000 characters takes 3 to 6 ms to
-    build, which every command that reads a task paid, though only the words of a
-    check are read."""
-    return re.compile(
-        r"[\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef]"
-    )
+# Chinese, Japanese and Korean letters and punctuation: outside quotes, words of prose.
+# Its table of some 40,000 characters takes 3 to 6 ms to build, which every command
+# that reads a task paid, though only the words of a check are read.
+_CJK = deferred(r"[\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef]")
 
 
-_PLAIN_WORD = re.compile(r"[A-Za-z]+")
+_PLAIN_WORD = deferred(r"[A-Za-z]+")
 # `<pdf>`, `<file-path>`: a placeholder the author left for a person to fill in.
-_ANGLED = re.compile(r"(?<![<\w])<[A-Za-z_][\w-]*>(?![>\w])")
-_WINDOWS_PATH = re.compile(r"(?<=[\w.~:-])\\(?=[\w.-])")
+_ANGLED = deferred(r"(?<![<\w])<[A-Za-z_][\w-]*>(?![>\w])")
+_WINDOWS_PATH = deferred(r"(?<=[\w.~:-])\\(?=[\w.-])")
 
 
 def check_form(text: str) -> CheckForm:
@@ -418,7 +415,7 @@ def _prose_in(words: list[_Word]) -> str:
             continue
         if word.quoted:
             continue
-        if _cjk().search(word.text) and not re.search(r"[/\\.]", word.text):
+        if _CJK.search(word.text) and not re.search(r"[/\\.]", word.text):
             return f"{word.text!r} is a word of prose"
         if word.text in _COMPARISONS and k and not _in_test(words, k):
             return f"{_line_of(words, k, k + 2)} is a comparison in words"

@@ -50,16 +50,17 @@ from wfs.tasks import (
     unknown_task,
     with_id,
 )
+from wfs.text import deferred
 from wfs.validate import change_problems, task_problems, validate_tasks
 
 TASK_KEY_ORDER = ("id", "title", "status", "meta", "context", "flow_control")
 CONTEXT_ARRAYS = ("requirements", "focus_paths", "acceptance", "depends_on")
 
-_PLANNING = re.compile(
+_PLANNING = deferred(
     r"\b(plan|planning|design|architecture|research|analy[sz]e|analysis|investigate|spec)\b", re.I
 )
-_TESTING = re.compile(r"\b(test|tests|testing|qa)\b", re.I)
-_REVIEW = re.compile(r"\b(review|audit)\b", re.I)
+_TESTING = deferred(r"\b(test|tests|testing|qa)\b", re.I)
+_REVIEW = deferred(r"\b(review|audit)\b", re.I)
 
 
 def assign_agent(task: Task) -> str:

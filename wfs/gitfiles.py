@@ -8,8 +8,9 @@ of refs, an unreadable file): the caller then asks git (wfs.git).
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
+
+from wfs.text import deferred
 
 
 def common_dir_on_disk(root: Path) -> Path | None:
@@ -55,7 +56,7 @@ def _git_dirs_on_disk(root: Path) -> tuple[Path, Path] | None:
     return None
 
 
-OID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")  # SHA-1, or SHA-256
+OID = deferred(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")  # SHA-1, or SHA-256
 
 
 def head_on_disk(root: Path) -> str | None:

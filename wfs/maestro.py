@@ -30,14 +30,13 @@ is kept (`meta.source_status`), and every other field stays where the author put
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from wfs import jsonio, store
 from wfs.errors import WfsError
 from wfs.layout import SESSION_PREFIX, Layout, slugify
-from wfs.text import json_kind
+from wfs.text import deferred, json_kind
 
 MAESTRO = "Maestro-Flow"
 SESSIONS_DIR = "sessions"
@@ -74,9 +73,9 @@ _WFS_FOLDERS = frozenset(
 # Folders that are part of a project or of a plan, never a plan of their own.
 _NEVER = frozenset({".git", "node_modules", SUMMARIES_DIR, *TASK_DIRS})
 
-_DATED = re.compile(r"\d{8}-(.+)")
-_DATE_AFTER = re.compile(r"(.+?)-(?:\d{4}-\d{2}-\d{2}|\d{8})")
-_ID_NUMBER = re.compile(r"(\d+)")
+_DATED = deferred(r"\d{8}-(.+)")
+_DATE_AFTER = deferred(r"(.+?)-(?:\d{4}-\d{2}-\d{2}|\d{8})")
+_ID_NUMBER = deferred(r"(\d+)")
 
 
 class Found(NamedTuple):

@@ -44,6 +44,7 @@ from wfs.layout import (
 )
 from wfs.schemas import quote
 from wfs.task_shapes import is_legacy_approach, object_step
+from wfs.text import deferred
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -260,7 +261,7 @@ def _check_relations(
     _check_paths(read, root, report)
 
 
-_UNFILLED = re.compile(
+_UNFILLED = deferred(
     r"\{\{\s*([A-Za-z_][\w.]*)\s*\}\}|\$\{(session|session_id|session_dir|context_package_path)\}"
 )
 
@@ -364,7 +365,7 @@ class PathPlace(NamedTuple):
     pattern: bool  # a glob pattern
 
 
-_PATH_PART = re.compile(r"((?:[A-Za-z]:)?[^:]*)")  # of `path:function:lines`
+_PATH_PART = deferred(r"((?:[A-Za-z]:)?[^:]*)")  # of `path:function:lines`
 _STEP_LISTS = ("pre_analysis", "implementation_approach")
 
 

@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 
 from wfs import jsonio
 from wfs.errors import WfsError
+from wfs.text import deferred
 
 CONTRACT = (
     "Answer in plain text: what you did, the files you changed, the decisions you took "
@@ -25,7 +26,7 @@ CONTRACT = (
     "An empty answer is refused."
 )
 
-_MARKER = re.compile(
+_MARKER = deferred(
     r"^[ \t>]*#{2,}\s*(TASK BLOCKED|CHECKPOINT REACHED|TASK COMPLETE)\b[ \t:.-]*",
     re.I | re.M,
 )
@@ -33,28 +34,26 @@ KINDS = {"task blocked": "blocked", "checkpoint reached": "checkpoint"}  # else 
 MAX_REASON = 1000
 
 # opencode's task tool: <task id="…"><task_result>REPORT</task_result></task>
-_OPENCODE = re.compile(r"<task_result>(.*?)(?:</task_result>|\Z)", re.S)
+_OPENCODE = deferred(r"<task_result>(.*?)(?:</task_result>|\Z)", re.S)
 # …and of a subagent it started in the background: <task id="…" state="running">
-_OPENCODE_RUNNING = re.compile(r"\A<task\b[^>]*\bstate=[\"']running[\"']")
+_OPENCODE_RUNNING = deferred(r"\A<task\b[^>]*\bstate=[\"']running[\"']")
 # Gemini CLI's subagent tool: "Subagent 'NAME' finished.\nTermination Reason: …\nResult:\nREPORT"
-_GEMINI = re.compile(
-    r"\ASubagent '[^'\n]*' finished\.[^\n]*\n(?:(?!Result:).*\n)*?Result:[ \t]*\n?"
-)
+_GEMINI = deferred(r"\ASubagent '[^'\n]*' finished\.[^\n]*\n(?:(?!Result:).*\n)*?Result:[ \t]*\n?")
 # Copilot CLI's read_agent: "Agent completed. agent_id: …\n\n[Turn 0]\nREPORT" (or "Agent
 # is idle (…). agent_id: …"; the history, one "[Turn N]" block a turn: the report is the
 # last one).
-_COPILOT = re.compile(r"\AAgent\b[^\n]*\bagent_id: [^\n]*(?:\n|\Z)")
-_COPILOT_TURN = re.compile(r"^\[Turn \d+\][ \t]*\n", re.M)
+_COPILOT = deferred(r"\AAgent\b[^\n]*\bagent_id: [^\n]*(?:\n|\Z)")
+_COPILOT_TURN = deferred(r"^\[Turn \d+\][ \t]*\n", re.M)
 # Claude Code's Agent tool: "… The report follows:\n" then the report, every line
 # indented by two spaces, then "agentId: …" and usage at column zero.
-_CLAUDE = re.compile(r"^\[Subagent hand-back\][^\n]*The report follows:[ \t]*\n", re.M)
+_CLAUDE = deferred(r"^\[Subagent hand-back\][^\n]*The report follows:[ \t]*\n", re.M)
 # Qwen Code's notice that an agent started in the background finished, its report
 # XML-escaped: "<task-notification>…<result>REPORT</result>…</task-notification>"
-_QWEN = re.compile(r"\A<task-notification>.*?<result>(.*?)</result>", re.S)
+_QWEN = deferred(r"\A<task-notification>.*?<result>(.*?)</result>", re.S)
 # What an editor says when it started the agent and did not wait for its report
 # (Qwen Code: "Background agent launched…"; Devin: "Background subagent started…";
 # Copilot CLI: "Agent started in background…").
-_BACKGROUND = re.compile(
+_BACKGROUND = deferred(
     r"\A(?:background (?:sub)?agent (?:launched|started)|"
     r"agent (?:was )?launched in the background|"
     r"agent started in (?:the )?background|"

@@ -21,15 +21,15 @@ comments and here-documents, nested to any depth.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from wfs.command_forms import TOKEN as TOKEN  # re-exported: `[name]`, where it is defined
+from wfs.text import deferred
 
 ARITHMETIC_OPERATORS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
 _WORD_BREAK = " \t\n;&|()<>"
-_HEREDOC = re.compile(r"<<(-?)[ \t]*(?:'([^'\n]*)'|\"([^\"\n]*)\"|\\?([^\s;&|()<>]+))")
+_HEREDOC = deferred(r"<<(-?)[ \t]*(?:'([^'\n]*)'|\"([^\"\n]*)\"|\\?([^\s;&|()<>]+))")
 
 
 class Slot(NamedTuple):

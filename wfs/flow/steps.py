@@ -31,6 +31,7 @@ from wfs.flow import signals
 from wfs.flow.variables import substitute_prose, substitute_shell
 from wfs.layout import confined as layout_confined
 from wfs.layout import is_absolute_path, project_path
+from wfs.text import deferred
 
 MAX_GREP_LINES = 1000
 # What a command's run keeps in memory of each of its streams: a step that writes more
@@ -363,7 +364,7 @@ def glob_files(root: Path, pattern: str) -> list[str]:
 
 # Placeholders that name a session or its files: left unfilled in a glob, `[session]`
 # would be a character class matching other sessions' folders.
-_SESSION_PLACEHOLDER = re.compile(
+_SESSION_PLACEHOLDER = deferred(
     r"\[(?:session|session_id|session_dir|context_package_path)\]|\{\{[^{}]*\}\}|\$\{[^{}]*\}"
 )
 

@@ -28,7 +28,6 @@ from __future__ import annotations
 import codecs
 import functools
 import os
-import re
 import stat
 import time
 from collections.abc import Callable, Iterator
@@ -36,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from wfs import jsonio, platform, store
+from wfs.text import deferred
 
 STREAMS = {1: "stdout", 2: "stderr"}
 LONGEST_LINE = 64 * 1024  # characters: a longer line without an end is shown in pieces
@@ -43,7 +43,7 @@ LONGEST_LINE = 64 * 1024  # characters: a longer line without an end is shown in
 # record, the log is for watching it (a step that writes gigabytes must not write them
 # twice).
 LOG_LIMIT = 4 * 1024 * 1024
-_LINE_END = re.compile(r"\r\n|\r|\n")
+_LINE_END = deferred(r"\r\n|\r|\n")
 
 Progress = Callable[[str, dict[str, Any]], None]
 
