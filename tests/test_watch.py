@@ -417,6 +417,27 @@ def test_ctrl_c_each_finished_task_is_shown_before_the_interruption_and_none_aft
         "Run: 2 completed, 1 interrupted; 1 task still pending.",
     ]
     assert not (project / "fourth").exists()
+    # The interrupted step went with its run, however soon after its start the signal
+    # came (its start is shown while the resident bash forks it).
+    deadline = time.monotonic() + 60
+    while processes_in(project) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert processes_in(project) == []
+
+
+def processes_in(folder: Path) -> list[int]:
+    """The processes whose working folder is `folder` (this one aside): a step that
+    outlived its run."""
+    import psutil
+
+    found = []
+    for process in psutil.process_iter(["cwd"]):
+        cwd = process.info["cwd"]
+        if process.pid == os.getpid():
+            continue
+        if cwd and os.path.realpath(cwd) == os.path.realpath(folder):
+            found.append(process.pid)
+    return found
 
 
 # ---------------------------------------------------------------- a real terminal

@@ -157,9 +157,11 @@ def _run(
         return StepResult(126, "", f"cannot start the command: {failure.strerror}")
     spool = Spool(watch, spill)
     try:
+        if watch is not None:
+            watch.started()  # while the resident bash forks the step
+        if job is not None:
+            job.began()  # before a signal may interrupt: its group is known to stop it
         with signals.armed():
-            if watch is not None:
-                watch.started()
             out, err, timed_out = group.communicate(stdin, timeout, spool, keep=OUTPUT_KEEP)
             code = group.wait()
     except BaseException:
