@@ -55,6 +55,14 @@ shell_text = st.text(
 
 @pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(alphabet=st.characters(blacklist_characters="["), max_size=200))
+def test_a_command_without_a_token_is_run_as_written(command: str) -> None:
+    """Nothing in it is a `[name]`, nor another spelling of a known name: bash gets it
+    byte for byte, with no variable."""
+    shell = substitute_shell(command, {"v": "value"} if "v" not in command else {})
+    assert (shell.script, shell.env, shell.files) == (command, {}, {})
+
+
 @given(shell_text)
 def test_any_substituted_value_reaches_the_command_byte_exact(value: str) -> None:
     shell = substitute_shell("printf '%s\\0' [v] \"[v]\" '[v]'", {"v": value})

@@ -47,6 +47,8 @@ Lookup = Callable[[str], tuple[bool, Any]]
 
 def scan(command: str, lookup: Lookup) -> list[str | Slot]:
     """`command` cut into literal text and the known `[name]` tokens in it."""
+    if "[" not in command:  # no token: literal text whole (most steps of a plan)
+        return [command] if command else []
     return _Scanner(command, lookup).run()
 
 
