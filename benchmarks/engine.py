@@ -25,7 +25,7 @@ E1 executes (its steps' processes not counted), which no load of the machine cha
 the figure to compare two versions by.
 
     . .venv/bin/activate
-    python benchmarks/engine.py                     # about 5 minutes
+    python benchmarks/engine.py                     # a minute or two
     python benchmarks/engine.py --runs 15 --against main --instructions
 
 Writes benchmarks/ENGINE.md (or --out FILE).
