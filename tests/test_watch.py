@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import posix_only, read_json, result_line, wfs
+from conftest import posix_only, read_json, result_line, wfs, wfs_process
 
 from wfs.flow import watch
 
@@ -305,6 +305,29 @@ def test_log_shows_each_step_with_its_status_elapsed_and_output(project: Path) -
         "step_started",
         "output",
         "step_finished",
+    ]
+
+
+@posix_only
+def test_log_of_a_run_killed_from_its_next_step_shows_the_step_before_as_recorded(
+    project: Path,
+) -> None:
+    """A step's `step_finished` is logged as the next step is handed over: whether the
+    runner, killed from that next step, wrote it or not, `wfs log` shows the step as its
+    run record has it."""
+    steps = [step(1, "bash(echo one)", "One"), step(2, "bash(kill -9 $PPID; sleep 5)", "Kill")]
+    plan([task("IMPL-1", steps)])
+    killed = wfs_process("execute", cwd=project)  # a real process, which its step kills
+    assert killed.code == -signal.SIGKILL, killed.err
+    run = wfs("log", "IMPL-1")
+    assert run.code == 0, run.err
+    assert ELAPSED.sub("(…)", run.out).splitlines() == [
+        "IMPL-1 · Work: paused",
+        "  ▶ One …",
+        "    one",
+        "  · One: done (…)",
+        "  ▶ Kill …",
+        "  · Kill: stopped",
     ]
 
 
