@@ -308,6 +308,7 @@ def test_log_shows_each_step_with_its_status_elapsed_and_output(project: Path) -
     ]
 
 
+@pytest.mark.slow
 @posix_only
 def test_log_of_a_run_killed_from_its_next_step_shows_the_step_before_as_recorded(
     project: Path,
