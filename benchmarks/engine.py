@@ -18,11 +18,11 @@ task at a time, each in its worktree): a `git` first on PATH logs each call and 
 the real one. Two plans: steps that change nothing (`bash(true)`), and steps that
 change a tracked file and add a new one.
 
-Both trees run as the installed `wfs` command does (its script's lines: `from wfs.cli
-import main`, then `main()`), with their bytecode compiled (in a scratch folder). With
-`--instructions` (valgrind on PATH), the instructions that the wfs process of E and of
-E1 executes (its steps' processes not counted), which no load of the machine changes:
-the figure to compare two versions by.
+Both trees run as their installed `wfs` command does (the entry point their
+pyproject.toml names, imported and called), with their bytecode compiled (in a scratch
+folder). With `--instructions` (valgrind on PATH), the instructions that the wfs process
+of E and of E1 executes (its steps' processes not counted), which no load of the machine
+changes: the figure to compare two versions by.
 
     . .venv/bin/activate
     python benchmarks/engine.py                     # a minute or two
@@ -45,6 +45,7 @@ import sys
 import tarfile
 import tempfile
 import time
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +55,7 @@ STEPS = 200
 TARGET = 1.2  # E at most this many times B
 GIT_TARGET = 6  # git processes per task in a worktree, at most
 BASELINE = "88ae31e"
+EXPORTED = ("wfs", "schemas", "agents", "pyproject.toml")  # what a tree to run needs
 
 LOOP = f"for i in $(seq {STEPS}); do bash -c true; done"
 FLOOR = f"""
@@ -68,8 +70,6 @@ with platform.run_of_steps():
         steps.run_shell("true", {{"WFS_STEP": "x"}}, Path("."), None)
     print(time.perf_counter() - began)
 """
-# What the `wfs` script that pip installs runs (`python -m wfs` adds runpy's imports).
-SCRIPT = "import sys; from wfs.cli import main; sys.argv[0] = 'wfs'; sys.exit(main())"
 GIT_LOGGER = """#!/bin/sh
 echo "$*" | head -n 1 >> "$WFS_BENCH_GIT_LOG"
 exec "$WFS_BENCH_GIT" "$@"
@@ -82,6 +82,13 @@ class Tree:
     def __init__(self, name: str, source: Path, scratch: Path) -> None:
         self.name = name
         self.source = source
+        # What the `wfs` script that pip installs runs (`python -m wfs` adds runpy's
+        # imports, which no user's command pays).
+        with open(source / "pyproject.toml", "rb") as handle:
+            entry = tomllib.load(handle)["project"]["scripts"]["wfs"]
+        module, _, function = entry.partition(":")
+        self.script = f"import sys; sys.argv[0] = 'wfs'; from {module} import {function}; "
+        self.script += f"sys.exit({function}())"
         self.env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         self.env["PYTHONPATH"] = str(source)
         self.env["PYTHONPYCACHEPREFIX"] = str(scratch / f"bytecode-{name}")
@@ -95,7 +102,7 @@ class Tree:
         )
 
     def wfs(self, *args: str) -> list[str]:
-        return [sys.executable, "-c", SCRIPT, *args]
+        return [sys.executable, "-c", self.script, *args]
 
     def run(self, root: Path, *args: str, **extra: Any) -> subprocess.CompletedProcess[bytes]:
         env = {**self.env, **extra.pop("env", {})}
@@ -105,7 +112,7 @@ class Tree:
 def exported(revision: str, into: Path) -> Path:
     """The sources of `revision` of this repository, written out in `into`."""
     archive = subprocess.run(
-        ["git", "-C", str(REPO), "archive", "--format=tar", revision, "wfs", "schemas", "agents"],
+        ["git", "-C", str(REPO), "archive", "--format=tar", revision, *EXPORTED],
         capture_output=True,
         check=True,
     ).stdout

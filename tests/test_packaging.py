@@ -98,7 +98,7 @@ def test_wheel_contains_the_shipped_folders(wheel: Path) -> None:
     metadata = zipfile.ZipFile(wheel).read(f"{info}/METADATA").decode()
     assert metadata.splitlines()[1:3] == ["Name: wfs-sessions", f"Version: {__version__}"]
     entry_points = zipfile.ZipFile(wheel).read(f"{info}/entry_points.txt").decode()
-    assert entry_points == "[console_scripts]\nwfs = wfs.cli:main\n"
+    assert entry_points == "[console_scripts]\nwfs = wfs.__main__:main\n"
     requires = [
         line for line in metadata.splitlines() if re.match(r"Requires-Dist: (mcp|wfs)", line)
     ]
@@ -271,3 +271,21 @@ def test_the_mcp_hint_installs_into_the_python_wfs_runs_in_however_it_was_instal
     # Run from a source tree it was never installed from: pyproject.toml says the range.
     monkeypatch.setattr(agents_install, "DISTRIBUTION", "wfs-sessions-not-installed")
     assert agents_install.mcp_requirement() == "mcp>=2.3,<3"
+
+
+def test_the_wfs_program_imports_without_collections_then_runs_with_them() -> None:
+    """The entry point imports wfs with the garbage collector off, freezes what the
+    imports made, and runs the command with the collector on again."""
+    code = (
+        "import gc, sys\n"
+        "from wfs.__main__ import main\n"
+        "assert 'wfs.cli' not in sys.modules and gc.isenabled()\n"
+        "sys.argv = ['wfs', '--version']\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit as end:\n"
+        "    print(end.code, gc.isenabled(), gc.get_freeze_count() > 10_000)\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines() == [f"wfs, version {__version__}", "0 True True"]
