@@ -138,6 +138,7 @@ class StepLog:
         self.told = False  # its start
 
     def started(self) -> None:
+        """Tell its start, once; first, the last step's end (TaskLog.flush)."""
         self.log.flush()
         if self.told:
             return

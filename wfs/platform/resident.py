@@ -155,8 +155,8 @@ class Shell:
         self, script: str, cwd: str | os.PathLike[str], extra: Mapping[str, str]
     ) -> Job | None:
         """Hand it `script` as a step in `cwd` with `extra` added to the run's
-        environment; the Job reads that the step started when it is first used, so that
-        the runner can do its own work meanwhile. None when it cannot (`extra` names a
+        environment; that the step started is read later (Job.began), so that the runner
+        can do its own work while it is forked. None when it cannot (`extra` names a
         variable bash cannot export, or the resident bash has gone): the step then
         starts a bash of its own. FileNotFoundError when `cwd` is not a folder, as for
         a bash of its own."""
