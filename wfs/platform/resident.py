@@ -272,9 +272,10 @@ def clear_left(temp: str) -> None:
         names = [name for name in os.listdir(temp) if name.startswith(_FOLDER)]
     except OSError:
         return
+    host = _host()
     for name in names:
         pid, _, rest = name[len(_FOLDER) :].partition("-")
-        if rest.rpartition("-")[0] != _host():
+        if rest.rpartition("-")[0] != host:
             continue  # another machine's (or no run's)
         path = os.path.join(temp, name)
         try:
