@@ -9,9 +9,9 @@ makes one per run and a new one when the task moves into a worktree of its own.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 from wfs.flow.record import Records
 from wfs.flow.routing import AgentRoutes
@@ -32,9 +32,9 @@ def resume_command(prefix: list[str], options: list[str]) -> Callable[[str], lis
     return argv
 
 
-@dataclasses.dataclass(frozen=True)
-class RunContext:
-    """Where a run works and how it goes on (see the module's docstring)."""
+class RunContext(NamedTuple):
+    """Where a run works and how it goes on (see the module's docstring). A NamedTuple:
+    making a frozen dataclass took every command that imports the engine over 1 ms."""
 
     layout: Layout
     sid: str
@@ -61,4 +61,4 @@ class RunContext:
 
     def moved_to(self, worktree: Place | None) -> RunContext:
         """The same run, working in `worktree`."""
-        return dataclasses.replace(self, worktree=worktree)
+        return self._replace(worktree=worktree)
