@@ -13,7 +13,7 @@ from conftest import wfs, wfs_process
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wfs.text import deferred, for_terminal, printable
+from wfs.text import for_terminal, printable
 
 CLEAR = "\x1b[2J\x1b[H"
 TITLE = "\x1b]0;owned\x07"
@@ -147,15 +147,3 @@ def test_escapes_are_exactly_the_control_characters_and_only_wfs_styles_pass(tex
     parts = OWN_STYLES.split(text)
     kept = "".join(part if n % 2 else _escaped(part) for n, part in enumerate(parts))
     assert for_terminal(text) == kept
-
-
-def test_a_deferred_pattern_is_compiled_when_first_used_and_matches_as_compiled() -> None:
-    broken = deferred("(unclosed")  # nothing is compiled yet: no error
-    with pytest.raises(re.error):
-        broken.search("x")
-    pattern = deferred(r"^(\w+)-(\d+)$", re.M)
-    text = "IMPL-1\nnot one\nTEST-22"
-    compiled = re.compile(r"^(\w+)-(\d+)$", re.M)
-    assert [m.groups() for m in pattern.finditer(text)] == [("IMPL", "1"), ("TEST", "22")]
-    assert pattern.sub("x", text) == compiled.sub("x", text)
-    assert (pattern.pattern, pattern.flags) == (compiled.pattern, compiled.flags)

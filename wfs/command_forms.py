@@ -22,18 +22,14 @@ import re
 import shutil
 from typing import Any, NamedTuple
 
-from wfs.text import deferred
-
 # `[name]`: a variable a step fills in (its canonical spelling).
 TOKEN = re.compile(r"\[([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\]")
 # Template placeholders another tool fills in: `{{name}}`, `${name}`, `{name}`.
 PLACEHOLDER = re.compile(r"\{\{[^{}]*\}\}|\$\{[^{}]*\}|(?<![$\w{])\{[A-Za-z_][\w.-]*\}(?!\})")
 BUILTIN = re.compile(r"(bash|Read|Glob|Grep|Search)\((.*)\)\s*", re.S)
 # A line range after a path: `:10-20`, ` 第 10-20 行`, ` lines 10-20`.
-LINES = deferred(
-    r"(?:\s*:\s*|\s+第\s*|\s+(?:lines?|L)\s*)(\d+)\s*(?:-|–|~|to)\s*(\d+)\s*(?:行)?\s*$"
-)
-_PROGRAM = deferred(r"[A-Za-z0-9_][A-Za-z0-9_.+-]*")
+LINES = r"(?:\s*:\s*|\s+第\s*|\s+(?:lines?|L)\s*)(\d+)\s*(?:-|–|~|to)\s*(\d+)\s*(?:行)?\s*$"
+_PROGRAM = r"[A-Za-z0-9_][A-Za-z0-9_.+-]*"
 # A bare command whose program is missing fails the step (SPEC §3.5) when it looks like
 # a command line; plain sentences are agent steps.
 _KNOWN_CLIS = {"gemini", "qwen", "codex", "claude", "npm", "npx", "pytest", "python", "git"}
@@ -55,7 +51,7 @@ def classify(command: str) -> Command:
     if not text or text.startswith("mcp__"):
         return Command("agent", text)
     first = text.split(None, 1)[0]
-    if _PROGRAM.fullmatch(first) and (
+    if re.fullmatch(_PROGRAM, first) and (
         shutil.which(first) or first in _KNOWN_CLIS or first.islower() and _looks_like_cli(text)
     ):
         return Command("cli", text)
@@ -156,7 +152,7 @@ def is_path_argument(argument: str) -> bool:
         return True  # filled in when it runs; left unfilled, the read fails naming it
     if text.startswith("~"):
         return False
-    path = LINES.sub("", text).strip()
+    path = re.sub(LINES, "", text).strip()
     return " " not in path or bool(re.search(r"[/\\]|\.\w", path))
 
 
@@ -209,7 +205,7 @@ def named_path(command: Command) -> NamedPath | None:
     if command.kind not in ("read", "glob", "grep") or TOKEN.search(command.text):
         return None
     if command.kind == "read":
-        found = NamedPath(LINES.sub("", unquote(command.text)).strip(), False)
+        found = NamedPath(re.sub(LINES, "", unquote(command.text)).strip(), False)
     elif command.kind == "glob":
         found = NamedPath(unquote(command.text), True)
     else:
@@ -255,14 +251,16 @@ _COMPARISONS = frozenset({"=", ">=", "<=", "==", "=>", "->", "→", "≥", "≤"
 
 # Chinese, Japanese and Korean letters and punctuation: outside quotes, words of prose.
 # Its table of some 40,000 characters takes 3 to 6 ms to build, which every command
-# that reads a task paid, though only the words of a check are read.
-_CJK = deferred(r"[\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef]")
+# that reads a task paid, though only the words of a check are read: like the other
+# patterns most commands never use, it is a string, compiled by `re` (and kept in its
+# cache) when it is first used.
+_CJK = r"[\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef]"
 
 
-_PLAIN_WORD = deferred(r"[A-Za-z]+")
+_PLAIN_WORD = r"[A-Za-z]+"
 # `<pdf>`, `<file-path>`: a placeholder the author left for a person to fill in.
-_ANGLED = deferred(r"(?<![<\w])<[A-Za-z_][\w-]*>(?![>\w])")
-_WINDOWS_PATH = deferred(r"(?<=[\w.~:-])\\(?=[\w.-])")
+_ANGLED = r"(?<![<\w])<[A-Za-z_][\w-]*>(?![>\w])"
+_WINDOWS_PATH = r"(?<=[\w.~:-])\\(?=[\w.-])"
 
 
 def check_form(text: str) -> CheckForm:
@@ -279,7 +277,7 @@ def check_form(text: str) -> CheckForm:
     line = text.strip()
     if not line:
         return CheckForm(None, "empty")
-    placeholder = _ANGLED.search(line)
+    placeholder = re.search(_ANGLED, line)
     if placeholder:
         return CheckForm(None, f"{placeholder.group()} is a placeholder to fill in")
     found = builtin(line)
@@ -415,7 +413,7 @@ def _prose_in(words: list[_Word]) -> str:
             continue
         if word.quoted:
             continue
-        if _CJK.search(word.text) and not re.search(r"[/\\.]", word.text):
+        if re.search(_CJK, word.text) and not re.search(r"[/\\.]", word.text):
             return f"{word.text!r} is a word of prose"
         if word.text in _COMPARISONS and k and not _in_test(words, k):
             return f"{_line_of(words, k, k + 2)} is a comparison in words"
@@ -430,7 +428,7 @@ def _prose_in(words: list[_Word]) -> str:
             return f"{program!r} is not a program"
         tail: list[str] = []
         for word in reversed(names[1:]):
-            if word.quoted or not (_PLAIN_WORD.fullmatch(word.text) or word.text.isdigit()):
+            if word.quoted or not (re.fullmatch(_PLAIN_WORD, word.text) or word.text.isdigit()):
                 break
             tail.append(word.text.lower())
         if _OUTCOMES & set(tail) or ("exit" in tail and ("code" in tail or "status" in tail)):
@@ -459,7 +457,7 @@ def _is_program(name: str, args: list[_Word]) -> bool:
         return True
     if name.startswith(("./", "../", "/", ".\\", "~/")):
         return True
-    if not _PROGRAM.fullmatch(name):
+    if not re.fullmatch(_PROGRAM, name):
         return False
     if shutil.which(name):
         return True
@@ -476,7 +474,7 @@ def _windows_paths(line: str, words: list[_Word]) -> str:
         start, end = word.raw
         raw = line[start:end]
         if "\\" in raw and " " not in raw:
-            fixed = _WINDOWS_PATH.sub("/", raw)
+            fixed = re.sub(_WINDOWS_PATH, "/", raw)
             if raw.startswith(".\\"):
                 fixed = "./" + fixed[2:]
             out.append(line[last:start] + fixed)

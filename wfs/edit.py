@@ -50,17 +50,16 @@ from wfs.tasks import (
     unknown_task,
     with_id,
 )
-from wfs.text import deferred
 from wfs.validate import change_problems, task_problems, validate_tasks
 
 TASK_KEY_ORDER = ("id", "title", "status", "meta", "context", "flow_control")
 CONTEXT_ARRAYS = ("requirements", "focus_paths", "acceptance", "depends_on")
 
-_PLANNING = deferred(
-    r"\b(plan|planning|design|architecture|research|analy[sz]e|analysis|investigate|spec)\b", re.I
+_PLANNING = (
+    r"(?i)\b(plan|planning|design|architecture|research|analy[sz]e|analysis|investigate|spec)\b"
 )
-_TESTING = deferred(r"\b(test|tests|testing|qa)\b", re.I)
-_REVIEW = deferred(r"\b(review|audit)\b", re.I)
+_TESTING = r"(?i)\b(test|tests|testing|qa)\b"
+_REVIEW = r"(?i)\b(review|audit)\b"
 
 
 def assign_agent(task: Task) -> str:
@@ -72,11 +71,11 @@ def assign_agent(task: Task) -> str:
         return "@test-fix-agent"
     if task_type == "test-gen":
         return "@code-developer"  # writing tests is implementation work
-    if _REVIEW.search(title):
+    if re.search(_REVIEW, title):
         return "@universal-executor"
-    if _TESTING.search(title):
+    if re.search(_TESTING, title):
         return "@test-fix-agent"
-    if _PLANNING.search(title):
+    if re.search(_PLANNING, title):
         return "@action-planning-agent"
     return "@code-developer"
 

@@ -7,6 +7,7 @@ Errors a user can act on (no git, not a repository, a bad revision) become WfsEr
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -590,7 +591,7 @@ def status(root: Path) -> Status | None:
         kind = item[:2]
         if item.startswith("# branch.oid "):
             oid = item.removeprefix("# branch.oid ")
-            head = oid if gitfiles.OID.fullmatch(oid) else None
+            head = oid if re.fullmatch(gitfiles.OID, oid) else None
         elif kind == "1 ":
             paths.append(item.split(" ", 8)[8])
         elif kind == "2 ":

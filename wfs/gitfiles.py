@@ -8,9 +8,8 @@ of refs, an unreadable file): the caller then asks git (wfs.git).
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
-
-from wfs.text import deferred
 
 
 def common_dir_on_disk(root: Path) -> Path | None:
@@ -56,7 +55,7 @@ def _git_dirs_on_disk(root: Path) -> tuple[Path, Path] | None:
     return None
 
 
-OID = deferred(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")  # SHA-1, or SHA-256
+OID = r"[0-9a-f]{40}(?:[0-9a-f]{24})?"  # SHA-1, or SHA-256
 
 
 def head_on_disk(root: Path) -> str | None:
@@ -74,7 +73,7 @@ def head_on_disk(root: Path) -> str | None:
         ref = text.removeprefix("ref: ").strip()
         # The reftable store keeps a HEAD naming `refs/heads/.invalid`: its refs are no files.
         return ref if ref.startswith("refs/heads/") and ref != "refs/heads/.invalid" else None
-    return text if OID.fullmatch(text) else None
+    return text if re.fullmatch(OID, text) else None
 
 
 def ref_on_disk(root: Path, ref: str) -> str | None:
@@ -88,7 +87,7 @@ def ref_on_disk(root: Path, ref: str) -> str | None:
         text = (found[1] / ref).read_text("utf-8").strip()
     except (OSError, UnicodeDecodeError):
         return None
-    return text if OID.fullmatch(text) else None
+    return text if re.fullmatch(OID, text) else None
 
 
 def has_branch_on_disk(root: Path, ref: str) -> bool | None:

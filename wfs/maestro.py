@@ -30,13 +30,14 @@ is kept (`meta.source_status`), and every other field stays where the author put
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from wfs import jsonio, store
 from wfs.errors import WfsError
 from wfs.layout import SESSION_PREFIX, Layout, slugify
-from wfs.text import deferred, json_kind
+from wfs.text import json_kind
 
 MAESTRO = "Maestro-Flow"
 SESSIONS_DIR = "sessions"
@@ -73,9 +74,9 @@ _WFS_FOLDERS = frozenset(
 # Folders that are part of a project or of a plan, never a plan of their own.
 _NEVER = frozenset({".git", "node_modules", SUMMARIES_DIR, *TASK_DIRS})
 
-_DATED = deferred(r"\d{8}-(.+)")
-_DATE_AFTER = deferred(r"(.+?)-(?:\d{4}-\d{2}-\d{2}|\d{8})")
-_ID_NUMBER = deferred(r"(\d+)")
+_DATED = r"\d{8}-(.+)"
+_DATE_AFTER = r"(.+?)-(?:\d{4}-\d{2}-\d{2}|\d{8})"
+_ID_NUMBER = r"(\d+)"
 
 
 class Found(NamedTuple):
@@ -373,10 +374,10 @@ def plan_topic(name: str) -> str:
     Maestro writes before or after it (`20260531-plan-P1-source-registry`,
     `quick-login-2026-05-02`)."""
     topic = name
-    dated = _DATED.fullmatch(topic)
+    dated = re.fullmatch(_DATED, topic)
     if dated and slugify(dated.group(1)):
         topic = dated.group(1)
-    dated = _DATE_AFTER.fullmatch(topic)
+    dated = re.fullmatch(_DATE_AFTER, topic)
     if dated and slugify(dated.group(1)):
         topic = dated.group(1)
     return topic if slugify(topic) else f"maestro {name}"
@@ -450,7 +451,7 @@ def _add_task(tasks: dict[str, _Task], data: dict[str, Any], shown: str, fallbac
 
 def _natural(name: str) -> tuple[Any, ...]:
     """TASK-2 before TASK-10; TASK-001a after TASK-001."""
-    return tuple(int(p) if p.isdigit() else p for p in _ID_NUMBER.split(name))
+    return tuple(int(p) if p.isdigit() else p for p in re.split(_ID_NUMBER, name))
 
 
 def _waves(

@@ -44,7 +44,6 @@ from wfs.layout import (
 )
 from wfs.schemas import quote
 from wfs.task_shapes import is_legacy_approach, object_step
-from wfs.text import deferred
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -261,7 +260,7 @@ def _check_relations(
     _check_paths(read, root, report)
 
 
-_UNFILLED = deferred(
+_UNFILLED = (
     r"\{\{\s*([A-Za-z_][\w.]*)\s*\}\}|\$\{(session|session_id|session_dir|context_package_path)\}"
 )
 
@@ -296,7 +295,7 @@ def _check_placeholders(read: Canonical, report: Report) -> None:
                 if isinstance(command, str):
                     commands.append(((*where, "commands", j), command))
     for where, command in commands:
-        for match in _UNFILLED.finditer(command):
+        for match in re.finditer(_UNFILLED, command):
             name = match.group(1) or match.group(2)
             if name.split(".")[0] not in known:
                 report.warning(
@@ -365,7 +364,7 @@ class PathPlace(NamedTuple):
     pattern: bool  # a glob pattern
 
 
-_PATH_PART = deferred(r"((?:[A-Za-z]:)?[^:]*)")  # of `path:function:lines`
+_PATH_PART = r"((?:[A-Za-z]:)?[^:]*)"  # of `path:function:lines`
 _STEP_LISTS = ("pre_analysis", "implementation_approach")
 
 
@@ -400,7 +399,7 @@ def path_places(read: Canonical) -> list[PathPlace]:
             if isinstance(item, str):
                 text = item
                 if field == "target_files":  # `path:function:lines`: the path
-                    found_path = _PATH_PART.match(item)
+                    found_path = re.match(_PATH_PART, item)
                     text = found_path.group(1) if found_path else item
                 here: Pointer = (key, field, k)
                 found.append(PathPlace(here, read.origins.get(here, here), what, text, False))

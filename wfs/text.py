@@ -9,7 +9,6 @@ that reorder what a reader sees.
 from __future__ import annotations
 
 import re
-from typing import Any, cast
 
 # Every control character but newline and tab, and the bidirectional controls, as the
 # escape that shows it (applied with str.translate, one pass in C).
@@ -87,27 +86,3 @@ def elapsed_text(seconds: float) -> str:
     if whole < 3600:
         return f"{whole // 60}m{whole % 60:02d}s"
     return f"{whole // 3600}h{whole % 3600 // 60:02d}m"
-
-
-class _Deferred:
-    """A regular expression compiled when it is first used (see `deferred`)."""
-
-    __slots__ = ("_source", "_compiled")
-
-    def __init__(self, pattern: str, flags: int) -> None:
-        self._source = (pattern, flags)
-        self._compiled: re.Pattern[str] | None = None
-
-    def __getattr__(self, name: str) -> Any:
-        compiled = self._compiled
-        if compiled is None:
-            compiled = self._compiled = re.compile(*self._source)
-        return getattr(compiled, name)
-
-
-def deferred(pattern: str, flags: int = 0) -> re.Pattern[str]:
-    """`re.compile(pattern, flags)`, done when the pattern is first used: a command
-    compiles only the patterns it uses (most use few of wfs's, and a large one costs
-    each command a fraction of a millisecond to compile). Use its methods only (not
-    `re.sub(pattern, ...)`)."""
-    return cast("re.Pattern[str]", _Deferred(pattern, flags))

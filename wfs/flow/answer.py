@@ -14,7 +14,6 @@ from typing import Any, NamedTuple
 
 from wfs import jsonio
 from wfs.errors import WfsError
-from wfs.text import deferred
 
 CONTRACT = (
     "Answer in plain text: what you did, the files you changed, the decisions you took "
@@ -26,39 +25,35 @@ CONTRACT = (
     "An empty answer is refused."
 )
 
-_MARKER = deferred(
-    r"^[ \t>]*#{2,}\s*(TASK BLOCKED|CHECKPOINT REACHED|TASK COMPLETE)\b[ \t:.-]*",
-    re.I | re.M,
-)
+_MARKER = r"(?im)^[ \t>]*#{2,}\s*(TASK BLOCKED|CHECKPOINT REACHED|TASK COMPLETE)\b[ \t:.-]*"
 KINDS = {"task blocked": "blocked", "checkpoint reached": "checkpoint"}  # else complete
 MAX_REASON = 1000
 
 # opencode's task tool: <task id="…"><task_result>REPORT</task_result></task>
-_OPENCODE = deferred(r"<task_result>(.*?)(?:</task_result>|\Z)", re.S)
+_OPENCODE = r"(?s)<task_result>(.*?)(?:</task_result>|\Z)"
 # …and of a subagent it started in the background: <task id="…" state="running">
-_OPENCODE_RUNNING = deferred(r"\A<task\b[^>]*\bstate=[\"']running[\"']")
+_OPENCODE_RUNNING = r"\A<task\b[^>]*\bstate=[\"']running[\"']"
 # Gemini CLI's subagent tool: "Subagent 'NAME' finished.\nTermination Reason: …\nResult:\nREPORT"
-_GEMINI = deferred(r"\ASubagent '[^'\n]*' finished\.[^\n]*\n(?:(?!Result:).*\n)*?Result:[ \t]*\n?")
+_GEMINI = r"\ASubagent '[^'\n]*' finished\.[^\n]*\n(?:(?!Result:).*\n)*?Result:[ \t]*\n?"
 # Copilot CLI's read_agent: "Agent completed. agent_id: …\n\n[Turn 0]\nREPORT" (or "Agent
 # is idle (…). agent_id: …"; the history, one "[Turn N]" block a turn: the report is the
 # last one).
-_COPILOT = deferred(r"\AAgent\b[^\n]*\bagent_id: [^\n]*(?:\n|\Z)")
-_COPILOT_TURN = deferred(r"^\[Turn \d+\][ \t]*\n", re.M)
+_COPILOT = r"\AAgent\b[^\n]*\bagent_id: [^\n]*(?:\n|\Z)"
+_COPILOT_TURN = r"(?m)^\[Turn \d+\][ \t]*\n"
 # Claude Code's Agent tool: "… The report follows:\n" then the report, every line
 # indented by two spaces, then "agentId: …" and usage at column zero.
-_CLAUDE = deferred(r"^\[Subagent hand-back\][^\n]*The report follows:[ \t]*\n", re.M)
+_CLAUDE = r"(?m)^\[Subagent hand-back\][^\n]*The report follows:[ \t]*\n"
 # Qwen Code's notice that an agent started in the background finished, its report
 # XML-escaped: "<task-notification>…<result>REPORT</result>…</task-notification>"
-_QWEN = deferred(r"\A<task-notification>.*?<result>(.*?)</result>", re.S)
+_QWEN = r"(?s)\A<task-notification>.*?<result>(.*?)</result>"
 # What an editor says when it started the agent and did not wait for its report
 # (Qwen Code: "Background agent launched…"; Devin: "Background subagent started…";
 # Copilot CLI: "Agent started in background…").
-_BACKGROUND = deferred(
-    r"\A(?:background (?:sub)?agent (?:launched|started)|"
+_BACKGROUND = (
+    r"(?i)\A(?:background (?:sub)?agent (?:launched|started)|"
     r"agent (?:was )?launched in the background|"
     r"agent started in (?:the )?background|"
-    r"(?:the )?agent is (?:now )?running in the background)",
-    re.I,
+    r"(?:the )?agent is (?:now )?running in the background)"
 )
 
 
@@ -77,25 +72,25 @@ def unwrap(text: str) -> str | None:
     None when the envelope holds no report (the agent is still running, or timed out)."""
     stripped = text.strip()
     if stripped.startswith("<task-notification>"):
-        found = _QWEN.match(stripped)
+        found = re.match(_QWEN, stripped)
         if found is None:  # the agent failed, or was stopped, without a report
             return None
         import html  # deferred: ~10 ms, only for this envelope
 
         return html.unescape(found.group(1)).strip()
-    if _OPENCODE_RUNNING.match(stripped):
+    if re.match(_OPENCODE_RUNNING, stripped):
         return None
-    found = _OPENCODE.search(stripped)
+    found = re.search(_OPENCODE, stripped)
     if found is not None:
         return found.group(1).strip()
-    found = _GEMINI.match(stripped)
+    found = re.match(_GEMINI, stripped)
     if found is not None:
         return stripped[found.end() :].strip()
-    found = _CLAUDE.search(text)
+    found = re.search(_CLAUDE, text)
     if found is not None:
         return claude_report(text[found.end() :])
-    if _COPILOT.match(stripped):
-        turns = list(_COPILOT_TURN.finditer(stripped))
+    if re.match(_COPILOT, stripped):
+        turns = list(re.finditer(_COPILOT_TURN, stripped))
         return stripped[turns[-1].end() :].strip() if turns else None
     if stripped.startswith("{") and stripped.endswith("}"):
         return codex_report(stripped, text)
@@ -138,7 +133,7 @@ def read_answer(text: str, source: str) -> Answer:
     in the background, an envelope without a result), raises EmptyAnswer naming its
     `source`."""
     report = unwrap(text) if text.strip() else ""
-    if report is None or _BACKGROUND.match(report.strip()):
+    if report is None or re.match(_BACKGROUND, report.strip()):
         raise EmptyAnswer(
             f"the answer from {source} holds no report: the agent was started and not "
             "waited for (run it in the foreground and pass back its final report)"
@@ -148,7 +143,7 @@ def read_answer(text: str, source: str) -> Answer:
             f"the answer from {source} is empty; a step is only done with an answer "
             "(give one, or skip the step with --skip)"
         )
-    markers = list(_MARKER.finditer(report))
+    markers = list(re.finditer(_MARKER, report))
     if not markers:
         return Answer("complete", report, "")
     kinds = [KINDS.get(m.group(1).lower(), "complete") for m in markers]

@@ -21,15 +21,15 @@ comments and here-documents, nested to any depth.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from wfs.command_forms import TOKEN as TOKEN  # re-exported: `[name]`, where it is defined
-from wfs.text import deferred
 
 ARITHMETIC_OPERATORS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
 _WORD_BREAK = " \t\n;&|()<>"
-_HEREDOC = deferred(r"<<(-?)[ \t]*(?:'([^'\n]*)'|\"([^\"\n]*)\"|\\?([^\s;&|()<>]+))")
+_HEREDOC = r"<<(-?)[ \t]*(?:'([^'\n]*)'|\"([^\"\n]*)\"|\\?([^\s;&|()<>]+))"
 
 
 class Slot(NamedTuple):
@@ -295,7 +295,7 @@ class _Scanner:
             self.emit("[[")
             return i + 2
         if self.startswith(i, "<<") and not self.startswith(i, "<<<"):
-            match = _HEREDOC.match(self.text, i)
+            match = re.compile(_HEREDOC).match(self.text, i)
             if match:
                 quoted = match.group(2) is not None or match.group(3) is not None
                 quoted = quoted or self.text[match.start(4) - 1 : match.start(4)] == "\\"

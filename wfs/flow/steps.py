@@ -31,7 +31,6 @@ from wfs.flow import signals
 from wfs.flow.variables import substitute_prose, substitute_shell
 from wfs.layout import confined as layout_confined
 from wfs.layout import is_absolute_path, project_path
-from wfs.text import deferred
 
 MAX_GREP_LINES = 1000
 # What a command's run keeps in memory of each of its streams: a step that writes more
@@ -327,7 +326,7 @@ def read_target(argument: str) -> tuple[str, re.Match[str] | None]:
     """The path a `Read(argument)` reads, and the lines it names: `path:10-20` or
     `path 第 10-20 行` read lines 10 to 20 of `path`."""
     argument = unquote(argument)
-    lines = LINES.search(argument)
+    lines = re.search(LINES, argument)
     return (argument[: lines.start()] if lines else argument), lines
 
 
@@ -366,7 +365,7 @@ def glob_files(root: Path, pattern: str) -> list[str]:
 
 # Placeholders that name a session or its files: left unfilled in a glob, `[session]`
 # would be a character class matching other sessions' folders.
-_SESSION_PLACEHOLDER = deferred(
+_SESSION_PLACEHOLDER = (
     r"\[(?:session|session_id|session_dir|context_package_path)\]|\{\{[^{}]*\}\}|\$\{[^{}]*\}"
 )
 
@@ -380,7 +379,7 @@ def _check_pattern(root: Path, pattern: str) -> str:
         or ".." in Path(pattern).parts
     ):
         raise WfsError(f"Glob({pattern}): the pattern leads outside the project root")
-    unfilled = _SESSION_PLACEHOLDER.search(pattern)
+    unfilled = re.search(_SESSION_PLACEHOLDER, pattern)
     if unfilled:
         raise WfsError(f"Glob({pattern}): the placeholder {unfilled.group()} is not filled in")
     return pattern

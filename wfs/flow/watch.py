@@ -28,6 +28,7 @@ from __future__ import annotations
 import codecs
 import functools
 import os
+import re
 import stat
 import time
 from collections.abc import Callable, Iterator
@@ -35,7 +36,6 @@ from pathlib import Path
 from typing import Any
 
 from wfs import jsonio, platform, store
-from wfs.text import deferred
 
 STREAMS = {1: "stdout", 2: "stderr"}
 LONGEST_LINE = 64 * 1024  # characters: a longer line without an end is shown in pieces
@@ -43,7 +43,7 @@ LONGEST_LINE = 64 * 1024  # characters: a longer line without an end is shown in
 # record, the log is for watching it (a step that writes gigabytes must not write them
 # twice).
 LOG_LIMIT = 4 * 1024 * 1024
-_LINE_END = deferred(r"\r\n|\r|\n")
+_LINE_END = r"\r\n|\r|\n"
 
 Progress = Callable[[str, dict[str, Any]], None]
 
@@ -68,7 +68,7 @@ class Lines:
         held = text.endswith("\r")
         if held:
             text = text[:-1]
-        lines = _LINE_END.split(text)
+        lines = re.split(_LINE_END, text)
         self.partial = lines.pop() + ("\r" if held else "")
         if len(self.partial) > LONGEST_LINE:
             lines.append(self.partial)
